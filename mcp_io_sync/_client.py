@@ -1,0 +1,522 @@
+"""The blocking ``Client``: drives ``mcp_proto.ClientCore`` operations with threads."""
+
+from __future__ import annotations
+
+import json
+import logging
+import queue
+import re
+import threading
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, Literal, TypeVar
+
+from mcp_proto import events as ev
+from mcp_proto import jsonrpc, llm
+from mcp_proto.client import ClientCore, ServerEntry
+from mcp_proto.config import (
+    ServerConfig,
+    config_from_dict,
+    detect_transport,
+    parse_server_definitions,
+    redact_config,
+    split_targets,
+    stdio_argv,
+    stdio_config,
+)
+from mcp_proto.effects import Call, CallHost, Connect, Effect, Log, Notify, Op, ProgressCallback
+from mcp_proto.errors import MCPError, TransportDetectionError, TransportError
+from mcp_proto.handlers import Handlers, Reply, serve_request
+from mcp_proto.limits import Limits
+from mcp_proto.types import Implementation, Prompt, ResourceContent, Root, Tool
+
+from ._stdio import StdioServer
+
+__all__ = ["Client", "connect", "create_client"]
+
+T = TypeVar("T")
+NotificationCallback = Callable[[StdioServer, str, dict[str, Any]], Any]
+
+_LOGGER = logging.getLogger("mcp_io_sync")
+_LOGGER.addHandler(logging.NullHandler())
+
+
+def _server_names(configs: Sequence[ServerConfig]) -> list[str]:
+    names: list[str] = []
+    for i, cfg in enumerate(configs):
+        base = cfg.name or f"server_{i}"
+        name, n = base, 1
+        while name.lower() in {x.lower() for x in names}:
+            n += 1
+            name = f"{base}_{n}"
+        names.append(name)
+    return names
+
+
+class Client:
+    """An MCP client aggregating one or more servers (blocking API).
+
+    Every method runs a ``mcp_proto.ClientCore`` operation; this class only performs
+    its effects: connecting servers, sending requests, calling host handlers and
+    logging. Host callbacks (notifications, progress) run on one dispatcher thread,
+    server requests (sampling, elicitation, roots) on a bounded worker pool, never on
+    a reader thread, so they may make requests of their own (STDIO-9).
+    """
+
+    def __init__(
+        self,
+        mcp_server_configs: Iterable[ServerConfig | Mapping[str, Any]] = (),
+        *,
+        logger: logging.Logger | None = None,
+        elicitation_handler: Callable[..., Any] | None = None,
+        roots: Iterable[Root | Mapping[str, Any]] | None = None,
+        sampling_handler: Callable[..., Any] | None = None,
+        sampling_supports_tools: bool = False,
+        client_info: Implementation | Mapping[str, Any] | None = None,
+        validate_structured_content: Literal["warn", "strict"] = "warn",
+        limits: Limits | None = None,
+    ) -> None:
+        configs = [
+            c if isinstance(c, ServerConfig) else config_from_dict(c) for c in mcp_server_configs
+        ]
+        self.logger = logger or _LOGGER
+        self.limits = limits or Limits()
+        if isinstance(client_info, Mapping):
+            client_info = Implementation.from_dict(client_info)
+        names = _server_names(configs)
+        for cfg in configs:
+            if cfg.type != "stdio":
+                raise TransportError(
+                    f"the {cfg.type} transport is not available yet in mcp_io_sync "
+                    "(stdio only in this release)"
+                )
+        self._core = ClientCore(
+            [ServerEntry(n, c.type) for n, c in zip(names, configs)],
+            handlers=Handlers(
+                sampling=sampling_handler,
+                sampling_supports_tools=sampling_supports_tools,
+                elicitation=elicitation_handler,
+                roots=lambda: self._core.roots_snapshot(),
+            ),
+            client_info=client_info,
+            validate_structured_content=validate_structured_content,
+            limits=self.limits,
+        )
+        if roots is not None:
+            self._run(self._core.set_roots(roots))
+        self._servers: dict[str, StdioServer] = {
+            name: StdioServer(
+                cfg,
+                name=name,
+                client_info=self._core.client_info,
+                capabilities=lambda: self._core.capabilities,
+                limits=self.limits,
+                logger=self.logger,
+                on_event=self._on_server_event,
+            )
+            for name, cfg in zip(names, configs)
+        }
+        for name, cfg in zip(names, configs):
+            self.logger.debug("configured server %s: %s", name, redact_config(cfg))
+        self._callbacks: list[NotificationCallback] = []
+        self._dispatch_queue: queue.Queue[Callable[[], Any] | None] = queue.Queue(
+            self.limits.max_queued_notifications
+        )
+        self._dispatcher: threading.Thread | None = None
+        self._workers = ThreadPoolExecutor(
+            max_workers=self.limits.server_request_concurrency, thread_name_prefix="mcp-handler"
+        )
+        self._backlog = threading.BoundedSemaphore(self.limits.server_request_backlog)
+        self._lock = threading.Lock()
+        self._closed = False
+
+    # ------------------------------------------------------------ driving the core
+
+    def _run(self, op: Op[T]) -> T:
+        """Perform ``op``'s effects until it returns."""
+        value: Any = None
+        error: BaseException | None = None
+        while True:
+            try:
+                effect = op.throw(error) if error is not None else op.send(value)
+            except StopIteration as stop:
+                return stop.value  # type: ignore[no-any-return]
+            value, error = None, None
+            try:
+                value = self._perform(effect)
+            except MCPError as exc:
+                error = exc
+            except Exception as exc:  # host code (CallHost) may raise anything
+                if not isinstance(effect, CallHost):
+                    raise
+                error = exc
+
+    def _perform(self, effect: Effect) -> Any:
+        if isinstance(effect, Call):
+            return self._servers[effect.server].request(
+                effect.method, effect.params, timeout=effect.timeout, progress=effect.progress
+            )
+        if isinstance(effect, Connect):
+            return self._servers[effect.server].ensure_connected()
+        if isinstance(effect, Notify):
+            self._servers[effect.server].notify(
+                effect.method, effect.params, only_if_connected=effect.only_if_connected
+            )
+            return None
+        if isinstance(effect, CallHost):
+            return effect.fn(*effect.args)
+        if isinstance(effect, Log):
+            self.logger.log(logging.getLevelName(effect.level), "%s", effect.message)
+            return None
+        raise TypeError(f"unknown effect {effect!r}")  # pragma: no cover
+
+    # ------------------------------------------------------------ events from servers
+
+    def _on_server_event(self, server: StdioServer, event: Any) -> None:
+        if isinstance(event, tuple):
+            kind = event[0]
+            if kind == "progress":
+                _, callback, progress = event
+                self._submit(lambda: callback(progress.progress, progress.total, progress.message))
+            elif kind == "request":
+                self._serve(server, event[1], event[2])
+            elif kind == "closed":
+                self._core.server_disconnected(server.name)
+            return
+        if isinstance(event, ev.NotificationReceived):
+            # NOTIF-4: caches go first, on this thread, before any host callback runs.
+            self._core.handle_notification(server.name, event.method, event.params)
+            if self._callbacks:
+                method, params = event.method, event.params
+                self._submit(lambda: self._notify_callbacks(server, method, params))
+        elif isinstance(event, ev.LogMessage):
+            self.logger.log(
+                logging.getLevelName(event.level),
+                "[%s]%s %s",
+                server.name,
+                f" {event.logger}:" if event.logger else "",
+                event.text,
+            )
+        elif isinstance(event, ev.MessageDiscarded):
+            self.logger.debug("server %s: discarded a message: %s", server.name, event.reason)
+
+    def _notify_callbacks(self, server: StdioServer, method: str, params: dict[str, Any]) -> None:
+        for callback in list(self._callbacks):
+            try:
+                callback(server, method, params)
+            except Exception:
+                # NOTIF-7: a raising callback is logged and stops nothing.
+                self.logger.exception("notification callback failed")
+
+    def _submit(self, job: Callable[[], Any]) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            if self._dispatcher is None:
+                self._dispatcher = threading.Thread(
+                    target=self._dispatch_loop, name="mcp-dispatch", daemon=True
+                )
+                self._dispatcher.start()
+        try:
+            self._dispatch_queue.put_nowait(job)
+        except queue.Full:
+            self.logger.warning("host callbacks are behind; dropping a notification")
+
+    def _dispatch_loop(self) -> None:
+        while True:
+            job = self._dispatch_queue.get()
+            if job is None:
+                return
+            try:
+                job()
+            except Exception:
+                self.logger.exception("callback failed")
+
+    def _serve(self, server: StdioServer, session: Any, request: ev.ServerRequest) -> None:
+        """Answer a server request on the worker pool (UT-8: bounded)."""
+        if self._closed or not self._backlog.acquire(blocking=False):
+            server.reply(session, request.request_id, code=jsonrpc.INTERNAL_ERROR, message="Client busy")
+            return
+
+        def job() -> None:
+            try:
+                reply: Reply = self._run(
+                    serve_request(
+                        self._core.handlers, request.method, request.params, server=server.name
+                    )
+                )
+                server.reply(
+                    session, request.request_id, reply.result, code=reply.code, message=reply.message or ""
+                )
+            except Exception:
+                self.logger.exception("serving %s failed", request.method)
+                server.reply(session, request.request_id, code=jsonrpc.INTERNAL_ERROR, message="Internal error")
+            finally:
+                self._backlog.release()
+
+        try:
+            self._workers.submit(job)
+        except RuntimeError:  # pool shut down
+            self._backlog.release()
+
+    # ------------------------------------------------------------ servers
+
+    @property
+    def servers(self) -> list[StdioServer]:
+        return list(self._servers.values())
+
+    def find_server(self, name: Any) -> StdioServer:
+        return self._servers[self._core.select_server(name)]
+
+    def connect_all(self) -> None:
+        """Connect every server now instead of on first use."""
+        for server in self._servers.values():
+            server.ensure_connected()
+
+    # ------------------------------------------------------------ public API
+
+    @property
+    def tool_cache(self) -> list[Tool]:
+        return self._core.tool_cache
+
+    @property
+    def prompt_cache(self) -> list[Prompt]:
+        return self._core.prompt_cache
+
+    @property
+    def roots(self) -> tuple[Root, ...]:
+        return self._core.roots
+
+    def list_tools(self, *, cache: bool = True, server: Any = None) -> list[Tool]:
+        return self._run(self._core.list_tools(cache=cache, server=server))
+
+    def find_tools(self, pattern: str | re.Pattern[str]) -> list[Tool]:
+        return self._run(self._core.find_tools(pattern))
+
+    def find_tool(self, pattern: str | re.Pattern[str]) -> Tool | None:
+        return self._run(self._core.find_tool(pattern))
+
+    def call_tool(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        server: Any = None,
+        progress: ProgressCallback | None = None,
+        timeout: float | None = None,
+    ) -> dict[str, Any]:
+        return self._run(
+            self._core.call_tool(name, arguments, server=server, progress=progress, timeout=timeout)
+        )
+
+    def call_tools(self, calls: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+        return self._run(self._core.call_tools(calls))
+
+    def list_prompts(self, *, cache: bool = True, server: Any = None) -> list[Prompt]:
+        return self._run(self._core.list_prompts(cache=cache, server=server))
+
+    def get_prompt(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        server: Any = None,
+        timeout: float | None = None,
+    ) -> dict[str, Any]:
+        return self._run(self._core.get_prompt(name, arguments, server=server, timeout=timeout))
+
+    def list_resources(
+        self, *, cache: bool = True, cursor: str | None = None, server: Any = None
+    ) -> dict[str, Any]:
+        return self._run(self._core.list_resources(cache=cache, cursor=cursor, server=server))
+
+    def list_resource_templates(
+        self, *, cursor: str | None = None, server: Any = None
+    ) -> dict[str, Any]:
+        return self._run(self._core.list_resource_templates(cursor=cursor, server=server))
+
+    def read_resource(
+        self, uri: str, *, server: Any = None, timeout: float | None = None
+    ) -> list[ResourceContent]:
+        return self._run(self._core.read_resource(uri, server=server, timeout=timeout))
+
+    def subscribe_resource(self, uri: str, *, server: Any = None) -> bool:
+        return self._run(self._core.subscribe_resource(uri, server=server))
+
+    def unsubscribe_resource(self, uri: str, *, server: Any = None) -> bool:
+        return self._run(self._core.unsubscribe_resource(uri, server=server))
+
+    def complete(
+        self,
+        ref: Mapping[str, Any],
+        argument: Mapping[str, Any],
+        *,
+        context: Mapping[str, Any] | None = None,
+        server: Any = None,
+    ) -> dict[str, Any]:
+        return self._run(self._core.complete(ref, argument, context=context, server=server))
+
+    def set_log_level(self, level: str, *, server: Any = None) -> list[str]:
+        return self._run(self._core.set_log_level(level, server=server))
+
+    def set_roots(self, roots: Iterable[Root | Mapping[str, Any]]) -> None:
+        self._run(self._core.set_roots(roots))
+
+    def ping(self, *, server: Any = None, timeout: float | None = None) -> dict[str, Any]:
+        return self._run(self._core.ping(server=server, timeout=timeout))
+
+    def send_rpc(
+        self,
+        method: str,
+        params: Mapping[str, Any] | None = None,
+        *,
+        server: Any = None,
+        timeout: float | None = None,
+    ) -> Any:
+        return self._run(self._core.send_rpc(method, params, server=server, timeout=timeout))
+
+    def send_notification(
+        self, method: str, params: Mapping[str, Any] | None = None, *, server: Any = None
+    ) -> None:
+        self._run(self._core.send_notification(method, params, server=server))
+
+    def on_notification(self, callback: NotificationCallback) -> NotificationCallback:
+        """Register ``callback(server, method, params)``; usable as a decorator.
+        Remove it with :meth:`remove_notification_handler`."""
+        self._callbacks.append(callback)
+        return callback
+
+    def remove_notification_handler(self, callback: NotificationCallback) -> None:
+        self._callbacks.remove(callback)
+
+    def clear_cache(self) -> None:
+        self._core.clear_cache()
+
+    def to_openai_tools(self, tool_names: Iterable[str] | None = None) -> list[dict[str, Any]]:
+        return llm.to_openai_tools(self.list_tools(), tool_names)
+
+    def to_anthropic_tools(self, tool_names: Iterable[str] | None = None) -> list[dict[str, Any]]:
+        return llm.to_anthropic_tools(self.list_tools(), tool_names)
+
+    def to_google_tools(self, tool_names: Iterable[str] | None = None) -> list[dict[str, Any]]:
+        return llm.to_google_tools(self.list_tools(), tool_names)
+
+    def cleanup(self) -> None:
+        """Stop every server (bounded: STDIO-6) and the client's threads. Idempotent;
+        the client can still be used afterwards: servers restart on demand."""
+        for server in self._servers.values():
+            server.cleanup()
+        with self._lock:
+            dispatcher, self._dispatcher = self._dispatcher, None
+        if dispatcher is not None:
+            self._dispatch_queue.put(None)
+            dispatcher.join(timeout=5)
+
+    def close(self) -> None:
+        """Like :meth:`cleanup`, and also stop the handler pool (final)."""
+        self.cleanup()
+        with self._lock:
+            self._closed = True
+        self._workers.shutdown(wait=False, cancel_futures=True)
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:  # pragma: no cover - best effort at interpreter exit
+        try:
+            self._workers.shutdown(wait=False)
+        except Exception:
+            pass
+
+
+def _targets_to_configs(
+    target: str | Sequence[str],
+    *,
+    transport: str | None,
+    name: str | None,
+    env: Mapping[str, str] | None,
+    cwd: str | None,
+    read_timeout: float | None,
+) -> list[ServerConfig]:
+    configs = []
+    targets = split_targets(target)
+    for i, single in enumerate(targets):
+        kind = transport or detect_transport(single)
+        if kind not in ("stdio", "sse", "http", "streamable_http", "http_auto"):
+            raise TransportDetectionError(f"unknown transport {kind!r}")
+        if kind != "stdio":
+            raise TransportError(
+                f"the {kind} transport is not available yet in this release (stdio only)"
+            )
+        server_name = name if len(targets) == 1 else (f"{name}_{i}" if name else None)
+        kwargs: dict[str, Any] = {"name": server_name, "env": env, "cwd": cwd}
+        if read_timeout is not None:
+            kwargs["read_timeout"] = read_timeout
+        configs.append(stdio_config(stdio_argv(single), **kwargs))
+    return configs
+
+
+def connect(
+    target: str | Sequence[str],
+    *,
+    transport: Literal["stdio", "sse", "http", "streamable_http"] | None = None,
+    name: str | None = None,
+    env: Mapping[str, str] | None = None,
+    cwd: str | None = None,
+    read_timeout: float | None = None,
+    **client_kwargs: Any,
+) -> Client:
+    """Connect to one server (or several: a list of targets) and return the client.
+
+    ``target`` is a command line (``"python server.py"``, ``"npx -y pkg"``,
+    ``"stdio://cmd"``) or an argv list. Every other keyword goes to :class:`Client`.
+    The servers are connected before this returns; on failure nothing is left running.
+    """
+    configs = _targets_to_configs(
+        target, transport=transport, name=name, env=env, cwd=cwd, read_timeout=read_timeout
+    )
+    client = Client(configs, **client_kwargs)
+    try:
+        client.connect_all()
+    except BaseException:
+        client.close()
+        raise
+    return client
+
+
+def create_client(
+    mcp_server_configs: Iterable[ServerConfig | Mapping[str, Any]] = (),
+    *,
+    server_definition_file: str | Path | None = None,
+    logger: logging.Logger | None = None,
+    **client_kwargs: Any,
+) -> Client:
+    """Build a client from config objects and/or an ``{"mcpServers": {...}}`` file.
+
+    Servers connect lazily, on first use.
+    """
+    configs = list(mcp_server_configs)
+    if server_definition_file is not None:
+        configs.extend(load_definition_file(server_definition_file, logger or _LOGGER))
+    return Client(configs, logger=logger, **client_kwargs)
+
+
+def load_definition_file(path: str | Path, logger: logging.Logger) -> list[ServerConfig]:
+    """Read an ``{"mcpServers": {...}}`` file (CONN-19); both shells use this."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ValueError(f"cannot read server definition file {str(path)!r}: {exc}") from exc
+    except ValueError as exc:
+        raise ValueError(f"server definition file {str(path)!r} is not valid JSON: {exc}") from exc
+    parsed, warnings = parse_server_definitions(data)
+    for warning in warnings:
+        logger.warning("%s: %s", path, warning)
+    return parsed
+
+

@@ -1,0 +1,35 @@
+"""mcp_io_trio: the Trio shell of mcp-proto (same API as mcp_io_sync, ``async``).
+
+    import trio
+    from mcp_io_trio import connect
+
+    async def main():
+        async with connect("python server.py") as client:
+            print([t.name for t in await client.list_tools()])
+
+    trio.run(main)
+"""
+
+from __future__ import annotations
+
+from mcp_proto.config import http_config as http_config
+from mcp_proto.config import sse_config as sse_config
+from mcp_proto.config import stdio_config as stdio_config
+from mcp_proto.config import streamable_http_config as streamable_http_config
+from mcp_proto.errors import *  # noqa: F403 - errors are re-exported by both shells
+from mcp_proto.limits import Limits as Limits
+from mcp_proto.types import Implementation as Implementation
+from mcp_proto.types import Prompt as Prompt
+from mcp_proto.types import Resource as Resource
+from mcp_proto.types import ResourceContent as ResourceContent
+from mcp_proto.types import ResourceTemplate as ResourceTemplate
+from mcp_proto.types import Root as Root
+from mcp_proto.types import Tool as Tool
+from mcp_proto.types import parse_tool_content as parse_tool_content
+
+from ._client import Client as Client
+from ._client import connect as connect
+from ._client import create_client as create_client
+from ._stdio import StdioServer as StdioServer
+
+__version__ = "0.1.0"

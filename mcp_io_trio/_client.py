@@ -1,0 +1,470 @@
+"""The Trio ``Client``: drives ``mcp_proto.ClientCore`` operations in its own nursery."""
+
+from __future__ import annotations
+
+import inspect
+import logging
+import re
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any, Literal, TypeVar
+
+import trio
+
+from mcp_proto import events as ev
+from mcp_proto import jsonrpc, llm
+from mcp_proto.client import ClientCore, ServerEntry
+from mcp_proto.config import (
+    ServerConfig,
+    config_from_dict,
+    redact_config,
+)
+from mcp_proto.effects import Call, CallHost, Connect, Effect, Log, Notify, Op, ProgressCallback
+from mcp_proto.errors import MCPError, TransportError
+from mcp_proto.handlers import Handlers, Reply, serve_request
+from mcp_proto.limits import Limits
+from mcp_proto.types import Implementation, Prompt, ResourceContent, Root, Tool
+from mcp_io_sync._client import _server_names, _targets_to_configs, load_definition_file
+
+from ._stdio import StdioServer
+
+__all__ = ["Client", "connect", "create_client"]
+
+T = TypeVar("T")
+NotificationCallback = Callable[[StdioServer, str, dict[str, Any]], Any]
+
+_LOGGER = logging.getLogger("mcp_io_trio")
+_LOGGER.addHandler(logging.NullHandler())
+
+
+async def _maybe_await(value: Any) -> Any:
+    if inspect.isawaitable(value):
+        return await value
+    return value
+
+
+class Client:
+    """An MCP client aggregating one or more servers (Trio API).
+
+    Use it as ``async with Client(...) as client:`` (or through :func:`connect`): its
+    background tasks (readers, the callback dispatcher, server-request handlers) live
+    in its own nursery, closed on exit. Handlers and callbacks may be plain or
+    ``async`` functions; plain ones run in the event loop, so they must not block.
+    """
+
+    def __init__(
+        self,
+        mcp_server_configs: Iterable[ServerConfig | Mapping[str, Any]] = (),
+        *,
+        logger: logging.Logger | None = None,
+        elicitation_handler: Callable[..., Any] | None = None,
+        roots: Iterable[Root | Mapping[str, Any]] | None = None,
+        sampling_handler: Callable[..., Any] | None = None,
+        sampling_supports_tools: bool = False,
+        client_info: Implementation | Mapping[str, Any] | None = None,
+        validate_structured_content: Literal["warn", "strict"] = "warn",
+        limits: Limits | None = None,
+    ) -> None:
+        configs = [
+            c if isinstance(c, ServerConfig) else config_from_dict(c) for c in mcp_server_configs
+        ]
+        self.logger = logger or _LOGGER
+        self.limits = limits or Limits()
+        if isinstance(client_info, Mapping):
+            client_info = Implementation.from_dict(client_info)
+        names = _server_names(configs)
+        for cfg in configs:
+            if cfg.type != "stdio":
+                raise TransportError(
+                    f"the {cfg.type} transport is not available yet in mcp_io_trio "
+                    "(stdio only in this release)"
+                )
+        self._core = ClientCore(
+            [ServerEntry(n, c.type) for n, c in zip(names, configs)],
+            handlers=Handlers(
+                sampling=sampling_handler,
+                sampling_supports_tools=sampling_supports_tools,
+                elicitation=elicitation_handler,
+                roots=lambda: self._core.roots_snapshot(),
+            ),
+            client_info=client_info,
+            validate_structured_content=validate_structured_content,
+            limits=self.limits,
+        )
+        if roots is not None:
+            # No server is connected yet: setting roots sends nothing, so the operation
+            # completes without performing an effect.
+            self._run_sync(self._core.set_roots(roots))
+        self._servers: dict[str, StdioServer] = {
+            name: StdioServer(
+                cfg,
+                name=name,
+                client_info=self._core.client_info,
+                capabilities=lambda: self._core.capabilities,
+                limits=self.limits,
+                logger=self.logger,
+                on_event=self._on_server_event,
+                nursery=self._get_nursery,
+            )
+            for name, cfg in zip(names, configs)
+        }
+        for name, cfg in zip(names, configs):
+            self.logger.debug("configured server %s: %s", name, redact_config(cfg))
+        self._callbacks: list[NotificationCallback] = []
+        self._send_job, self._receive_job = trio.open_memory_channel[Callable[[], Any]](
+            self.limits.max_queued_notifications
+        )
+        self._limiter = trio.CapacityLimiter(self.limits.server_request_concurrency)
+        self._backlog = 0
+        self._nursery: trio.Nursery | None = None
+        self._nursery_cm: Any = None
+
+    # ------------------------------------------------------------ nursery
+
+    def _get_nursery(self) -> trio.Nursery:
+        if self._nursery is None:
+            raise RuntimeError(
+                "use the Trio client inside 'async with' (connect(...) or Client(...))"
+            )
+        return self._nursery
+
+    async def __aenter__(self) -> Client:
+        self._nursery_cm = trio.open_nursery()
+        self._nursery = await self._nursery_cm.__aenter__()
+        self._nursery.start_soon(self._dispatch_loop)
+        return self
+
+    async def __aexit__(self, *exc_info: Any) -> bool | None:
+        try:
+            with trio.CancelScope(shield=True):
+                await self.cleanup()
+        finally:
+            assert self._nursery is not None
+            self._nursery.cancel_scope.cancel()
+            nursery_cm, self._nursery_cm = self._nursery_cm, None
+            self._nursery = None
+            result: bool | None = await nursery_cm.__aexit__(*exc_info)
+        return result
+
+    # ------------------------------------------------------------ driving the core
+
+    def _run_sync(self, op: Op[T]) -> T:
+        try:
+            effect = op.send(None)
+        except StopIteration as stop:
+            return stop.value  # type: ignore[no-any-return]
+        raise RuntimeError(f"operation needed I/O during construction: {effect!r}")
+
+    async def _run(self, op: Op[T]) -> T:
+        value: Any = None
+        error: BaseException | None = None
+        while True:
+            try:
+                effect = op.throw(error) if error is not None else op.send(value)
+            except StopIteration as stop:
+                return stop.value  # type: ignore[no-any-return]
+            value, error = None, None
+            try:
+                value = await self._perform(effect)
+            except MCPError as exc:
+                error = exc
+            except Exception as exc:
+                if not isinstance(effect, CallHost):
+                    raise
+                error = exc
+
+    async def _perform(self, effect: Effect) -> Any:
+        if isinstance(effect, Call):
+            return await self._servers[effect.server].request(
+                effect.method, effect.params, timeout=effect.timeout, progress=effect.progress
+            )
+        if isinstance(effect, Connect):
+            return await self._servers[effect.server].ensure_connected()
+        if isinstance(effect, Notify):
+            await self._servers[effect.server].notify(
+                effect.method, effect.params, only_if_connected=effect.only_if_connected
+            )
+            return None
+        if isinstance(effect, CallHost):
+            return await _maybe_await(effect.fn(*effect.args))
+        if isinstance(effect, Log):
+            self.logger.log(logging.getLevelName(effect.level), "%s", effect.message)
+            return None
+        raise TypeError(f"unknown effect {effect!r}")  # pragma: no cover
+
+    # ------------------------------------------------------------ events from servers
+
+    def _on_server_event(self, server: StdioServer, event: Any) -> None:
+        if isinstance(event, tuple):
+            kind = event[0]
+            if kind == "progress":
+                _, callback, progress = event
+                self._submit(lambda: callback(progress.progress, progress.total, progress.message))
+            elif kind == "request":
+                self._serve(server, event[1], event[2])
+            elif kind == "closed":
+                self._core.server_disconnected(server.name)
+            return
+        if isinstance(event, ev.NotificationReceived):
+            # NOTIF-4: caches go first, before any host callback runs.
+            self._core.handle_notification(server.name, event.method, event.params)
+            if self._callbacks:
+                method, params = event.method, event.params
+                self._submit(lambda: self._notify_callbacks(server, method, params))
+        elif isinstance(event, ev.LogMessage):
+            self.logger.log(
+                logging.getLevelName(event.level),
+                "[%s]%s %s",
+                server.name,
+                f" {event.logger}:" if event.logger else "",
+                event.text,
+            )
+        elif isinstance(event, ev.MessageDiscarded):
+            self.logger.debug("server %s: discarded a message: %s", server.name, event.reason)
+
+    async def _notify_callbacks(
+        self, server: StdioServer, method: str, params: dict[str, Any]
+    ) -> None:
+        for callback in list(self._callbacks):
+            try:
+                await _maybe_await(callback(server, method, params))
+            except Exception:
+                self.logger.exception("notification callback failed")
+
+    def _submit(self, job: Callable[[], Any]) -> None:
+        try:
+            self._send_job.send_nowait(job)
+        except trio.WouldBlock:
+            self.logger.warning("host callbacks are behind; dropping a notification")
+        except trio.ClosedResourceError:
+            pass
+
+    async def _dispatch_loop(self) -> None:
+        async for job in self._receive_job:
+            try:
+                await _maybe_await(job())
+            except Exception:
+                self.logger.exception("callback failed")
+
+    def _serve(self, server: StdioServer, session: Any, request: ev.ServerRequest) -> None:
+        """Answer a server request in the nursery under a capacity limiter (UT-8)."""
+        if self._nursery is None or self._backlog >= self.limits.server_request_backlog:
+            session.send_error_response(request.request_id, jsonrpc.INTERNAL_ERROR, "Client busy")
+            if self._nursery is not None:
+                self._nursery.start_soon(server.reply, session, request.request_id, None)
+            return
+        self._backlog += 1
+
+        async def job() -> None:
+            try:
+                async with self._limiter:
+                    reply: Reply = await self._run(
+                        serve_request(
+                            self._core.handlers, request.method, request.params, server=server.name
+                        )
+                    )
+                await server.reply(
+                    session, request.request_id, reply.result,
+                    code=reply.code, message=reply.message or "",
+                )
+            except Exception:
+                self.logger.exception("serving %s failed", request.method)
+                await server.reply(
+                    session, request.request_id, code=jsonrpc.INTERNAL_ERROR, message="Internal error"
+                )
+            finally:
+                self._backlog -= 1
+
+        self._nursery.start_soon(job)
+
+    # ------------------------------------------------------------ servers
+
+    @property
+    def servers(self) -> list[StdioServer]:
+        return list(self._servers.values())
+
+    def find_server(self, name: Any) -> StdioServer:
+        return self._servers[self._core.select_server(name)]
+
+    async def connect_all(self) -> None:
+        for server in self._servers.values():
+            await server.ensure_connected()
+
+    # ------------------------------------------------------------ public API
+
+    @property
+    def tool_cache(self) -> list[Tool]:
+        return self._core.tool_cache
+
+    @property
+    def prompt_cache(self) -> list[Prompt]:
+        return self._core.prompt_cache
+
+    @property
+    def roots(self) -> tuple[Root, ...]:
+        return self._core.roots
+
+    async def list_tools(self, *, cache: bool = True, server: Any = None) -> list[Tool]:
+        return await self._run(self._core.list_tools(cache=cache, server=server))
+
+    async def find_tools(self, pattern: str | re.Pattern[str]) -> list[Tool]:
+        return await self._run(self._core.find_tools(pattern))
+
+    async def find_tool(self, pattern: str | re.Pattern[str]) -> Tool | None:
+        return await self._run(self._core.find_tool(pattern))
+
+    async def call_tool(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        server: Any = None,
+        progress: ProgressCallback | None = None,
+        timeout: float | None = None,
+    ) -> dict[str, Any]:
+        return await self._run(
+            self._core.call_tool(name, arguments, server=server, progress=progress, timeout=timeout)
+        )
+
+    async def call_tools(self, calls: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+        return await self._run(self._core.call_tools(calls))
+
+    async def list_prompts(self, *, cache: bool = True, server: Any = None) -> list[Prompt]:
+        return await self._run(self._core.list_prompts(cache=cache, server=server))
+
+    async def get_prompt(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        server: Any = None,
+        timeout: float | None = None,
+    ) -> dict[str, Any]:
+        return await self._run(
+            self._core.get_prompt(name, arguments, server=server, timeout=timeout)
+        )
+
+    async def list_resources(
+        self, *, cache: bool = True, cursor: str | None = None, server: Any = None
+    ) -> dict[str, Any]:
+        return await self._run(self._core.list_resources(cache=cache, cursor=cursor, server=server))
+
+    async def list_resource_templates(
+        self, *, cursor: str | None = None, server: Any = None
+    ) -> dict[str, Any]:
+        return await self._run(self._core.list_resource_templates(cursor=cursor, server=server))
+
+    async def read_resource(
+        self, uri: str, *, server: Any = None, timeout: float | None = None
+    ) -> list[ResourceContent]:
+        return await self._run(self._core.read_resource(uri, server=server, timeout=timeout))
+
+    async def subscribe_resource(self, uri: str, *, server: Any = None) -> bool:
+        return await self._run(self._core.subscribe_resource(uri, server=server))
+
+    async def unsubscribe_resource(self, uri: str, *, server: Any = None) -> bool:
+        return await self._run(self._core.unsubscribe_resource(uri, server=server))
+
+    async def complete(
+        self,
+        ref: Mapping[str, Any],
+        argument: Mapping[str, Any],
+        *,
+        context: Mapping[str, Any] | None = None,
+        server: Any = None,
+    ) -> dict[str, Any]:
+        return await self._run(self._core.complete(ref, argument, context=context, server=server))
+
+    async def set_log_level(self, level: str, *, server: Any = None) -> list[str]:
+        return await self._run(self._core.set_log_level(level, server=server))
+
+    async def set_roots(self, roots: Iterable[Root | Mapping[str, Any]]) -> None:
+        await self._run(self._core.set_roots(roots))
+
+    async def ping(self, *, server: Any = None, timeout: float | None = None) -> dict[str, Any]:
+        return await self._run(self._core.ping(server=server, timeout=timeout))
+
+    async def send_rpc(
+        self,
+        method: str,
+        params: Mapping[str, Any] | None = None,
+        *,
+        server: Any = None,
+        timeout: float | None = None,
+    ) -> Any:
+        return await self._run(self._core.send_rpc(method, params, server=server, timeout=timeout))
+
+    async def send_notification(
+        self, method: str, params: Mapping[str, Any] | None = None, *, server: Any = None
+    ) -> None:
+        await self._run(self._core.send_notification(method, params, server=server))
+
+    def on_notification(self, callback: NotificationCallback) -> NotificationCallback:
+        """Register ``callback(server, method, params)`` (plain or async); usable as a
+        decorator. Remove it with :meth:`remove_notification_handler`."""
+        self._callbacks.append(callback)
+        return callback
+
+    def remove_notification_handler(self, callback: NotificationCallback) -> None:
+        self._callbacks.remove(callback)
+
+    def clear_cache(self) -> None:
+        self._core.clear_cache()
+
+    async def to_openai_tools(self, tool_names: Iterable[str] | None = None) -> list[dict[str, Any]]:
+        return llm.to_openai_tools(await self.list_tools(), tool_names)
+
+    async def to_anthropic_tools(
+        self, tool_names: Iterable[str] | None = None
+    ) -> list[dict[str, Any]]:
+        return llm.to_anthropic_tools(await self.list_tools(), tool_names)
+
+    async def to_google_tools(self, tool_names: Iterable[str] | None = None) -> list[dict[str, Any]]:
+        return llm.to_google_tools(await self.list_tools(), tool_names)
+
+    async def cleanup(self) -> None:
+        """Stop every server (bounded: STDIO-6). The client stays usable inside its
+        ``async with``: servers restart on demand."""
+        for server in self._servers.values():
+            await server.cleanup()
+
+    async def close(self) -> None:
+        await self.cleanup()
+
+
+@asynccontextmanager
+async def connect(
+    target: str | Sequence[str],
+    *,
+    transport: Literal["stdio", "sse", "http", "streamable_http"] | None = None,
+    name: str | None = None,
+    env: Mapping[str, str] | None = None,
+    cwd: str | None = None,
+    read_timeout: float | None = None,
+    **client_kwargs: Any,
+) -> AsyncIterator[Client]:
+    """``async with connect(target, ...) as client:`` — a connected client whose
+    background tasks live in its own nursery. Same arguments as ``mcp_io_sync.connect``.
+    """
+    configs = _targets_to_configs(
+        target, transport=transport, name=name, env=env, cwd=cwd, read_timeout=read_timeout
+    )
+    async with Client(configs, **client_kwargs) as client:
+        await client.connect_all()
+        yield client
+
+
+def create_client(
+    mcp_server_configs: Iterable[ServerConfig | Mapping[str, Any]] = (),
+    *,
+    server_definition_file: str | Path | None = None,
+    logger: logging.Logger | None = None,
+    **client_kwargs: Any,
+) -> Client:
+    """Build a client (use it with ``async with``) from configs and/or an
+    ``{"mcpServers": {...}}`` file. Servers connect lazily, on first use."""
+    configs = list(mcp_server_configs)
+    if server_definition_file is not None:
+        configs.extend(load_definition_file(server_definition_file, logger or _LOGGER))
+    return Client(configs, logger=logger, **client_kwargs)

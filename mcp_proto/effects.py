@@ -1,0 +1,76 @@
+"""Effects: what a core operation asks its shell to do.
+
+Multi-step operations (connect, paginated lists, ``tools/call`` with its checks, serving
+a server's request) are generators in the core. They ``yield`` an effect, the shell's
+driver performs it and sends back the outcome (or throws the error into the
+generator). The logic exists once; each shell only knows how to perform five effects.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator
+from typing import Any, TypeVar, Union
+
+import attrs
+
+__all__ = ["Call", "CallHost", "Connect", "Effect", "Log", "Notify", "Op", "ProgressCallback"]
+
+T = TypeVar("T")
+
+#: ``progress(progress, total, message)`` (PROG-1).
+ProgressCallback = Callable[[float, Union[float, None], Union[str, None]], Any]
+
+
+@attrs.frozen
+class Connect:
+    """Make sure ``server`` is connected (spawn + handshake if needed); returns its
+    :class:`~mcp_proto.session.ServerInfo`."""
+
+    server: str
+
+
+@attrs.frozen
+class Call:
+    """Send a request to ``server`` and return its result (or raise its error).
+
+    ``timeout`` is in seconds; ``None`` means the server's ``read_timeout``."""
+
+    server: str
+    method: str
+    params: dict[str, Any] | None = None
+    timeout: float | None = None
+    progress: ProgressCallback | None = None
+
+
+@attrs.frozen
+class Notify:
+    """Send a notification. With ``only_if_connected`` a server that is not connected is
+    skipped rather than started just to be told something."""
+
+    server: str
+    method: str
+    params: dict[str, Any] | None = None
+    only_if_connected: bool = False
+
+
+@attrs.frozen
+class CallHost:
+    """Run host code (a handler the user registered) and return what it returned.
+
+    The Trio shell awaits the result when the handler is an ``async`` function. Any
+    exception the handler raises is thrown back into the operation."""
+
+    fn: Callable[..., Any]
+    args: tuple[Any, ...] = ()
+
+
+@attrs.frozen
+class Log:
+    """Log ``message`` at ``level`` (a ``logging`` level name). The core never logs."""
+
+    level: str
+    message: str
+
+
+Effect = Union[Connect, Call, Notify, CallHost, Log]
+Op = Generator[Effect, Any, T]

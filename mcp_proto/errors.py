@@ -1,0 +1,269 @@
+"""The one error hierarchy of mcp-proto, shared by the core and both shells.
+
+Every failure a user can meet is one of these classes. A peer's garbage becomes a typed
+error (or a discarded message), never a stray ``KeyError``. Several classes also derive
+from a builtin so that idiomatic ``except`` clauses work: ``RequestTimeoutError`` is a
+``TimeoutError``, the ``*NotFound`` classes are ``LookupError``s and ``ValidationError``
+is a ``ValueError``.
+
+Names follow ``REQUIREMENTS.md`` §B. ``ConnectionError`` shadows the builtin of the same
+name inside this module only; it is also exported as ``MCPConnectionError``.
+"""
+
+from __future__ import annotations
+
+import builtins
+from typing import Any
+
+__all__ = [
+    "AmbiguousPromptName",
+    "AmbiguousResourceURI",
+    "AmbiguousToolName",
+    "CapabilityError",
+    "ConnectionError",
+    "HeaderMismatchError",
+    "InputRequiredError",
+    "InsufficientScopeError",
+    "LineTooLongError",
+    "LocalProtocolError",
+    "MCPConnectionError",
+    "MCPError",
+    "MissingRequiredClientCapabilityError",
+    "PromptGetError",
+    "PromptNotFound",
+    "RemoteProtocolError",
+    "RequestTimeoutError",
+    "ResourceNotFound",
+    "ResourceReadError",
+    "ResponseStreamClosedError",
+    "ResponseTooLargeError",
+    "SchemaError",
+    "ServerError",
+    "ServerNotFound",
+    "TaskError",
+    "TaskNotFound",
+    "TaskReplacedError",
+    "ToolCallError",
+    "ToolNotFound",
+    "TransientServerError",
+    "TransportDetectionError",
+    "TransportError",
+    "UnsupportedProtocolVersionError",
+    "ValidationError",
+    "server_error_from",
+]
+
+
+class MCPError(Exception):
+    """Base class of every error mcp-proto raises on purpose."""
+
+
+class ConnectionError(MCPError):  # noqa: A001 - the seeds' name; aliased below
+    """The client could not connect, or the server is unusable (e.g. unsupported version)."""
+
+
+MCPConnectionError = ConnectionError
+
+
+class InsufficientScopeError(ConnectionError):
+    """HTTP 403 with a Bearer ``insufficient_scope`` challenge."""
+
+    def __init__(
+        self, message: str, *, scope: str | None = None, error_description: str | None = None
+    ) -> None:
+        super().__init__(message)
+        self.scope = scope
+        self.error_description = error_description
+
+
+class TransportError(MCPError):
+    """A transport, network or framing failure (the request may not have arrived)."""
+
+
+class RequestTimeoutError(TransportError, builtins.TimeoutError):
+    """No response within the request's timeout. Never retried automatically."""
+
+    def __init__(self, message: str, *, method: str | None = None) -> None:
+        super().__init__(message)
+        self.method = method
+
+
+class ResponseTooLargeError(TransportError):
+    """A response (or a line, or an SSE event) grew past its configured bound."""
+
+
+class LineTooLongError(ResponseTooLargeError):
+    """A stdio line exceeded ``Limits.max_line_size`` without a newline."""
+
+
+class ResponseStreamClosedError(TransportError):
+    """A 2026-07-28 response stream broke twice (the original and its one re-issue)."""
+
+
+class RemoteProtocolError(TransportError):
+    """The peer broke the protocol in a way that ends the connection."""
+
+
+class LocalProtocolError(MCPError):
+    """The caller asked the core for something illegal in the current state (a bug)."""
+
+
+class ServerError(MCPError):
+    """The server answered with a JSON-RPC error (or an HTTP 4xx). Never retried.
+
+    ``code``, ``message`` and ``data`` are the server's own, so a handler can inspect them.
+    The server's message is peer-controlled text: it is kept as given but only ever
+    shown, never interpreted.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        code: int | None = None,
+        data: Any = None,
+        method: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.data = data
+        self.method = method
+
+    def __str__(self) -> str:
+        if self.code is None:
+            return self.message
+        return f"{self.message} (code {self.code})"
+
+
+class TransientServerError(ServerError):
+    """HTTP 5xx: the request most likely did not complete; retryable except ``tools/call``."""
+
+
+class HeaderMismatchError(ServerError):
+    """-32020: HTTP headers did not match the body."""
+
+
+class MissingRequiredClientCapabilityError(ServerError):
+    """-32021: the server needs a client capability the request did not declare."""
+
+
+class UnsupportedProtocolVersionError(ServerError):
+    """-32022: the server does not support the requested protocol version."""
+
+
+class CapabilityError(MCPError):
+    """The request needs a server capability that was not negotiated; nothing was sent."""
+
+
+class ValidationError(MCPError, ValueError):
+    """Data failed validation (structured output, tool arguments, elicitation content)."""
+
+
+class SchemaError(ValidationError):
+    """A JSON Schema is unusable (bad keyword value, external ``$ref``, bad dialect)."""
+
+
+class ResourceReadError(MCPError):
+    """Reading or listing resources failed, or a subscription was not confirmed."""
+
+
+class InputRequiredError(MCPError):
+    """A multi round-trip (``input_required``) exchange could not be completed."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        input_requests: Any = None,
+        request_state: str | None = None,
+        request_method: str | None = None,
+        request_params: Any = None,
+    ) -> None:
+        super().__init__(message)
+        self.input_requests = input_requests
+        self.request_state = request_state
+        self.request_method = request_method
+        self.request_params = request_params
+
+    @property
+    def resumable(self) -> bool:
+        return self.request_method is not None
+
+
+class TaskError(MCPError):
+    """A task operation failed."""
+
+
+class TaskReplacedError(TaskError):
+    """The server reused a task handle's id for a new task."""
+
+
+class TaskNotFound(TaskError, LookupError):
+    """Task not found, unknown or expired on its server."""
+
+
+class ToolNotFound(MCPError, LookupError):
+    """No server offers a tool of that name."""
+
+
+class PromptNotFound(MCPError, LookupError):
+    """No server offers a prompt of that name."""
+
+
+class ResourceNotFound(ResourceReadError, LookupError):
+    """No server offers a resource with that URI."""
+
+
+class ServerNotFound(MCPError, LookupError):
+    """A ``server=`` selector matched no configured server."""
+
+
+class AmbiguousToolName(MCPError):
+    """Several servers offer a tool of that name and no ``server=`` was given."""
+
+
+class AmbiguousPromptName(MCPError):
+    """Several servers offer a prompt of that name and no ``server=`` was given."""
+
+
+class AmbiguousResourceURI(MCPError):
+    """Several servers offer a resource with that URI and no ``server=`` was given."""
+
+
+class ToolCallError(MCPError):
+    """A tool call failed below the protocol (transport/connection), naming the server."""
+
+
+class PromptGetError(MCPError):
+    """Getting a prompt failed below the protocol (transport/connection)."""
+
+
+class TransportDetectionError(MCPError):
+    """``connect`` could not tell which transport a target needs."""
+
+
+# JSON-RPC error codes with a typed class of their own (REQUIREMENTS.md §B3).
+_CODE_CLASSES: dict[int, type[ServerError]] = {
+    -32020: HeaderMismatchError,
+    -32021: MissingRequiredClientCapabilityError,
+    -32022: UnsupportedProtocolVersionError,
+}
+
+
+def server_error_from(error: Any, *, method: str | None = None) -> ServerError:
+    """Build the typed ``ServerError`` for a JSON-RPC ``error`` member.
+
+    ``error`` is peer data: anything that is not a well-formed error object still gives
+    a ``ServerError`` (with ``code=None``), never a ``KeyError`` or ``TypeError``.
+    """
+    if not isinstance(error, dict):
+        return ServerError("malformed JSON-RPC error object", method=method)
+    code = error.get("code")
+    if isinstance(code, bool) or not isinstance(code, int):
+        code = None
+    message = error.get("message")
+    if not isinstance(message, str):
+        message = "server error"
+    cls = _CODE_CLASSES.get(code, ServerError) if code is not None else ServerError
+    return cls(message, code=code, data=error.get("data"), method=method)

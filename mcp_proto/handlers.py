@@ -1,0 +1,332 @@
+"""Serving the server's requests: ping, roots, sampling and elicitation.
+
+The host registers plain callables (in the Trio shell they may be ``async``). This
+module decides what to call, with which arguments (handlers may take fewer positional
+arguments than offered: SAMP-2, ELIC-3), and turns what they return, or raise, into a
+well-formed JSON-RPC answer. Host exception text never reaches the server (HYG-3): the
+server gets a constant message, the local log gets the detail.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Final
+
+import attrs
+
+from . import jsonrpc
+from .effects import CallHost, Log, Op
+from .types import Root
+
+__all__ = [
+    "Handlers",
+    "Reply",
+    "adapt_args",
+    "client_capabilities",
+    "normalize_elicitation_result",
+    "normalize_sampling_result",
+    "serve_request",
+    "validate_sampling_history",
+]
+
+_ELICITATION_MODES: Final = frozenset({"form", "url"})
+_ACTIONS: Final = frozenset({"accept", "decline", "cancel"})
+
+
+@attrs.frozen
+class Reply:
+    """The answer to one server request: a result, or an error (``code`` set)."""
+
+    result: Any = None
+    code: int | None = None
+    message: str | None = None
+
+    @property
+    def is_error(self) -> bool:
+        return self.code is not None
+
+
+@attrs.frozen
+class Handlers:
+    """What the host registered for server-initiated requests."""
+
+    sampling: Callable[..., Any] | None = None
+    sampling_supports_tools: bool = False
+    elicitation: Callable[..., Any] | None = None
+    #: The roots to answer ``roots/list`` with (ROOT-4: always served, empty by default).
+    roots: Callable[[], Sequence[Root]] = tuple
+
+
+def client_capabilities(handlers: Handlers, *, roots_list_changed: bool = True) -> dict[str, Any]:
+    """Client capabilities derived from what the host registered (CAP-4), never fixed.
+
+    Roots are always served (ROOT-4), so ``roots`` is always declared; sampling and
+    elicitation only with a handler; ``sampling.tools`` only with the opt-in.
+    """
+    caps: dict[str, Any] = {"roots": {"listChanged": roots_list_changed}}
+    if handlers.sampling is not None:
+        caps["sampling"] = {"tools": {}} if handlers.sampling_supports_tools else {}
+    if handlers.elicitation is not None:
+        caps["elicitation"] = {"form": {}, "url": {}}
+    return caps
+
+
+def adapt_args(fn: Callable[..., Any], args: Sequence[Any]) -> tuple[Any, ...]:
+    """The leading ``args`` that ``fn`` accepts positionally (all of them with ``*args``).
+
+    Lets a host write ``lambda messages: ...`` or a five-argument handler alike.
+    """
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return tuple(args)
+    count = 0
+    for param in sig.parameters.values():
+        if param.kind is inspect.Parameter.VAR_POSITIONAL:
+            return tuple(args)
+        if param.kind in (
+            inspect.Parameter.POSITIONAL_ONLY,
+            inspect.Parameter.POSITIONAL_OR_KEYWORD,
+        ):
+            count += 1
+    return tuple(args[:count])
+
+
+def serve_request(
+    handlers: Handlers, method: str, params: Mapping[str, Any], *, server: str
+) -> Op[Reply]:
+    """Answer one server request. Never raises: every outcome is a :class:`Reply`."""
+    if method == "ping":
+        return Reply(result={})
+    if method == "roots/list":
+        return (yield from _roots(handlers, server))
+    if method == "sampling/createMessage":
+        return (yield from _sampling(handlers, params, server))
+    if method == "elicitation/create":
+        return (yield from _elicitation(handlers, params, server))
+    return Reply(code=jsonrpc.METHOD_NOT_FOUND, message="Method not found")
+
+
+def _roots(handlers: Handlers, server: str) -> Op[Reply]:
+    try:
+        roots = yield CallHost(handlers.roots)
+        listed = [Root.coerce(r).to_dict() for r in roots]
+    except Exception as exc:
+        yield Log("ERROR", f"roots handler failed for server {server!r}: {exc!r}")
+        return Reply(code=jsonrpc.INTERNAL_ERROR, message="Internal error")
+    return Reply(result={"roots": listed})
+
+
+# ---------------------------------------------------------------- sampling
+
+
+def validate_sampling_history(messages: Any) -> str | None:
+    """Check a sampling request's message history (SAMP-6). Returns a problem or None.
+
+    Every message has role user/assistant and content; a user message carrying tool
+    results carries nothing else; every assistant tool use is answered by tool results
+    in the next user message (2025-11-25, Client Features § Sampling, tool use).
+    """
+    if not isinstance(messages, list):
+        return "messages must be a list"
+    pending_tool_uses: set[str] = set()
+    for i, msg in enumerate(messages):
+        if not isinstance(msg, dict) or msg.get("role") not in ("user", "assistant"):
+            return f"message {i} has no valid role"
+        content = msg.get("content")
+        if content is None:
+            return f"message {i} has no content"
+        items = content if isinstance(content, list) else [content]
+        if not all(isinstance(c, dict) for c in items):
+            return f"message {i} has malformed content"
+        kinds = [c.get("type") for c in items]
+        if msg["role"] == "user":
+            if "tool_result" in kinds and any(k != "tool_result" for k in kinds):
+                return f"message {i} mixes tool results with other content"
+            answered = {c.get("toolUseId") for c in items if c.get("type") == "tool_result"}
+            if pending_tool_uses and not pending_tool_uses <= answered:
+                return f"message {i} does not answer every tool use of the previous message"
+            pending_tool_uses = set()
+        else:
+            if pending_tool_uses:
+                return f"message {i} follows unanswered tool uses"
+            pending_tool_uses = {
+                str(c.get("id")) for c in items if c.get("type") == "tool_use"
+            }
+    return None
+
+
+def _normalize_model_preferences(prefs: Any) -> dict[str, Any]:
+    """SAMP-5: hints as ``[{name}]``, priorities clamped to 0..1."""
+    if not isinstance(prefs, dict):
+        return {}
+    out: dict[str, Any] = {}
+    hints = prefs.get("hints")
+    if isinstance(hints, list):
+        out["hints"] = [
+            {"name": h["name"]} if isinstance(h, dict) and isinstance(h.get("name"), str)
+            else {"name": h} for h in hints
+            if isinstance(h, str) or (isinstance(h, dict) and isinstance(h.get("name"), str))
+        ]
+    for key in ("costPriority", "speedPriority", "intelligencePriority"):
+        value = prefs.get(key)
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            out[key] = min(1.0, max(0.0, float(value)))
+    return out
+
+
+def normalize_sampling_result(value: Any) -> dict[str, Any]:
+    """Turn what a sampling handler returned into a ``CreateMessageResult`` (SAMP-4)."""
+    if isinstance(value, str):
+        value = {"content": {"type": "text", "text": value}}
+    elif not isinstance(value, Mapping):
+        value = {"content": {"type": "text", "text": str(value)}}
+    result = {str(k): v for k, v in value.items()}
+    content = result.get("content")
+    if isinstance(content, str):
+        content = {"type": "text", "text": content}
+    elif content is None:
+        content = {"type": "text", "text": ""}
+    result["content"] = content
+    result.setdefault("role", "assistant")
+    result.setdefault("model", "unknown")
+    if "stopReason" not in result:
+        items = content if isinstance(content, list) else [content]
+        uses_tool = any(isinstance(c, dict) and c.get("type") == "tool_use" for c in items)
+        result["stopReason"] = "toolUse" if uses_tool else "endTurn"
+    return result
+
+
+def _sampling(handlers: Handlers, params: Mapping[str, Any], server: str) -> Op[Reply]:
+    if handlers.sampling is None:
+        return Reply(code=jsonrpc.METHOD_NOT_FOUND, message="Method not found")
+    if ("tools" in params or "toolChoice" in params) and not handlers.sampling_supports_tools:
+        # SAMP-3: tool use in sampling needs the client's sampling.tools capability.
+        return Reply(code=jsonrpc.INVALID_PARAMS, message="Sampling with tools is not supported")
+    messages = params.get("messages")
+    problem = validate_sampling_history(messages)
+    if problem is not None:
+        return Reply(code=jsonrpc.INVALID_PARAMS, message=f"Invalid sampling request: {problem}")
+    max_tokens = params.get("maxTokens")
+    args = (
+        messages,
+        _normalize_model_preferences(params.get("modelPreferences")),
+        params.get("systemPrompt") if isinstance(params.get("systemPrompt"), str) else None,
+        max_tokens if isinstance(max_tokens, int) and not isinstance(max_tokens, bool) else None,
+        dict(params),
+    )
+    if params.get("includeContext") in ("thisServer", "allServers"):
+        yield Log("INFO", f"server {server!r} asked for includeContext (deprecated)")
+    try:
+        value = yield CallHost(handlers.sampling, adapt_args(handlers.sampling, args))
+    except Exception as exc:
+        yield Log("ERROR", f"sampling handler failed for server {server!r}: {exc!r}")
+        return Reply(code=jsonrpc.INTERNAL_ERROR, message="Sampling error")
+    if value is None:
+        # The user (host) rejected the request; the spec's example uses -1.
+        return Reply(code=-1, message="Sampling rejected")
+    return Reply(result=normalize_sampling_result(value))
+
+
+# ---------------------------------------------------------------- elicitation
+
+
+def _primitive(value: Any) -> bool:
+    return isinstance(value, (str, int, float, bool)) or (
+        isinstance(value, list) and all(isinstance(v, str) for v in value)
+    )
+
+
+def check_elicitation_content(schema: Any, content: Mapping[str, Any]) -> str | None:
+    """Check accepted form content against ``requestedSchema`` (the spec's restricted
+    flat form: an object of primitive properties). Returns a problem or None."""
+    if not all(isinstance(k, str) and _primitive(v) for k, v in content.items()):
+        return "content must be an object of primitive values"
+    if not isinstance(schema, dict):
+        return None
+    from .schema import errors_for  # local: keeps jsonschema-rs off the import path
+
+    try:
+        problems = errors_for(schema, dict(content), limit=1)
+    except ValueError:
+        return None  # an unusable schema is the server's problem, not the user's answer
+    return problems[0] if problems else None
+
+
+def _apply_defaults(schema: Any, content: dict[str, Any]) -> dict[str, Any]:
+    """SEP-1034: a property the user left out takes the schema's ``default``."""
+    props = schema.get("properties") if isinstance(schema, dict) else None
+    if isinstance(props, dict):
+        for name, prop in props.items():
+            if name not in content and isinstance(prop, dict) and "default" in prop:
+                content[name] = prop["default"]
+    return content
+
+
+def normalize_elicitation_result(
+    value: Any, *, mode: str, schema: Any = None
+) -> tuple[dict[str, Any], str | None]:
+    """Turn a handler's return into an ``ElicitResult``; also return a warning or None.
+
+    Consent is never invented (ELIC-5, ELIC-9): an unknown ``action`` becomes
+    ``cancel``. In form mode a bare mapping is the content of an ``accept`` (ELIC-4);
+    content that does not fit the schema becomes ``cancel`` rather than a malformed
+    reply. In URL mode only an explicit action (or ``True``) counts, content is dropped.
+    """
+    meta = value.get("_meta") if isinstance(value, Mapping) else None
+    extra = {"_meta": meta} if isinstance(meta, dict) else {}
+    if value is None:
+        return {"action": "cancel", **extra}, None
+    if mode == "url":
+        if value is True:
+            return {"action": "accept"}, None
+        action = value.get("action") if isinstance(value, Mapping) else None
+        if action in _ACTIONS:
+            return {"action": action, **extra}, None
+        return {"action": "cancel", **extra}, "URL elicitation answer had no valid action"
+    if not isinstance(value, Mapping):
+        return {"action": "cancel"}, "elicitation handler returned neither a mapping nor None"
+    if "action" in value:
+        action = value["action"]
+        if action not in _ACTIONS:
+            return {"action": "cancel", **extra}, f"unknown elicitation action {action!r}"
+        if action != "accept":
+            return {"action": action, **extra}, None
+        content = value.get("content")
+        content = dict(content) if isinstance(content, Mapping) else {}
+    else:
+        content = {str(k): v for k, v in value.items() if k != "_meta"}
+    content = _apply_defaults(schema, content)
+    problem = check_elicitation_content(schema, content)
+    if problem is not None:
+        return {"action": "cancel", **extra}, f"elicitation content rejected: {problem}"
+    return {"action": "accept", "content": content, **extra}, None
+
+
+def _elicitation(handlers: Handlers, params: Mapping[str, Any], server: str) -> Op[Reply]:
+    mode = params.get("mode", "form")
+    if mode not in _ELICITATION_MODES:
+        return Reply(code=jsonrpc.INVALID_PARAMS, message="Unsupported elicitation mode")
+    if handlers.elicitation is None:
+        return Reply(code=jsonrpc.METHOD_NOT_FOUND, message="Method not found")
+    message = params.get("message") if isinstance(params.get("message"), str) else ""
+    if mode == "url":
+        detail: Any = {"mode": "url", "url": params.get("url")}
+        if "elicitationId" in params:
+            detail["elicitationId"] = params["elicitationId"]
+        schema = None
+    else:
+        schema = params.get("requestedSchema")
+        detail = schema
+    metadata = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
+    args = (message, detail, metadata)
+    try:
+        value = yield CallHost(handlers.elicitation, adapt_args(handlers.elicitation, args))
+    except Exception as exc:
+        yield Log("ERROR", f"elicitation handler failed for server {server!r}: {exc!r}")
+        return Reply(code=jsonrpc.INTERNAL_ERROR, message="Elicitation handler error")
+    result, warning = normalize_elicitation_result(value, mode=mode, schema=schema)
+    if warning is not None:
+        yield Log("WARNING", f"server {server!r}: {warning}; answered cancel")
+    return Reply(result=result)

@@ -1,0 +1,171 @@
+"""JSON-RPC 2.0 messages: typed values, decoding of peer bytes, encoding of ours.
+
+Decoding never raises on peer input: anything that is not a well-formed JSON-RPC 2.0
+message becomes an :class:`Invalid` value carrying a short reason (never the offending
+bytes: they may hold secrets, see REQUIREMENTS.md HYG-1).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any, Union
+
+import attrs
+
+__all__ = [
+    "INTERNAL_ERROR",
+    "INVALID_PARAMS",
+    "INVALID_REQUEST",
+    "METHOD_NOT_FOUND",
+    "PARSE_ERROR",
+    "ErrorResponse",
+    "Invalid",
+    "Message",
+    "Notification",
+    "Request",
+    "RequestId",
+    "Response",
+    "decode",
+    "encode_error",
+    "encode_notification",
+    "encode_request",
+    "encode_result",
+]
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+
+RequestId = Union[int, str]
+
+
+@attrs.frozen
+class Request:
+    """A request from the peer (server-initiated: ping, sampling, elicitation, roots)."""
+
+    id: RequestId
+    method: str
+    params: dict[str, Any] | None
+
+
+@attrs.frozen
+class Notification:
+    method: str
+    params: dict[str, Any] | None
+
+
+@attrs.frozen
+class Response:
+    id: RequestId
+    result: Any
+
+
+@attrs.frozen
+class ErrorResponse:
+    """An error response. ``id`` is ``None`` when the peer could not tell which request."""
+
+    id: RequestId | None
+    error: Any
+
+
+@attrs.frozen
+class Invalid:
+    """Input that is not a JSON-RPC 2.0 message. ``reason`` never quotes the input."""
+
+    reason: str
+
+
+Message = Union[Request, Notification, Response, ErrorResponse, Invalid]
+
+
+def _valid_id(value: Any) -> bool:
+    # JSON-RPC ids are strings or numbers; MCP forbids null and we never send floats, so
+    # a float can't match a request of ours anyway. bool is an int subclass: exclude it.
+    return (isinstance(value, int) and not isinstance(value, bool)) or isinstance(value, str)
+
+
+def _from_object(obj: Any) -> Message:
+    if not isinstance(obj, dict):
+        return Invalid(f"not a JSON object ({type(obj).__name__})")
+    if obj.get("jsonrpc") != "2.0":
+        return Invalid("missing or wrong 'jsonrpc' member")
+    method = obj.get("method")
+    if method is not None:
+        if not isinstance(method, str):
+            return Invalid("'method' is not a string")
+        params = obj.get("params")
+        if params is not None and not isinstance(params, dict):
+            # MCP params are always objects; a positional array is not MCP.
+            return Invalid("'params' is not an object")
+        if "id" in obj:
+            if not _valid_id(obj["id"]):
+                return Invalid("request 'id' is not a string or integer")
+            return Request(obj["id"], method, params)
+        return Notification(method, params)
+    if "result" in obj:
+        if not _valid_id(obj.get("id")):
+            return Invalid("response 'id' is not a string or integer")
+        return Response(obj["id"], obj["result"])
+    if "error" in obj:
+        rid = obj.get("id")
+        if rid is not None and not _valid_id(rid):
+            return Invalid("error response 'id' is not a string or integer")
+        return ErrorResponse(rid, obj["error"])
+    return Invalid("neither a request, a notification nor a response")
+
+
+def decode(data: bytes | str) -> Iterator[Message]:
+    """Decode one JSON text into the messages it holds (a batch array gives several).
+
+    Batches were allowed by 2025-03-26 and removed later; a server may still send one,
+    so each element is decoded on its own. Never raises.
+    """
+    try:
+        obj = json.loads(data)
+    except (ValueError, RecursionError) as exc:
+        # ValueError covers JSONDecodeError and invalid UTF-8 in bytes. Report position
+        # and size only, never the token (HYG-1).
+        pos = getattr(exc, "pos", None)
+        where = f" at byte {pos}" if pos is not None else ""
+        yield Invalid(f"invalid JSON{where} in a {len(data)}-byte message")
+        return
+    if isinstance(obj, list):
+        if not obj:
+            yield Invalid("empty batch")
+        for item in obj:
+            yield _from_object(item)
+        return
+    yield _from_object(obj)
+
+
+def _dumps(obj: dict[str, Any]) -> bytes:
+    # Compact separators; ensure_ascii=False keeps non-ASCII text at its UTF-8 size.
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def encode_request(request_id: RequestId, method: str, params: dict[str, Any] | None) -> bytes:
+    msg: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
+    if params is not None:
+        msg["params"] = params
+    return _dumps(msg)
+
+
+def encode_notification(method: str, params: dict[str, Any] | None) -> bytes:
+    msg: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+    if params is not None:
+        msg["params"] = params
+    return _dumps(msg)
+
+
+def encode_result(request_id: RequestId, result: Any) -> bytes:
+    return _dumps({"jsonrpc": "2.0", "id": request_id, "result": result})
+
+
+def encode_error(request_id: RequestId, code: int, message: str, data: Any = None) -> bytes:
+    error: dict[str, Any] = {"code": code, "message": message}
+    if data is not None:
+        error["data"] = data
+    return _dumps({"jsonrpc": "2.0", "id": request_id, "error": error})

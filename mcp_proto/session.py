@@ -1,0 +1,500 @@
+"""The per-server protocol state machine (handshake era), in the style of h11.
+
+One :class:`Session` per server connection. It never does I/O and never reads a clock:
+
+* ``send_request`` / ``send_notification`` / ``send_response`` queue encoded messages,
+  drained by the shell with ``data_to_send()`` (each item is one JSON text; the shell
+  frames it for its transport: a newline for stdio, a POST body for HTTP).
+* ``receive_message`` feeds one JSON text that arrived; ``next_event()`` hands out the
+  resulting events one at a time (or ``NEED_DATA``).
+* Time enters as ``now``: ``send_request(..., now=, timeout=)`` stores an absolute
+  deadline, ``next_deadline()`` tells the shell when to wake up, and
+  ``handle_timeout(now)`` expires what is due (queuing ``notifications/cancelled``).
+
+Peer input never raises: garbage becomes a ``MessageDiscarded`` event, an error
+response becomes a ``RequestFailed`` event carrying a typed ``ServerError``.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+from collections import deque
+from typing import Any, Final
+
+import attrs
+
+from . import jsonrpc
+from ._util import NEED_DATA, sanitize_peer_text
+from .errors import (
+    CapabilityError,
+    ConnectionError,
+    LocalProtocolError,
+    MCPError,
+    RequestTimeoutError,
+    server_error_from,
+)
+from .events import (
+    Event,
+    LogMessage,
+    MessageDiscarded,
+    NotificationReceived,
+    ProgressReceived,
+    RequestFailed,
+    ResponseReceived,
+    ServerRequest,
+)
+from .limits import Limits
+from .types import Implementation
+from .versions import LATEST_LEGACY, LEGACY_VERSIONS
+
+__all__ = ["REQUIRED_CAPABILITY", "ServerInfo", "Session", "State"]
+
+
+class State(enum.Enum):
+    """Where a session is in its lifecycle (2025-11-25, Lifecycle)."""
+
+    IDLE = "idle"  # nothing sent yet
+    INITIALIZING = "initializing"  # initialize sent, no answer yet
+    READY = "ready"  # handshake complete: operation phase
+    CLOSED = "closed"  # connection lost or closed: terminal
+
+
+# Which outbound requests each state allows. Lifecycle § Initialization: before the
+# server answered initialize the client SHOULD NOT send requests other than pings.
+# A missing state (CLOSED) allows nothing. ``None`` means "any method".
+_ALLOWED_REQUESTS: Final[dict[State, frozenset[str] | None]] = {
+    State.IDLE: frozenset({"initialize"}),
+    State.INITIALIZING: frozenset({"ping"}),
+    State.READY: None,
+}
+
+# The lifecycle transitions, as data: (state, verb) -> next state. A missing key is a
+# LocalProtocolError (the caller drove the session illegally).
+_TRANSITIONS: Final[dict[tuple[State, str], State]] = {
+    (State.IDLE, "start_handshake"): State.INITIALIZING,
+    (State.INITIALIZING, "complete_handshake"): State.READY,
+    (State.IDLE, "connection_lost"): State.CLOSED,
+    (State.INITIALIZING, "connection_lost"): State.CLOSED,
+    (State.READY, "connection_lost"): State.CLOSED,
+    (State.CLOSED, "connection_lost"): State.CLOSED,
+}
+
+#: Requests that need a negotiated server capability (CAP-1). Sending one to a server
+#: that did not declare it is refused locally with ``CapabilityError``, nothing is sent.
+REQUIRED_CAPABILITY: Final[dict[str, tuple[str, ...]]] = {
+    "logging/setLevel": ("logging",),
+    "resources/subscribe": ("resources", "subscribe"),
+    "resources/unsubscribe": ("resources", "subscribe"),
+    "completion/complete": ("completions",),
+    "tools/list": ("tools",),
+    "tools/call": ("tools",),
+    "prompts/list": ("prompts",),
+    "prompts/get": ("prompts",),
+    "resources/list": ("resources",),
+    "resources/templates/list": ("resources",),
+    "resources/read": ("resources",),
+    "tasks/list": ("tasks", "list"),
+    "tasks/cancel": ("tasks", "cancel"),
+}
+
+# notifications/message level -> Python logging level name (LOG-3).
+_LOG_LEVELS: Final[dict[str, str]] = {
+    "debug": "DEBUG",
+    "info": "INFO",
+    "notice": "INFO",
+    "warning": "WARNING",
+    "error": "ERROR",
+    "critical": "ERROR",
+    "alert": "ERROR",
+    "emergency": "ERROR",
+}
+
+# Never answer initialize's own timeout with notifications/cancelled (Lifecycle:
+# "The initialize request MUST NOT be cancelled by clients").
+_NEVER_CANCEL: Final = frozenset({"initialize"})
+
+
+@attrs.frozen
+class ServerInfo:
+    """What the handshake established about a server."""
+
+    protocol_version: str
+    capabilities: dict[str, Any]
+    server_info: Implementation | None
+    instructions: str | None
+
+    @property
+    def protocol_era(self) -> str:
+        return "legacy" if self.protocol_version in LEGACY_VERSIONS else "modern"
+
+    def has_capability(self, *path: str) -> bool:
+        """True when ``capabilities[path[0]][path[1]]...`` is present and not false/null."""
+        node: Any = self.capabilities
+        for key in path:
+            if not isinstance(node, dict) or key not in node:
+                return False
+            node = node[key]
+        return node is not None and node is not False
+
+
+@attrs.define
+class _Pending:
+    method: str
+    deadline: float | None
+    progress_token: jsonrpc.RequestId | None
+    cancel_on_timeout: bool
+
+
+class Session:
+    """Protocol state for one server connection (handshake-era revisions).
+
+    Args:
+        client_info: sent as ``clientInfo`` in ``initialize``.
+        capabilities: the client capabilities to declare (derived by the client from
+            the handlers the host registered, never hard-coded: CAP-4).
+        limits: bounds on peer input.
+        protocol_version: the revision offered in ``initialize`` (the newest legacy one).
+        supported_versions: revisions accepted in the server's answer.
+    """
+
+    def __init__(
+        self,
+        *,
+        client_info: Implementation,
+        capabilities: dict[str, Any],
+        limits: Limits | None = None,
+        protocol_version: str = LATEST_LEGACY,
+        supported_versions: tuple[str, ...] = LEGACY_VERSIONS,
+    ) -> None:
+        self.client_info = client_info
+        self.capabilities = capabilities
+        self.limits = limits or Limits()
+        self.offered_version = protocol_version
+        self.supported_versions = supported_versions
+        self.state = State.IDLE
+        self.server: ServerInfo | None = None
+        self._next_id = 1
+        self._pending: dict[jsonrpc.RequestId, _Pending] = {}
+        self._progress: dict[jsonrpc.RequestId, jsonrpc.RequestId] = {}  # token -> id
+        self._outbox: list[bytes] = []
+        self._events: deque[Event] = deque()
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def _transition(self, verb: str) -> None:
+        try:
+            self.state = _TRANSITIONS[(self.state, verb)]
+        except KeyError:
+            raise LocalProtocolError(f"cannot {verb} in state {self.state.value}") from None
+
+    def initialize_params(self) -> dict[str, Any]:
+        """The ``initialize`` request's params (Lifecycle § Initialization)."""
+        return {
+            "protocolVersion": self.offered_version,
+            "capabilities": self.capabilities,
+            "clientInfo": self.client_info.to_dict(),
+        }
+
+    def start_handshake(self, *, now: float, timeout: float | None) -> jsonrpc.RequestId:
+        """Queue ``initialize``; returns its request id."""
+        if self.state is not State.IDLE:
+            raise LocalProtocolError(f"cannot start a handshake in state {self.state.value}")
+        request_id = self.send_request(
+            "initialize", self.initialize_params(), now=now, timeout=timeout
+        )
+        self._transition("start_handshake")
+        return request_id
+
+    def complete_handshake(self, result: Any) -> ServerInfo:
+        """Take the server's ``InitializeResult``; queue ``notifications/initialized``.
+
+        Raises:
+            ConnectionError: the server named a revision this client does not speak (or
+                none, or sent no object). Lifecycle § Version Negotiation: the client
+                SHOULD disconnect; the shell does so on this error.
+        """
+        if self.state is not State.INITIALIZING:
+            raise LocalProtocolError(f"cannot complete a handshake in state {self.state.value}")
+        if not isinstance(result, dict):
+            raise ConnectionError("the server's initialize result is not an object")
+        version = result.get("protocolVersion")
+        if not isinstance(version, str) or version not in self.supported_versions:
+            shown = sanitize_peer_text(repr(version), cap=64)
+            raise ConnectionError(
+                f"the server answered initialize with protocol version {shown}; "
+                f"this client speaks {', '.join(self.supported_versions)}"
+            )
+        caps = result.get("capabilities")
+        server_info: Implementation | None
+        try:
+            server_info = Implementation.from_dict(result.get("serverInfo"))
+        except (ValueError, TypeError):
+            # serverInfo is informational: a malformed one must not cost the connection.
+            server_info = None
+        instructions = result.get("instructions")
+        self.server = ServerInfo(
+            protocol_version=version,
+            capabilities=caps if isinstance(caps, dict) else {},
+            server_info=server_info,
+            instructions=instructions if isinstance(instructions, str) else None,
+        )
+        self._transition("complete_handshake")
+        self.send_notification("notifications/initialized")
+        return self.server
+
+    def connection_lost(self, error: MCPError) -> None:
+        """The transport is gone: every pending request fails with ``error``."""
+        self._transition("connection_lost")
+        for request_id, pending in list(self._pending.items()):
+            self._finish(request_id)
+            self._events.append(RequestFailed(request_id, pending.method, error))
+
+    # ------------------------------------------------------------------ outbound
+
+    def require_capability(self, method: str) -> None:
+        """Raise ``CapabilityError`` if ``method`` needs a capability not negotiated."""
+        path = REQUIRED_CAPABILITY.get(method)
+        if path is None or self.server is None:
+            return
+        if not self.server.has_capability(*path):
+            raise CapabilityError(
+                f"the server did not declare the {'.'.join(path)!r} capability "
+                f"needed for {method}"
+            )
+
+    def send_request(
+        self,
+        method: str,
+        params: dict[str, Any] | None = None,
+        *,
+        now: float,
+        timeout: float | None,
+        want_progress: bool = False,
+        cancel_on_timeout: bool = True,
+    ) -> jsonrpc.RequestId:
+        """Queue a request; returns its id.
+
+        With ``want_progress`` the request carries a progress token (the caller's own
+        ``params._meta.progressToken`` if present, else a fresh one) and matching
+        ``notifications/progress`` become ``ProgressReceived`` events while it is in
+        flight (PROG-1).
+        """
+        allowed = _ALLOWED_REQUESTS.get(self.state, frozenset())
+        if allowed is not None and method not in allowed:
+            raise LocalProtocolError(f"cannot send {method} in state {self.state.value}")
+        self.require_capability(method)
+        if len(self._pending) >= self.limits.max_pending_requests:
+            raise LocalProtocolError("too many requests in flight")
+        request_id = self._next_id
+        self._next_id += 1
+        token: jsonrpc.RequestId | None = None
+        if want_progress:
+            params = dict(params or {})
+            meta = dict(params.get("_meta") or {})
+            token = meta.get("progressToken")
+            if token is None:
+                token = f"p{request_id}"
+                meta["progressToken"] = token
+            elif isinstance(token, bool) or not isinstance(token, (int, str)):
+                raise ValueError("progressToken must be a string or an integer")
+            if token in self._progress:
+                raise ValueError(f"progressToken {token!r} is already in use")
+            params["_meta"] = meta
+            self._progress[token] = request_id
+        elif params is not None:
+            meta = params.get("_meta")
+            if isinstance(meta, dict) and meta.get("progressToken") is not None:
+                # A hand-picked token (PROG-2) routes progress even without a callback
+                # registration; the shell then simply has nobody to call.
+                token = meta["progressToken"]
+                if isinstance(token, (int, str)) and not isinstance(token, bool):
+                    self._progress.setdefault(token, request_id)
+                else:
+                    token = None
+        deadline = None if timeout is None else now + timeout
+        self._pending[request_id] = _Pending(method, deadline, token, cancel_on_timeout)
+        self._outbox.append(jsonrpc.encode_request(request_id, method, params))
+        return request_id
+
+    def send_notification(self, method: str, params: dict[str, Any] | None = None) -> None:
+        if self.state is State.CLOSED:
+            raise LocalProtocolError("cannot send on a closed session")
+        self._outbox.append(jsonrpc.encode_notification(method, params))
+
+    def send_response(self, request_id: jsonrpc.RequestId, result: Any) -> None:
+        if self.state is State.CLOSED:
+            return  # the server that asked is gone; nobody to answer
+        self._outbox.append(jsonrpc.encode_result(request_id, result))
+
+    def send_error_response(
+        self, request_id: jsonrpc.RequestId, code: int, message: str, data: Any = None
+    ) -> None:
+        if self.state is State.CLOSED:
+            return
+        self._outbox.append(jsonrpc.encode_error(request_id, code, message, data))
+
+    def cancel_request(
+        self, request_id: jsonrpc.RequestId, reason: str, *, notify: bool = True
+    ) -> bool:
+        """Abandon one of our requests (the caller gave up). Returns whether it was
+        pending. Queues ``notifications/cancelled`` unless it is ``initialize``
+        (Cancellation: "The client MUST NOT attempt to cancel its initialize request")
+        or the request opted out. Its late response, if any, will be discarded."""
+        pending = self._pending.get(request_id)
+        if pending is None:
+            return False
+        self._finish(request_id)
+        if notify and pending.cancel_on_timeout and pending.method not in _NEVER_CANCEL:
+            if self.state is not State.CLOSED:
+                self.send_notification(
+                    "notifications/cancelled", {"requestId": request_id, "reason": reason}
+                )
+        return True
+
+    def data_to_send(self) -> list[bytes]:
+        """Encoded messages queued since the last call, oldest first."""
+        out, self._outbox = self._outbox, []
+        return out
+
+    @property
+    def pending_count(self) -> int:
+        return len(self._pending)
+
+    def is_pending(self, request_id: jsonrpc.RequestId) -> bool:
+        return request_id in self._pending
+
+    # ------------------------------------------------------------------ time
+
+    def next_deadline(self) -> float | None:
+        """The earliest deadline among pending requests, or ``None``."""
+        deadlines = [p.deadline for p in self._pending.values() if p.deadline is not None]
+        return min(deadlines) if deadlines else None
+
+    def handle_timeout(self, now: float) -> None:
+        """Expire every pending request whose deadline is ``<= now``.
+
+        Each becomes ``RequestFailed(RequestTimeoutError)`` and (PROG-5) a best-effort
+        ``notifications/cancelled`` is queued for it, never for ``initialize``.
+        """
+        expired = [
+            (rid, p)
+            for rid, p in self._pending.items()
+            if p.deadline is not None and p.deadline <= now
+        ]
+        for request_id, pending in expired:
+            self.cancel_request(request_id, "Request timed out")
+            self._events.append(
+                RequestFailed(
+                    request_id,
+                    pending.method,
+                    RequestTimeoutError(
+                        f"{pending.method} timed out (request {request_id})",
+                        method=pending.method,
+                    ),
+                )
+            )
+
+    # ------------------------------------------------------------------ inbound
+
+    def receive_message(self, data: bytes | str) -> None:
+        """Feed one JSON text from the server. Never raises on peer input."""
+        for message in jsonrpc.decode(data):
+            self._receive(message)
+
+    def next_event(self) -> Event | type[NEED_DATA]:
+        if self._events:
+            return self._events.popleft()
+        return NEED_DATA
+
+    def _finish(self, request_id: jsonrpc.RequestId) -> _Pending | None:
+        pending = self._pending.pop(request_id, None)
+        if pending is not None and pending.progress_token is not None:
+            if self._progress.get(pending.progress_token) == request_id:
+                del self._progress[pending.progress_token]
+        return pending
+
+    def _receive(self, message: jsonrpc.Message) -> None:
+        if isinstance(message, jsonrpc.Response):
+            pending = self._finish(message.id)
+            if pending is None:
+                # UT-7: only ids with an outstanding request are accepted.
+                self._events.append(MessageDiscarded(f"response to unknown id {message.id!r}"))
+                return
+            self._events.append(ResponseReceived(message.id, pending.method, message.result))
+        elif isinstance(message, jsonrpc.ErrorResponse):
+            pending = self._finish(message.id) if message.id is not None else None
+            if pending is None:
+                self._events.append(MessageDiscarded("error response to no pending request"))
+                return
+            self._events.append(
+                RequestFailed(
+                    message.id,  # type: ignore[arg-type]  # not None: pending found
+                    pending.method,
+                    server_error_from(message.error, method=pending.method),
+                )
+            )
+        elif isinstance(message, jsonrpc.Request):
+            self._events.append(ServerRequest(message.id, message.method, message.params or {}))
+        elif isinstance(message, jsonrpc.Notification):
+            self._receive_notification(message.method, message.params or {})
+        else:
+            self._events.append(MessageDiscarded(message.reason))
+
+    def _receive_notification(self, method: str, params: dict[str, Any]) -> None:
+        if method == "notifications/progress":
+            token = params.get("progressToken")
+            request_id = (
+                self._progress.get(token) if isinstance(token, (int, str)) else None
+            )
+            progress = params.get("progress")
+            if request_id is None:
+                # PROG-1: tokens of finished (or never sent) requests are dropped.
+                self._events.append(MessageDiscarded("progress for an unknown token"))
+                return
+            if isinstance(progress, bool) or not isinstance(progress, (int, float)):
+                self._events.append(MessageDiscarded("progress without a number"))
+                return
+            total = params.get("total")
+            if isinstance(total, bool) or not isinstance(total, (int, float)):
+                total = None
+            msg = params.get("message")
+            self._events.append(
+                ProgressReceived(
+                    request_id,
+                    float(progress),
+                    None if total is None else float(total),
+                    msg if isinstance(msg, str) else None,
+                )
+            )
+            return
+        if method == "notifications/message":
+            self._events.append(self._log_message(params))
+        elif method == "notifications/cancelled":
+            # The server abandons one of *its* requests (PROG-7). The shell may still
+            # be running the handler; answering late is harmless, so it is only surfaced.
+            pass
+        self._events.append(NotificationReceived(method, params))
+
+    def _log_message(self, params: dict[str, Any]) -> LogMessage:
+        cap = self.limits.max_log_message
+        raw_level = params.get("level")
+        level = _LOG_LEVELS.get(raw_level) if isinstance(raw_level, str) else None
+        data = params.get("data")
+        if isinstance(data, str):
+            text = data
+        else:
+            try:
+                text = json.dumps(data, ensure_ascii=False)
+            except (TypeError, ValueError):  # pragma: no cover - data came from JSON
+                text = repr(data)
+        if level is None:
+            # Unknown level: log at INFO, with the peer's tag made harmless (LOG-3).
+            text = f"[{sanitize_peer_text(str(raw_level), cap=32)}] {text}"
+            level = "INFO"
+        logger = params.get("logger")
+        return LogMessage(
+            level=level,
+            logger=sanitize_peer_text(logger, cap=128) if isinstance(logger, str) else None,
+            text=sanitize_peer_text(text, cap=cap),
+        )

@@ -1,0 +1,442 @@
+#!/usr/bin/env python3
+"""A real MCP server built with the official Python SDK (``mcp==2.3.0``), used as a test peer.
+
+Start it over stdio (the default; the SDK serves both the ``initialize`` handshake era and the
+2026-07-28 per-request ``_meta`` era on the same pipe, the client's first request decides)::
+
+    python tests/servers/sdk_server.py
+    python tests/servers/sdk_server.py --transport streamable-http --port 8765 \
+        [--stateless] [--json-response]
+    python tests/servers/sdk_server.py --transport sse --port 8765
+
+What it offers (names are part of the test contract, keep them stable):
+
+tools
+    echo(text)              -> the text (no outputSchema; only add/bad_structured declare one)
+    add(a: int, b: int)     -> structuredContent {"sum": a+b}, outputSchema declared
+    bad_structured()        -> structuredContent {"sum": "not a number"} violating its outputSchema
+    slow(seconds: float)    sleeps; records "slow:done" / "slow:cancelled" (see events) and prints
+                            "SLOW DONE seconds=S" / "SLOW CANCELLED seconds=S" to stderr
+    progress(steps, delay=0.01)  progress i/steps, message "step i/steps", then "done"
+    sample(prompt)          sends sampling/createMessage, returns the text the client answered
+    elicit_name()           elicits a form {name: string}; returns JSON {"action", "content"}
+    list_roots()            sends roots/list; returns the roots as JSON list [{"uri", "name"}]
+                            (these three: if the client answers a JSON-RPC error, the result is
+                            isError with text JSON {"error": {"code", "message"[, "data"]}}; if
+                            its result is malformed, {"invalid_result": "..."})
+    log(level, message)     notifications/message (logger "sdk_server") unless below the level
+                            set by logging/setLevel; returns "sent" or "suppressed"
+    change_tools()          adds tool dynamic_<n> (returns "dynamic <n>"), sends
+                            notifications/tools/list_changed; returns the new name
+    fail()                  isError result, text "Error executing tool fail: intentional failure"
+    big(n: int)             -> "x" * n
+    stderr_spam(n, line_length=1024)  writes exactly n bytes to stderr, then returns
+    touch(uri, force=False) notifications/resources/updated (only for a subscribed uri unless
+                            force); returns "sent" or "not subscribed"
+    events()                the recorded server events (JSON list of strings), then clears them
+
+resources
+    ``demo://text`` (text/plain), ``demo://blob`` (application/octet-stream, bytes 0..255),
+    template ``demo://item/{id}``; ``resources/subscribe`` / ``resources/unsubscribe`` are served.
+
+prompts
+    ``greet(name)`` -> one user message ``"Please greet <name>."``.
+
+completion
+    prompt ``greet`` argument ``name``: values of ["Alice", "Alex", "Bob"] starting with the typed
+    prefix; template ``demo://item/{id}`` argument ``id``: values of ["1", "2", "3", "10", "42"]
+    starting with the prefix.
+
+logging
+    ``logging/setLevel`` is accepted (capability ``logging`` is declared).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import warnings
+from collections.abc import Callable
+from typing import Any, Literal
+
+import anyio
+from mcp.server import InitializationOptions, MCPServer, NotificationOptions, ServerRequestContext
+from mcp.server.mcpserver import Context
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
+from mcp.types import (
+    CallToolResult,
+    Completion,
+    CompletionArgument,
+    CompletionContext,
+    EmptyResult,
+    PromptReference,
+    ResourceTemplateReference,
+    SamplingMessage,
+    SetLevelRequestParams,
+    SubscribeRequestParams,
+    TextContent,
+    UnsubscribeRequestParams,
+)
+from pydantic import BaseModel, ValidationError
+
+# Logging, sampling and roots are deprecated as of 2026-07-28; this server uses them on purpose.
+warnings.filterwarnings("ignore", category=MCPDeprecationWarning)
+
+LogLevel = Literal["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]
+_LEVEL_ORDER: list[str] = [
+    "debug",
+    "info",
+    "notice",
+    "warning",
+    "error",
+    "critical",
+    "alert",
+    "emergency",
+]
+
+NAME_CANDIDATES = ["Alice", "Alex", "Bob"]
+ITEM_IDS = ["1", "2", "3", "10", "42"]
+BLOB_BYTES = bytes(range(256))
+
+# Mutable server state (one process serves one stdio connection).
+state: dict[str, Any] = {
+    "log_level": None,  # set by logging/setLevel; None = send everything
+    "subscriptions": set(),  # URIs subscribed via resources/subscribe
+    "dynamic_tools": 0,
+    "events": [],  # strings recorded for the `events` tool
+}
+
+mcp = MCPServer(name="mcp-proto-sdk-test-server", version="1.0.0", log_level="WARNING")
+
+
+def _record(event: str, stderr_line: str) -> None:
+    state["events"].append(event)
+    print(stderr_line, file=sys.stderr, flush=True)
+
+
+# ------------------------------------------------------------------------------------------- tools
+# SDK 2.3.0 quirk: a tool annotated `-> str` gets an auto-generated outputSchema
+# {"result": string} and structuredContent {"result": ...}. Only `add` (and, by hand,
+# `bad_structured`) should declare an outputSchema here, so the rest pass structured_output=False.
+
+
+@mcp.tool(structured_output=False)
+def echo(text: str) -> str:
+    """Return the text unchanged."""
+    return text
+
+
+class AddResult(BaseModel):
+    sum: int
+
+
+@mcp.tool(structured_output=True)
+def add(a: int, b: int) -> AddResult:
+    """Add two integers; structured output {"sum": a + b} with a declared outputSchema."""
+    return AddResult(sum=a + b)
+
+
+@mcp.tool(structured_output=False)
+def bad_structured() -> CallToolResult:
+    """Declares the same outputSchema as `add` but returns structuredContent that violates it."""
+    return CallToolResult(
+        content=[TextContent(type="text", text='{"sum": "not a number"}')],
+        structured_content={"sum": "not a number"},
+    )
+
+
+# MCPServer validates a tool's own structured output against its output *model*. A schema
+# published without a model is advertised but not validated ("hand-built metadata" in the SDK), so
+# the mismatching structuredContent above really goes out on the wire.
+_bad_meta = mcp._tool_manager._tools["bad_structured"].fn_metadata  # pyright: ignore[reportPrivateUsage]
+_bad_meta.output_model = None
+_bad_meta.output_schema = {
+    "type": "object",
+    "properties": {"sum": {"type": "integer"}},
+    "required": ["sum"],
+}
+
+
+@mcp.tool(structured_output=False)
+async def slow(seconds: float) -> str:
+    """Sleep `seconds`; records slow:done or slow:cancelled (see `events`, and stderr)."""
+    try:
+        await anyio.sleep(seconds)
+    except anyio.get_cancelled_exc_class():
+        with anyio.CancelScope(shield=True):
+            _record("slow:cancelled", f"SLOW CANCELLED seconds={seconds}")
+        raise
+    _record("slow:done", f"SLOW DONE seconds={seconds}")
+    return f"slept {seconds}"
+
+
+@mcp.tool(structured_output=False)
+async def progress(steps: int, ctx: Context, delay: float = 0.01) -> str:
+    """Report progress 1..steps (total=steps, message "step i/steps"), then return "done"."""
+    for i in range(1, steps + 1):
+        await ctx.report_progress(i, steps, f"step {i}/{steps}")
+        if delay > 0:
+            await anyio.sleep(delay)
+    return "done"
+
+
+def _client_error(exc: Exception) -> CallToolResult:
+    """isError result for a server->client request that failed, so the test sees the reply."""
+    if isinstance(exc, MCPError):
+        error: dict[str, Any] = {"code": exc.code, "message": exc.message}
+        if exc.data is not None:
+            error["data"] = exc.data
+        payload: dict[str, Any] = {"error": error}
+    else:  # e.g. pydantic.ValidationError: the client's result did not match the spec
+        payload = {"invalid_result": str(exc)}
+    return CallToolResult(
+        content=[TextContent(type="text", text=json.dumps(payload))], is_error=True
+    )
+
+
+@mcp.tool(structured_output=False)
+async def sample(prompt: str, ctx: Context) -> str | CallToolResult:
+    """Send sampling/createMessage to the client and return the text it answered."""
+    try:
+        result = await ctx.session.create_message(
+            messages=[SamplingMessage(role="user", content=TextContent(type="text", text=prompt))],
+            max_tokens=100,
+            related_request_id=ctx.request_id,
+        )
+    except (MCPError, ValidationError) as exc:
+        return _client_error(exc)
+    if isinstance(result.content, TextContent):
+        return result.content.text
+    return json.dumps(result.model_dump(mode="json", by_alias=True, exclude_none=True))
+
+
+NAME_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"name": {"type": "string", "description": "Your name"}},
+    "required": ["name"],
+}
+
+
+@mcp.tool(structured_output=False)
+async def elicit_name(ctx: Context) -> str | CallToolResult:
+    """Elicit a form {name: string}; return {"action", "content"} as JSON text (unvalidated)."""
+    try:
+        result = await ctx.session.elicit_form(
+            "What is your name?", NAME_SCHEMA, related_request_id=ctx.request_id
+        )
+    except (MCPError, ValidationError) as exc:
+        return _client_error(exc)
+    return json.dumps({"action": result.action, "content": result.content})
+
+
+@mcp.tool(structured_output=False)
+async def list_roots(ctx: Context) -> str | CallToolResult:
+    """Send roots/list to the client and return its roots as JSON text."""
+    try:
+        result = await ctx.session.list_roots()
+    except (MCPError, ValidationError) as exc:
+        return _client_error(exc)
+    return json.dumps(
+        [root.model_dump(mode="json", by_alias=True, exclude_none=True) for root in result.roots]
+    )
+
+
+@mcp.tool(structured_output=False)
+async def log(level: LogLevel, message: str, ctx: Context) -> str:
+    """Emit notifications/message at `level` unless below the level set by logging/setLevel."""
+    current = state["log_level"]
+    if current is not None and _LEVEL_ORDER.index(level) < _LEVEL_ORDER.index(current):
+        return "suppressed"
+    await ctx.log(level, message, logger_name="sdk_server")
+    return "sent"
+
+
+def _make_dynamic_tool(n: int) -> Callable[[], str]:
+    def dynamic() -> str:
+        return f"dynamic {n}"
+
+    dynamic.__doc__ = f"A tool added at runtime by change_tools (#{n})."
+    return dynamic
+
+
+@mcp.tool(structured_output=False)
+async def change_tools(ctx: Context) -> str:
+    """Add a new tool `dynamic_<n>` and send notifications/tools/list_changed; returns its name."""
+    state["dynamic_tools"] += 1
+    n = state["dynamic_tools"]
+    name = f"dynamic_{n}"
+    mcp.add_tool(_make_dynamic_tool(n), name=name, structured_output=False)
+    await ctx.session.send_tool_list_changed()  # handshake era: a plain notification
+    await ctx.notify_tools_changed()  # 2026-07-28: to subscriptions/listen streams
+    return name
+
+
+@mcp.tool(structured_output=False)
+def fail() -> str:
+    """Always fails: the result has isError=true and text containing "intentional failure"."""
+    raise ToolError("intentional failure")
+
+
+@mcp.tool(structured_output=False)
+def big(n: int) -> str:
+    """Return a text of exactly n bytes ("x" * n)."""
+    return "x" * n
+
+
+@mcp.tool(structured_output=False)
+def stderr_spam(n: int, line_length: int = 1024) -> str:
+    """Write n bytes to stderr (lines of `line_length` bytes incl. the newline), then return."""
+    out = sys.stderr.buffer
+    line_length = max(1, line_length)
+    line = b"e" * (line_length - 1) + b"\n"
+    remaining = n
+    while remaining > 0:
+        chunk = line if remaining >= len(line) else line[:remaining]
+        out.write(chunk)
+        remaining -= len(chunk)
+    out.flush()
+    return f"wrote {n} bytes to stderr"
+
+
+@mcp.tool(structured_output=False)
+async def touch(uri: str, ctx: Context, force: bool = False) -> str:
+    """Send notifications/resources/updated for `uri` (only if subscribed, unless force)."""
+    if not force and uri not in state["subscriptions"]:
+        return "not subscribed"
+    await ctx.session.send_resource_updated(uri)  # handshake era
+    await ctx.notify_resource_updated(uri)  # 2026-07-28 subscriptions/listen streams
+    return "sent"
+
+
+@mcp.tool(structured_output=False)
+def events() -> str:
+    """Return the recorded server events (JSON list of strings) and clear them."""
+    recorded = list(state["events"])
+    state["events"].clear()
+    return json.dumps(recorded)
+
+
+# --------------------------------------------------------------------------------------- resources
+
+
+@mcp.resource(
+    "demo://text", name="text", mime_type="text/plain", description="A small text resource"
+)
+def text_resource() -> str:
+    return "Hello from demo://text"
+
+
+@mcp.resource(
+    "demo://blob", name="blob", mime_type="application/octet-stream", description="Bytes 0..255"
+)
+def blob_resource() -> bytes:
+    return BLOB_BYTES
+
+
+@mcp.resource("demo://item/{id}", name="item", mime_type="text/plain", description="Item by id")
+def item_resource(id: str) -> str:
+    return f"item {id}"
+
+
+async def handle_subscribe(
+    ctx: ServerRequestContext, params: SubscribeRequestParams
+) -> EmptyResult:
+    state["subscriptions"].add(str(params.uri))
+    return EmptyResult()
+
+
+async def handle_unsubscribe(
+    ctx: ServerRequestContext, params: UnsubscribeRequestParams
+) -> EmptyResult:
+    state["subscriptions"].discard(str(params.uri))
+    return EmptyResult()
+
+
+async def handle_set_level(ctx: ServerRequestContext, params: SetLevelRequestParams) -> EmptyResult:
+    state["log_level"] = params.level
+    return EmptyResult()
+
+
+# MCPServer has no public API for these three yet (the SDK's own everything-server does the same).
+_low = mcp._lowlevel_server  # pyright: ignore[reportPrivateUsage]
+_low.add_request_handler("resources/subscribe", SubscribeRequestParams, handle_subscribe)
+_low.add_request_handler("resources/unsubscribe", UnsubscribeRequestParams, handle_unsubscribe)
+_low.add_request_handler("logging/setLevel", SetLevelRequestParams, handle_set_level)
+
+# MCPServer.run() builds the initialize result from create_initialization_options() with default
+# NotificationOptions (listChanged false everywhere). Declare tools.listChanged, since change_tools
+# really sends it, for every transport.
+_orig_init_options = _low.create_initialization_options
+
+
+def _init_options(
+    notification_options: NotificationOptions | None = None, *args: Any, **kwargs: Any
+) -> InitializationOptions:
+    return _orig_init_options(
+        notification_options or NotificationOptions(tools_changed=True), *args, **kwargs
+    )
+
+
+_low.create_initialization_options = _init_options  # type: ignore[method-assign]
+
+# ----------------------------------------------------------------------------- prompts, completion
+
+
+@mcp.prompt()
+def greet(name: str) -> str:
+    """Ask the model to greet someone."""
+    return f"Please greet {name}."
+
+
+@mcp.completion()  # type: ignore[untyped-decorator, no-untyped-call, unused-ignore]
+async def complete(
+    ref: PromptReference | ResourceTemplateReference,
+    argument: CompletionArgument,
+    context: CompletionContext | None,
+) -> Completion | None:
+    if isinstance(ref, PromptReference) and ref.name == "greet" and argument.name == "name":
+        values = [v for v in NAME_CANDIDATES if v.startswith(argument.value)]
+    elif (
+        isinstance(ref, ResourceTemplateReference)
+        and ref.uri == "demo://item/{id}"
+        and argument.name == "id"
+    ):
+        values = [v for v in ITEM_IDS if v.startswith(argument.value)]
+    else:
+        return None
+    return Completion(values=values, total=len(values), has_more=False)
+
+
+# -------------------------------------------------------------------------------------------- main
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--transport", choices=["stdio", "streamable-http", "sse"], default="stdio")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8765)
+    parser.add_argument(
+        "--stateless", action="store_true", help="streamable-http: stateless_http=True"
+    )
+    parser.add_argument(
+        "--json-response", action="store_true", help="streamable-http: json_response=True"
+    )
+    args = parser.parse_args(argv)
+    if args.transport == "stdio":
+        mcp.run()
+    elif args.transport == "sse":
+        mcp.run(transport="sse", host=args.host, port=args.port)
+    else:
+        mcp.run(
+            transport="streamable-http",
+            host=args.host,
+            port=args.port,
+            stateless_http=args.stateless,
+            json_response=args.json_response,
+        )
+
+
+if __name__ == "__main__":
+    main()
