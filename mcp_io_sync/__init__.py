@@ -1,10 +1,10 @@
 """mcp_io_sync: the blocking shell of mcp-proto (pipes, processes, threads).
 
-    from mcp_io_sync import connect
+from mcp_io_sync import connect
 
-    with connect("python server.py") as client:
-        print([t.name for t in client.list_tools()])
-        print(client.call_tool("echo", {"text": "hi"}))
+with connect("python server.py") as client:
+    print([t.name for t in client.list_tools()])
+    print(client.call_tool("echo", {"text": "hi"}))
 """
 
 from __future__ import annotations

@@ -92,7 +92,7 @@ class Client:
                     "(stdio only in this release)"
                 )
         self._core = ClientCore(
-            [ServerEntry(n, c.type) for n, c in zip(names, configs)],
+            [ServerEntry(n, c.type) for n, c in zip(names, configs, strict=True)],
             handlers=Handlers(
                 sampling=sampling_handler,
                 sampling_supports_tools=sampling_supports_tools,
@@ -115,9 +115,9 @@ class Client:
                 logger=self.logger,
                 on_event=self._on_server_event,
             )
-            for name, cfg in zip(names, configs)
+            for name, cfg in zip(names, configs, strict=True)
         }
-        for name, cfg in zip(names, configs):
+        for name, cfg in zip(names, configs, strict=True):
             self.logger.debug("configured server %s: %s", name, redact_config(cfg))
         self._callbacks: list[NotificationCallback] = []
         self._dispatch_queue: queue.Queue[Callable[[], Any] | None] = queue.Queue(
@@ -236,7 +236,9 @@ class Client:
     def _serve(self, server: StdioServer, session: Any, request: ev.ServerRequest) -> None:
         """Answer a server request on the worker pool (UT-8: bounded)."""
         if self._closed or not self._backlog.acquire(blocking=False):
-            server.reply(session, request.request_id, code=jsonrpc.INTERNAL_ERROR, message="Client busy")
+            server.reply(
+                session, request.request_id, code=jsonrpc.INTERNAL_ERROR, message="Client busy"
+            )
             return
 
         def job() -> None:
@@ -247,11 +249,20 @@ class Client:
                     )
                 )
                 server.reply(
-                    session, request.request_id, reply.result, code=reply.code, message=reply.message or ""
+                    session,
+                    request.request_id,
+                    reply.result,
+                    code=reply.code,
+                    message=reply.message or "",
                 )
             except Exception:
                 self.logger.exception("serving %s failed", request.method)
-                server.reply(session, request.request_id, code=jsonrpc.INTERNAL_ERROR, message="Internal error")
+                server.reply(
+                    session,
+                    request.request_id,
+                    code=jsonrpc.INTERNAL_ERROR,
+                    message="Internal error",
+                )
             finally:
                 self._backlog.release()
 
@@ -518,5 +529,3 @@ def load_definition_file(path: str | Path, logger: logging.Logger) -> list[Serve
     for warning in warnings:
         logger.warning("%s: %s", path, warning)
     return parsed
-
-

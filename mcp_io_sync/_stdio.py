@@ -144,7 +144,9 @@ class StdioServer:
     @property
     def is_connected(self) -> bool:
         s = self._session
-        return s is not None and s.state is State.READY and self._proc is not None and self._proc.alive
+        return (
+            s is not None and s.state is State.READY and self._proc is not None and self._proc.alive
+        )
 
     @property
     def read_timeout(self) -> float:
@@ -175,9 +177,7 @@ class StdioServer:
             except BaseException:
                 self._teardown(ConnectionError("the handshake failed"))
                 raise
-            self._logger.debug(
-                "connected to %s (protocol %s)", self.name, info.protocol_version
-            )
+            self._logger.debug("connected to %s (protocol %s)", self.name, info.protocol_version)
             return info
 
     def _start(self) -> None:
@@ -252,7 +252,9 @@ class StdioServer:
         self._write(proc, frames)
         return self._wait(session, rid, waiter)
 
-    def notify(self, method: str, params: dict[str, Any] | None = None, *, only_if_connected: bool = False) -> None:
+    def notify(
+        self, method: str, params: dict[str, Any] | None = None, *, only_if_connected: bool = False
+    ) -> None:
         if only_if_connected and not self.is_connected:
             return
         self.ensure_connected()
@@ -264,7 +266,15 @@ class StdioServer:
             frames = session.data_to_send()
         self._write(proc, frames)
 
-    def reply(self, session: Session, request_id: Any, result: Any = None, *, code: int | None = None, message: str = "") -> None:
+    def reply(
+        self,
+        session: Session,
+        request_id: Any,
+        result: Any = None,
+        *,
+        code: int | None = None,
+        message: str = "",
+    ) -> None:
         """Answer a server request on the session (process) that asked it."""
         with self._lock:
             proc = self._proc if session is self._session else None
@@ -407,7 +417,7 @@ class StdioServer:
         self._on_event(self, ("closed",))
 
     def _drain(self, session: Session) -> list[Any]:
-        out = []
+        out: list[Any] = []
         while True:
             event = session.next_event()
             if event is NEED_DATA:

@@ -1,13 +1,13 @@
 """mcp_io_trio: the Trio shell of mcp-proto (same API as mcp_io_sync, ``async``).
 
-    import trio
-    from mcp_io_trio import connect
+import trio
+from mcp_io_trio import connect
 
-    async def main():
-        async with connect("python server.py") as client:
-            print([t.name for t in await client.list_tools()])
+async def main():
+    async with connect("python server.py") as client:
+        print([t.name for t in await client.list_tools()])
 
-    trio.run(main)
+trio.run(main)
 """
 
 from __future__ import annotations

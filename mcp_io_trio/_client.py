@@ -12,6 +12,7 @@ from typing import Any, Literal, TypeVar
 
 import trio
 
+from mcp_io_sync._client import _server_names, _targets_to_configs, load_definition_file
 from mcp_proto import events as ev
 from mcp_proto import jsonrpc, llm
 from mcp_proto.client import ClientCore, ServerEntry
@@ -25,7 +26,6 @@ from mcp_proto.errors import MCPError, TransportError
 from mcp_proto.handlers import Handlers, Reply, serve_request
 from mcp_proto.limits import Limits
 from mcp_proto.types import Implementation, Prompt, ResourceContent, Root, Tool
-from mcp_io_sync._client import _server_names, _targets_to_configs, load_definition_file
 
 from ._stdio import StdioServer
 
@@ -81,7 +81,7 @@ class Client:
                     "(stdio only in this release)"
                 )
         self._core = ClientCore(
-            [ServerEntry(n, c.type) for n, c in zip(names, configs)],
+            [ServerEntry(n, c.type) for n, c in zip(names, configs, strict=True)],
             handlers=Handlers(
                 sampling=sampling_handler,
                 sampling_supports_tools=sampling_supports_tools,
@@ -107,9 +107,9 @@ class Client:
                 on_event=self._on_server_event,
                 nursery=self._get_nursery,
             )
-            for name, cfg in zip(names, configs)
+            for name, cfg in zip(names, configs, strict=True)
         }
-        for name, cfg in zip(names, configs):
+        for name, cfg in zip(names, configs, strict=True):
             self.logger.debug("configured server %s: %s", name, redact_config(cfg))
         self._callbacks: list[NotificationCallback] = []
         self._send_job, self._receive_job = trio.open_memory_channel[Callable[[], Any]](
@@ -265,13 +265,19 @@ class Client:
                         )
                     )
                 await server.reply(
-                    session, request.request_id, reply.result,
-                    code=reply.code, message=reply.message or "",
+                    session,
+                    request.request_id,
+                    reply.result,
+                    code=reply.code,
+                    message=reply.message or "",
                 )
             except Exception:
                 self.logger.exception("serving %s failed", request.method)
                 await server.reply(
-                    session, request.request_id, code=jsonrpc.INTERNAL_ERROR, message="Internal error"
+                    session,
+                    request.request_id,
+                    code=jsonrpc.INTERNAL_ERROR,
+                    message="Internal error",
                 )
             finally:
                 self._backlog -= 1
@@ -412,7 +418,9 @@ class Client:
     def clear_cache(self) -> None:
         self._core.clear_cache()
 
-    async def to_openai_tools(self, tool_names: Iterable[str] | None = None) -> list[dict[str, Any]]:
+    async def to_openai_tools(
+        self, tool_names: Iterable[str] | None = None
+    ) -> list[dict[str, Any]]:
         return llm.to_openai_tools(await self.list_tools(), tool_names)
 
     async def to_anthropic_tools(
@@ -420,7 +428,9 @@ class Client:
     ) -> list[dict[str, Any]]:
         return llm.to_anthropic_tools(await self.list_tools(), tool_names)
 
-    async def to_google_tools(self, tool_names: Iterable[str] | None = None) -> list[dict[str, Any]]:
+    async def to_google_tools(
+        self, tool_names: Iterable[str] | None = None
+    ) -> list[dict[str, Any]]:
         return llm.to_google_tools(await self.list_tools(), tool_names)
 
     async def cleanup(self) -> None:

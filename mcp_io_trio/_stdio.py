@@ -110,7 +110,9 @@ class StdioServer:
     @property
     def is_connected(self) -> bool:
         s = self._session
-        return s is not None and s.state is State.READY and self._proc is not None and self._proc.alive
+        return (
+            s is not None and s.state is State.READY and self._proc is not None and self._proc.alive
+        )
 
     @property
     def read_timeout(self) -> float:
@@ -218,7 +220,13 @@ class StdioServer:
         await self._flush(session, proc)
 
     async def reply(
-        self, session: Session, request_id: Any, result: Any = None, *, code: int | None = None, message: str = ""
+        self,
+        session: Session,
+        request_id: Any,
+        result: Any = None,
+        *,
+        code: int | None = None,
+        message: str = "",
     ) -> None:
         if code is None:
             session.send_response(request_id, result)
@@ -267,7 +275,10 @@ class StdioServer:
             # The caller's own scope was cancelled: abandon the request politely.
             self._waiters.pop(rid, None)
             self._progress.pop(rid, None)
-            if session.cancel_request(rid, "Request cancelled by the client") and self._proc is proc:
+            if (
+                session.cancel_request(rid, "Request cancelled by the client")
+                and self._proc is proc
+            ):
                 with trio.CancelScope(shield=True), trio.move_on_after(1):
                     try:
                         await self._flush(session, proc)
@@ -290,7 +301,7 @@ class StdioServer:
                     chunk = await stdout.receive_some(_READ_CHUNK)
                 except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
                     chunk = b""
-                framer.receive_data(chunk)
+                framer.receive_data(bytes(chunk))
                 lines = []
                 try:
                     while True:
@@ -374,7 +385,7 @@ class StdioServer:
         self._on_event(self, ("closed",))
 
     def _drain(self, session: Session) -> list[Any]:
-        out = []
+        out: list[Any] = []
         while True:
             event = session.next_event()
             if event is NEED_DATA:

@@ -1,0 +1,45 @@
+# The two commands the README promises on a fresh machine: `make demo` and `make test`.
+# Each creates .venv when missing and installs what it needs (Python packages from
+# PyPI, the npm reference server into tests/peers/node_modules).
+
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: test demo lint typecheck unit bench install peers clean
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --disable-pip-version-check --upgrade pip
+	$(PY) -m pip install -q --disable-pip-version-check -e '.[test,demo,bench]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+tests/peers/node_modules/.package-lock.json: tests/peers/package.json tests/peers/package-lock.json
+	npm ci --prefix tests/peers --no-audit --no-fund --loglevel=error
+	touch $@
+
+peers: tests/peers/node_modules/.package-lock.json
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check mcp_proto mcp_io_sync mcp_io_trio tests bench fuzz examples
+	$(VENV)/bin/ruff format --check mcp_proto mcp_io_sync mcp_io_trio
+
+typecheck: $(STAMP)
+	$(VENV)/bin/mypy --strict mcp_proto mcp_io_sync mcp_io_trio
+
+unit: $(STAMP) peers
+	$(PY) -m pytest -q -W error
+
+test: lint typecheck unit
+
+demo: $(STAMP)
+	$(PY) examples/demo.py
+
+bench: $(STAMP)
+	$(PY) bench/run.py
+
+clean:
+	rm -rf $(VENV) tests/peers/node_modules .pytest_cache .mypy_cache .ruff_cache
