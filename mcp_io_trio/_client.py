@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
 import logging
 import re
@@ -249,10 +250,19 @@ class Client:
 
     def _serve(self, server: StdioServer, session: Any, request: ev.ServerRequest) -> None:
         """Answer a server request in the nursery under a capacity limiter (UT-8)."""
-        if self._nursery is None or self._backlog >= self.limits.server_request_backlog:
-            session.send_error_response(request.request_id, jsonrpc.INTERNAL_ERROR, "Client busy")
-            if self._nursery is not None:
-                self._nursery.start_soon(server.reply, session, request.request_id, None)
+        if self._nursery is None:
+            return  # the client is closing: the server's process is about to go too
+        if self._backlog >= self.limits.server_request_backlog:
+            # UT-8: answer at once instead of queuing without bound.
+            self._nursery.start_soon(
+                functools.partial(
+                    server.reply,
+                    session,
+                    request.request_id,
+                    code=jsonrpc.INTERNAL_ERROR,
+                    message="Client busy",
+                )
+            )
             return
         self._backlog += 1
 
