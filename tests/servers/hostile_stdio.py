@@ -320,7 +320,7 @@ class Server:
             self.progress_after(req_id, params, args)
             return
         if "echo_raw" in modes:
-            text = json.dumps(params, separators=(",", ":"))
+            text = json.dumps(params, separators=(",", ":"), ensure_ascii=False)
             self.respond(req_id, {"content": [{"type": "text", "text": text}], "isError": False})
             return
         self.respond(req_id, OK_RESULT)
