@@ -817,6 +817,8 @@ def _detect(target: str | Sequence[str]) -> DetectedTransport:
     if not isinstance(target, str):
         pieces = split_targets(target)
         if len(pieces) == 1 and isinstance(pieces[0], tuple):
+            if not pieces[0][0].strip():
+                raise TransportDetectionError(f"empty command in argv {target!r}")
             return "stdio"
         raise TransportDetectionError(
             "this list names several servers; split it with split_targets() first"
@@ -905,7 +907,8 @@ def _redact(value: Any) -> Any:
     if isinstance(value, Mapping):
         out: dict[Any, Any] = {}
         for key, item in value.items():
-            if not _is_sensitive(key):
+            if not _is_sensitive(key) or item is None:
+                # ``None`` holds no secret, and "[REDACTED]" would claim one is set.
                 out[key] = _redact(item)
             elif isinstance(item, Mapping):
                 # Keep the names (which header, which variable), hide every value.
@@ -924,7 +927,8 @@ def redact_config(config: Mapping[str, Any] | ServerConfig) -> dict[str, Any]:
     Values under ``headers``, ``env``, ``token``, ``access_token``, ``api_key``,
     ``auth``, ``authorization``, ``password``, ``secret``, ``client_secret`` and
     ``oauth_provider`` (any case; ``-``/``_`` ignored) become ``"[REDACTED]"``; when
-    such a value is a mapping its keys stay and each of its values is redacted. Works
+    such a value is a mapping its keys stay and each of its values is redacted; a
+    ``None`` stays ``None`` (nothing to hide, and no false hint that a secret is set). Works
     at any depth, through lists too. A :class:`ServerConfig` is converted with
     :func:`attrs.asdict` first.
 
