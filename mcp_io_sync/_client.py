@@ -6,6 +6,7 @@ import json
 import logging
 import queue
 import re
+import ssl
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -18,25 +19,31 @@ from mcp_proto.client import ClientCore, ServerEntry
 from mcp_proto.config import (
     ServerConfig,
     config_from_dict,
-    detect_transport,
     parse_server_definitions,
     redact_config,
-    split_targets,
-    stdio_argv,
-    stdio_config,
 )
 from mcp_proto.effects import Call, CallHost, Connect, Effect, Log, Notify, Op, ProgressCallback
-from mcp_proto.errors import MCPError, TransportDetectionError, TransportError
+from mcp_proto.errors import ConnectionError, MCPError
 from mcp_proto.handlers import Handlers, Reply, serve_request
 from mcp_proto.limits import Limits
+from mcp_proto.targets import TargetOptions, plan_targets
 from mcp_proto.types import Implementation, Prompt, ResourceContent, Root, Tool
 
+from ._base import BaseServer
+from ._http import HttpServer, SseServer, StreamableHttpServer
 from ._stdio import StdioServer
 
 __all__ = ["Client", "connect", "create_client"]
 
 T = TypeVar("T")
-NotificationCallback = Callable[[StdioServer, str, dict[str, Any]], Any]
+NotificationCallback = Callable[[BaseServer, str, dict[str, Any]], Any]
+
+_TRANSPORTS: dict[str, type[BaseServer]] = {
+    "stdio": StdioServer,
+    "streamable_http": StreamableHttpServer,
+    "http": HttpServer,
+    "sse": SseServer,
+}
 
 _LOGGER = logging.getLogger("mcp_io_sync")
 _LOGGER.addHandler(logging.NullHandler())
@@ -76,6 +83,8 @@ class Client:
         client_info: Implementation | Mapping[str, Any] | None = None,
         validate_structured_content: Literal["warn", "strict"] = "warn",
         limits: Limits | None = None,
+        ssl_context: ssl.SSLContext | None = None,
+        proxy: str | None = None,
     ) -> None:
         configs = [
             c if isinstance(c, ServerConfig) else config_from_dict(c) for c in mcp_server_configs
@@ -85,12 +94,7 @@ class Client:
         if isinstance(client_info, Mapping):
             client_info = Implementation.from_dict(client_info)
         names = _server_names(configs)
-        for cfg in configs:
-            if cfg.type != "stdio":
-                raise TransportError(
-                    f"the {cfg.type} transport is not available yet in mcp_io_sync "
-                    "(stdio only in this release)"
-                )
+        self._http_options: dict[str, Any] = {"ssl_context": ssl_context, "proxy": proxy}
         self._core = ClientCore(
             [ServerEntry(n, c.type) for n, c in zip(names, configs, strict=True)],
             handlers=Handlers(
@@ -105,17 +109,8 @@ class Client:
         )
         if roots is not None:
             self._run(self._core.set_roots(roots))
-        self._servers: dict[str, StdioServer] = {
-            name: StdioServer(
-                cfg,
-                name=name,
-                client_info=self._core.client_info,
-                capabilities=lambda: self._core.capabilities,
-                limits=self.limits,
-                logger=self.logger,
-                on_event=self._on_server_event,
-            )
-            for name, cfg in zip(names, configs, strict=True)
+        self._servers: dict[str, BaseServer] = {
+            name: self._make_server(name, cfg) for name, cfg in zip(names, configs, strict=True)
         }
         for name, cfg in zip(names, configs, strict=True):
             self.logger.debug("configured server %s: %s", name, redact_config(cfg))
@@ -130,6 +125,26 @@ class Client:
         self._backlog = threading.BoundedSemaphore(self.limits.server_request_backlog)
         self._lock = threading.Lock()
         self._closed = False
+
+    def _make_server(self, name: str, config: ServerConfig) -> BaseServer:
+        cls = _TRANSPORTS[config.type]
+        extra = self._http_options if cls is not BaseServer else {}
+        return cls(
+            config,
+            name=name,
+            client_info=self._core.client_info,
+            capabilities=lambda: self._core.capabilities,
+            limits=self.limits,
+            logger=self.logger,
+            on_event=self._on_server_event,
+            **extra,
+        )
+
+    def _replace_config(self, name: str, config: ServerConfig) -> None:
+        """Swap a (not yet connected) server's transport: used by ``connect``'s fallback."""
+        self._servers[name].cleanup()
+        self._servers[name] = self._make_server(name, config)
+        self._core.replace_type(name, config.type)
 
     # ------------------------------------------------------------ driving the core
 
@@ -173,7 +188,7 @@ class Client:
 
     # ------------------------------------------------------------ events from servers
 
-    def _on_server_event(self, server: StdioServer, event: Any) -> None:
+    def _on_server_event(self, server: BaseServer, event: Any) -> None:
         if isinstance(event, tuple):
             kind = event[0]
             if kind == "progress":
@@ -201,7 +216,7 @@ class Client:
         elif isinstance(event, ev.MessageDiscarded):
             self.logger.debug("server %s: discarded a message: %s", server.name, event.reason)
 
-    def _notify_callbacks(self, server: StdioServer, method: str, params: dict[str, Any]) -> None:
+    def _notify_callbacks(self, server: BaseServer, method: str, params: dict[str, Any]) -> None:
         for callback in list(self._callbacks):
             try:
                 callback(server, method, params)
@@ -233,7 +248,7 @@ class Client:
             except Exception:
                 self.logger.exception("callback failed")
 
-    def _serve(self, server: StdioServer, session: Any, request: ev.ServerRequest) -> None:
+    def _serve(self, server: BaseServer, session: Any, request: ev.ServerRequest) -> None:
         """Answer a server request on the worker pool (UT-8: bounded)."""
         if self._closed or not self._backlog.acquire(blocking=False):
             server.reply(
@@ -274,10 +289,10 @@ class Client:
     # ------------------------------------------------------------ servers
 
     @property
-    def servers(self) -> list[StdioServer]:
+    def servers(self) -> list[BaseServer]:
         return list(self._servers.values())
 
-    def find_server(self, name: Any) -> StdioServer:
+    def find_server(self, name: Any) -> BaseServer:
         return self._servers[self._core.select_server(name)]
 
     def connect_all(self) -> None:
@@ -444,33 +459,6 @@ class Client:
             pass
 
 
-def _targets_to_configs(
-    target: str | Sequence[str],
-    *,
-    transport: str | None,
-    name: str | None,
-    env: Mapping[str, str] | None,
-    cwd: str | None,
-    read_timeout: float | None,
-) -> list[ServerConfig]:
-    configs = []
-    targets = split_targets(target)
-    for i, single in enumerate(targets):
-        kind = transport or detect_transport(single)
-        if kind not in ("stdio", "sse", "http", "streamable_http", "http_auto"):
-            raise TransportDetectionError(f"unknown transport {kind!r}")
-        if kind != "stdio":
-            raise TransportError(
-                f"the {kind} transport is not available yet in this release (stdio only)"
-            )
-        server_name = name if len(targets) == 1 else (f"{name}_{i}" if name else None)
-        kwargs: dict[str, Any] = {"name": server_name, "env": env, "cwd": cwd}
-        if read_timeout is not None:
-            kwargs["read_timeout"] = read_timeout
-        configs.append(stdio_config(stdio_argv(single), **kwargs))
-    return configs
-
-
 def connect(
     target: str | Sequence[str],
     *,
@@ -478,21 +466,58 @@ def connect(
     name: str | None = None,
     env: Mapping[str, str] | None = None,
     cwd: str | None = None,
+    headers: Mapping[str, str] | None = None,
     read_timeout: float | None = None,
+    retries: int | None = None,
+    retry_backoff: float | None = None,
+    endpoint: str | None = None,
+    ping: float | None = None,
     **client_kwargs: Any,
 ) -> Client:
     """Connect to one server (or several: a list of targets) and return the client.
 
     ``target`` is a command line (``"python server.py"``, ``"npx -y pkg"``,
-    ``"stdio://cmd"``) or an argv list. Every other keyword goes to :class:`Client`.
-    The servers are connected before this returns; on failure nothing is left running.
+    ``"stdio://cmd"``), an argv list, or a URL: ``…/sse`` is the deprecated HTTP+SSE
+    transport, ``…/mcp`` Streamable HTTP, any other http(s) URL is tried as Streamable
+    HTTP, then HTTP+SSE, then plain HTTP (CONN-6). Every other keyword goes to
+    :class:`Client`. The servers are connected before this returns; on failure nothing
+    is left running.
     """
-    configs = _targets_to_configs(
-        target, transport=transport, name=name, env=env, cwd=cwd, read_timeout=read_timeout
+    plans = plan_targets(
+        target,
+        transport=transport,
+        name=name,
+        options=TargetOptions(
+            env=env,
+            cwd=cwd,
+            headers=headers,
+            read_timeout=read_timeout,
+            retries=retries,
+            retry_backoff=retry_backoff,
+            endpoint=endpoint,
+            ping=ping,
+        ),
     )
-    client = Client(configs, **client_kwargs)
+    client = Client([plan[0] for plan in plans], **client_kwargs)
     try:
-        client.connect_all()
+        for server, plan in zip(client.servers, plans, strict=True):
+            failures: list[str] = []
+            for i, candidate in enumerate(plan):
+                if i:
+                    client._replace_config(server.name, candidate)
+                    server = client.find_server(server.name)
+                try:
+                    server.ensure_connected()
+                    break
+                except MCPError as exc:
+                    failures.append(f"{candidate.type}: {exc}")
+                    if len(plan) == 1:
+                        raise
+            else:
+                raise ConnectionError(
+                    f"could not connect to {plan[0].endpoint_url}; tried all transports: "
+                    + "; ".join(failures)
+                )
     except BaseException:
         client.close()
         raise

@@ -10,11 +10,8 @@ import logging
 import os
 import subprocess
 import threading
-import time
-from collections.abc import Callable
 from typing import Any
 
-from mcp_proto import events as ev
 from mcp_proto._util import NEED_DATA
 from mcp_proto.config import ServerConfig
 from mcp_proto.errors import (
@@ -23,10 +20,10 @@ from mcp_proto.errors import (
     MCPError,
     TransportError,
 )
-from mcp_proto.limits import Limits
-from mcp_proto.session import ServerInfo, Session, State
+from mcp_proto.session import Session
 from mcp_proto.stdio import LineFramer, frame
-from mcp_proto.types import Implementation
+
+from ._base import BaseServer
 
 __all__ = ["StdioServer"]
 
@@ -34,15 +31,6 @@ __all__ = ["StdioServer"]
 # then SIGTERM and the same again, then SIGKILL.
 SHUTDOWN_GRACE = 2.0
 _READ_CHUNK = 65536
-
-
-class _Waiter:
-    __slots__ = ("error", "event", "result")
-
-    def __init__(self) -> None:
-        self.event = threading.Event()
-        self.result: Any = None
-        self.error: MCPError | None = None
 
 
 class _Process:
@@ -98,103 +86,34 @@ class _Process:
                 return
 
 
-class StdioServer:
+class StdioServer(BaseServer):
     """One MCP server reached over stdio (blocking shell).
 
-    Thread-safe: any thread may call :meth:`request`. A reader thread feeds the
-    session; callers wait on their own event with the deadline the core computed. If
-    the process exits, pending calls fail with ``ConnectionError`` and the next request
-    starts a new process and handshake (STDIO-10).
+    A reader thread feeds the session from the child's stdout; another drains its
+    stderr into the log. If the process exits, pending calls fail with
+    ``ConnectionError`` and the next request starts a new process and handshake
+    (STDIO-10).
     """
 
-    def __init__(
-        self,
-        config: ServerConfig,
-        *,
-        name: str,
-        client_info: Implementation,
-        capabilities: Callable[[], dict[str, Any]],
-        limits: Limits,
-        logger: logging.Logger,
-        on_event: Callable[[StdioServer, Any], None],
-    ) -> None:
-        self.config = config
-        self.name = name
-        self.type = "stdio"
-        self._client_info = client_info
-        self._capabilities = capabilities
-        self._limits = limits
-        self._logger = logger
-        self._on_event = on_event
-        self._lock = threading.RLock()
-        self._connect_lock = threading.Lock()
-        self._session: Session | None = None
+    type = "stdio"
+
+    def __init__(self, config: ServerConfig, **kwargs: Any) -> None:
+        super().__init__(config, **kwargs)
         self._proc: _Process | None = None
-        self._waiters: dict[Any, _Waiter] = {}
-        self._progress: dict[Any, Callable[..., Any]] = {}
         self._threads: list[threading.Thread] = []
 
-    # ------------------------------------------------------------ introspection
+    def _transport_alive(self) -> bool:
+        return self._proc is not None and self._proc.alive
 
-    @property
-    def info(self) -> ServerInfo | None:
-        s = self._session
-        return s.server if s is not None else None
-
-    @property
-    def is_connected(self) -> bool:
-        s = self._session
-        return (
-            s is not None and s.state is State.READY and self._proc is not None and self._proc.alive
-        )
-
-    @property
-    def read_timeout(self) -> float:
-        return self.config.read_timeout
-
-    # ------------------------------------------------------------ lifecycle
-
-    def ensure_connected(self) -> ServerInfo:
-        """Start the process and handshake unless already connected."""
-        with self._connect_lock:
-            if self.is_connected:
-                assert self._session is not None and self._session.server is not None
-                return self._session.server
-            self._start()
-            session, proc = self._session, self._proc
-            assert session is not None and proc is not None
-            try:
-                with self._lock:
-                    rid = session.start_handshake(now=time.monotonic(), timeout=self.read_timeout)
-                    waiter = self._waiters[rid] = _Waiter()
-                    frames = session.data_to_send()
-                self._write(proc, frames)
-                result = self._wait(session, rid, waiter)
-                with self._lock:
-                    info = session.complete_handshake(result)
-                    frames = session.data_to_send()
-                self._write(proc, frames)
-            except BaseException:
-                self._teardown(ConnectionError("the handshake failed"))
-                raise
-            self._logger.debug("connected to %s (protocol %s)", self.name, info.protocol_version)
-            return info
-
-    def _start(self) -> None:
-        self._teardown(ConnectionError("restarting the server process"))
+    def _open(self) -> None:
         env = None
         if self.config.env:
             env = {**os.environ, **self.config.env}
         proc = _Process(self.config.command, env, self.config.cwd)
-        session = Session(
-            client_info=self._client_info,
-            capabilities=self._capabilities(),
-            limits=self._limits,
-        )
         with self._lock:
-            self._proc, self._session = proc, session
+            self._proc = proc
         reader = threading.Thread(
-            target=self._read_loop, args=(proc, session), name=f"mcp-stdio-{self.name}", daemon=True
+            target=self._read_loop, args=(proc,), name=f"mcp-stdio-{self.name}", daemon=True
         )
         errs = threading.Thread(
             target=self._stderr_loop, args=(proc,), name=f"mcp-stderr-{self.name}", daemon=True
@@ -203,128 +122,41 @@ class StdioServer:
         reader.start()
         errs.start()
 
-    def cleanup(self) -> None:
-        """Stop the process (bounded) and fail anything pending. Idempotent."""
-        with self._connect_lock:
-            self._teardown(ConnectionError("the client closed the connection"))
-
-    def _teardown(self, error: MCPError) -> None:
+    def _close(self) -> None:
         with self._lock:
-            proc, session = self._proc, self._session
-            self._proc = None
+            proc, self._proc = self._proc, None
         if proc is not None:
             proc.stop()
-        if session is not None:
-            self._lost(session, error)
         for t in self._threads:
             if t is not threading.current_thread():
                 t.join(timeout=SHUTDOWN_GRACE)
         self._threads = []
 
-    # ------------------------------------------------------------ requests
-
-    def request(
-        self,
-        method: str,
-        params: dict[str, Any] | None = None,
-        *,
-        timeout: float | None = None,
-        progress: Callable[..., Any] | None = None,
-    ) -> Any:
-        """Send a request and block for its result (or its typed error)."""
-        self.ensure_connected()
-        with self._lock:
-            session, proc = self._session, self._proc
-            if session is None or proc is None or session.state is not State.READY:
-                raise ConnectionError(f"server {self.name!r} is not connected")
-            rid = session.send_request(
-                method,
-                params,
-                now=time.monotonic(),
-                timeout=self.read_timeout if timeout is None else timeout,
-                want_progress=progress is not None,
-            )
-            waiter = self._waiters[rid] = _Waiter()
-            if progress is not None:
-                self._progress[rid] = progress
-            frames = session.data_to_send()
-        self._logger.debug("-> %s %s (id %s)", self.name, method, rid)
-        self._write(proc, frames)
-        return self._wait(session, rid, waiter)
-
-    def notify(
-        self, method: str, params: dict[str, Any] | None = None, *, only_if_connected: bool = False
-    ) -> None:
-        if only_if_connected and not self.is_connected:
-            return
-        self.ensure_connected()
-        with self._lock:
-            session, proc = self._session, self._proc
-            if session is None or proc is None:
-                raise ConnectionError(f"server {self.name!r} is not connected")
-            session.send_notification(method, params)
-            frames = session.data_to_send()
-        self._write(proc, frames)
-
-    def reply(
-        self,
-        session: Session,
-        request_id: Any,
-        result: Any = None,
-        *,
-        code: int | None = None,
-        message: str = "",
-    ) -> None:
-        """Answer a server request on the session (process) that asked it."""
+    def _transmit(self, session: Session, waiter: Any = None) -> None:
+        # Drain and write under the process's write lock, so that frames reach the pipe
+        # in the order the session queued them even with many threads sending.
         with self._lock:
             proc = self._proc if session is self._session else None
-            if code is None:
-                session.send_response(request_id, result)
-            else:
-                session.send_error_response(request_id, code, message)
-            frames = session.data_to_send()
-        if proc is not None and frames:
-            try:
-                self._write(proc, frames)
-            except TransportError as exc:
-                self._logger.debug("could not answer %s: %s", self.name, exc)
-
-    def _write(self, proc: _Process, frames: list[bytes]) -> None:
-        if not frames:
+        if proc is None:
+            with self._lock:
+                if session.data_to_send():
+                    raise ConnectionError(f"server {self.name!r} is not connected")
             return
         with proc.write_lock:
+            with self._lock:
+                frames = session.data_to_send()
+            if not frames:
+                return
             try:
                 proc.write(frames)
             except TransportError as exc:
-                self._connection_lost(proc, ConnectionError(f"server {self.name!r}: {exc}"))
-                raise
-
-    def _wait(self, session: Session, rid: Any, waiter: _Waiter) -> Any:
-        while True:
-            with self._lock:
-                deadline = session.next_deadline()
-            remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
-            if waiter.event.wait(remaining):
-                break
-            # The core decides what expired; it also queues notifications/cancelled.
-            with self._lock:
-                session.handle_timeout(time.monotonic())
-                events = self._drain(session)
-                frames = session.data_to_send()
-                proc = self._proc if session is self._session else None
-            self._dispatch(session, events)
-            if proc is not None and frames:
-                try:
-                    self._write(proc, frames)
-                except TransportError:
-                    pass  # best effort (PROG-5): the timeout is what the caller sees
-        if waiter.error is not None:
-            raise waiter.error
-        return waiter.result
+                error = ConnectionError(f"server {self.name!r}: {exc}")
+                self._connection_lost(proc, error)
+                raise error from exc
 
     # ------------------------------------------------------------ reader side
 
-    def _read_loop(self, proc: _Process, session: Session) -> None:
+    def _read_loop(self, proc: _Process) -> None:
         stdout = proc.popen.stdout
         assert stdout is not None
         framer = LineFramer(self._limits.max_line_size)
@@ -344,11 +176,11 @@ class StdioServer:
                     lines.append(line)
             except LineTooLongError as exc:
                 self._logger.warning("server %s: %s; dropping the connection", self.name, exc)
-                self._deliver(session, lines)
+                self._deliver_to(proc, lines)
                 self._connection_lost(proc, exc)
                 proc.stop()
                 return
-            self._deliver(session, lines)
+            self._deliver_to(proc, lines)
             if not chunk:
                 code = proc.popen.poll()
                 if code is None:
@@ -365,14 +197,11 @@ class StdioServer:
                 )
                 return
 
-    def _deliver(self, session: Session, lines: list[bytes]) -> None:
-        if not lines:
-            return
+    def _deliver_to(self, proc: _Process, lines: list[bytes]) -> None:
         with self._lock:
-            for line in lines:
-                session.receive_message(line)
-            events = self._drain(session)
-        self._dispatch(session, events)
+            session = self._session if proc is self._proc else None
+        if session is not None:
+            self._deliver(session, lines)
 
     def _stderr_loop(self, proc: _Process) -> None:
         """Drain the child's stderr continuously (STDIO-5) into the log, bounded."""
@@ -406,43 +235,3 @@ class StdioServer:
             proc.alive = False
         if session is not None:
             self._lost(session, error)
-
-    def _lost(self, session: Session, error: MCPError) -> None:
-        with self._lock:
-            if session.state is State.CLOSED:
-                return
-            session.connection_lost(error)
-            events = self._drain(session)
-        self._dispatch(session, events)
-        self._on_event(self, ("closed",))
-
-    def _drain(self, session: Session) -> list[Any]:
-        out: list[Any] = []
-        while True:
-            event = session.next_event()
-            if event is NEED_DATA:
-                return out
-            out.append(event)
-
-    def _dispatch(self, session: Session, events: list[Any]) -> None:
-        for event in events:
-            if isinstance(event, (ev.ResponseReceived, ev.RequestFailed)):
-                with self._lock:
-                    waiter = self._waiters.pop(event.request_id, None)
-                    self._progress.pop(event.request_id, None)
-                if waiter is None:
-                    continue
-                if isinstance(event, ev.ResponseReceived):
-                    waiter.result = event.result
-                else:
-                    waiter.error = event.error
-                waiter.event.set()
-            elif isinstance(event, ev.ProgressReceived):
-                with self._lock:
-                    callback = self._progress.get(event.request_id)
-                if callback is not None:
-                    self._on_event(self, ("progress", callback, event))
-            elif isinstance(event, ev.ServerRequest):
-                self._on_event(self, ("request", session, event))
-            else:
-                self._on_event(self, event)

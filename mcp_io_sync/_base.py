@@ -1,0 +1,394 @@
+"""What every blocking-shell server shares: a session, waiters, dispatch, retries.
+
+A transport subclass supplies four things: ``_open()`` (start a process / prepare an
+HTTP pool), ``_send(session, frames)`` (move queued messages to the peer; an HTTP
+transport also reads the replies there), ``_close()`` and ``_after_handshake()``.
+Everything else — the handshake, waiting with the core's deadlines, routing events,
+retrying per the core's retry table — is here, once.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from mcp_proto import events as ev
+from mcp_proto._util import NEED_DATA
+from mcp_proto.config import ServerConfig
+from mcp_proto.errors import ConnectionError, MCPError
+from mcp_proto.http import backoff_delay, is_retryable
+from mcp_proto.limits import Limits
+from mcp_proto.session import ServerInfo, Session, State
+from mcp_proto.types import Implementation
+
+__all__ = ["BaseServer", "SessionExpired"]
+
+
+class SessionExpired(Exception):
+    """Raised by an HTTP ``_send`` when the server answered 404 to our session id."""
+
+
+class _Waiter:
+    __slots__ = ("error", "event", "result")
+
+    def __init__(self) -> None:
+        self.event = threading.Event()
+        self.result: Any = None
+        self.error: MCPError | None = None
+
+
+class BaseServer:
+    """One MCP server (blocking shell). Thread-safe: any thread may call
+    :meth:`request`; the transport's reader (or the sending thread, for HTTP) feeds
+    the session and wakes callers."""
+
+    type = "base"
+
+    def __init__(
+        self,
+        config: ServerConfig,
+        *,
+        name: str,
+        client_info: Implementation,
+        capabilities: Callable[[], dict[str, Any]],
+        limits: Limits,
+        logger: logging.Logger,
+        on_event: Callable[[BaseServer, Any], None],
+    ) -> None:
+        self.config = config
+        self.name = name
+        self._client_info = client_info
+        self._capabilities = capabilities
+        self._limits = limits
+        self._logger = logger
+        self._on_event = on_event
+        self._lock = threading.RLock()
+        self._connect_lock = threading.Lock()
+        self._session: Session | None = None
+        self._waiters: dict[Any, _Waiter] = {}
+        self._progress: dict[Any, Callable[..., Any]] = {}
+        self._random = random.Random()  # jitter for retry backoff (the shell owns randomness)
+
+    # ------------------------------------------------------------ introspection
+
+    @property
+    def info(self) -> ServerInfo | None:
+        s = self._session
+        return s.server if s is not None else None
+
+    @property
+    def server_info(self) -> Any:
+        info = self.info
+        return info.server_info if info is not None else None
+
+    @property
+    def capabilities(self) -> dict[str, Any]:
+        info = self.info
+        return info.capabilities if info is not None else {}
+
+    @property
+    def instructions(self) -> str | None:
+        info = self.info
+        return info.instructions if info is not None else None
+
+    @property
+    def protocol_version(self) -> str | None:
+        info = self.info
+        return info.protocol_version if info is not None else None
+
+    @property
+    def protocol_era(self) -> str | None:
+        info = self.info
+        return info.protocol_era if info is not None else None
+
+    def has_capability(self, *path: str) -> bool:
+        info = self.info
+        return info is not None and info.has_capability(*path)
+
+    def _transport_alive(self) -> bool:
+        return True
+
+    @property
+    def is_connected(self) -> bool:
+        s = self._session
+        return s is not None and s.state is State.READY and self._transport_alive()
+
+    @property
+    def read_timeout(self) -> float:
+        return self.config.read_timeout
+
+    # ------------------------------------------------------------ transport hooks
+
+    def _open(self) -> None:
+        raise NotImplementedError
+
+    def _send(self, session: Session, frames: list[bytes]) -> None:
+        raise NotImplementedError
+
+    def _close(self) -> None:
+        raise NotImplementedError
+
+    def _after_handshake(self, session: Session, info: ServerInfo) -> None:
+        """Called once the handshake completed (HTTP: start the GET stream)."""
+
+    # ------------------------------------------------------------ lifecycle
+
+    def connect(self) -> ServerInfo:
+        """Connect now (spawn / handshake) instead of on first use."""
+        return self.ensure_connected()
+
+    def ensure_connected(self) -> ServerInfo:
+        """Open the transport and perform the handshake unless already connected."""
+        with self._connect_lock:
+            if self.is_connected:
+                assert self._session is not None and self._session.server is not None
+                return self._session.server
+            self._teardown(ConnectionError("reconnecting"))
+            self._open()
+            session = Session(
+                client_info=self._client_info,
+                capabilities=self._capabilities(),
+                limits=self._limits,
+            )
+            with self._lock:
+                self._session = session
+            try:
+                with self._lock:
+                    rid = session.start_handshake(now=time.monotonic(), timeout=self.read_timeout)
+                    waiter = self._waiters[rid] = _Waiter()
+                self._transmit(session)
+                result = self._wait(session, rid, waiter)
+                with self._lock:
+                    info = session.complete_handshake(result)
+                self._after_handshake(session, info)
+                self._transmit(session)
+            except SessionExpired:
+                self._teardown(ConnectionError("the handshake failed"))
+                raise ConnectionError(f"server {self.name!r} refused the handshake") from None
+            except BaseException:
+                self._teardown(ConnectionError("the handshake failed"))
+                raise
+            self._logger.debug("connected to %s (protocol %s)", self.name, info.protocol_version)
+            return info
+
+    def cleanup(self) -> None:
+        """Close the transport (bounded) and fail anything pending. Idempotent; the
+        next request reconnects."""
+        with self._connect_lock:
+            self._teardown(ConnectionError("the client closed the connection"))
+
+    def _teardown(self, error: MCPError) -> None:
+        with self._lock:
+            session = self._session
+        self._close()
+        if session is not None:
+            self._lost(session, error)
+
+    # ------------------------------------------------------------ requests
+
+    def request(
+        self,
+        method: str,
+        params: dict[str, Any] | None = None,
+        *,
+        timeout: float | None = None,
+        progress: Callable[..., Any] | None = None,
+    ) -> Any:
+        """Send a request and block for its result (or its typed error).
+
+        Failures the core's retry table allows (transport errors, HTTP 5xx; never
+        ``tools/call``, timeouts, too-large responses) are retried up to
+        ``config.retries`` times with exponential backoff. An expired HTTP session is
+        replaced by a fresh one; the request is re-sent only if it may be.
+        """
+        attempt = 0
+        expired_once = False
+        while True:
+            try:
+                return self._request_once(method, params, timeout=timeout, progress=progress)
+            except SessionExpired:
+                # 2025-11-25 Session Management: start a new session on 404.
+                self._logger.info("server %s: the session expired; starting a new one", self.name)
+                with self._connect_lock:
+                    self._teardown(ConnectionError(f"server {self.name!r}: the session expired"))
+                if expired_once or not is_retryable(method, ConnectionError("expired")):
+                    raise ConnectionError(
+                        f"server {self.name!r}: the session expired during {method}; "
+                        "a new session was started but the request was not re-sent"
+                    ) from None
+                expired_once = True
+            except MCPError as exc:
+                attempt += 1
+                if attempt > self.config.retries or not is_retryable(method, exc):
+                    raise
+                delay = backoff_delay(
+                    attempt, self.config.retry_backoff, jitter=self._random.random() * 0.25
+                )
+                self._logger.info(
+                    "server %s: %s failed (%s); retry %d in %.2fs",
+                    self.name,
+                    method,
+                    exc,
+                    attempt,
+                    delay,
+                )
+                time.sleep(delay)
+
+    def _request_once(
+        self,
+        method: str,
+        params: dict[str, Any] | None,
+        *,
+        timeout: float | None,
+        progress: Callable[..., Any] | None,
+    ) -> Any:
+        self.ensure_connected()
+        with self._lock:
+            session = self._session
+            if session is None or session.state is not State.READY:
+                raise ConnectionError(f"server {self.name!r} is not connected")
+            rid = session.send_request(
+                method,
+                params,
+                now=time.monotonic(),
+                timeout=self.read_timeout if timeout is None else timeout,
+                want_progress=progress is not None,
+            )
+            waiter = self._waiters[rid] = _Waiter()
+            if progress is not None:
+                self._progress[rid] = progress
+        self._logger.debug("-> %s %s (id %s)", self.name, method, rid)
+        try:
+            self._transmit(session, waiter)
+        except BaseException:
+            with self._lock:
+                self._waiters.pop(rid, None)
+                self._progress.pop(rid, None)
+                session.cancel_request(rid, "send failed", notify=False)
+            raise
+        return self._wait(session, rid, waiter)
+
+    def notify(
+        self, method: str, params: dict[str, Any] | None = None, *, only_if_connected: bool = False
+    ) -> None:
+        if only_if_connected and not self.is_connected:
+            return
+        self.ensure_connected()
+        with self._lock:
+            session = self._session
+            if session is None:
+                raise ConnectionError(f"server {self.name!r} is not connected")
+            session.send_notification(method, params)
+        self._transmit(session)
+
+    def reply(
+        self,
+        session: Session,
+        request_id: Any,
+        result: Any = None,
+        *,
+        code: int | None = None,
+        message: str = "",
+    ) -> None:
+        """Answer a server request on the session that asked it."""
+        with self._lock:
+            if code is None:
+                session.send_response(request_id, result)
+            else:
+                session.send_error_response(request_id, code, message)
+            current = session is self._session
+        if not current:
+            with self._lock:
+                session.data_to_send()
+            return
+        try:
+            self._transmit(session)
+        except (MCPError, SessionExpired) as exc:
+            self._logger.debug("could not answer %s: %s", self.name, exc)
+
+    def _transmit(self, session: Session, waiter: _Waiter | None = None) -> None:
+        """Hand whatever the session queued to the transport."""
+        with self._lock:
+            frames = session.data_to_send()
+        if frames:
+            self._send(session, frames)
+
+    def _wait(self, session: Session, rid: Any, waiter: _Waiter) -> Any:
+        while True:
+            with self._lock:
+                deadline = session.next_deadline()
+            remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
+            if waiter.event.wait(remaining):
+                break
+            self._expire(session)
+        if waiter.error is not None:
+            raise waiter.error
+        return waiter.result
+
+    def _expire(self, session: Session) -> None:
+        """The core decides what expired; it also queues notifications/cancelled."""
+        with self._lock:
+            session.handle_timeout(time.monotonic())
+            events = self._drain(session)
+            current = session is self._session
+        self._dispatch(session, events)
+        if current:
+            try:
+                self._transmit(session)
+            except (MCPError, SessionExpired):
+                pass  # best effort (PROG-5): the timeout is what the caller sees
+
+    # ------------------------------------------------------------ inbound
+
+    def _deliver(self, session: Session, messages: list[bytes]) -> None:
+        if not messages:
+            return
+        with self._lock:
+            for message in messages:
+                session.receive_message(message)
+            events = self._drain(session)
+        self._dispatch(session, events)
+
+    def _lost(self, session: Session, error: MCPError) -> None:
+        with self._lock:
+            if session.state is State.CLOSED:
+                return
+            session.connection_lost(error)
+            events = self._drain(session)
+        self._dispatch(session, events)
+        self._on_event(self, ("closed",))
+
+    def _drain(self, session: Session) -> list[Any]:
+        out: list[Any] = []
+        while True:
+            event = session.next_event()
+            if event is NEED_DATA:
+                return out
+            out.append(event)
+
+    def _dispatch(self, session: Session, events: list[Any]) -> None:
+        for event in events:
+            if isinstance(event, (ev.ResponseReceived, ev.RequestFailed)):
+                with self._lock:
+                    waiter = self._waiters.pop(event.request_id, None)
+                    self._progress.pop(event.request_id, None)
+                if waiter is None:
+                    continue
+                if isinstance(event, ev.ResponseReceived):
+                    waiter.result = event.result
+                else:
+                    waiter.error = event.error
+                waiter.event.set()
+            elif isinstance(event, ev.ProgressReceived):
+                with self._lock:
+                    callback = self._progress.get(event.request_id)
+                if callback is not None:
+                    self._on_event(self, ("progress", callback, event))
+            elif isinstance(event, ev.ServerRequest):
+                self._on_event(self, ("request", session, event))
+            else:
+                self._on_event(self, event)

@@ -1,0 +1,319 @@
+"""HTTP rules of the handshake-era transports, without doing any HTTP.
+
+Request heads (which headers each request carries), response classification (status ×
+content type → what it means), the mapping of HTTP failures to typed errors, the retry
+table, SSE resumption state and the legacy HTTP+SSE endpoint's origin check. The shells
+move the bytes (through httpcore) and ask this module what they mean.
+
+References: 2025-11-25 Basic § Transports (Streamable HTTP, session management,
+resumability, backwards compatibility), and the seeds' "Retries" and "Treating the
+Server as Untrusted" sections.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any, Final
+from urllib.parse import urljoin, urlsplit
+
+import attrs
+
+from .errors import (
+    ConnectionError,
+    InsufficientScopeError,
+    MCPError,
+    RequestTimeoutError,
+    ResponseTooLargeError,
+    ServerError,
+    TransientServerError,
+    TransportError,
+    server_error_from,
+)
+from .sse import SSEEvent, is_retainable_event_id
+
+__all__ = [
+    "ACCEPT_BOTH",
+    "ACCEPT_SSE",
+    "HttpSessionState",
+    "ResponseKind",
+    "backoff_delay",
+    "classify_response",
+    "error_for_response",
+    "is_retryable",
+    "resolve_sse_endpoint",
+    "same_origin",
+]
+
+#: Streamable HTTP: "The client MUST include an Accept header, listing both
+#: application/json and text/event-stream as supported content types."
+ACCEPT_BOTH: Final = "application/json, text/event-stream"
+ACCEPT_SSE: Final = "text/event-stream"
+
+#: ``retry:`` is honoured but never below this (UT-3): ``retry: 0`` must not drive a
+#: reconnect loop.
+MIN_RECONNECT_DELAY: Final = 0.1
+#: Default reconnect delay when the server sent no ``retry:``.
+DEFAULT_RECONNECT_DELAY: Final = 1.0
+MAX_RECONNECT_DELAY: Final = 30.0
+
+#: Requests never re-sent automatically: a retry could run a side effect twice
+#: (seeds, "Retries"). ``initialize`` is re-done by a fresh connect, not a retry.
+NEVER_RETRIED: Final = frozenset({"tools/call", "initialize"})
+
+# Headers the client owns: configured headers of these names are dropped so a config
+# cannot forge protocol state.
+_OWNED: Final = frozenset(
+    {
+        "accept",
+        "content-type",
+        "mcp-protocol-version",
+        "mcp-session-id",
+        "last-event-id",
+        "content-length",
+        "host",
+        "transfer-encoding",
+        "accept-encoding",
+    }
+)
+
+
+class ResponseKind(enum.Enum):
+    """What an HTTP response to one of our messages means."""
+
+    ACCEPTED = "accepted"  # 202/204: a notification or response was taken
+    JSON = "json"  # 2xx application/json: one JSON-RPC message (or a batch)
+    SSE = "sse"  # 2xx text/event-stream: a stream of messages
+    SESSION_EXPIRED = "session_expired"  # 404 while we sent a session id
+    UNAUTHORIZED = "unauthorized"  # 401 / 403
+    CLIENT_ERROR = "client_error"  # other 4xx (the body may carry a JSON-RPC error)
+    SERVER_ERROR = "server_error"  # 5xx: transient
+    UNEXPECTED = "unexpected"  # anything else (1xx, 3xx, 2xx of another type)
+
+
+def _media_type(content_type: str | None) -> str:
+    return (content_type or "").split(";", 1)[0].strip().lower()
+
+
+def classify_response(status: int, content_type: str | None, *, sent_session: bool) -> ResponseKind:
+    """Classify a response (status × content type). The body is judged later."""
+    if status in (202, 204):
+        return ResponseKind.ACCEPTED
+    if 200 <= status < 300:
+        media = _media_type(content_type)
+        if media == "application/json":
+            return ResponseKind.JSON
+        if media == "text/event-stream":
+            return ResponseKind.SSE
+        if status == 200 and media == "":
+            return ResponseKind.ACCEPTED  # an empty 200 to a notification
+        return ResponseKind.UNEXPECTED
+    if status == 404 and sent_session:
+        # Session management: "The client MUST start a new session ... when it receives
+        # HTTP 404 in response to a request containing an Mcp-Session-Id."
+        return ResponseKind.SESSION_EXPIRED
+    if status in (401, 403):
+        return ResponseKind.UNAUTHORIZED
+    if 400 <= status < 500:
+        return ResponseKind.CLIENT_ERROR
+    if 500 <= status < 600:
+        return ResponseKind.SERVER_ERROR
+    return ResponseKind.UNEXPECTED
+
+
+def _jsonrpc_error_in(body: bytes) -> Any:
+    """The ``error`` member of a JSON-RPC error body, or ``None``."""
+    if not body or len(body) > 1024 * 1024:
+        return None
+    try:
+        obj = json.loads(body)
+    except (ValueError, RecursionError):
+        return None
+    if isinstance(obj, dict) and obj.get("jsonrpc") == "2.0" and isinstance(obj.get("error"), dict):
+        return obj["error"]
+    return None
+
+
+def _bearer_param(www_authenticate: str | None, name: str) -> str | None:
+    if not www_authenticate:
+        return None
+    for part in www_authenticate.replace("Bearer ", "", 1).split(","):
+        key, sep, value = part.strip().partition("=")
+        if sep and key.strip().lower() == name:
+            return value.strip().strip('"')
+    return None
+
+
+def error_for_response(
+    status: int,
+    body: bytes,
+    *,
+    method: str | None,
+    www_authenticate: str | None = None,
+) -> MCPError:
+    """The typed error for a non-2xx response (CUST-2, RETRY-2).
+
+    A JSON-RPC error carried by a 4xx keeps its code, data and typed class (e.g.
+    -32020 → ``HeaderMismatchError``); 5xx is ``TransientServerError`` (retryable);
+    401/403 is ``ConnectionError`` (403 ``insufficient_scope`` →
+    ``InsufficientScopeError``).
+    """
+    error = _jsonrpc_error_in(body)
+    if status in (401, 403):
+        if status == 403 and _bearer_param(www_authenticate, "error") == "insufficient_scope":
+            return InsufficientScopeError(
+                "Authorization failed: HTTP 403 (insufficient_scope)",
+                scope=_bearer_param(www_authenticate, "scope"),
+                error_description=_bearer_param(www_authenticate, "error_description"),
+            )
+        return ConnectionError(f"Authorization failed: HTTP {status}")
+    if 500 <= status < 600:
+        if error is not None:
+            typed = server_error_from(error, method=method)
+            return TransientServerError(
+                typed.message, code=typed.code, data=typed.data, method=method
+            )
+        return TransientServerError(f"HTTP {status} from the server", method=method)
+    if error is not None:
+        return server_error_from(error, method=method)
+    return ServerError(f"HTTP {status} from the server", method=method)
+
+
+def is_retryable(method: str, error: BaseException) -> bool:
+    """The retry table (RETRY-1..3, TIME-3, SIZE-2): only failures where the request
+    most likely did not complete are retried — transport errors and HTTP 5xx — and
+    never ``tools/call``, a timeout, or a too-large response."""
+    if method in NEVER_RETRIED:
+        return False
+    if isinstance(error, (RequestTimeoutError, ResponseTooLargeError)):
+        return False
+    if isinstance(error, TransientServerError):
+        return True
+    if isinstance(error, (ServerError, InsufficientScopeError)):
+        return False
+    if isinstance(error, ConnectionError) and str(error).startswith("Authorization failed"):
+        return False
+    return isinstance(error, (TransportError, ConnectionError))
+
+
+def backoff_delay(attempt: int, base: float, *, jitter: float = 0.0) -> float:
+    """Delay before retry number ``attempt`` (1-based): ``base * 2**(attempt-1)``,
+    stretched by ``jitter`` (a caller-supplied fraction in [0, 1); randomness is the
+    shell's, never the core's)."""
+    if attempt < 1:
+        raise ValueError("attempt is 1-based")
+    return min(MAX_RECONNECT_DELAY, base * float(2 ** (attempt - 1))) * (1.0 + jitter)
+
+
+def same_origin(a: str, b: str) -> bool:
+    """RFC 6454 origin equality: scheme, host and port (with default ports)."""
+    sa, sb = urlsplit(a), urlsplit(b)
+
+    def port(s: Any) -> int | None:
+        try:
+            p = s.port
+        except ValueError:
+            return -1
+        if p is not None:
+            return int(p)
+        return {"http": 80, "https": 443}.get(s.scheme.lower())
+
+    return (
+        sa.scheme.lower() == sb.scheme.lower()
+        and (sa.hostname or "").lower() == (sb.hostname or "").lower()
+        and port(sa) == port(sb)
+    )
+
+
+def resolve_sse_endpoint(stream_url: str, data: str) -> str:
+    """The POST URL announced by a legacy HTTP+SSE ``endpoint`` event (SSE-2, UT-5).
+
+    Resolved against the stream URL (RFC 3986); it must stay on the connection's
+    origin, or configured credential headers would go to another host.
+    """
+    target = data.strip()
+    if not target or any(c in target for c in "\r\n\x00"):
+        raise ConnectionError("the server's endpoint event is empty or malformed")
+    url = urljoin(stream_url, target)
+    if not same_origin(stream_url, url):
+        raise ConnectionError("the server's endpoint event points to another origin; refused")
+    return url
+
+
+def _valid_header_value(value: str) -> bool:
+    return all(0x20 <= ord(c) < 0x7F or c == "\t" for c in value)
+
+
+@attrs.define
+class HttpSessionState:
+    """Per-connection HTTP state of a handshake-era session.
+
+    Holds the negotiated version (sent as ``MCP-Protocol-Version`` after initialize),
+    the ``Mcp-Session-Id`` the server assigned, and resumption state for SSE streams.
+    """
+
+    configured_headers: Mapping[str, str] = attrs.field(factory=dict)
+    protocol_version: str | None = None
+    session_id: str | None = None
+    last_event_id: str | None = None
+    reconnect_delay: float = DEFAULT_RECONNECT_DELAY
+
+    def _base(self) -> list[tuple[str, str]]:
+        headers = [(k, v) for k, v in self.configured_headers.items() if k.lower() not in _OWNED]
+        if self.protocol_version is not None:
+            headers.append(("MCP-Protocol-Version", self.protocol_version))
+        if self.session_id is not None:
+            headers.append(("Mcp-Session-Id", self.session_id))
+        return headers
+
+    def post_headers(self, *, streamable: bool = True, gzip: bool = False) -> list[tuple[str, str]]:
+        """Headers of a POST carrying one JSON-RPC message."""
+        headers = [
+            ("Accept", ACCEPT_BOTH if streamable else "application/json"),
+            ("Content-Type", "application/json"),
+        ]
+        if gzip:
+            headers.append(("Accept-Encoding", "gzip"))
+        return headers + self._base()
+
+    def get_headers(self, *, resume: bool = True) -> list[tuple[str, str]]:
+        """Headers of a GET opening (or resuming) an SSE stream."""
+        headers = [("Accept", ACCEPT_SSE), ("Cache-Control", "no-cache")]
+        if resume and self.last_event_id is not None:
+            headers.append(("Last-Event-ID", self.last_event_id))
+        return headers + self._base()
+
+    def delete_headers(self) -> list[tuple[str, str]]:
+        return self._base()
+
+    def capture_session(self, headers: Iterable[tuple[str, str]]) -> None:
+        """Take ``Mcp-Session-Id`` from the initialize response (visible ASCII only:
+        anything else would be unsafe to echo in a header)."""
+        for name, value in headers:
+            if name.lower() == "mcp-session-id":
+                if value and _valid_header_value(value) and len(value) <= 1024:
+                    self.session_id = value
+                return
+
+    def note_event(self, event: SSEEvent) -> None:
+        """Track resumption state from an SSE event: the last retainable id (UT-4) and
+        the server's ``retry`` advice, floored (UT-3)."""
+        self.note_id(event.id)
+        if event.retry is not None:
+            self.reconnect_delay = min(
+                MAX_RECONNECT_DELAY, max(MIN_RECONNECT_DELAY, event.retry / 1000)
+            )
+
+    def note_id(self, event_id: str | None) -> None:
+        """Remember a stream's last event id if it is safe to echo (UT-4). The shell
+        also calls this with ``SSEParser.last_event_id`` after events that carried no
+        data (a priming event is only an id)."""
+        if event_id is not None and is_retainable_event_id(event_id):
+            self.last_event_id = event_id
+
+    def reset_session(self) -> None:
+        """The session expired (404): forget it and its resumption state."""
+        self.session_id = None
+        self.protocol_version = None
+        self.last_event_id = None
