@@ -15,6 +15,7 @@ from typing import Any, Final
 
 import httpcore
 
+from mcp_proto import deprecations
 from mcp_proto.compression import decoder_for
 from mcp_proto.config import ServerConfig
 from mcp_proto.errors import (
@@ -42,9 +43,6 @@ __all__ = ["HttpServer", "SseServer", "StreamableHttpServer"]
 
 #: How many times a broken POST response stream is resumed with GET + Last-Event-ID.
 MAX_RESUMES: Final = 3
-#: The deprecated HTTP+SSE transport is announced once per process (DEP-5, SSE-7).
-_sse_notice_lock = threading.Lock()
-_sse_notice_given = False
 _ERROR_BODY_CAP: Final = 64 * 1024
 
 
@@ -570,12 +568,7 @@ class SseServer(_HttpServer):
 
 
 def _deprecation_notice(logger: Any) -> None:
-    global _sse_notice_given
-    with _sse_notice_lock:
-        if _sse_notice_given:
-            return
-        _sse_notice_given = True
-    logger.warning(
-        "The HTTP+SSE transport is deprecated (since MCP 2025-03-26); "
-        "migrate the server to Streamable HTTP."
-    )
+    """One notice per process, whichever shell connects first (DEP-5, DEP-9)."""
+    notice = deprecations.claim("http_sse")
+    if notice is not None:
+        logger.warning("%s", notice.notice)

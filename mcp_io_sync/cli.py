@@ -30,6 +30,7 @@ from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
+from urllib.parse import urlsplit
 
 import attrs
 
@@ -320,7 +321,17 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     # Check everything that can be checked before a server is started.
     opts.env_vars = parse_env(opts.env)
     opts.headers = parse_headers(opts.header)
-    if opts.headers and opts.server_argv is not None:
+    opts.url = None
+    if opts.connect is not None:
+        scheme = _URL.match(opts.connect.strip())
+        if scheme and scheme.group(1).lower() not in ("http", "https", "stdio"):
+            raise UsageError(
+                f"{PROG}: cannot use a {scheme.group(1)}:// URL: give an http(s):// URL, "
+                "a stdio:// target or a command"
+            )
+        if scheme and scheme.group(1).lower() != "stdio":
+            opts.url = opts.connect.strip()
+    if opts.headers and opts.config is None and opts.url is None:
         raise UsageError(f"{PROG}: --header applies to an http(s) URL server, not a command")
     if opts.command == "call":
         opts.base_arguments = _read_args_json(opts.args_json) if opts.args_json is not None else {}
@@ -329,13 +340,6 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         opts.pairs = parse_pairs(opts.arguments, what="a prompt argument", as_json=False)
     elif opts.command == "complete":
         opts.pairs = parse_pairs(opts.context, what="--context", as_json=False)
-    if opts.connect is not None:
-        scheme = _URL.match(opts.connect.strip())
-        if scheme and scheme.group(1).lower() not in ("http", "https", "stdio"):
-            raise UsageError(
-                f"{PROG}: cannot use a {scheme.group(1)}:// URL: give an http(s):// URL, "
-                "a stdio:// target or a command"
-            )
     return opts
 
 
@@ -940,15 +944,12 @@ def open_client(opts: argparse.Namespace) -> Client:
     if opts.timeout is not None:
         kwargs["read_timeout"] = opts.timeout
     opts.effective_timeout = opts.timeout
-    target: str | None = opts.connect
-    if (
-        target is not None
-        and _URL.match(target.strip())
-        and not target.strip().lower().startswith("stdio://")
-    ):
+    if opts.url is not None:
         if opts.headers:
             kwargs["headers"] = opts.headers
-        return connect(target.strip(), **kwargs)
+        host = urlsplit(opts.url).hostname
+        return connect(opts.url, name=host or None, **kwargs)
+    target: str | None = opts.connect
     if opts.server_argv is not None:
         argv = list(opts.server_argv)
     else:

@@ -6,6 +6,7 @@ import functools
 import inspect
 import logging
 import re
+import ssl
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -13,7 +14,7 @@ from typing import Any, Literal, TypeVar
 
 import trio
 
-from mcp_io_sync._client import _server_names, _targets_to_configs, load_definition_file
+from mcp_io_sync._client import _server_names, load_definition_file
 from mcp_proto import events as ev
 from mcp_proto import jsonrpc, llm
 from mcp_proto.client import ClientCore, ServerEntry
@@ -23,17 +24,27 @@ from mcp_proto.config import (
     redact_config,
 )
 from mcp_proto.effects import Call, CallHost, Connect, Effect, Log, Notify, Op, ProgressCallback
-from mcp_proto.errors import MCPError, TransportError
+from mcp_proto.errors import ConnectionError, MCPError
 from mcp_proto.handlers import Handlers, Reply, serve_request
 from mcp_proto.limits import Limits
+from mcp_proto.targets import TargetOptions, plan_targets
 from mcp_proto.types import Implementation, Prompt, ResourceContent, Root, Tool
 
+from ._base import BaseServer
+from ._http import HttpServer, SseServer, StreamableHttpServer
 from ._stdio import StdioServer
 
 __all__ = ["Client", "connect", "create_client"]
 
 T = TypeVar("T")
-NotificationCallback = Callable[[StdioServer, str, dict[str, Any]], Any]
+NotificationCallback = Callable[[BaseServer, str, dict[str, Any]], Any]
+
+_TRANSPORTS: dict[str, type[BaseServer]] = {
+    "stdio": StdioServer,
+    "streamable_http": StreamableHttpServer,
+    "http": HttpServer,
+    "sse": SseServer,
+}
 
 _LOGGER = logging.getLogger("mcp_io_trio")
 _LOGGER.addHandler(logging.NullHandler())
@@ -66,6 +77,8 @@ class Client:
         client_info: Implementation | Mapping[str, Any] | None = None,
         validate_structured_content: Literal["warn", "strict"] = "warn",
         limits: Limits | None = None,
+        ssl_context: ssl.SSLContext | None = None,
+        proxy: str | None = None,
     ) -> None:
         configs = [
             c if isinstance(c, ServerConfig) else config_from_dict(c) for c in mcp_server_configs
@@ -75,12 +88,7 @@ class Client:
         if isinstance(client_info, Mapping):
             client_info = Implementation.from_dict(client_info)
         names = _server_names(configs)
-        for cfg in configs:
-            if cfg.type != "stdio":
-                raise TransportError(
-                    f"the {cfg.type} transport is not available yet in mcp_io_trio "
-                    "(stdio only in this release)"
-                )
+        self._http_options: dict[str, Any] = {"ssl_context": ssl_context, "proxy": proxy}
         self._core = ClientCore(
             [ServerEntry(n, c.type) for n, c in zip(names, configs, strict=True)],
             handlers=Handlers(
@@ -97,18 +105,8 @@ class Client:
             # No server is connected yet: setting roots sends nothing, so the operation
             # completes without performing an effect.
             self._run_sync(self._core.set_roots(roots))
-        self._servers: dict[str, StdioServer] = {
-            name: StdioServer(
-                cfg,
-                name=name,
-                client_info=self._core.client_info,
-                capabilities=lambda: self._core.capabilities,
-                limits=self.limits,
-                logger=self.logger,
-                on_event=self._on_server_event,
-                nursery=self._get_nursery,
-            )
-            for name, cfg in zip(names, configs, strict=True)
+        self._servers: dict[str, BaseServer] = {
+            name: self._make_server(name, cfg) for name, cfg in zip(names, configs, strict=True)
         }
         for name, cfg in zip(names, configs, strict=True):
             self.logger.debug("configured server %s: %s", name, redact_config(cfg))
@@ -120,6 +118,27 @@ class Client:
         self._backlog = 0
         self._nursery: trio.Nursery | None = None
         self._nursery_cm: Any = None
+
+    def _make_server(self, name: str, config: ServerConfig) -> BaseServer:
+        cls = _TRANSPORTS[config.type]
+        extra = self._http_options if cls is not StdioServer else {}
+        return cls(
+            config,
+            name=name,
+            client_info=self._core.client_info,
+            capabilities=lambda: self._core.capabilities,
+            limits=self.limits,
+            logger=self.logger,
+            on_event=self._on_server_event,
+            nursery=self._get_nursery,
+            **extra,
+        )
+
+    async def _replace_config(self, name: str, config: ServerConfig) -> None:
+        """Swap a (not yet connected) server's transport: ``connect``'s fallback."""
+        await self._servers[name].cleanup()
+        self._servers[name] = self._make_server(name, config)
+        self._core.replace_type(name, config.type)
 
     # ------------------------------------------------------------ nursery
 
@@ -196,7 +215,7 @@ class Client:
 
     # ------------------------------------------------------------ events from servers
 
-    def _on_server_event(self, server: StdioServer, event: Any) -> None:
+    def _on_server_event(self, server: BaseServer, event: Any) -> None:
         if isinstance(event, tuple):
             kind = event[0]
             if kind == "progress":
@@ -225,7 +244,7 @@ class Client:
             self.logger.debug("server %s: discarded a message: %s", server.name, event.reason)
 
     async def _notify_callbacks(
-        self, server: StdioServer, method: str, params: dict[str, Any]
+        self, server: BaseServer, method: str, params: dict[str, Any]
     ) -> None:
         for callback in list(self._callbacks):
             try:
@@ -248,7 +267,7 @@ class Client:
             except Exception:
                 self.logger.exception("callback failed")
 
-    def _serve(self, server: StdioServer, session: Any, request: ev.ServerRequest) -> None:
+    def _serve(self, server: BaseServer, session: Any, request: ev.ServerRequest) -> None:
         """Answer a server request in the nursery under a capacity limiter (UT-8)."""
         if self._nursery is None:
             return  # the client is closing: the server's process is about to go too
@@ -297,10 +316,10 @@ class Client:
     # ------------------------------------------------------------ servers
 
     @property
-    def servers(self) -> list[StdioServer]:
+    def servers(self) -> list[BaseServer]:
         return list(self._servers.values())
 
-    def find_server(self, name: Any) -> StdioServer:
+    def find_server(self, name: Any) -> BaseServer:
         return self._servers[self._core.select_server(name)]
 
     async def connect_all(self) -> None:
@@ -461,17 +480,51 @@ async def connect(
     name: str | None = None,
     env: Mapping[str, str] | None = None,
     cwd: str | None = None,
+    headers: Mapping[str, str] | None = None,
     read_timeout: float | None = None,
+    retries: int | None = None,
+    retry_backoff: float | None = None,
+    endpoint: str | None = None,
+    ping: float | None = None,
     **client_kwargs: Any,
 ) -> AsyncIterator[Client]:
     """``async with connect(target, ...) as client:`` — a connected client whose
-    background tasks live in its own nursery. Same arguments as ``mcp_io_sync.connect``.
-    """
-    configs = _targets_to_configs(
-        target, transport=transport, name=name, env=env, cwd=cwd, read_timeout=read_timeout
+    background tasks live in its own nursery. Same arguments and transport detection
+    as ``mcp_io_sync.connect``."""
+    plans = plan_targets(
+        target,
+        transport=transport,
+        name=name,
+        options=TargetOptions(
+            env=env,
+            cwd=cwd,
+            headers=headers,
+            read_timeout=read_timeout,
+            retries=retries,
+            retry_backoff=retry_backoff,
+            endpoint=endpoint,
+            ping=ping,
+        ),
     )
-    async with Client(configs, **client_kwargs) as client:
-        await client.connect_all()
+    async with Client([plan[0] for plan in plans], **client_kwargs) as client:
+        for server, plan in zip(client.servers, plans, strict=True):
+            failures: list[str] = []
+            for i, candidate in enumerate(plan):
+                if i:
+                    await client._replace_config(server.name, candidate)
+                    server = client.find_server(server.name)
+                try:
+                    await server.ensure_connected()
+                    break
+                except MCPError as exc:
+                    failures.append(f"{candidate.type}: {exc}")
+                    if len(plan) == 1:
+                        raise
+            else:
+                raise ConnectionError(
+                    f"could not connect to {plan[0].endpoint_url}; tried all transports: "
+                    + "; ".join(failures)
+                )
         yield client
 
 

@@ -1,0 +1,367 @@
+"""What every Trio-shell server shares: a session, waiters, dispatch, retries.
+
+The Trio twin of ``mcp_io_sync._base``: transport subclasses supply ``_open()``,
+``_transmit(session, deadline)``, ``_close()`` and ``_after_handshake()``; the rest —
+handshake, waiting with the core's deadlines, routing events, retrying per the core's
+retry table — is here. Single-threaded: no locks around the session.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import random
+from collections.abc import Callable
+from typing import Any
+
+import trio
+
+from mcp_proto import events as ev
+from mcp_proto._util import NEED_DATA
+from mcp_proto.config import ServerConfig
+from mcp_proto.errors import ConnectionError, MCPError
+from mcp_proto.http import backoff_delay, is_retryable
+from mcp_proto.limits import Limits
+from mcp_proto.session import ServerInfo, Session, State
+from mcp_proto.types import Implementation
+
+__all__ = ["BaseServer", "SessionExpired"]
+
+
+class SessionExpired(Exception):
+    """Raised by an HTTP transport when the server answered 404 to our session id."""
+
+
+class _Waiter:
+    __slots__ = ("error", "event", "result")
+
+    def __init__(self) -> None:
+        self.event = trio.Event()
+        self.result: Any = None
+        self.error: MCPError | None = None
+
+
+class BaseServer:
+    """One MCP server (Trio shell). Its background tasks run in the client's nursery."""
+
+    type = "base"
+
+    def __init__(
+        self,
+        config: ServerConfig,
+        *,
+        name: str,
+        client_info: Implementation,
+        capabilities: Callable[[], dict[str, Any]],
+        limits: Limits,
+        logger: logging.Logger,
+        on_event: Callable[[BaseServer, Any], None],
+        nursery: Callable[[], trio.Nursery],
+    ) -> None:
+        self.config = config
+        self.name = name
+        self._client_info = client_info
+        self._capabilities = capabilities
+        self._limits = limits
+        self._logger = logger
+        self._on_event = on_event
+        self._nursery = nursery
+        self._connect_lock = trio.Lock()
+        self._session: Session | None = None
+        self._waiters: dict[Any, _Waiter] = {}
+        self._progress: dict[Any, Callable[..., Any]] = {}
+        self._random = random.Random()  # jitter for retry backoff (the shell owns randomness)
+
+    # ------------------------------------------------------------ introspection
+
+    @property
+    def info(self) -> ServerInfo | None:
+        return self._session.server if self._session is not None else None
+
+    @property
+    def server_info(self) -> Any:
+        info = self.info
+        return info.server_info if info is not None else None
+
+    @property
+    def capabilities(self) -> dict[str, Any]:
+        info = self.info
+        return info.capabilities if info is not None else {}
+
+    @property
+    def instructions(self) -> str | None:
+        info = self.info
+        return info.instructions if info is not None else None
+
+    @property
+    def protocol_version(self) -> str | None:
+        info = self.info
+        return info.protocol_version if info is not None else None
+
+    @property
+    def protocol_era(self) -> str | None:
+        info = self.info
+        return info.protocol_era if info is not None else None
+
+    def has_capability(self, *path: str) -> bool:
+        info = self.info
+        return info is not None and info.has_capability(*path)
+
+    def _transport_alive(self) -> bool:
+        return True
+
+    @property
+    def is_connected(self) -> bool:
+        s = self._session
+        return s is not None and s.state is State.READY and self._transport_alive()
+
+    @property
+    def read_timeout(self) -> float:
+        return self.config.read_timeout
+
+    # ------------------------------------------------------------ transport hooks
+
+    async def _open(self) -> None:
+        raise NotImplementedError
+
+    async def _transmit(self, session: Session, deadline: float | None = None) -> None:
+        raise NotImplementedError
+
+    async def _close(self) -> None:
+        raise NotImplementedError
+
+    async def _after_handshake(self, session: Session, info: ServerInfo) -> None:
+        """Called once the handshake completed (HTTP: start the GET stream)."""
+
+    # ------------------------------------------------------------ lifecycle
+
+    async def connect(self) -> ServerInfo:
+        return await self.ensure_connected()
+
+    async def ensure_connected(self) -> ServerInfo:
+        async with self._connect_lock:
+            if self.is_connected:
+                assert self._session is not None and self._session.server is not None
+                return self._session.server
+            await self._teardown(ConnectionError("reconnecting"))
+            await self._open()
+            session = Session(
+                client_info=self._client_info,
+                capabilities=self._capabilities(),
+                limits=self._limits,
+            )
+            self._session = session
+            try:
+                rid = session.start_handshake(now=trio.current_time(), timeout=self.read_timeout)
+                waiter = self._waiters[rid] = _Waiter()
+                await self._transmit(session, session.deadline_of(rid))
+                result = await self._wait(session, rid, waiter)
+                info = session.complete_handshake(result)
+                await self._after_handshake(session, info)
+                await self._transmit(session)
+            except SessionExpired:
+                await self._teardown(ConnectionError("the handshake failed"))
+                raise ConnectionError(f"server {self.name!r} refused the handshake") from None
+            except BaseException:
+                with trio.CancelScope(shield=True):
+                    await self._teardown(ConnectionError("the handshake failed"))
+                raise
+            self._logger.debug("connected to %s (protocol %s)", self.name, info.protocol_version)
+            return info
+
+    async def cleanup(self) -> None:
+        async with self._connect_lock:
+            await self._teardown(ConnectionError("the client closed the connection"))
+
+    async def _teardown(self, error: MCPError) -> None:
+        session = self._session
+        with trio.CancelScope(shield=True):
+            await self._close()
+        if session is not None:
+            self._lost(session, error)
+
+    # ------------------------------------------------------------ requests
+
+    async def request(
+        self,
+        method: str,
+        params: dict[str, Any] | None = None,
+        *,
+        timeout: float | None = None,
+        progress: Callable[..., Any] | None = None,
+    ) -> Any:
+        """Send a request and wait for its result (or its typed error), retrying what
+        the core's retry table allows and replacing an expired HTTP session."""
+        attempt = 0
+        expired_once = False
+        while True:
+            try:
+                return await self._request_once(method, params, timeout=timeout, progress=progress)
+            except SessionExpired:
+                self._logger.info("server %s: the session expired; starting a new one", self.name)
+                async with self._connect_lock:
+                    await self._teardown(ConnectionError(f"server {self.name!r}: session expired"))
+                if expired_once or not is_retryable(method, ConnectionError("expired")):
+                    raise ConnectionError(
+                        f"server {self.name!r}: the session expired during {method}; "
+                        "a new session was started but the request was not re-sent"
+                    ) from None
+                expired_once = True
+            except MCPError as exc:
+                attempt += 1
+                if attempt > self.config.retries or not is_retryable(method, exc):
+                    raise
+                delay = backoff_delay(
+                    attempt, self.config.retry_backoff, jitter=self._random.random() * 0.25
+                )
+                self._logger.info(
+                    "server %s: %s failed (%s); retry %d in %.2fs",
+                    *(self.name, method, exc, attempt, delay),
+                )
+                await trio.sleep(delay)
+
+    async def _request_once(
+        self,
+        method: str,
+        params: dict[str, Any] | None,
+        *,
+        timeout: float | None,
+        progress: Callable[..., Any] | None,
+    ) -> Any:
+        await self.ensure_connected()
+        session = self._session
+        if session is None or session.state is not State.READY:
+            raise ConnectionError(f"server {self.name!r} is not connected")
+        rid = session.send_request(
+            method,
+            params,
+            now=trio.current_time(),
+            timeout=self.read_timeout if timeout is None else timeout,
+            want_progress=progress is not None,
+        )
+        waiter = self._waiters[rid] = _Waiter()
+        if progress is not None:
+            self._progress[rid] = progress
+        self._logger.debug("-> %s %s (id %s)", self.name, method, rid)
+        try:
+            await self._transmit(session, session.deadline_of(rid))
+        except BaseException:
+            self._waiters.pop(rid, None)
+            self._progress.pop(rid, None)
+            session.cancel_request(rid, "send failed", notify=False)
+            raise
+        return await self._wait(session, rid, waiter)
+
+    async def notify(
+        self, method: str, params: dict[str, Any] | None = None, *, only_if_connected: bool = False
+    ) -> None:
+        if only_if_connected and not self.is_connected:
+            return
+        await self.ensure_connected()
+        session = self._session
+        if session is None:
+            raise ConnectionError(f"server {self.name!r} is not connected")
+        session.send_notification(method, params)
+        await self._transmit(session)
+
+    async def reply(
+        self,
+        session: Session,
+        request_id: Any,
+        result: Any = None,
+        *,
+        code: int | None = None,
+        message: str = "",
+    ) -> None:
+        """Answer a server request on the session that asked it."""
+        if code is None:
+            session.send_response(request_id, result)
+        else:
+            session.send_error_response(request_id, code, message)
+        if session is not self._session:
+            session.data_to_send()
+            return
+        try:
+            await self._transmit(session)
+        except (MCPError, SessionExpired) as exc:
+            self._logger.debug("could not answer %s: %s", self.name, exc)
+
+    async def _wait(self, session: Session, rid: Any, waiter: _Waiter) -> Any:
+        try:
+            while not waiter.event.is_set():
+                deadline = session.next_deadline()
+                with trio.move_on_at(math.inf if deadline is None else deadline):
+                    await waiter.event.wait()
+                if not waiter.event.is_set():
+                    await self._expire(session)
+        except trio.Cancelled:
+            # The caller's own scope was cancelled: abandon the request politely.
+            self._waiters.pop(rid, None)
+            self._progress.pop(rid, None)
+            if session.cancel_request(rid, "Request cancelled by the client") and (
+                session is self._session
+            ):
+                with trio.CancelScope(shield=True), trio.move_on_after(1):
+                    try:
+                        await self._transmit(session)
+                    except (MCPError, SessionExpired):
+                        pass
+            raise
+        if waiter.error is not None:
+            raise waiter.error
+        return waiter.result
+
+    async def _expire(self, session: Session) -> None:
+        """The core decides what expired; it also queues notifications/cancelled."""
+        session.handle_timeout(trio.current_time())
+        self._dispatch(session, self._drain(session))
+        if session is self._session:
+            try:
+                await self._transmit(session)
+            except (MCPError, SessionExpired):
+                pass  # best effort (PROG-5): the timeout is what the caller sees
+
+    # ------------------------------------------------------------ inbound
+
+    def _deliver(self, session: Session, messages: list[bytes]) -> None:
+        if not messages:
+            return
+        for message in messages:
+            session.receive_message(message)
+        self._dispatch(session, self._drain(session))
+
+    def _lost(self, session: Session, error: MCPError) -> None:
+        if session.state is State.CLOSED:
+            return
+        session.connection_lost(error)
+        self._dispatch(session, self._drain(session))
+        self._on_event(self, ("closed",))
+
+    def _drain(self, session: Session) -> list[Any]:
+        out: list[Any] = []
+        while True:
+            event = session.next_event()
+            if event is NEED_DATA:
+                return out
+            out.append(event)
+
+    def _dispatch(self, session: Session, events: list[Any]) -> None:
+        for event in events:
+            if isinstance(event, (ev.ResponseReceived, ev.RequestFailed)):
+                waiter = self._waiters.pop(event.request_id, None)
+                self._progress.pop(event.request_id, None)
+                if waiter is None:
+                    continue
+                if isinstance(event, ev.ResponseReceived):
+                    waiter.result = event.result
+                else:
+                    waiter.error = event.error
+                waiter.event.set()
+            elif isinstance(event, ev.ProgressReceived):
+                callback = self._progress.get(event.request_id)
+                if callback is not None:
+                    self._on_event(self, ("progress", callback, event))
+            elif isinstance(event, ev.ServerRequest):
+                self._on_event(self, ("request", session, event))
+            else:
+                self._on_event(self, event)

@@ -1,0 +1,520 @@
+"""The Trio shell's HTTP transports over httpcore's async pool (trio backend):
+Streamable HTTP, plain HTTP and the deprecated HTTP+SSE.
+
+The twin of ``mcp_io_sync._http``: the same core rules (``mcp_proto.http``,
+``mcp_proto.sse``, ``mcp_proto.compression``), with tasks in the client's nursery
+instead of threads and ``trio.move_on_at`` instead of timed waits.
+"""
+
+from __future__ import annotations
+
+import ssl
+from typing import Any, Final
+
+import httpcore
+import trio
+
+from mcp_proto import deprecations
+from mcp_proto.compression import decoder_for
+from mcp_proto.config import ServerConfig
+from mcp_proto.errors import (
+    ConnectionError,
+    MCPError,
+    RemoteProtocolError,
+    RequestTimeoutError,
+    ResponseStreamClosedError,
+    TransportError,
+)
+from mcp_proto.frames import frame_info
+from mcp_proto.http import (
+    HttpSessionState,
+    ResponseKind,
+    classify_response,
+    error_for_response,
+    resolve_sse_endpoint,
+)
+from mcp_proto.session import ServerInfo, Session
+from mcp_proto.sse import SSEEvent, SSEParser
+
+from ._base import BaseServer, SessionExpired
+
+__all__ = ["HttpServer", "SseServer", "StreamableHttpServer"]
+
+MAX_RESUMES: Final = 3
+_ERROR_BODY_CAP: Final = 64 * 1024
+
+_HTTPCORE_ERRORS = (
+    httpcore.TimeoutException,
+    httpcore.NetworkError,
+    httpcore.ProtocolError,
+    httpcore.UnsupportedProtocol,
+    httpcore.ProxyError,
+)
+
+
+def _header(headers: list[tuple[bytes, bytes]], name: bytes) -> str | None:
+    for key, value in headers:
+        if key.lower() == name:
+            return value.decode("latin-1")
+    return None
+
+
+def _str_headers(headers: list[tuple[bytes, bytes]]) -> list[tuple[str, str]]:
+    return [(k.decode("latin-1"), v.decode("latin-1")) for k, v in headers]
+
+
+def _enc(headers: list[tuple[str, str]]) -> list[tuple[bytes, bytes]]:
+    return [(k.encode("latin-1"), v.encode("latin-1")) for k, v in headers]
+
+
+def _transport_error(exc: Exception, what: str) -> MCPError:
+    if isinstance(exc, httpcore.ReadTimeout):
+        return RequestTimeoutError(f"{what}: no data within the read timeout")
+    if isinstance(exc, httpcore.TimeoutException):
+        return TransportError(f"{what}: {type(exc).__name__}")
+    return TransportError(f"{what}: {type(exc).__name__}: {exc}")
+
+
+class _HttpServer(BaseServer):
+    streamable = True
+    request_gzip = False
+
+    def __init__(
+        self,
+        config: ServerConfig,
+        *,
+        ssl_context: ssl.SSLContext | None = None,
+        proxy: str | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(config, **kwargs)
+        self._ssl_context = ssl_context
+        self._proxy = proxy
+        self._pool: httpcore.AsyncConnectionPool | None = None
+        self._state = HttpSessionState(configured_headers=dict(config.headers))
+        self._scope = trio.CancelScope()
+        url = config.endpoint_url
+        if url is None:
+            raise ValueError(f"server {self.name!r}: an HTTP transport needs a URL")
+        self.url: str = url
+
+    async def _open(self) -> None:
+        self._scope = trio.CancelScope()
+        self._state.reset_session()
+        if self._pool is None:
+            self._pool = httpcore.AsyncConnectionPool(
+                ssl_context=self._ssl_context,
+                proxy=httpcore.Proxy(self._proxy) if self._proxy else None,
+                max_connections=64,
+                retries=0,
+            )
+
+    async def _close(self) -> None:
+        self._scope.cancel()
+        pool, session_id = self._pool, self._state.session_id
+        if pool is not None and session_id is not None:
+            # Session management: DELETE the session we no longer need.
+            with trio.move_on_after(5):
+                try:
+                    await pool.request(
+                        "DELETE",
+                        self.url,
+                        headers=_enc(self._state.delete_headers()),
+                        extensions=self._timeouts(5.0),
+                    )
+                except _HTTPCORE_ERRORS:
+                    pass
+        self._state.reset_session()
+        self._pool = None
+        if pool is not None:
+            await pool.aclose()
+
+    def _timeouts(self, read: float | None) -> dict[str, Any]:
+        rt = self.read_timeout
+        return {"timeout": {"connect": rt, "write": rt, "pool": rt, "read": read}}
+
+    def _read_budget(self, deadline: float | None) -> float:
+        if deadline is None:
+            return self.read_timeout
+        return max(0.001, deadline - trio.current_time())
+
+    async def _after_handshake(self, session: Session, info: ServerInfo) -> None:
+        self._state.protocol_version = info.protocol_version
+
+    def _post_url(self) -> str:
+        return self.url
+
+    # ------------------------------------------------------------ sending
+
+    async def _transmit(self, session: Session, deadline: float | None = None) -> None:
+        for frame in session.data_to_send():
+            await self._post(session, frame)
+
+    async def _post(self, session: Session, frame: bytes) -> None:
+        pool = self._pool
+        if pool is None:
+            raise ConnectionError(f"server {self.name!r} is not connected")
+        request_id, method = frame_info(frame)
+        what = f"{method or 'message'} to {self.name!r}"
+        deadline = session.deadline_of(request_id) if request_id is not None else None
+        sent_session = self._state.session_id is not None
+        try:
+            async with pool.stream(
+                "POST",
+                self._post_url(),
+                headers=_enc(
+                    self._state.post_headers(streamable=self.streamable, gzip=self.request_gzip)
+                ),
+                content=frame,
+                extensions=self._timeouts(self._read_budget(deadline)),
+            ) as response:
+                if method == "initialize":
+                    self._state.capture_session(_str_headers(response.headers))
+                await self._handle(session, response, request_id, method, sent_session, deadline)
+        except _HTTPCORE_ERRORS as exc:
+            if deadline is not None and trio.current_time() >= deadline:
+                await self._expire(session)
+                return
+            raise _transport_error(exc, what) from None
+
+    async def _handle(
+        self,
+        session: Session,
+        response: httpcore.Response,
+        request_id: Any,
+        method: str | None,
+        sent_session: bool,
+        deadline: float | None,
+    ) -> None:
+        kind = classify_response(
+            response.status, _header(response.headers, b"content-type"), sent_session=sent_session
+        )
+        if kind is ResponseKind.ACCEPTED:
+            async for _ in response.aiter_stream():
+                pass
+            return
+        if kind is ResponseKind.SESSION_EXPIRED:
+            raise SessionExpired()
+        if kind is ResponseKind.JSON:
+            decoder = decoder_for(
+                _header(response.headers, b"content-encoding"),
+                self.config.max_decompressed_body_bytes,
+                max_plain=self._limits.max_line_size,
+            )
+            parts = [decoder.feed(c) async for c in response.aiter_stream()]
+            parts.append(decoder.finish())
+            self._deliver(session, [b"".join(parts)])
+            return
+        if kind is ResponseKind.SSE:
+            await self._read_stream(session, response, request_id, deadline)
+            return
+        body = bytearray()
+        async for chunk in response.aiter_stream():
+            body += chunk
+            if len(body) > _ERROR_BODY_CAP:
+                break
+        if kind is ResponseKind.UNEXPECTED:
+            raise RemoteProtocolError(
+                f"server {self.name!r} answered {method or 'a message'} with HTTP "
+                f"{response.status} and an unexpected content type"
+            )
+        raise error_for_response(
+            response.status,
+            bytes(body),
+            method=method,
+            www_authenticate=_header(response.headers, b"www-authenticate"),
+        )
+
+    async def _read_stream(
+        self, session: Session, response: httpcore.Response, request_id: Any, deadline: float | None
+    ) -> None:
+        """Feed a POST's SSE stream to the session; resume it with GET + Last-Event-ID
+        if it breaks before our response arrived (2025-11-25 § Resumability)."""
+        stream_id: list[str | None] = [None]
+        try:
+            await self._consume_sse(session, response, deadline, stream_id)
+        except _HTTPCORE_ERRORS:
+            pass
+        resumes = 0
+        while request_id is not None and session.is_pending(request_id):
+            if deadline is not None and trio.current_time() >= deadline:
+                await self._expire(session)
+                return
+            if stream_id[0] is None or resumes >= MAX_RESUMES:
+                raise ResponseStreamClosedError(
+                    f"server {self.name!r}: the response stream closed before the response"
+                )
+            resumes += 1
+            await trio.sleep(self._state.reconnect_delay)
+            await self._resume(session, stream_id, deadline)
+
+    async def _resume(
+        self, session: Session, stream_id: list[str | None], deadline: float | None
+    ) -> None:
+        pool = self._pool
+        if pool is None:
+            return
+        headers = [*self._state.get_headers(resume=False), ("Last-Event-ID", stream_id[0] or "")]
+        try:
+            async with pool.stream(
+                "GET",
+                self.url,
+                headers=_enc(headers),
+                extensions=self._timeouts(self._read_budget(deadline)),
+            ) as response:
+                kind = classify_response(
+                    response.status,
+                    _header(response.headers, b"content-type"),
+                    sent_session=self._state.session_id is not None,
+                )
+                if kind is ResponseKind.SSE:
+                    await self._consume_sse(session, response, deadline, stream_id)
+        except _HTTPCORE_ERRORS:
+            pass
+
+    async def _consume_sse(
+        self,
+        session: Session,
+        response: httpcore.Response,
+        deadline: float | None,
+        stream_id: list[str | None],
+    ) -> None:
+        decoder = decoder_for(
+            _header(response.headers, b"content-encoding"),
+            self.config.max_decompressed_body_bytes,
+        )
+        parser = SSEParser(max_event_size=self._limits.max_line_size)
+        async for chunk in response.aiter_stream():
+            parser.receive_data(decoder.feed(chunk))
+            self._pump_sse(session, parser, stream_id)
+            if deadline is not None and trio.current_time() >= deadline:
+                await self._expire(session)
+                return
+        parser.receive_data(decoder.finish())
+        self._pump_sse(session, parser, stream_id)
+
+    def _pump_sse(self, session: Session, parser: SSEParser, stream_id: list[str | None]) -> None:
+        messages = []
+        while True:
+            event = parser.next_event()
+            if not isinstance(event, SSEEvent):
+                break
+            self._state.note_event(event)
+            if event.data and event.event in ("message", ""):
+                messages.append(event.data.encode("utf-8"))
+            elif event.event == "endpoint":
+                self._on_endpoint(event)
+        last = parser.last_event_id
+        self._state.note_id(last)
+        if last is not None and self._state.last_event_id == last:
+            stream_id[0] = last
+        self._deliver(session, messages)
+
+    def _on_endpoint(self, event: SSEEvent) -> None:
+        """Only the legacy transport expects ``endpoint`` events."""
+
+
+class StreamableHttpServer(_HttpServer):
+    """Streamable HTTP (2025-11-25 § Transports)."""
+
+    type = "streamable_http"
+    request_gzip = True
+
+    async def _after_handshake(self, session: Session, info: ServerInfo) -> None:
+        await super()._after_handshake(session, info)
+        self._nursery().start_soon(self._get_loop, session, self._scope)
+
+    async def _get_loop(self, session: Session, scope: trio.CancelScope) -> None:
+        """The optional GET stream, resumed with Last-Event-ID when it drops."""
+        failures = 0
+        with scope:
+            while session is self._session:
+                pool = self._pool
+                if pool is None:
+                    return
+                try:
+                    async with pool.stream(
+                        "GET",
+                        self.url,
+                        headers=_enc(self._state.get_headers()),
+                        extensions=self._timeouts(max(self.read_timeout, 300.0)),
+                    ) as response:
+                        kind = classify_response(
+                            response.status,
+                            _header(response.headers, b"content-type"),
+                            sent_session=self._state.session_id is not None,
+                        )
+                        if kind is ResponseKind.SSE:
+                            failures = 0
+                            await self._consume_sse(session, response, None, [None])
+                        elif kind is ResponseKind.SERVER_ERROR:
+                            failures += 1
+                        else:
+                            return  # 405: no GET stream offered; 4xx / expired: stop
+                except _HTTPCORE_ERRORS:
+                    failures += 1
+                except MCPError as exc:
+                    self._logger.debug("server %s: GET stream: %s", self.name, exc)
+                    failures += 1
+                if failures > 10:
+                    return
+                delay = self._state.reconnect_delay * (2 ** min(failures, 5) if failures else 1)
+                await trio.sleep(min(delay, 30.0))
+
+
+class HttpServer(_HttpServer):
+    """Plain HTTP: JSON over POST, no channel for server requests (HTTP-4)."""
+
+    type = "http"
+    streamable = False
+
+    def __init__(self, config: ServerConfig, **kwargs: Any) -> None:
+        capabilities = kwargs.pop("capabilities")
+        super().__init__(config, capabilities=lambda: _without_channel(capabilities()), **kwargs)
+
+
+def _without_channel(caps: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in caps.items() if k not in ("roots", "sampling", "elicitation")}
+
+
+class SseServer(_HttpServer):
+    """The deprecated HTTP+SSE transport (2024-11-05)."""
+
+    type = "sse"
+    streamable = False
+
+    def __init__(self, config: ServerConfig, **kwargs: Any) -> None:
+        super().__init__(config, **kwargs)
+        self._endpoint: str | None = None
+        self._endpoint_ready = trio.Event()
+        self._stream_error: MCPError | None = None
+        self._alive = False
+
+    def _transport_alive(self) -> bool:
+        return self._alive
+
+    def _post_url(self) -> str:
+        if self._endpoint is None:
+            raise ConnectionError(f"server {self.name!r}: no endpoint announced yet")
+        return self._endpoint
+
+    async def _open(self) -> None:
+        await super()._open()
+        self._endpoint = None
+        self._endpoint_ready = trio.Event()
+        self._stream_error = None
+        self._nursery().start_soon(self._stream_loop, self._scope)
+        with trio.move_on_after(self.read_timeout):
+            await self._endpoint_ready.wait()
+        if self._endpoint is None:
+            self._scope.cancel()
+            raise self._stream_error or ConnectionError(
+                f"server {self.name!r} announced no endpoint in time"
+            )
+        self._alive = True
+        _deprecation_notice(self._logger)
+
+    def _on_endpoint(self, event: SSEEvent) -> None:
+        if self._endpoint is not None:
+            return
+        try:
+            self._endpoint = resolve_sse_endpoint(self.url, event.data)
+        except MCPError as exc:
+            self._stream_error = exc
+        self._endpoint_ready.set()
+
+    async def _stream_loop(self, scope: trio.CancelScope) -> None:
+        pool = self._pool
+        error: MCPError = ConnectionError(f"server {self.name!r} closed the event stream")
+        cancelled = False
+        try:
+            with scope:
+                if pool is None:
+                    return
+                async with pool.stream(
+                    "GET",
+                    self.url,
+                    headers=_enc(self._state.get_headers(resume=False)),
+                    extensions=self._timeouts(None),
+                ) as response:
+                    kind = classify_response(
+                        response.status,
+                        _header(response.headers, b"content-type"),
+                        sent_session=False,
+                    )
+                    if kind is not ResponseKind.SSE:
+                        error = ConnectionError(
+                            f"server {self.name!r}: GET {self.url} answered HTTP "
+                            f"{response.status}, not an event stream"
+                        )
+                        self._stream_error = error
+                        return
+                    await self._read_events(response)
+            cancelled = scope.cancelled_caught
+        except _HTTPCORE_ERRORS as exc:
+            error = _transport_error(exc, f"event stream of {self.name!r}")
+            if self._stream_error is None:
+                self._stream_error = error
+        except MCPError as exc:
+            error = exc
+            self._stream_error = exc
+        finally:
+            self._endpoint_ready.set()
+            self._alive = False
+            if not cancelled and not scope.cancel_called and self._session is not None:
+                self._lost(self._session, error)
+
+    async def _read_events(self, response: httpcore.Response) -> None:
+        parser = SSEParser(max_event_size=self._limits.max_line_size)
+        async for chunk in response.aiter_stream():
+            parser.receive_data(chunk)
+            messages = []
+            while True:
+                event = parser.next_event()
+                if not isinstance(event, SSEEvent):
+                    break
+                if event.event == "endpoint":
+                    self._on_endpoint(event)
+                elif event.data and event.event in ("message", ""):
+                    messages.append(event.data.encode("utf-8"))
+            if messages and self._session is not None:
+                self._deliver(self._session, messages)
+
+    async def _transmit(self, session: Session, deadline: float | None = None) -> None:
+        for frame in session.data_to_send():
+            await self._post_legacy(frame)
+
+    async def _post_legacy(self, frame: bytes) -> None:
+        pool = self._pool
+        if pool is None:
+            raise ConnectionError(f"server {self.name!r} is not connected")
+        _, method = frame_info(frame)
+        try:
+            async with pool.stream(
+                "POST",
+                self._post_url(),
+                headers=_enc(self._state.post_headers(streamable=False)),
+                content=frame,
+                extensions=self._timeouts(self.read_timeout),
+            ) as response:
+                body = bytearray()
+                async for chunk in response.aiter_stream():
+                    if len(body) < _ERROR_BODY_CAP:
+                        body += chunk
+                if 200 <= response.status < 300:
+                    return
+                raise error_for_response(
+                    response.status,
+                    bytes(body),
+                    method=method,
+                    www_authenticate=_header(response.headers, b"www-authenticate"),
+                )
+        except _HTTPCORE_ERRORS as exc:
+            raise _transport_error(exc, f"{method or 'message'} to {self.name!r}") from None
+
+
+def _deprecation_notice(logger: Any) -> None:
+    """One notice per process, whichever shell connects first (DEP-5, DEP-9)."""
+    notice = deprecations.claim("http_sse")
+    if notice is not None:
+        logger.warning("%s", notice.notice)
