@@ -26,20 +26,32 @@ class NEED_DATA(Sentinel, metaclass=Sentinel):
     """``next_event()`` has nothing to hand out until more input arrives."""
 
 
-_CONTROL: Final = {i: f"\\x{i:02x}" for i in (*range(0x20), 0x7F)}
+# C0 controls, DEL and C1 controls, plus the Unicode line/paragraph separators and the
+# bidirectional overrides: all of them can make a log viewer show a forged line.
+_CONTROL: Final = {
+    i: f"\\x{i:02x}" if i < 0x100 else f"\\u{i:04x}"
+    for i in (
+        *range(0x20),
+        *range(0x7F, 0xA0),
+        0x2028,
+        0x2029,
+        *range(0x202A, 0x202F),
+        *range(0x2066, 0x206A),
+    )
+}
 
 
 def sanitize_peer_text(text: str, *, cap: int) -> str:
     """Make peer-controlled text safe to put in a log line.
 
     Control characters (newlines included) are escaped as ``\\xNN`` so a server cannot
-    forge log lines, and the text is capped at ``cap`` characters with a note of the
-    original length (seeds: "Treating the Server as Untrusted", log messages row).
+    forge log lines, lone surrogates are spelled out (a log handler could not encode
+    them), and the result is capped at ``cap`` characters plus a note of the original
+    length (seeds: "Treating the Server as Untrusted", log messages row).
     """
     original = len(text)
-    if original > cap:
-        text = text[:cap]
-    text = text.translate(_CONTROL)
-    if original > cap:
-        text += f"... (truncated from {original} chars)"
-    return text
+    # Escaping only grows text, so cutting the input at ``cap`` first bounds the work.
+    escaped = text[:cap].translate(_CONTROL).encode("utf-8", "backslashreplace").decode("utf-8")
+    if original > cap or len(escaped) > cap:
+        return escaped[:cap] + f"... (truncated from {original} chars)"
+    return escaped

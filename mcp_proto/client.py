@@ -50,7 +50,14 @@ DEFAULT_CLIENT_INFO: Final = Implementation(name="mcp-proto", version="0.1.0")
 
 #: Levels ``logging/setLevel`` accepts (2025-11-25, Server Features § Logging; RFC 5424).
 LOG_LEVELS: Final = (
-    "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency",
+    "debug",
+    "info",
+    "notice",
+    "warning",
+    "error",
+    "critical",
+    "alert",
+    "emergency",
 )
 
 # Which cache a list_changed notification drops (TOOL-16, PROMPT-4, RES-14).
@@ -160,6 +167,13 @@ class ClientCore:
                 return s.name
         raise ServerNotFound(f"no server named {selector!r}")
 
+    def replace_type(self, name: str, transport_type: str) -> None:
+        """A server's transport changed (``connect``'s fallback chain)."""
+        self.servers = tuple(
+            ServerEntry(s.name, transport_type) if s.name == name else s for s in self.servers
+        )
+        self.server_disconnected(name)
+
     def _servers_for(self, server: Any) -> list[str]:
         if server is None:
             return [s.name for s in self.servers]
@@ -182,9 +196,15 @@ class ClientCore:
     def _invalidate(self, server: str, kind: str) -> None:
         key = (server, kind)
         self._generation[key] = self._generation.get(key, 0) + 1
-        {"tools": self._tools, "prompts": self._prompts, "resources": self._resources}[
-            kind
-        ].pop(server, None)
+        self._store(kind).pop(server, None)
+
+    def _store(self, kind: str) -> dict[str, list[Any]]:
+        stores: dict[str, dict[str, list[Any]]] = {
+            "tools": self._tools,
+            "prompts": self._prompts,
+            "resources": self._resources,
+        }
+        return stores[kind]
 
     def handle_notification(self, server: str, method: str, params: Mapping[str, Any]) -> None:
         """Bookkeeping for a server notification; the shell calls it *before* any host
@@ -201,9 +221,7 @@ class ClientCore:
     # ------------------------------------------------------------------ tools
 
     def _list_one(self, server: str, kind: str, cache: bool) -> Op[list[Any]]:
-        store: dict[str, list[Any]] = {
-            "tools": self._tools, "prompts": self._prompts, "resources": self._resources
-        }[kind]
+        store = self._store(kind)
         if cache and server in store:
             return store[server]
         generation = self._generation.get((server, kind), 0)
@@ -215,7 +233,8 @@ class ClientCore:
             method = f"{kind}/list"
             raw = yield from list_all(server, method, kind, max_pages=self.limits.max_pages)
             parse: Callable[..., Any] = {
-                "tools": Tool.from_dict, "prompts": Prompt.from_dict,
+                "tools": Tool.from_dict,
+                "prompts": Prompt.from_dict,
                 "resources": Resource.from_dict,
             }[kind]
             items = []
@@ -223,7 +242,9 @@ class ClientCore:
                 try:
                     items.append(parse(entry, server=server))
                 except (ValidationError, ValueError, TypeError) as exc:
-                    yield Log("WARNING", f"server {server!r}: skipping a malformed {kind} entry: {exc}")
+                    yield Log(
+                        "WARNING", f"server {server!r}: skipping a malformed {kind} entry: {exc}"
+                    )
         if self._generation.get((server, kind), 0) == generation:
             store[server] = items
         return items
@@ -331,7 +352,9 @@ class ClientCore:
             else "structuredContent" in result
         )
         if not present:
-            problems = ["the result has no structuredContent although the tool declares an outputSchema"]
+            problems = [
+                "the result has no structuredContent although the tool declares an outputSchema"
+            ]
         else:
             try:
                 problems = errors_for(tool.output_schema, structured)
@@ -377,7 +400,10 @@ class ClientCore:
             if arg.required and arg.name not in args:
                 raise ValidationError(f"prompt {name!r} needs the argument {arg.name!r}")
         # Prompt arguments are strings on the wire (GetPromptRequest.arguments).
-        params: dict[str, Any] = {"name": name, "arguments": {k: _as_str(v) for k, v in args.items()}}
+        params: dict[str, Any] = {
+            "name": name,
+            "arguments": {k: _as_str(v) for k, v in args.items()},
+        }
         if isinstance(meta, Mapping):
             params["_meta"] = dict(meta)
         owner = prompt.server or self._default_server(None)
@@ -426,7 +452,9 @@ class ClientCore:
             if not info.has_capability("resources"):
                 continue
             raw = yield from list_all(
-                name, "resources/templates/list", "resourceTemplates",
+                name,
+                "resources/templates/list",
+                "resourceTemplates",
                 max_pages=self.limits.max_pages,
             )
             for entry in raw:
@@ -442,7 +470,7 @@ class ClientCore:
         if len(self.servers) == 1:
             return self.servers[0].name
         resources = yield from self._list_across("resources", True, None)
-        owners = sorted({r.server for r in resources if r.uri == uri and r.server})
+        owners: list[str] = sorted({r.server for r in resources if r.uri == uri and r.server})
         if len(owners) > 1:
             raise AmbiguousResourceURI(f"resource {uri!r} is offered by {owners}: pass server=")
         if owners:
@@ -500,7 +528,9 @@ class ClientCore:
             raise
         except (TransportError, ConnectionError) as exc:
             # RES-6: no confirmation (timeout included) is a ResourceReadError.
-            raise ResourceReadError(f"{method} {uri!r} on {owner!r} was not confirmed: {exc}") from exc
+            raise ResourceReadError(
+                f"{method} {uri!r} on {owner!r} was not confirmed: {exc}"
+            ) from exc
         return True
 
     # ------------------------------------------------------------------ the rest
@@ -565,7 +595,9 @@ class ClientCore:
         self._roots = tuple(Root.coerce(r) for r in roots)
         for s in self.servers:
             try:
-                yield Notify(s.name, "notifications/roots/list_changed", None, only_if_connected=True)
+                yield Notify(
+                    s.name, "notifications/roots/list_changed", None, only_if_connected=True
+                )
             except MCPError as exc:
                 yield Log("WARNING", f"could not tell {s.name!r} that roots changed: {exc}")
 
@@ -613,8 +645,10 @@ def _check_required(tool: Tool, args: Mapping[str, Any]) -> None:
     props = schema.get("properties")
     props = props if isinstance(props, Mapping) else {}
     missing = [
-        r for r in required
-        if isinstance(r, str) and r not in args
+        r
+        for r in required
+        if isinstance(r, str)
+        and r not in args
         and not (isinstance(props.get(r), Mapping) and "default" in props[r])
     ]
     if missing:

@@ -151,9 +151,7 @@ def validate_sampling_history(messages: Any) -> str | None:
         else:
             if pending_tool_uses:
                 return f"message {i} follows unanswered tool uses"
-            pending_tool_uses = {
-                str(c.get("id")) for c in items if c.get("type") == "tool_use"
-            }
+            pending_tool_uses = {str(c.get("id")) for c in items if c.get("type") == "tool_use"}
     return None
 
 
@@ -165,8 +163,10 @@ def _normalize_model_preferences(prefs: Any) -> dict[str, Any]:
     hints = prefs.get("hints")
     if isinstance(hints, list):
         out["hints"] = [
-            {"name": h["name"]} if isinstance(h, dict) and isinstance(h.get("name"), str)
-            else {"name": h} for h in hints
+            {"name": h["name"]}
+            if isinstance(h, dict) and isinstance(h.get("name"), str)
+            else {"name": h}
+            for h in hints
             if isinstance(h, str) or (isinstance(h, dict) and isinstance(h.get("name"), str))
         ]
     for key in ("costPriority", "speedPriority", "intelligencePriority"):
@@ -282,14 +282,14 @@ def normalize_elicitation_result(
         if value is True:
             return {"action": "accept"}, None
         action = value.get("action") if isinstance(value, Mapping) else None
-        if action in _ACTIONS:
+        if isinstance(action, str) and action in _ACTIONS:
             return {"action": action, **extra}, None
         return {"action": "cancel", **extra}, "URL elicitation answer had no valid action"
     if not isinstance(value, Mapping):
         return {"action": "cancel"}, "elicitation handler returned neither a mapping nor None"
     if "action" in value:
         action = value["action"]
-        if action not in _ACTIONS:
+        if not isinstance(action, str) or action not in _ACTIONS:
             return {"action": "cancel", **extra}, f"unknown elicitation action {action!r}"
         if action != "accept":
             return {"action": action, **extra}, None
@@ -306,7 +306,8 @@ def normalize_elicitation_result(
 
 def _elicitation(handlers: Handlers, params: Mapping[str, Any], server: str) -> Op[Reply]:
     mode = params.get("mode", "form")
-    if mode not in _ELICITATION_MODES:
+    # Peer data: a list or an object here must not reach the set lookup (unhashable).
+    if not isinstance(mode, str) or mode not in _ELICITATION_MODES:
         return Reply(code=jsonrpc.INVALID_PARAMS, message="Unsupported elicitation mode")
     if handlers.elicitation is None:
         return Reply(code=jsonrpc.METHOD_NOT_FOUND, message="Method not found")

@@ -123,14 +123,25 @@ def decode(data: bytes | str) -> Iterator[Message]:
     Batches were allowed by 2025-03-26 and removed later; a server may still send one,
     so each element is decoded on its own. Never raises.
     """
+    size = f"{len(data)}-{'byte' if isinstance(data, (bytes, bytearray)) else 'character'}"
+    if isinstance(data, (bytes, bytearray)):
+        # MCP messages MUST be UTF-8 (2025-11-25, Transports). json.loads would also
+        # sniff UTF-16/32 from bytes, so decode here; a leading BOM is tolerated as
+        # json.loads always did.
+        try:
+            text = bytes(data).decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            yield Invalid(f"invalid UTF-8 at byte {exc.start} in a {size} message")
+            return
+    else:
+        text = data
     try:
-        obj = json.loads(data)
+        obj = json.loads(text)
     except (ValueError, RecursionError) as exc:
-        # ValueError covers JSONDecodeError and invalid UTF-8 in bytes. Report position
-        # and size only, never the token (HYG-1).
+        # Report position and size only, never the token (HYG-1).
         pos = getattr(exc, "pos", None)
-        where = f" at byte {pos}" if pos is not None else ""
-        yield Invalid(f"invalid JSON{where} in a {len(data)}-byte message")
+        where = f" at character {pos}" if pos is not None else ""
+        yield Invalid(f"invalid JSON{where} in a {size} message")
         return
     if isinstance(obj, list):
         if not obj:
@@ -143,7 +154,12 @@ def decode(data: bytes | str) -> Iterator[Message]:
 
 def _dumps(obj: dict[str, Any]) -> bytes:
     # Compact separators; ensure_ascii=False keeps non-ASCII text at its UTF-8 size.
-    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    try:
+        return json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        # A lone surrogate (e.g. a server's request id "\ud800", which json.loads
+        # accepts) has no UTF-8 form; \u escapes carry it losslessly.
+        return json.dumps(obj, separators=(",", ":"), ensure_ascii=True).encode("ascii")
 
 
 def encode_request(request_id: RequestId, method: str, params: dict[str, Any] | None) -> bytes:

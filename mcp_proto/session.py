@@ -115,6 +115,17 @@ _LOG_LEVELS: Final[dict[str, str]] = {
 _NEVER_CANCEL: Final = frozenset({"initialize"})
 
 
+def _as_float(value: Any) -> float | None:
+    """A JSON number as a float; None for anything else (bools, and integers too big
+    for a float: JSON allows 400-digit integers, ``float()`` raises on them)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    try:
+        return float(value)
+    except OverflowError:
+        return None
+
+
 @attrs.frozen
 class ServerInfo:
     """What the handshake established about a server."""
@@ -259,8 +270,7 @@ class Session:
             return
         if not self.server.has_capability(*path):
             raise CapabilityError(
-                f"the server did not declare the {'.'.join(path)!r} capability "
-                f"needed for {method}"
+                f"the server did not declare the {'.'.join(path)!r} capability needed for {method}"
             )
 
     def send_request(
@@ -287,34 +297,44 @@ class Session:
         if len(self._pending) >= self.limits.max_pending_requests:
             raise LocalProtocolError("too many requests in flight")
         request_id = self._next_id
-        self._next_id += 1
         token: jsonrpc.RequestId | None = None
         if want_progress:
             params = dict(params or {})
-            meta = dict(params.get("_meta") or {})
+            given_meta = params.get("_meta")
+            if given_meta is not None and not isinstance(given_meta, dict):
+                raise ValueError("params._meta must be an object")
+            meta = dict(given_meta or {})
             token = meta.get("progressToken")
             if token is None:
                 token = f"p{request_id}"
+                while token in self._progress:  # another request hand-picked this one
+                    token = f"_{token}"
                 meta["progressToken"] = token
             elif isinstance(token, bool) or not isinstance(token, (int, str)):
                 raise ValueError("progressToken must be a string or an integer")
             if token in self._progress:
                 raise ValueError(f"progressToken {token!r} is already in use")
             params["_meta"] = meta
-            self._progress[token] = request_id
         elif params is not None:
-            meta = params.get("_meta")
-            if isinstance(meta, dict) and meta.get("progressToken") is not None:
+            hand_meta = params.get("_meta")
+            if isinstance(hand_meta, dict):
                 # A hand-picked token (PROG-2) routes progress even without a callback
                 # registration; the shell then simply has nobody to call.
-                token = meta["progressToken"]
-                if isinstance(token, (int, str)) and not isinstance(token, bool):
-                    self._progress.setdefault(token, request_id)
-                else:
-                    token = None
+                hand_token = hand_meta.get("progressToken")
+                if isinstance(hand_token, (int, str)) and not isinstance(hand_token, bool):
+                    token = hand_token
+        # Encode before touching any state: params the caller cannot serialise
+        # (TypeError from json) must not leave a pending entry for an unsent request.
+        encoded = jsonrpc.encode_request(request_id, method, params)
+        self._next_id += 1
+        if token is not None:
+            if want_progress:
+                self._progress[token] = request_id
+            else:
+                self._progress.setdefault(token, request_id)
         deadline = None if timeout is None else now + timeout
         self._pending[request_id] = _Pending(method, deadline, token, cancel_on_timeout)
-        self._outbox.append(jsonrpc.encode_request(request_id, method, params))
+        self._outbox.append(encoded)
         return request_id
 
     def send_notification(self, method: str, params: dict[str, Any] | None = None) -> None:
@@ -363,6 +383,11 @@ class Session:
 
     def is_pending(self, request_id: jsonrpc.RequestId) -> bool:
         return request_id in self._pending
+
+    def deadline_of(self, request_id: jsonrpc.RequestId) -> float | None:
+        """The absolute deadline of a pending request (``None``: none, or not pending)."""
+        pending = self._pending.get(request_id)
+        return pending.deadline if pending is not None else None
 
     # ------------------------------------------------------------------ time
 
@@ -444,26 +469,26 @@ class Session:
     def _receive_notification(self, method: str, params: dict[str, Any]) -> None:
         if method == "notifications/progress":
             token = params.get("progressToken")
+            # bool is an int subclass (True == 1): a JSON true is no integer token.
             request_id = (
-                self._progress.get(token) if isinstance(token, (int, str)) else None
+                self._progress.get(token)
+                if isinstance(token, (int, str)) and not isinstance(token, bool)
+                else None
             )
-            progress = params.get("progress")
             if request_id is None:
                 # PROG-1: tokens of finished (or never sent) requests are dropped.
                 self._events.append(MessageDiscarded("progress for an unknown token"))
                 return
-            if isinstance(progress, bool) or not isinstance(progress, (int, float)):
-                self._events.append(MessageDiscarded("progress without a number"))
+            progress = _as_float(params.get("progress"))
+            if progress is None:
+                self._events.append(MessageDiscarded("progress without a usable number"))
                 return
-            total = params.get("total")
-            if isinstance(total, bool) or not isinstance(total, (int, float)):
-                total = None
             msg = params.get("message")
             self._events.append(
                 ProgressReceived(
                     request_id,
-                    float(progress),
-                    None if total is None else float(total),
+                    progress,
+                    _as_float(params.get("total")),
                     msg if isinstance(msg, str) else None,
                 )
             )

@@ -88,7 +88,8 @@ class LineFramer:
                     line = bytes(self._buf[self._start :])
                     self._buf = bytearray()
                     self._start = self._scanned = 0
-                    line = line.rstrip(b"\r")
+                    if line.endswith(b"\r"):  # as for a terminated line: one CR only
+                        line = line[:-1]
                     if line and not line.isspace():
                         return line
                     return _EOF

@@ -1,0 +1,316 @@
+"""The stdio newline framer (STDIO-2; Transports § stdio), tested the h11 way.
+
+Every input is fed whole, byte by byte, and with trailing bytes that must stay buffered
+(h11 tests/test_io.py ``tr()``); limits are tested as attacks; hypothesis checks that
+any split of any byte string gives the same lines as a reference model.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mcp_proto import NEED_DATA
+from mcp_proto.errors import LineTooLongError, TransportError
+from mcp_proto.stdio import EOF, LineFramer, frame
+
+BIG = 1 << 30
+
+
+def drain(framer: LineFramer, out: list[bytes] | None = None) -> list[bytes]:
+    """Every line available now (stops at NEED_DATA or EOF), appended to ``out``.
+
+    Appending as it goes keeps the lines returned before a ``LineTooLongError``.
+    """
+    out = [] if out is None else out
+    while True:
+        item = framer.next_line()
+        if item is NEED_DATA or isinstance(item, EOF):
+            return out
+        assert isinstance(item, bytes)
+        out.append(item)
+
+
+def feed_all(chunks: list[bytes], *, max_line_size: int = BIG, eof: bool = True) -> list[bytes]:
+    framer = LineFramer(max_line_size)
+    lines: list[bytes] = []
+    for chunk in chunks:
+        framer.receive_data(chunk)
+        lines += drain(framer)
+    if eof:
+        framer.receive_data(b"")
+        lines += drain(framer)
+        assert isinstance(framer.next_line(), EOF)
+        assert isinstance(framer.next_line(), EOF)  # EOF is sticky
+        assert framer.buffered == 0
+    return lines
+
+
+def three_ways(data: bytes, expected: list[bytes], *, max_line_size: int = BIG) -> None:
+    """h11's tr(): whole, byte by byte, and with trailing bytes left buffered."""
+    assert feed_all([data], max_line_size=max_line_size) == expected
+    assert feed_all([data[i : i + 1] for i in range(len(data))], max_line_size=max_line_size) == (
+        expected
+    )
+    # Trailing bytes without a newline: the same lines come out, the tail stays
+    # buffered (it is the start of the next message, not garbage to drop).
+    tail = b'{"jsonrpc":"2.0","id":9,"res'
+    if data.endswith(b"\n") and max_line_size > len(tail) + 9:
+        framer = LineFramer(max_line_size)
+        framer.receive_data(data + tail)
+        assert drain(framer) == expected
+        assert framer.next_line() is NEED_DATA
+        assert framer.buffered == len(tail)
+        framer.receive_data(b'ult":{}}\n')
+        assert framer.next_line() == b'{"jsonrpc":"2.0","id":9,"result":{}}'
+
+
+MSG = b'{"jsonrpc":"2.0","id":1,"result":{}}'
+NOTE = b'{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info"}}'
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        (b"", []),
+        (MSG + b"\n", [MSG]),
+        (MSG + b"\n" + NOTE + b"\n", [MSG, NOTE]),
+        # CRLF: the CR is part of the terminator, not of the message.
+        (MSG + b"\r\n" + NOTE + b"\r\n", [MSG, NOTE]),
+        # Mixed terminators.
+        (MSG + b"\r\n" + NOTE + b"\n", [MSG, NOTE]),
+        # Blank and whitespace-only lines are skipped.
+        (b"\n\n" + MSG + b"\n\r\n \t\n" + NOTE + b"\n\n", [MSG, NOTE]),
+        # Only one CR is a terminator; a second one is content (harmless JSON space).
+        (MSG + b"\r\r\n", [MSG + b"\r"]),
+        # Interior CRs and spaces are content.
+        (b" a\rb \n", [b" a\rb "]),
+        # Garbage lines are still lines: dropping them is the session's job.
+        (b"not json\n\xff\xfe\n" + MSG + b"\n", [b"not json", b"\xff\xfe", MSG]),
+        # Final line without a newline at EOF.
+        (MSG, [MSG]),
+        (MSG + b"\n" + NOTE, [MSG, NOTE]),
+        (MSG + b"\r", [MSG]),
+        (MSG + b"\r\r", [MSG + b"\r"]),
+        # A whitespace-only tail at EOF is nothing.
+        (MSG + b"\n  ", [MSG]),
+        (MSG + b"\n\r", [MSG]),
+        (b" \t\r", []),
+    ],
+)
+def test_lines(data: bytes, expected: list[bytes]) -> None:
+    three_ways(data, expected)
+
+
+def test_frame() -> None:
+    assert frame(MSG) == MSG + b"\n"
+    assert feed_all([frame(MSG) + frame(NOTE)]) == [MSG, NOTE]
+
+
+def test_need_data_until_newline_and_buffered_count() -> None:
+    framer = LineFramer(BIG)
+    assert framer.next_line() is NEED_DATA
+    framer.receive_data(b'{"a":')
+    assert framer.next_line() is NEED_DATA
+    assert framer.buffered == 5
+    framer.receive_data(b"1}")
+    assert framer.next_line() is NEED_DATA
+    framer.receive_data(b"\n{")
+    assert framer.next_line() == b'{"a":1}'
+    assert framer.next_line() is NEED_DATA
+    assert framer.buffered == 1
+
+
+def test_data_after_eof_is_a_caller_error() -> None:
+    framer = LineFramer(BIG)
+    framer.receive_data(b"")
+    framer.receive_data(b"")  # a second EOF is fine
+    with pytest.raises(RuntimeError):
+        framer.receive_data(b"x")
+
+
+# ---------------------------------------------------------------- limits as attacks
+
+
+def test_max_line_size_boundary_exact_fits() -> None:
+    line = b"x" * 10
+    three_ways(line + b"\n", [line], max_line_size=10)
+    three_ways(line, [line], max_line_size=10)
+
+
+def test_overflow_when_newline_never_comes() -> None:
+    framer = LineFramer(10)
+    framer.receive_data(b"Q" * 10)
+    assert framer.next_line() is NEED_DATA  # exactly at the bound: still waiting
+    framer.receive_data(b"Q")
+    with pytest.raises(LineTooLongError) as info:
+        framer.next_line()
+    assert isinstance(info.value, TransportError)
+    assert "10" in str(info.value)
+    assert "Q" not in str(info.value)  # HYG-1: the payload is never quoted
+    # The framing is lost: the framer stays failed and holds no data.
+    assert framer.buffered == 0
+    with pytest.raises(LineTooLongError):
+        framer.next_line()
+
+
+def test_overflow_byte_by_byte_never_buffers_past_the_bound() -> None:
+    framer = LineFramer(100)
+    with pytest.raises(LineTooLongError):
+        for _ in range(10_000):
+            framer.receive_data(b"z")
+            assert framer.next_line() is NEED_DATA
+            assert framer.buffered <= 100
+    assert framer.buffered == 0
+
+
+def test_overflow_when_newline_arrives_in_the_same_chunk() -> None:
+    framer = LineFramer(10)
+    framer.receive_data(b"ok\n" + b"y" * 11 + b"\n" + b"later\n")
+    assert framer.next_line() == b"ok"  # lines before the long one still come out
+    with pytest.raises(LineTooLongError):
+        framer.next_line()
+    with pytest.raises(LineTooLongError):
+        framer.next_line()
+
+
+def test_overflow_counts_the_cr() -> None:
+    # The bound is on the raw line: a trailing CR counts (documented: "grows past").
+    framer = LineFramer(10)
+    framer.receive_data(b"y" * 10 + b"\r\n")
+    with pytest.raises(LineTooLongError):
+        framer.next_line()
+
+
+def test_overflow_of_final_line_at_eof() -> None:
+    framer = LineFramer(10)
+    framer.receive_data(b"y" * 11)
+    framer.receive_data(b"")
+    with pytest.raises(LineTooLongError):
+        framer.next_line()
+
+
+def test_huge_line_in_small_chunks_is_linear() -> None:
+    """A 5 MB line in 64-byte chunks: every byte is searched for a newline O(1) times.
+
+    White-box, and no clock: the buffer's ``find`` is wrapped to count the bytes it
+    scans. A rescanning framer would scan ~n²/128 bytes (~2·10¹¹ here).
+    """
+
+    class CountingBuffer(bytearray):
+        scanned = 0
+
+        def find(self, sub: Any, start: Any = 0, *args: Any) -> int:
+            CountingBuffer.scanned += len(self) - start
+            return super().find(sub, start, *args)
+
+    CountingBuffer.scanned = 0
+    size = 5 * 1024 * 1024
+    framer = LineFramer(size + 1)
+    framer._buf = CountingBuffer()
+    chunk = b"a" * 64
+    for _ in range(size // 64):
+        framer.receive_data(chunk)
+        assert framer.next_line() is NEED_DATA
+        # The scan offset has advanced over everything buffered so far.
+        assert framer._scanned == framer.buffered
+    framer.receive_data(b"\n")
+    line = framer.next_line()
+    assert isinstance(line, bytes) and len(line) == size
+    assert isinstance(framer._buf, CountingBuffer)  # the wrapper was in use throughout
+    assert CountingBuffer.scanned <= 2 * size
+
+
+def test_many_lines_do_not_grow_the_buffer() -> None:
+    """Consumed lines are compacted away: memory stays bounded on an endless stream."""
+    framer = LineFramer(BIG)
+    peak = 0
+    for i in range(20_000):
+        framer.receive_data(b'{"i":%d}\n' % i)
+        assert drain(framer) == [b'{"i":%d}' % i]
+        peak = max(peak, len(framer._buf))
+    assert peak < 64
+
+
+# ---------------------------------------------------------------- properties
+
+
+def reference(data: bytes, max_line_size: int) -> tuple[list[bytes], bool]:
+    """What the framer must produce: (lines, whether it ends in LineTooLongError)."""
+    *terminated, last = data.split(b"\n")
+    out = []
+    for raw in terminated:
+        if len(raw) > max_line_size:
+            return out, True
+        line = raw[:-1] if raw.endswith(b"\r") else raw
+        if line and not line.isspace():
+            out.append(line)
+    if len(last) > max_line_size:
+        return out, True
+    line = last[:-1] if last.endswith(b"\r") else last
+    if line and not line.isspace():
+        out.append(line)
+    return out, False
+
+
+def run_chunks(chunks: list[bytes], max_line_size: int) -> tuple[list[bytes], bool]:
+    framer = LineFramer(max_line_size)
+    lines: list[bytes] = []
+    try:
+        for chunk in chunks:
+            framer.receive_data(chunk)
+            drain(framer, lines)
+        framer.receive_data(b"")
+        drain(framer, lines)
+    except LineTooLongError:
+        return lines, True
+    return lines, False
+
+
+def splits(data: bytes, cuts: list[int]) -> list[bytes]:
+    points = sorted({c % (len(data) + 1) for c in cuts} | {0, len(data)})
+    return [data[a:b] for a, b in itertools.pairwise(points) if b > a]
+
+
+line_bytes = st.lists(
+    st.sampled_from([b"\n", b"\r", b"\r\n", b" ", b"\t", b"{}", b"x", b"\xff", b"\x00", b"ab"]),
+    max_size=40,
+).map(b"".join)
+
+
+@settings(deadline=None)
+@given(
+    data=st.binary(max_size=300) | line_bytes,
+    cuts=st.lists(st.integers(min_value=0, max_value=400), max_size=20),
+    max_line_size=st.integers(min_value=1, max_value=40) | st.just(BIG),
+)
+def test_any_split_matches_whole_and_reference(
+    data: bytes, cuts: list[int], max_line_size: int
+) -> None:
+    expected = reference(data, max_line_size)
+    assert run_chunks([data] if data else [], max_line_size) == expected
+    assert run_chunks(splits(data, cuts), max_line_size) == expected
+
+
+@settings(deadline=None)
+@given(data=st.binary(max_size=120) | line_bytes)
+def test_byte_by_byte_matches_whole(data: bytes) -> None:
+    whole = run_chunks([data] if data else [], 16)
+    assert run_chunks([data[i : i + 1] for i in range(len(data))], 16) == whole
+
+
+@settings(deadline=None)
+@given(st.lists(st.binary(max_size=30).filter(lambda b: b"\n" not in b), max_size=10))
+def test_framed_messages_come_back(messages: list[bytes]) -> None:
+    """frame() then the framer is the identity on non-blank messages without newlines."""
+    data = b"".join(frame(m) for m in messages)
+    expected = [
+        m[:-1] if m.endswith(b"\r") else m
+        for m in messages
+        if (m[:-1] if m.endswith(b"\r") else m).strip(b" \t\r\x0b\x0c")
+    ]
+    assert run_chunks([data] if data else [], BIG) == (expected, False)
