@@ -58,7 +58,7 @@ class MCPError(Exception):
     """Base class of every error mcp-proto raises on purpose."""
 
 
-class ConnectionError(MCPError):  # noqa: A001 - the seeds' name; aliased below
+class ConnectionError(MCPError):
     """The client could not connect, or the server is unusable (e.g. unsupported version)."""
 
 

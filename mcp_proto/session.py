@@ -365,11 +365,15 @@ class Session:
         if pending is None:
             return False
         self._finish(request_id)
-        if notify and pending.cancel_on_timeout and pending.method not in _NEVER_CANCEL:
-            if self.state is not State.CLOSED:
-                self.send_notification(
-                    "notifications/cancelled", {"requestId": request_id, "reason": reason}
-                )
+        if (
+            notify
+            and pending.cancel_on_timeout
+            and pending.method not in _NEVER_CANCEL
+            and self.state is not State.CLOSED
+        ):
+            self.send_notification(
+                "notifications/cancelled", {"requestId": request_id, "reason": reason}
+            )
         return True
 
     def data_to_send(self) -> list[bytes]:
@@ -434,9 +438,12 @@ class Session:
 
     def _finish(self, request_id: jsonrpc.RequestId) -> _Pending | None:
         pending = self._pending.pop(request_id, None)
-        if pending is not None and pending.progress_token is not None:
-            if self._progress.get(pending.progress_token) == request_id:
-                del self._progress[pending.progress_token]
+        if (
+            pending is not None
+            and pending.progress_token is not None
+            and self._progress.get(pending.progress_token) == request_id
+        ):
+            del self._progress[pending.progress_token]
         return pending
 
     def _receive(self, message: jsonrpc.Message) -> None:
