@@ -8,9 +8,12 @@ gzip are ``mcp_proto.sse`` and ``mcp_proto.compression``. This module moves byte
 
 from __future__ import annotations
 
+import socket
 import ssl
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, Final
 
 import httpcore
@@ -99,6 +102,9 @@ class _HttpServer(BaseServer):
         self._state = HttpSessionState(configured_headers=dict(config.headers))
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
+        # Sockets of responses being read, shut down on close so that a thread blocked
+        # reading a quiet stream wakes at once instead of at its read timeout.
+        self._live: set[socket.socket] = set()
         url = config.endpoint_url
         if url is None:
             raise ValueError(f"server {self.name!r}: an HTTP transport needs a URL")
@@ -121,8 +127,25 @@ class _HttpServer(BaseServer):
         if self._pool is None:
             self._pool = self._new_pool()
 
+    @contextmanager
+    def _tracked(self, response: httpcore.Response) -> Iterator[None]:
+        stream = response.extensions.get("network_stream")
+        sock = stream.get_extra_info("socket") if stream is not None else None
+        if isinstance(sock, socket.socket):
+            self._live.add(sock)
+        try:
+            yield
+        finally:
+            if isinstance(sock, socket.socket):
+                self._live.discard(sock)
+
     def _close(self) -> None:
         self._stop.set()
+        for sock in list(self._live):
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
         pool, session_id = self._pool, self._state.session_id
         if pool is not None and session_id is not None:
             # Session management: a client that no longer needs the session SHOULD send
@@ -188,7 +211,8 @@ class _HttpServer(BaseServer):
             ) as response:
                 if method == "initialize":
                     self._state.capture_session(_str_headers(response.headers))
-                self._handle(session, response, request_id, method, sent_session, deadline)
+                with self._tracked(response):
+                    self._handle(session, response, request_id, method, sent_session, deadline)
         except _HTTPCORE_ERRORS as exc:
             if deadline is not None and time.monotonic() >= deadline:
                 self._expire(session)
@@ -223,6 +247,7 @@ class _HttpServer(BaseServer):
                 pass
             return
         if kind is ResponseKind.SESSION_EXPIRED:
+            self._state.session_id = None  # dead: not to be DELETEd or sent again
             raise SessionExpired()
         if kind is ResponseKind.JSON:
             decoder = decoder_for(
@@ -387,7 +412,8 @@ class StreamableHttpServer(_HttpServer):
                     )
                     if kind is ResponseKind.SSE:
                         failures = 0
-                        self._consume_sse(session, response, None, [None])
+                        with self._tracked(response):
+                            self._consume_sse(session, response, None, [None])
                     elif kind is ResponseKind.SERVER_ERROR:
                         failures += 1
                     else:
@@ -461,6 +487,33 @@ class SseServer(_HttpServer):
         self._alive = True
         _deprecation_notice(self._logger)
 
+    def _after_handshake(self, session: Session, info: ServerInfo) -> None:
+        super()._after_handshake(session, info)
+        if self.config.ping:
+            thread = threading.Thread(
+                target=self._ping_loop, args=(session,), name=f"mcp-ping-{self.name}", daemon=True
+            )
+            self._threads.append(thread)
+            thread.start()
+
+    def _ping_loop(self, session: Session) -> None:
+        """SSE keep-alive (SSE-5): ping every ``config.ping`` seconds; three unanswered
+        pings in a row mean the stream is dead, and the connection is dropped (the next
+        request reconnects)."""
+        interval = self.config.ping or 0.0
+        failures = 0
+        while not self._stop.wait(interval) and session is self._session:
+            try:
+                self.request("ping", timeout=interval * 2.5)
+                failures = 0
+            except MCPError:
+                failures += 1
+                if failures >= 3 and session is self._session:
+                    self._logger.warning("server %s: no answer to 3 pings; reconnecting", self.name)
+                    self._alive = False
+                    self._lost(session, ConnectionError(f"server {self.name!r} stopped answering"))
+                    return
+
     def _on_endpoint(self, event: SSEEvent) -> None:
         if self._endpoint is not None:
             return
@@ -494,7 +547,8 @@ class SseServer(_HttpServer):
                     )
                     self._stream_error = error
                     return
-                self._read_events(response)
+                with self._tracked(response):
+                    self._read_events(response)
         except _HTTPCORE_ERRORS as exc:
             error = _transport_error(exc, f"event stream of {self.name!r}")
             if self._stream_error is None:

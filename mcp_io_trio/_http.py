@@ -194,6 +194,7 @@ class _HttpServer(BaseServer):
                 pass
             return
         if kind is ResponseKind.SESSION_EXPIRED:
+            self._state.session_id = None  # dead: not to be DELETEd or sent again
             raise SessionExpired()
         if kind is ResponseKind.JSON:
             decoder = decoder_for(
@@ -413,6 +414,35 @@ class SseServer(_HttpServer):
             )
         self._alive = True
         _deprecation_notice(self._logger)
+
+    async def _after_handshake(self, session: Session, info: ServerInfo) -> None:
+        await super()._after_handshake(session, info)
+        if self.config.ping:
+            self._nursery().start_soon(self._ping_loop, session, self._scope)
+
+    async def _ping_loop(self, session: Session, scope: trio.CancelScope) -> None:
+        """SSE keep-alive (SSE-5): three unanswered pings in a row drop the connection."""
+        interval = self.config.ping or 0.0
+        failures = 0
+        with scope:
+            while session is self._session:
+                await trio.sleep(interval)
+                if session is not self._session:
+                    return
+                try:
+                    await self.request("ping", timeout=interval * 2.5)
+                    failures = 0
+                except MCPError:
+                    failures += 1
+                    if failures >= 3 and session is self._session:
+                        self._logger.warning(
+                            "server %s: no answer to 3 pings; reconnecting", self.name
+                        )
+                        self._alive = False
+                        self._lost(
+                            session, ConnectionError(f"server {self.name!r} stopped answering")
+                        )
+                        return
 
     def _on_endpoint(self, event: SSEEvent) -> None:
         if self._endpoint is not None:

@@ -22,6 +22,7 @@ from .errors import (
     AmbiguousToolName,
     CapabilityError,
     ConnectionError,
+    InsufficientScopeError,
     MCPError,
     PromptGetError,
     PromptNotFound,
@@ -29,6 +30,7 @@ from .errors import (
     RequestTimeoutError,
     ResourceNotFound,
     ResourceReadError,
+    ResponseTooLargeError,
     ServerError,
     ServerNotFound,
     ToolCallError,
@@ -66,6 +68,16 @@ _INVALIDATES: Final[dict[str, str]] = {
     "notifications/prompts/list_changed": "prompts",
     "notifications/resources/list_changed": "resources",
 }
+
+# Failures a call/get/read re-raises as they are instead of wrapping them in
+# ToolCallError & co.: their class already says what happened (a timeout, a too-large
+# response, a refused capability or authorization).
+_PASS_THROUGH: Final = (
+    RequestTimeoutError,
+    ResponseTooLargeError,
+    CapabilityError,
+    InsufficientScopeError,
+)
 
 # JSON-RPC codes that mean "no such resource": -32002 up to 2025-11-25, -32602 in
 # 2026-07-28 (RES-16).
@@ -330,7 +342,7 @@ class ClientCore:
         owner = tool.server or self._default_server(None)
         try:
             result = yield Call(owner, "tools/call", params, timeout, progress)
-        except (RequestTimeoutError, CapabilityError):
+        except _PASS_THROUGH:
             raise
         except (TransportError, ConnectionError) as exc:
             raise ToolCallError(f"calling tool {name!r} on server {owner!r} failed: {exc}") from exc
@@ -409,7 +421,7 @@ class ClientCore:
         owner = prompt.server or self._default_server(None)
         try:
             result = yield Call(owner, "prompts/get", params, timeout)
-        except (RequestTimeoutError, CapabilityError):
+        except _PASS_THROUGH:
             raise
         except (TransportError, ConnectionError) as exc:
             raise PromptGetError(f"getting prompt {name!r} from {owner!r} failed: {exc}") from exc
@@ -496,7 +508,7 @@ class ClientCore:
             if exc.code in _RESOURCE_NOT_FOUND:
                 raise ResourceNotFound(f"server {owner!r}: {exc}") from exc
             raise
-        except (RequestTimeoutError, CapabilityError):
+        except _PASS_THROUGH:
             raise
         except (TransportError, ConnectionError) as exc:
             raise ResourceReadError(f"reading {uri!r} from {owner!r} failed: {exc}") from exc
