@@ -108,7 +108,7 @@ class Client:
             limits=self.limits,
         )
         if roots is not None:
-            self._run(self._core.set_roots(roots))
+            self._core.set_initial_roots(roots)
         self._servers: dict[str, BaseServer] = {
             name: self._make_server(name, cfg) for name, cfg in zip(names, configs, strict=True)
         }

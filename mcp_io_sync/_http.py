@@ -286,7 +286,7 @@ class _HttpServer(BaseServer):
         if it breaks before our response arrived (2025-11-25 § Resumability)."""
         stream_id: list[str | None] = [None]
         try:
-            self._consume_sse(session, response, deadline, stream_id)
+            self._consume_sse(session, response, deadline, stream_id, request_id)
         except _HTTPCORE_ERRORS:
             pass  # judged below: did the response arrive?
         resumes = 0
@@ -300,14 +300,18 @@ class _HttpServer(BaseServer):
                 )
             resumes += 1
             self._stop.wait(self._state.reconnect_delay)
-            self._resume(session, stream_id, deadline)
+            self._resume(session, stream_id, deadline, request_id)
 
     def _pending(self, session: Session, request_id: Any) -> bool:
         with self._lock:
             return session.is_pending(request_id)
 
     def _resume(
-        self, session: Session, stream_id: list[str | None], deadline: float | None
+        self,
+        session: Session,
+        stream_id: list[str | None],
+        deadline: float | None,
+        request_id: Any,
     ) -> None:
         pool = self._pool
         if pool is None:
@@ -326,7 +330,7 @@ class _HttpServer(BaseServer):
                     sent_session=self._state.session_id is not None,
                 )
                 if kind is ResponseKind.SSE:
-                    self._consume_sse(session, response, deadline, stream_id)
+                    self._consume_sse(session, response, deadline, stream_id, request_id)
         except _HTTPCORE_ERRORS:
             pass
 
@@ -336,7 +340,11 @@ class _HttpServer(BaseServer):
         response: httpcore.Response,
         deadline: float | None,
         stream_id: list[str | None],
+        until: Any = None,
     ) -> None:
+        """Feed an SSE stream to the session. With ``until`` (a request id), stop as
+        soon as that request is answered: a server need not close the stream, and the
+        caller is waiting for exactly that answer."""
         decoder = decoder_for(
             _header(response.headers, b"content-encoding"),
             self.config.max_decompressed_body_bytes,
@@ -345,6 +353,8 @@ class _HttpServer(BaseServer):
         for chunk in response.iter_stream():
             parser.receive_data(decoder.feed(chunk))
             self._pump_sse(session, parser, stream_id)
+            if until is not None and not self._pending(session, until):
+                return
             if deadline is not None and time.monotonic() >= deadline:
                 self._expire(session)
                 return

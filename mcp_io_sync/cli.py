@@ -59,7 +59,7 @@ _LAUNCHERS = frozenset(
     {"python", "python3", "py", "node", "npx", "uv", "uvx", "run", "deno", "bun", "pipx"}
 )
 _PYTHON = re.compile(r"python[\d.]*", re.IGNORECASE)
-_LOGGER = logging.getLogger("mcp_proto.cli")
+_LOGGER = logging.getLogger("mcp_io_sync.cli")
 
 
 class UsageError(Exception):
@@ -333,6 +333,8 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
             opts.url = opts.connect.strip()
     if opts.headers and opts.config is None and opts.url is None:
         raise UsageError(f"{PROG}: --header applies to an http(s) URL server, not a command")
+    if opts.url is not None and (opts.env_vars or opts.cwd is not None):
+        raise UsageError(f"{PROG}: --env and --cwd apply to a server command, not a URL")
     if opts.command == "call":
         opts.base_arguments = _read_args_json(opts.args_json) if opts.args_json is not None else {}
         opts.pairs = parse_pairs(opts.arguments, what="a tool argument")

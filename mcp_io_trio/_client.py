@@ -102,9 +102,7 @@ class Client:
             limits=self.limits,
         )
         if roots is not None:
-            # No server is connected yet: setting roots sends nothing, so the operation
-            # completes without performing an effect.
-            self._run_sync(self._core.set_roots(roots))
+            self._core.set_initial_roots(roots)
         self._servers: dict[str, BaseServer] = {
             name: self._make_server(name, cfg) for name, cfg in zip(names, configs, strict=True)
         }
@@ -168,13 +166,6 @@ class Client:
         return result
 
     # ------------------------------------------------------------ driving the core
-
-    def _run_sync(self, op: Op[T]) -> T:
-        try:
-            effect = op.send(None)
-        except StopIteration as stop:
-            return stop.value  # type: ignore[no-any-return]
-        raise RuntimeError(f"operation needed I/O during construction: {effect!r}")
 
     async def _run(self, op: Op[T]) -> T:
         value: Any = None

@@ -233,7 +233,7 @@ class _HttpServer(BaseServer):
         if it breaks before our response arrived (2025-11-25 § Resumability)."""
         stream_id: list[str | None] = [None]
         try:
-            await self._consume_sse(session, response, deadline, stream_id)
+            await self._consume_sse(session, response, deadline, stream_id, request_id)
         except _HTTPCORE_ERRORS:
             pass
         resumes = 0
@@ -247,10 +247,14 @@ class _HttpServer(BaseServer):
                 )
             resumes += 1
             await trio.sleep(self._state.reconnect_delay)
-            await self._resume(session, stream_id, deadline)
+            await self._resume(session, stream_id, deadline, request_id)
 
     async def _resume(
-        self, session: Session, stream_id: list[str | None], deadline: float | None
+        self,
+        session: Session,
+        stream_id: list[str | None],
+        deadline: float | None,
+        request_id: Any,
     ) -> None:
         pool = self._pool
         if pool is None:
@@ -269,7 +273,7 @@ class _HttpServer(BaseServer):
                     sent_session=self._state.session_id is not None,
                 )
                 if kind is ResponseKind.SSE:
-                    await self._consume_sse(session, response, deadline, stream_id)
+                    await self._consume_sse(session, response, deadline, stream_id, request_id)
         except _HTTPCORE_ERRORS:
             pass
 
@@ -279,7 +283,11 @@ class _HttpServer(BaseServer):
         response: httpcore.Response,
         deadline: float | None,
         stream_id: list[str | None],
+        until: Any = None,
     ) -> None:
+        """Feed an SSE stream to the session. With ``until`` (a request id), stop as
+        soon as that request is answered: a server need not close the stream, and the
+        caller is waiting for exactly that answer."""
         decoder = decoder_for(
             _header(response.headers, b"content-encoding"),
             self.config.max_decompressed_body_bytes,
@@ -288,6 +296,8 @@ class _HttpServer(BaseServer):
         async for chunk in response.aiter_stream():
             parser.receive_data(decoder.feed(chunk))
             self._pump_sse(session, parser, stream_id)
+            if until is not None and not session.is_pending(until):
+                return
             if deadline is not None and trio.current_time() >= deadline:
                 await self._expire(session)
                 return

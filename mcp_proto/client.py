@@ -601,6 +601,10 @@ class ClientCore:
             done.append(name)
         return done
 
+    def set_initial_roots(self, roots: Iterable[Root | Mapping[str, Any]]) -> None:
+        """Roots given at construction: nobody is connected yet, so nobody is told."""
+        self._roots = tuple(Root.coerce(r) for r in roots)
+
     def set_roots(self, roots: Iterable[Root | Mapping[str, Any]]) -> Op[None]:
         """Replace the roots and tell connected servers (ROOT-1, ROOT-3): failures to
         notify are logged, never raised."""

@@ -1,0 +1,284 @@
+"""The client program the MCP conformance harness starts once per scenario.
+
+    python tests/conformance/client.py [options...] <server-url>
+
+The harness (``@modelcontextprotocol/conformance``, see ``tests/conformance/run.sh``)
+passes the mock server's URL as the LAST argument and sets:
+
+- ``MCP_CONFORMANCE_SCENARIO``: the scenario name (``initialize``, ``tools_call``, ...);
+- ``MCP_CONFORMANCE_PROTOCOL_VERSION``: the revision under test (the client offers its
+  own newest handshake revision, 2025-11-25, whatever this says);
+- ``MCP_CONFORMANCE_CONTEXT``: JSON with scenario data (some auth scenarios only).
+
+Only the public API of ``mcp_io_sync`` is used: ``connect(url, ...)`` picks the
+transport from the URL exactly as it does for a user. Each scenario does what the
+harness scores; an unknown scenario gets the default (connect, list tools, call each
+tool with harmless arguments). Exit status 0 with the line
+``conformance client: <scenario>: OK`` on stderr on success; otherwise 1 (2 for a usage
+error) with a one-line ``conformance client: <scenario>: <error>`` message.
+``MCP_CONFORMANCE_DEBUG=1`` logs the client's debug output (httpcore included);
+``MCP_CONFORMANCE_DEADLINE`` (seconds, default 45) bounds the whole run.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+import threading
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import mcp_io_sync
+
+LOG = logging.getLogger("conformance-client")
+CLIENT_INFO = {"name": "mcp-proto-conformance-client", "version": mcp_io_sync.__version__}
+
+
+class ScenarioFailed(Exception):
+    """The server answered, but not what the scenario leads us to expect."""
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def plain(value: Any) -> Any:
+    """A JSON-ready deep copy (the client may hand out read-only mappings/tuples)."""
+    if isinstance(value, Mapping):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    return value
+
+
+def open_client(url: str, **kwargs: Any) -> mcp_io_sync.Client:
+    LOG.info("connecting to %s", url)
+    return mcp_io_sync.connect(
+        url,
+        read_timeout=float(os.environ.get("MCP_CONFORMANCE_READ_TIMEOUT", "30")),
+        client_info=CLIENT_INFO,
+        logger=logging.getLogger("mcp_io_sync"),
+        **kwargs,
+    )
+
+
+def text_of(result: Mapping[str, Any]) -> str:
+    parts = []
+    for item in result.get("content") or ():
+        if isinstance(item, Mapping) and item.get("type") == "text":
+            parts.append(str(item.get("text", "")))
+    return "\n".join(parts)
+
+
+def call_ok(client: mcp_io_sync.Client, name: str, arguments: Mapping[str, Any]) -> str:
+    """Call a tool; fail the scenario on a tool-level error. Returns its text content."""
+    LOG.info("calling %s(%s)", name, json.dumps(plain(arguments))[:200])
+    result = client.call_tool(name, arguments)
+    text = text_of(result)
+    LOG.info("%s returned: %s", name, text[:200])
+    if result.get("isError"):
+        raise ScenarioFailed(f"tool {name!r} reported an error: {text[:200]}")
+    return text
+
+
+def tool_names(client: mcp_io_sync.Client) -> list[str]:
+    names = [t.name for t in client.list_tools(cache=False)]
+    LOG.info("tools: %s", names)
+    return names
+
+
+def require_tool(names: list[str], name: str) -> None:
+    if name not in names:
+        raise ScenarioFailed(f"the server lists no tool {name!r} (it lists {names})")
+
+
+def example_value(schema: Any) -> Any:
+    """A harmless value that fits a (simple) JSON schema."""
+    if not isinstance(schema, Mapping):
+        return "test"
+    for key in ("const", "default"):
+        if key in schema:
+            return plain(schema[key])
+    if isinstance(schema.get("enum"), list) and schema["enum"]:
+        return plain(schema["enum"][0])
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        kind = next((k for k in kind if k != "null"), "null")
+    if kind == "object" or "properties" in schema:
+        return example_arguments(schema)
+    minimum = schema.get("minimum", 1)
+    return {
+        "string": "test",
+        "integer": int(minimum) if isinstance(minimum, (int, float)) else 1,
+        "number": minimum if isinstance(minimum, (int, float)) else 1,
+        "boolean": False,
+        "array": [],
+        "null": None,
+    }.get(str(kind), "test")
+
+
+def example_arguments(schema: Any) -> dict[str, Any]:
+    """Values for the required properties of an object schema."""
+    if not isinstance(schema, Mapping):
+        return {}
+    props = schema.get("properties")
+    props = props if isinstance(props, Mapping) else {}
+    required = schema.get("required")
+    required = required if isinstance(required, list) else []
+    return {str(name): example_value(props.get(name)) for name in required}
+
+
+def answer_elicitation(message: str, schema: Any = None) -> dict[str, Any]:
+    """Accept with no input of our own: the client fills in the schema's defaults
+    (SEP-1034), which is what the elicitation scenario checks."""
+    LOG.info("elicitation %r, schema %s", message, json.dumps(plain(schema))[:300])
+    return {"action": "accept", "content": {}}
+
+
+def answer_sampling(messages: Any, *rest: Any) -> dict[str, Any]:
+    LOG.info("sampling request with %d message(s)", len(messages or ()))
+    return {
+        "role": "assistant",
+        "content": {"type": "text", "text": "conformance test reply"},
+        "model": "conformance-test-model",
+        "stopReason": "endTurn",
+    }
+
+
+# ---------------------------------------------------------------- scenarios
+
+
+def scenario_initialize(url: str, context: Mapping[str, Any]) -> None:
+    """initialize: the handshake (protocol version, clientInfo), then one request."""
+    with open_client(url) as client:
+        tool_names(client)
+
+
+def scenario_tools_call(url: str, context: Mapping[str, Any]) -> None:
+    """tools_call: call ``add_numbers`` with numeric a and b."""
+    with open_client(url) as client:
+        require_tool(tool_names(client), "add_numbers")
+        text = call_ok(client, "add_numbers", {"a": 5, "b": 3})
+        if "8" not in text:
+            raise ScenarioFailed(f"add_numbers(5, 3) answered {text!r}")
+
+
+def scenario_elicitation_defaults(url: str, context: Mapping[str, Any]) -> None:
+    """elicitation-sep1034-client-defaults: the tool elicits a form whose fields all
+    have defaults; we accept without filling any, the client must send the defaults."""
+    with open_client(url, elicitation_handler=answer_elicitation) as client:
+        name = "test_client_elicitation_defaults"
+        require_tool(tool_names(client), name)
+        text = call_ok(client, name, {})
+        if "Elicitation completed" not in text:
+            raise ScenarioFailed(f"{name} answered {text!r}")
+
+
+def scenario_sse_retry(url: str, context: Mapping[str, Any]) -> None:
+    """sse-retry: the server closes the tools/call SSE stream after a priming event
+    carrying ``retry: 500``; the client must wait that long, resume with GET and
+    ``Last-Event-ID``, and receive the result on the resumed stream."""
+    with open_client(url) as client:
+        require_tool(tool_names(client), "test_reconnection")
+        text = call_ok(client, "test_reconnection", {})
+        if "Reconnection test completed" not in text:
+            raise ScenarioFailed(f"test_reconnection answered {text!r}")
+
+
+def scenario_json_schema_preservation(url: str, context: Mapping[str, Any]) -> None:
+    """json-schema-2020-12-preservation: echo the focal tool's inputSchema back, as
+    received, through ``json_schema_echo`` (the harness diffs it with the original)."""
+    with open_client(url) as client:
+        tools = {t.name: t for t in client.list_tools(cache=False)}
+        LOG.info("tools: %s", list(tools))
+        focal = tools.get("json_schema_2020_12_tool")
+        if focal is None:
+            raise ScenarioFailed(f"no tool json_schema_2020_12_tool (tools: {list(tools)})")
+        require_tool(list(tools), "json_schema_echo")
+        call_ok(client, "json_schema_echo", {"schema": plain(focal.input_schema)})
+
+
+def scenario_default(url: str, context: Mapping[str, Any]) -> None:
+    """Any other scenario: connect, list tools, call each tool with harmless arguments.
+    Tool-level errors are logged, not fatal; protocol and transport errors are."""
+    # (roots: the client always answers roots/list, with no roots unless given some.)
+    with open_client(
+        url, elicitation_handler=answer_elicitation, sampling_handler=answer_sampling
+    ) as client:
+        for tool in client.list_tools(cache=False):
+            arguments = example_arguments(tool.input_schema)
+            LOG.info("calling %s(%s)", tool.name, json.dumps(arguments)[:200])
+            result = client.call_tool(tool.name, arguments)
+            if result.get("isError"):
+                LOG.warning("tool %s reported an error: %s", tool.name, text_of(result)[:200])
+
+
+SCENARIOS: dict[str, Callable[[str, Mapping[str, Any]], None]] = {
+    "initialize": scenario_initialize,
+    "tools_call": scenario_tools_call,
+    "elicitation-sep1034-client-defaults": scenario_elicitation_defaults,
+    "sse-retry": scenario_sse_retry,
+    "json-schema-2020-12-preservation": scenario_json_schema_preservation,
+}
+
+
+# ---------------------------------------------------------------- main
+
+
+def start_watchdog(scenario: str, seconds: float) -> None:
+    """End the process with a one-line message if the scenario hangs: a hung call
+    must fail this scenario with a reason, not stall the harness until its timeout."""
+
+    def expire() -> None:
+        print(
+            f"conformance client: {scenario or 'default'}: still running after {seconds:g}s "
+            "(a request never completed); giving up",
+            file=sys.stderr,
+            flush=True,
+        )
+        os._exit(1)
+
+    timer = threading.Timer(seconds, expire)
+    timer.daemon = True
+    timer.start()
+
+
+def main(argv: list[str]) -> int:
+    logging.basicConfig(
+        stream=sys.stderr,
+        level=logging.DEBUG if os.environ.get("MCP_CONFORMANCE_DEBUG") == "1" else logging.INFO,
+        format="%(asctime)s %(name)s %(levelname)s %(message)s",
+    )
+    if len(argv) < 2 or not argv[-1].startswith(("http://", "https://")):
+        print(
+            "usage: client.py [...] <server-url>  (started by the conformance harness)",
+            file=sys.stderr,
+        )
+        return 2
+    url = argv[-1]
+    scenario = os.environ.get("MCP_CONFORMANCE_SCENARIO", "")
+    version = os.environ.get("MCP_CONFORMANCE_PROTOCOL_VERSION", "")
+    try:
+        context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
+    except ValueError as exc:
+        print(f"conformance client: MCP_CONFORMANCE_CONTEXT is not JSON: {exc}", file=sys.stderr)
+        return 2
+    LOG.info("scenario %r, protocol version %r, server %s", scenario, version, url)
+    start_watchdog(scenario, float(os.environ.get("MCP_CONFORMANCE_DEADLINE") or 45))
+    run = SCENARIOS.get(scenario, scenario_default)
+    try:
+        run(url, context if isinstance(context, Mapping) else {})
+    except Exception as exc:
+        LOG.debug("scenario failed", exc_info=True)
+        message = " ".join(f"{type(exc).__name__}: {exc}".split())
+        print(f"conformance client: {scenario or 'default'}: {message}", file=sys.stderr)
+        return 1
+    # run.sh looks for this line: without it (a crash, or killed at the harness's
+    # timeout) the scenario fails even if the server-side checks passed.
+    print(f"conformance client: {scenario or 'default'}: OK", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
