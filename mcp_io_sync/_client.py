@@ -128,7 +128,7 @@ class Client:
 
     def _make_server(self, name: str, config: ServerConfig) -> BaseServer:
         cls = _TRANSPORTS[config.type]
-        extra = self._http_options if cls is not BaseServer else {}
+        extra = self._http_options if cls is not StdioServer else {}
         return cls(
             config,
             name=name,
@@ -415,6 +415,14 @@ class Client:
 
     def remove_notification_handler(self, callback: NotificationCallback) -> None:
         self._callbacks.remove(callback)
+
+    def flush_callbacks(self, timeout: float | None = None) -> bool:
+        """Wait until the notification and progress callbacks queued so far have run
+        (they run on a dispatcher thread, after the reader queued them). Returns False
+        if ``timeout`` passed first."""
+        done = threading.Event()
+        self._submit(done.set)
+        return done.wait(timeout)
 
     def clear_cache(self) -> None:
         self._core.clear_cache()

@@ -351,7 +351,9 @@ class _HttpServer(BaseServer):
         )
         parser = SSEParser(max_event_size=self._limits.max_line_size)
         for chunk in response.iter_stream():
-            parser.receive_data(decoder.feed(chunk))
+            data = decoder.feed(chunk)
+            if data:  # an inflater may yield nothing yet (e.g. only a gzip header)
+                parser.receive_data(data)
             self._pump_sse(session, parser, stream_id)
             if until is not None and not self._pending(session, until):
                 return
@@ -360,7 +362,9 @@ class _HttpServer(BaseServer):
                 return
             if self._stop.is_set():
                 return
-        parser.receive_data(decoder.finish())
+        tail = decoder.finish()
+        if tail:
+            parser.receive_data(tail)
         self._pump_sse(session, parser, stream_id)
 
     def _pump_sse(self, session: Session, parser: SSEParser, stream_id: list[str | None]) -> None:

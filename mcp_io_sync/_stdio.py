@@ -61,6 +61,15 @@ class _Process:
         except (BrokenPipeError, OSError, ValueError) as exc:
             raise TransportError(f"cannot write to the server process: {exc}") from exc
 
+    def close_pipes(self) -> None:
+        """Close our ends of stdout/stderr once the reader threads are done."""
+        for pipe in (self.popen.stdout, self.popen.stderr):
+            try:
+                if pipe is not None:
+                    pipe.close()
+            except OSError:
+                pass
+
     def stop(self) -> None:
         """Close stdin, wait, terminate, wait, kill: bounded in time (STDIO-6)."""
         self.alive = False
@@ -127,10 +136,16 @@ class StdioServer(BaseServer):
             proc, self._proc = self._proc, None
         if proc is not None:
             proc.stop()
+        alive = False
         for t in self._threads:
             if t is not threading.current_thread():
                 t.join(timeout=SHUTDOWN_GRACE)
+            alive = alive or t.is_alive()
         self._threads = []
+        if proc is not None and not alive:
+            # Only once no reader can still be blocked on them (an fd closed under a
+            # blocked read could be reused by another file).
+            proc.close_pipes()
 
     def _transmit(self, session: Session, waiter: Any = None) -> None:
         # Drain and write under the process's write lock, so that frames reach the pipe

@@ -672,9 +672,7 @@ class Runner:
 
     def _flush_callbacks(self) -> None:
         """Wait (briefly) until progress callbacks queued before the result have run."""
-        done = threading.Event()
-        self.client._submit(done.set)
-        done.wait(1.0)
+        self.client.flush_callbacks(timeout=1.0)
 
     # ---- prompts
 

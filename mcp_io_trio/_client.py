@@ -435,6 +435,12 @@ class Client:
     def remove_notification_handler(self, callback: NotificationCallback) -> None:
         self._callbacks.remove(callback)
 
+    async def flush_callbacks(self) -> None:
+        """Wait until the notification and progress callbacks queued so far have run."""
+        done = trio.Event()
+        self._submit(done.set)
+        await done.wait()
+
     def clear_cache(self) -> None:
         self._core.clear_cache()
 

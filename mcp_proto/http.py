@@ -1,6 +1,6 @@
 """HTTP rules of the handshake-era transports, without doing any HTTP.
 
-Request heads (which headers each request carries), response classification (status ×
+Request heads (which headers each request carries), response classification (status x
 content type → what it means), the mapping of HTTP failures to typed errors, the retry
 table, SSE resumption state and the legacy HTTP+SSE endpoint's origin check. The shells
 move the bytes (through httpcore) and ask this module what they mean.
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import enum
 import json
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
 from urllib.parse import urljoin, urlsplit
@@ -62,6 +63,8 @@ MAX_RECONNECT_DELAY: Final = 30.0
 #: (seeds, "Retries"). ``initialize`` is re-done by a fresh connect, not a retry.
 NEVER_RETRIED: Final = frozenset({"tools/call", "initialize"})
 
+_DEFAULT_PORTS: Final = {"http": 80, "https": 443}
+
 # Headers the client owns: configured headers of these names are dropped so a config
 # cannot forge protocol state.
 _OWNED: Final = frozenset(
@@ -97,7 +100,7 @@ def _media_type(content_type: str | None) -> str:
 
 
 def classify_response(status: int, content_type: str | None, *, sent_session: bool) -> ResponseKind:
-    """Classify a response (status × content type). The body is judged later."""
+    """Classify a response (status x content type). The body is judged later."""
     if status in (202, 204):
         return ResponseKind.ACCEPTED
     if 200 <= status < 300:
@@ -135,13 +138,44 @@ def _jsonrpc_error_in(body: bytes) -> Any:
     return None
 
 
+# RFC 9110 § 11.6.1: WWW-Authenticate = #challenge; challenge = auth-scheme
+# [ 1*SP ( token68 / #auth-param ) ]; auth-param = token BWS "=" BWS ( token /
+# quoted-string ). Scheme and parameter names are case-insensitive (§ 11.1, § 11.2).
+_TOKEN: Final = r"[!#$%&'*+.^_`|~0-9A-Za-z-]+"
+_AUTH_PARAM: Final = re.compile(
+    # Lenient on two points, both common server mistakes: an unquoted value may hold
+    # non-token characters (scope=files:read), and parameters may be separated by
+    # spaces alone.
+    rf'[\s,]*({_TOKEN})[ \t]*=[ \t]*([^\s,"]+|"(?:[^"\\]|\\.)*")(?=[\s,]|$)'
+)
+_AUTH_SCHEME: Final = re.compile(rf"[\s,]*({_TOKEN})(?=[ \t]|,|$)")
+_TOKEN68: Final = re.compile(r"[ \t]*[A-Za-z0-9._~+/-]+=*[ \t]*(?=,|$)")
+
+
 def _bearer_param(www_authenticate: str | None, name: str) -> str | None:
+    """Parameter ``name`` of the ``Bearer`` challenge in a WWW-Authenticate value
+    (RFC 6750 § 3), or ``None``. Quoted values may hold commas and escapes, and other
+    schemes' parameters are not mistaken for Bearer's."""
     if not www_authenticate:
         return None
-    for part in www_authenticate.replace("Bearer ", "", 1).split(","):
-        key, sep, value = part.strip().partition("=")
-        if sep and key.strip().lower() == name:
-            return value.strip().strip('"')
+    text, pos, scheme = www_authenticate, 0, None
+    while pos < len(text):
+        param = _AUTH_PARAM.match(text, pos)
+        if param is not None:
+            pos = param.end()
+            if scheme == "bearer" and param.group(1).lower() == name:
+                value = param.group(2)
+                if value.startswith('"'):
+                    value = re.sub(r"\\(.)", r"\1", value[1:-1])
+                return value
+            continue
+        start = _AUTH_SCHEME.match(text, pos)
+        if start is None or scheme == "bearer":
+            return None  # unparseable, or the Bearer challenge ended without ``name``
+        scheme, pos = start.group(1).lower(), start.end()
+        token68 = _TOKEN68.match(text, pos)
+        if token68 is not None:
+            pos = token68.end()
     return None
 
 
@@ -203,27 +237,33 @@ def backoff_delay(attempt: int, base: float, *, jitter: float = 0.0) -> float:
     shell's, never the core's)."""
     if attempt < 1:
         raise ValueError("attempt is 1-based")
-    return min(MAX_RECONNECT_DELAY, base * float(2 ** (attempt - 1))) * (1.0 + jitter)
+    # The cap applies after the jitter (no delay above MAX_RECONNECT_DELAY, SSE-5), and
+    # the exponent is bounded first: 2**(attempt-1) as a float overflows past ~1024.
+    return min(MAX_RECONNECT_DELAY, base * 2.0 ** min(attempt - 1, 64) * (1.0 + jitter))
 
 
 def same_origin(a: str, b: str) -> bool:
-    """RFC 6454 origin equality: scheme, host and port (with default ports)."""
-    sa, sb = urlsplit(a), urlsplit(b)
+    """RFC 6454 origin equality: scheme, host and port (with default ports).
 
-    def port(s: Any) -> int | None:
-        try:
-            p = s.port
-        except ValueError:
-            return -1
-        if p is not None:
-            return int(p)
-        return {"http": 80, "https": 443}.get(s.scheme.lower())
+    Only http(s) URLs with a host and a valid port have a comparable origin; any other
+    URL has an opaque origin (RFC 6454 § 4, step 1), equal to nothing."""
+    origin = _origin(a)
+    return origin is not None and origin == _origin(b)
 
-    return (
-        sa.scheme.lower() == sb.scheme.lower()
-        and (sa.hostname or "").lower() == (sb.hostname or "").lower()
-        and port(sa) == port(sb)
-    )
+
+def _origin(url: str) -> tuple[str, str, int] | None:
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        # "http://[" (an unbalanced IPv6 bracket), or a port out of range or not a
+        # number: no origin, so two malformed URLs never compare equal.
+        return None
+    scheme = parts.scheme.lower()
+    if scheme not in _DEFAULT_PORTS or not parts.hostname:
+        return None
+    # urlsplit lowercases hostname (RFC 6454 § 4, step 5: the host in lower case).
+    return scheme, parts.hostname, _DEFAULT_PORTS[scheme] if port is None else port
 
 
 def resolve_sse_endpoint(stream_url: str, data: str) -> str:
@@ -233,16 +273,28 @@ def resolve_sse_endpoint(stream_url: str, data: str) -> str:
     origin, or configured credential headers would go to another host.
     """
     target = data.strip()
-    if not target or any(c in target for c in "\r\n\x00"):
+    # A URI reference has no whitespace or control characters (RFC 3986 § 2): refusing
+    # them all keeps CR/LF out of the request line, and keeps urlsplit from silently
+    # deleting tabs and newlines (it does, since Python 3.9.5) to "repair" the URL.
+    if not target or not all(0x21 <= ord(c) < 0x7F for c in target):
         raise ConnectionError("the server's endpoint event is empty or malformed")
-    url = urljoin(stream_url, target)
+    try:
+        url = urljoin(stream_url, target)
+    except ValueError:  # e.g. "//[": urlsplit's "Invalid IPv6 URL"
+        raise ConnectionError("the server's endpoint event is empty or malformed") from None
     if not same_origin(stream_url, url):
         raise ConnectionError("the server's endpoint event points to another origin; refused")
     return url
 
 
-def _valid_header_value(value: str) -> bool:
-    return all(0x20 <= ord(c) < 0x7F or c == "\t" for c in value)
+#: Longest ``Mcp-Session-Id`` kept (SESS-1).
+MAX_SESSION_ID_LENGTH: Final = 4096
+
+
+def _valid_session_id(value: str) -> bool:
+    # Session Management: "The session ID MUST only contain visible ASCII characters
+    # (ranging from 0x21 to 0x7E)." Anything else would also be unsafe to echo.
+    return 0 < len(value) <= MAX_SESSION_ID_LENGTH and all(0x21 <= ord(c) < 0x7F for c in value)
 
 
 @attrs.define
@@ -292,7 +344,7 @@ class HttpSessionState:
         anything else would be unsafe to echo in a header)."""
         for name, value in headers:
             if name.lower() == "mcp-session-id":
-                if value and _valid_header_value(value) and len(value) <= 1024:
+                if _valid_session_id(value):
                     self.session_id = value
                 return
 
@@ -300,9 +352,15 @@ class HttpSessionState:
         """Track resumption state from an SSE event: the last retainable id (UT-4) and
         the server's ``retry`` advice, floored (UT-3)."""
         self.note_id(event.id)
-        if event.retry is not None:
+        self.note_retry(event.retry)
+
+    def note_retry(self, retry_ms: int | None) -> None:
+        """Honour a ``retry:`` value in milliseconds (an event's, or ``SSEParser.retry``
+        for one that came in an event the stream cut off), clamped to
+        [MIN_RECONNECT_DELAY, MAX_RECONNECT_DELAY] seconds (UT-3)."""
+        if retry_ms is not None:
             self.reconnect_delay = min(
-                MAX_RECONNECT_DELAY, max(MIN_RECONNECT_DELAY, event.retry / 1000)
+                MAX_RECONNECT_DELAY, max(MIN_RECONNECT_DELAY, retry_ms / 1000)
             )
 
     def note_id(self, event_id: str | None) -> None:

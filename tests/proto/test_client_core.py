@@ -25,6 +25,7 @@ from mcp_proto.errors import (
     AmbiguousToolName,
     CapabilityError,
     ConnectionError,
+    InsufficientScopeError,
     LineTooLongError,
     MCPError,
     PromptGetError,
@@ -33,6 +34,7 @@ from mcp_proto.errors import (
     RequestTimeoutError,
     ResourceNotFound,
     ResourceReadError,
+    ResponseTooLargeError,
     ServerError,
     ServerNotFound,
     ToolCallError,
@@ -692,7 +694,10 @@ def test_bad_validation_mode() -> None:
     ("raised", "expected"),
     [
         (TransportError("pipe broke"), ToolCallError),
-        (LineTooLongError("too long"), ToolCallError),
+        # Too-large responses keep their own class: it already says what happened.
+        (LineTooLongError("too long"), LineTooLongError),
+        (ResponseTooLargeError("gzip bomb"), ResponseTooLargeError),
+        (InsufficientScopeError("scope", scope="a b"), InsufficientScopeError),
         (RemoteProtocolError("garbage"), ToolCallError),
         (ConnectionError("spawn failed"), ToolCallError),
         (RequestTimeoutError("slow", method="tools/call"), RequestTimeoutError),
