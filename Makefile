@@ -35,8 +35,14 @@ unit: $(STAMP) peers
 
 test: lint typecheck unit
 
+# The demo narrates itself: make echoes each command before running it.
+MCP_PROTO := $(VENV)/bin/mcp-proto
+DEMO_SERVER := -- $(PY) examples/demo_server.py
 demo: $(STAMP)
-	$(PY) examples/demo.py
+	$(MCP_PROTO) tools $(DEMO_SERVER)
+	$(MCP_PROTO) call countdown seconds=3 $(DEMO_SERVER)
+	$(MCP_PROTO) read demo://readme $(DEMO_SERVER)
+	$(MCP_PROTO) prompt review 'code=def add(a, b): return a - b' $(DEMO_SERVER)
 
 bench: $(STAMP)
 	$(PY) bench/run.py

@@ -506,11 +506,11 @@ def connect(
             ping=ping,
         ),
     )
-    client = Client([plan[0] for plan in plans], **client_kwargs)
+    client = Client([plan.configs[0] for plan in plans], **client_kwargs)
     try:
         for server, plan in zip(client.servers, plans, strict=True):
             failures: list[str] = []
-            for i, candidate in enumerate(plan):
+            for i, candidate in enumerate(plan.configs):
                 if i:
                     client._replace_config(server.name, candidate)
                     server = client.find_server(server.name)
@@ -519,11 +519,11 @@ def connect(
                     break
                 except MCPError as exc:
                     failures.append(f"{candidate.type}: {exc}")
-                    if len(plan) == 1:
+                    if len(plan.configs) == 1:
                         raise
             else:
                 raise ConnectionError(
-                    f"could not connect to {plan[0].endpoint_url}; tried all transports: "
+                    f"could not connect to {plan.describe()}; tried all transports: "
                     + "; ".join(failures)
                 )
     except BaseException:

@@ -503,10 +503,10 @@ async def connect(
             ping=ping,
         ),
     )
-    async with Client([plan[0] for plan in plans], **client_kwargs) as client:
+    async with Client([plan.configs[0] for plan in plans], **client_kwargs) as client:
         for server, plan in zip(client.servers, plans, strict=True):
             failures: list[str] = []
-            for i, candidate in enumerate(plan):
+            for i, candidate in enumerate(plan.configs):
                 if i:
                     await client._replace_config(server.name, candidate)
                     server = client.find_server(server.name)
@@ -515,11 +515,11 @@ async def connect(
                     break
                 except MCPError as exc:
                     failures.append(f"{candidate.type}: {exc}")
-                    if len(plan) == 1:
+                    if len(plan.configs) == 1:
                         raise
             else:
                 raise ConnectionError(
-                    f"could not connect to {plan[0].endpoint_url}; tried all transports: "
+                    f"could not connect to {plan.describe()}; tried all transports: "
                     + "; ".join(failures)
                 )
         yield client

@@ -23,7 +23,7 @@ from .config import (
     streamable_http_config,
 )
 
-__all__ = ["TargetOptions", "plan_targets"]
+__all__ = ["Plan", "TargetOptions", "plan_targets"]
 
 
 @attrs.frozen
@@ -39,6 +39,18 @@ class TargetOptions:
     retry_backoff: float | None = None
     endpoint: str | None = None
     ping: float | None = None
+
+
+@attrs.frozen
+class Plan:
+    """One server of a ``connect`` target: what the user wrote, and the configurations
+    to try in order."""
+
+    target: str | tuple[str, ...]
+    configs: tuple[ServerConfig, ...]
+
+    def describe(self) -> str:
+        return self.target if isinstance(self.target, str) else " ".join(self.target)
 
 
 def _given(**kwargs: Any) -> dict[str, Any]:
@@ -69,7 +81,7 @@ def plan_targets(
     transport: str | None = None,
     name: str | None = None,
     options: TargetOptions | None = None,
-) -> list[list[ServerConfig]]:
+) -> list[Plan]:
     """One entry per server the target names; each entry lists the configurations to
     try in order (several only for an ambiguous URL of a single-server target: CONN-6,
     Streamable HTTP, then HTTP+SSE, then plain HTTP; with several servers an ambiguous
@@ -81,7 +93,7 @@ def plan_targets(
     """
     o = options or TargetOptions()
     targets = split_targets(target)
-    plans: list[list[ServerConfig]] = []
+    plans: list[Plan] = []
     for i, single in enumerate(targets):
         kind = detect_transport(single, transport=transport)
         server_name = name if len(targets) == 1 else (f"{name}_{i}" if name else None)
@@ -89,5 +101,5 @@ def plan_targets(
             kinds = ["streamable_http", "sse", "http"] if len(targets) == 1 else ["streamable_http"]
         else:
             kinds = [kind]
-        plans.append([_config(k, single, server_name, o) for k in kinds])
+        plans.append(Plan(single, tuple(_config(k, single, server_name, o) for k in kinds)))
     return plans
