@@ -174,7 +174,7 @@ class StdioServer(BaseServer):
     def _read_loop(self, proc: _Process) -> None:
         stdout = proc.popen.stdout
         assert stdout is not None
-        framer = LineFramer(self._limits.max_line_size)
+        framer = LineFramer(self.config.max_line_size or self._limits.max_line_size)
         fd = stdout.fileno()
         while True:
             try:
@@ -219,28 +219,44 @@ class StdioServer(BaseServer):
             self._deliver(session, lines)
 
     def _stderr_loop(self, proc: _Process) -> None:
-        """Drain the child's stderr continuously (STDIO-5) into the log, bounded."""
+        """Drain the child's stderr continuously (STDIO-5) into the log, bounded: big
+        reads (never byte by byte), lines longer than the cap cut, the rest skipped."""
         stderr = proc.popen.stderr
         assert stderr is not None
+        fd = stderr.fileno()
         log = self._logger.getChild("stderr")
         cap = self._limits.max_stderr_line
+        buf = bytearray()
+        skipping = False
         while True:
             try:
-                line = stderr.readline(cap)
-            except (OSError, ValueError):
+                chunk = os.read(fd, _READ_CHUNK)
+            except OSError:
                 return
-            if not line:
+            if not chunk:
+                if buf and not skipping:
+                    self._stderr_line(log, bytes(buf[:cap]))
                 return
-            if line.endswith(b"\n"):
-                line = line[:-1]
-            else:
-                # Rest of an over-long line: skip to its end without holding it.
-                while True:
-                    rest = stderr.readline(cap)
-                    if not rest or rest.endswith(b"\n"):
-                        break
-            if log.isEnabledFor(logging.INFO):
-                log.info("[%s] %s", self.name, line.decode("utf-8", "replace"))
+            buf += chunk
+            start = 0
+            while True:
+                idx = buf.find(b"\n", start)
+                if idx < 0:
+                    break
+                if not skipping:
+                    self._stderr_line(log, bytes(buf[start : min(idx, start + cap)]))
+                skipping = False
+                start = idx + 1
+            del buf[:start]
+            if len(buf) > cap:
+                if not skipping:
+                    self._stderr_line(log, bytes(buf[:cap]))
+                skipping = True
+                buf.clear()
+
+    def _stderr_line(self, log: logging.Logger, line: bytes) -> None:
+        if log.isEnabledFor(logging.INFO):
+            log.info("[%s] %s", self.name, line.decode("utf-8", "replace"))
 
     def _connection_lost(self, proc: _Process, error: MCPError) -> None:
         with self._lock:

@@ -162,8 +162,12 @@ class Client:
             self._nursery.cancel_scope.cancel()
             nursery_cm, self._nursery_cm = self._nursery_cm, None
             self._nursery = None
-            result: bool | None = await nursery_cm.__aexit__(*exc_info)
-        return result
+            # The body's own exception is not handed to the nursery: it would come back
+            # wrapped in an ExceptionGroup, and callers expect ``except ToolNotFound``
+            # to work around ``async with connect(...)``. Background tasks never raise
+            # on purpose; if one did, its error surfaces here.
+            await nursery_cm.__aexit__(None, None, None)
+        return None
 
     # ------------------------------------------------------------ driving the core
 

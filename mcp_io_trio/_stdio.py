@@ -126,7 +126,7 @@ class StdioServer(BaseServer):
     async def _read_loop(self, proc: _Process) -> None:
         stdout = proc.process.stdout
         assert stdout is not None
-        framer = LineFramer(self._limits.max_line_size)
+        framer = LineFramer(self.config.max_line_size or self._limits.max_line_size)
         with proc.reader_scope:
             while True:
                 try:
