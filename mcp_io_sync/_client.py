@@ -420,6 +420,8 @@ class Client:
         """Wait until the notification and progress callbacks queued so far have run
         (they run on a dispatcher thread, after the reader queued them). Returns False
         if ``timeout`` passed first."""
+        if threading.current_thread() is self._dispatcher or self._closed:
+            return True  # from inside a callback everything before it has run already
         done = threading.Event()
         self._submit(done.set)
         return done.wait(timeout)

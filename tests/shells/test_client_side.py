@@ -1,0 +1,166 @@
+"""What the client itself sends, seen by tests/shells/recording_server.py (both shells)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mcp_proto import errors
+from mcp_proto.limits import Limits
+
+from .conftest import Shell, text_of
+
+RECORDING: list[str] = [sys.executable, str(Path(__file__).with_name("recording_server.py"))]
+
+
+async def _tool_json(c: Any, name: str, arguments: dict[str, Any] | None = None) -> Any:
+    return json.loads(text_of(await c.call_tool(name, arguments or {})))
+
+
+def test_initialize_declares_capabilities_from_the_handlers(shell: Shell) -> None:
+    """CAP-4: roots always; sampling / sampling.tools / elicitation only when registered."""
+
+    async def scenario(c: Any) -> Any:
+        return await _tool_json(c, "init")
+
+    def sampler(messages: Any) -> str:
+        return "x"
+
+    def elicit(message: str) -> Any:
+        return None
+
+    cases: list[tuple[dict[str, Any], dict[str, Any]]] = [
+        ({}, {"roots": {"listChanged": True}}),
+        ({"sampling_handler": sampler}, {"roots": {"listChanged": True}, "sampling": {}}),
+        (
+            {"sampling_handler": sampler, "sampling_supports_tools": True},
+            {"roots": {"listChanged": True}, "sampling": {"tools": {}}},
+        ),
+        (
+            {"elicitation_handler": elicit},
+            {"roots": {"listChanged": True}, "elicitation": {"form": {}, "url": {}}},
+        ),
+    ]
+    for kwargs, expected in cases:
+        params = shell.run(scenario, RECORDING, **kwargs)
+        assert params["capabilities"] == expected, kwargs
+        assert params["protocolVersion"] == "2025-11-25"
+        assert params["clientInfo"] == {"name": "mcp-proto", "version": "0.1.0"}
+
+    params = shell.run(scenario, RECORDING, client_info={"name": "my-host", "version": "9.9"})
+    assert params["clientInfo"]["name"] == "my-host"
+    assert params["clientInfo"]["version"] == "9.9"
+
+
+def test_set_roots_notifies_connected_servers_only(shell: Shell) -> None:
+    """ROOT-3: notifications/roots/list_changed goes to connected servers; setting roots
+    does not connect anything."""
+
+    async def scenario(c: Any) -> list[str]:
+        await c.set_roots([{"uri": "file:///a"}])
+        assert not c.servers[0].is_connected
+        await c.ping()
+        await c.set_roots([{"uri": "file:///b", "name": "b"}])
+        notes = await _tool_json(c, "notifications")
+        asked = await _tool_json(c, "ask", {"requests": [{"method": "roots/list"}]})
+        assert [r["result"] for r in asked] == [{"roots": [{"uri": "file:///b", "name": "b"}]}]
+        return [n["method"] for n in notes]
+
+    methods = shell.run_client(
+        scenario, [{"name": "rec", "command": RECORDING, "read_timeout": 20}]
+    )
+    assert methods == ["notifications/initialized", "notifications/roots/list_changed"]
+
+
+def test_server_request_backlog_is_bounded_and_each_request_answered_once(shell: Shell) -> None:
+    """UT-8: beyond the backlog a server request is refused at once ("Client busy"),
+    and still gets exactly one answer."""
+
+    async def slow_sampler(messages: Any) -> str:
+        await shell.sleep(0.3)
+        return "done"
+
+    request = {
+        "method": "sampling/createMessage",
+        "params": {
+            "messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}],
+            "maxTokens": 5,
+        },
+    }
+
+    async def scenario(c: Any) -> list[dict[str, Any]]:
+        return await _tool_json(c, "ask", {"requests": [request] * 6, "linger": 0.5})
+
+    replies = shell.run(
+        scenario,
+        RECORDING,
+        sampling_handler=shell.callback(slow_sampler),
+        limits=Limits(server_request_concurrency=1, server_request_backlog=2),
+    )
+    ids = [r["id"] for r in replies]
+    assert sorted(ids) == sorted(set(ids)) and len(ids) == 6, replies
+    busy = [r for r in replies if "error" in r]
+    done = [r for r in replies if "result" in r]
+    assert busy and done
+    assert all(r["error"]["message"] == "Client busy" for r in busy)
+    assert all(r["result"]["content"]["text"] == "done" for r in done)
+
+
+def test_server_requests_run_concurrently(shell: Shell) -> None:
+    """UT-8 / STDIO-9: several server requests are served at once (bounded pool), and a
+    ping from the server is answered while a slow handler runs."""
+
+    async def slow_sampler(messages: Any) -> str:
+        await shell.sleep(1.0)
+        return "slow"
+
+    sampling = {
+        "method": "sampling/createMessage",
+        "params": {
+            "messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}],
+            "maxTokens": 5,
+        },
+    }
+
+    async def scenario(c: Any) -> tuple[list[dict[str, Any]], float]:
+        await c.ping()
+        start = time.monotonic()
+        replies = await _tool_json(
+            c, "ask", {"requests": [sampling, sampling, sampling, {"method": "ping"}], "linger": 0}
+        )
+        return replies, time.monotonic() - start
+
+    replies, elapsed = shell.run(scenario, RECORDING, sampling_handler=shell.callback(slow_sampler))
+    assert elapsed < 2.8, f"three 1 s handlers took {elapsed:.1f}s: not concurrent"
+    # The ping does not wait behind the slow handlers.
+    assert replies[0] == {"jsonrpc": "2.0", "id": "ask-4", "result": {}}
+    assert len(replies) == 4
+
+
+def test_list_tools_skips_a_server_that_cannot_start(shell: Shell) -> None:
+    """TOOL-1: a failing server is logged and skipped; with no server left, the first
+    error is raised."""
+    missing = {"name": "missing", "command": ["/nonexistent/mcp-server-binary"], "read_timeout": 5}
+
+    async def scenario(c: Any) -> None:
+        tools = await c.list_tools()
+        assert sorted(t.name for t in tools) == ["ask", "init", "notifications"]
+        assert {t.server for t in tools} == {"rec"}
+        with pytest.raises(errors.ConnectionError):
+            await c.ping(server="missing")
+        assert text_of(await c.call_tool("init")).startswith("{")
+
+    shell.run_client(scenario, [missing, {"name": "rec", "command": RECORDING, "read_timeout": 20}])
+    assert any("missing" in m for m in shell.log.messages(logging.WARNING))
+
+    async def only_missing(c: Any) -> None:
+        with pytest.raises(errors.ConnectionError):
+            await c.list_tools()
+
+    shell.run_client(only_missing, [missing])
