@@ -31,6 +31,7 @@ from .errors import (
     ResourceNotFound,
     ResourceReadError,
     ResponseTooLargeError,
+    SchemaError,
     ServerError,
     ServerNotFound,
     ToolCallError,
@@ -41,7 +42,8 @@ from .errors import (
 from .handlers import Handlers, client_capabilities
 from .limits import Limits
 from .pagination import list_all
-from .schema import errors_for
+from .schema import UnsupportedDialectError
+from .schema import compile as compile_schema
 from .session import ServerInfo
 from .types import Implementation, Prompt, Resource, ResourceContent, ResourceTemplate, Root, Tool
 from .versions import features_of
@@ -336,6 +338,7 @@ class ClientCore:
         # TOOL-14: a request-level _meta given among the arguments goes to params._meta.
         meta = args.pop("_meta", None)
         _check_required(tool, args)
+        yield from _check_input_schema(tool)
         params: dict[str, Any] = {"name": name, "arguments": args}
         if isinstance(meta, Mapping):
             params["_meta"] = dict(meta)
@@ -368,10 +371,22 @@ class ClientCore:
                 "the result has no structuredContent although the tool declares an outputSchema"
             ]
         else:
+            where = f"tool {tool.name!r} on server {tool.server!r}"
             try:
-                problems = errors_for(tool.output_schema, structured)
-            except ValidationError as exc:
-                problems = [str(exc)]
+                validator = compile_schema(tool.output_schema)
+            except UnsupportedDialectError as exc:  # SCH-12: unreadable, in both modes
+                raise ValidationError(f"{where}: output schema {exc.detail}") from None
+            except SchemaError as exc:  # SCH-13: warned about, content not checked
+                yield Log("WARNING", f"structured output of {where} not checked: {exc}")
+                return
+            if validator.unevaluated:  # SCH-7
+                yield Log(
+                    "WARNING",
+                    f"{where}: output schema validation is partial ("
+                    + ", ".join(sorted(validator.unevaluated))
+                    + " not evaluated)",
+                )
+            problems = [str(v) for v in validator.violations(structured)]
         if not problems:
             return
         message = f"tool {tool.name!r} on server {tool.server!r}: " + "; ".join(problems)
@@ -650,6 +665,25 @@ def _as_str(value: Any) -> str:
     import json
 
     return json.dumps(value)
+
+
+def _check_input_schema(tool: Tool) -> Op[None]:
+    """SCH-11/SCH-13: an inputSchema whose dialect is unsupported stops the call before
+    anything is sent; any other unusable input schema is warned about and the call is
+    still sent (the server owns argument validation). Call it again on a refreshed tool
+    definition before a retry (SCH-20)."""
+    try:
+        compile_schema(tool.input_schema)
+    except UnsupportedDialectError as exc:
+        raise ValidationError(
+            f"tool {tool.name!r} on server {tool.server!r}: input schema {exc.detail}"
+        ) from None
+    except SchemaError as exc:
+        yield Log(
+            "WARNING",
+            f"tool {tool.name!r} on server {tool.server!r}: unusable input schema, the call"
+            f" is sent anyway: {exc}",
+        )
 
 
 def _check_required(tool: Tool, args: Mapping[str, Any]) -> None:

@@ -75,6 +75,10 @@ class SSEParser:
     """
 
     def __init__(self, max_event_size: int = 32 * 1024 * 1024) -> None:
+        # A bound below a BOM's length would make the bound depend on how the stream's
+        # first bytes are chunked (a BOM prefix is not content until it is not a BOM).
+        if max_event_size < len(_BOM):
+            raise ValueError(f"max_event_size must be at least {len(_BOM)} bytes")
         self._max = max_event_size
         self._buf = bytearray()
         self._pos = 0  # start of the current (incomplete) line in _buf
