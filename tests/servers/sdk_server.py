@@ -15,6 +15,8 @@ tools
     echo(text)              -> the text (no outputSchema; only add/bad_structured declare one)
     add(a: int, b: int)     -> structuredContent {"sum": a+b}, outputSchema declared
     bad_structured()        -> structuredContent {"sum": "not a number"} violating its outputSchema
+    missing_structured()    declares add's outputSchema but returns text content only (no
+                            structuredContent at all)
     slow(seconds: float)    sleeps; records "slow:done" / "slow:cancelled" (see events) and prints
                             "SLOW DONE seconds=S" / "SLOW CANCELLED seconds=S" to stderr
     progress(steps, delay=0.01)  progress i/steps, message "step i/steps", then "done"
@@ -150,13 +152,20 @@ def bad_structured() -> CallToolResult:
 # MCPServer validates a tool's own structured output against its output *model*. A schema
 # published without a model is advertised but not validated ("hand-built metadata" in the SDK), so
 # the mismatching structuredContent above really goes out on the wire.
-_bad_meta = mcp._tool_manager._tools["bad_structured"].fn_metadata  # pyright: ignore[reportPrivateUsage]
-_bad_meta.output_model = None
-_bad_meta.output_schema = {
-    "type": "object",
-    "properties": {"sum": {"type": "integer"}},
-    "required": ["sum"],
-}
+@mcp.tool(structured_output=False)
+def missing_structured() -> CallToolResult:
+    """Declares the same outputSchema as `add` but returns no structuredContent at all."""
+    return CallToolResult(content=[TextContent(type="text", text='{"sum": 3}')])
+
+
+for _name in ("bad_structured", "missing_structured"):
+    _meta = mcp._tool_manager._tools[_name].fn_metadata  # pyright: ignore[reportPrivateUsage]
+    _meta.output_model = None
+    _meta.output_schema = {
+        "type": "object",
+        "properties": {"sum": {"type": "integer"}},
+        "required": ["sum"],
+    }
 
 
 @mcp.tool(structured_output=False)

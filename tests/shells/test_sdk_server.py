@@ -32,6 +32,7 @@ CONTRACT_TOOLS = {
     "echo",
     "add",
     "bad_structured",
+    "missing_structured",
     "slow",
     "progress",
     "sample",
@@ -316,6 +317,25 @@ def test_invalid_structured_output_raises_in_strict_mode(shell: Shell) -> None:
         assert (await c.call_tool("add", {"a": 1, "b": 1}))["structuredContent"] == {"sum": 2}
 
     shell.run(scenario, SDK_SERVER, validate_structured_content="strict")
+
+
+@pytest.mark.parametrize("mode", ["warn", "strict"])
+def test_missing_structured_output_is_a_violation(shell: Shell, mode: str) -> None:
+    """SCH-1/SCH-2: a tool that declares an outputSchema must return structuredContent
+    on success; without it the result is a violation (a warning, or an error in strict
+    mode), even though its text holds the same JSON."""
+
+    async def scenario(c: Any) -> None:
+        if mode == "strict":
+            with pytest.raises(errors.ValidationError, match="no structuredContent"):
+                await c.call_tool("missing_structured")
+        else:
+            result = await c.call_tool("missing_structured")
+            assert "structuredContent" not in result
+            warnings = shell.log.messages(logging.WARNING)
+            assert any("missing_structured" in w and "no structuredContent" in w for w in warnings)
+
+    shell.run(scenario, SDK_SERVER, validate_structured_content=mode)
 
 
 # ---------------------------------------------------------------------- progress & timeouts
