@@ -33,10 +33,11 @@ class SessionExpired(Exception):
 
 
 class _Waiter:
-    __slots__ = ("error", "event", "result")
+    __slots__ = ("done", "error", "event", "result")
 
     def __init__(self) -> None:
         self.event = threading.Event()
+        self.done = False  # answered (the event may also be set to hand over a role)
         self.result: Any = None
         self.error: MCPError | None = None
 
@@ -382,6 +383,7 @@ class BaseServer:
                     waiter.result = event.result
                 else:
                     waiter.error = event.error
+                waiter.done = True
                 waiter.event.set()
             elif isinstance(event, ev.ProgressReceived):
                 with self._lock:

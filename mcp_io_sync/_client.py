@@ -6,12 +6,11 @@ import json
 import logging
 import queue
 import re
-import ssl
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from mcp_proto import events as ev
 from mcp_proto import jsonrpc, llm
@@ -30,20 +29,32 @@ from mcp_proto.targets import TargetOptions, plan_targets
 from mcp_proto.types import Implementation, Prompt, ResourceContent, Root, Tool
 
 from ._base import BaseServer
-from ._http import HttpServer, SseServer, StreamableHttpServer
 from ._stdio import StdioServer
+
+if TYPE_CHECKING:  # ssl is only an annotation here; importing it costs start-up time
+    import ssl
 
 __all__ = ["Client", "connect", "create_client"]
 
 T = TypeVar("T")
 NotificationCallback = Callable[[BaseServer, str, dict[str, Any]], Any]
 
-_TRANSPORTS: dict[str, type[BaseServer]] = {
-    "stdio": StdioServer,
-    "streamable_http": StreamableHttpServer,
-    "http": HttpServer,
-    "sse": SseServer,
-}
+
+def _transport_class(kind: str) -> type[BaseServer]:
+    """The server class of a transport. The HTTP module (and with it httpcore, TLS and
+    h11) is imported only when an HTTP server is configured: a stdio-only client starts
+    faster and smaller."""
+    if kind == "stdio":
+        return StdioServer
+    from . import _http
+
+    classes: dict[str, type[BaseServer]] = {
+        "streamable_http": _http.StreamableHttpServer,
+        "http": _http.HttpServer,
+        "sse": _http.SseServer,
+    }
+    return classes[kind]
+
 
 _LOGGER = logging.getLogger("mcp_io_sync")
 _LOGGER.addHandler(logging.NullHandler())
@@ -127,7 +138,7 @@ class Client:
         self._closed = False
 
     def _make_server(self, name: str, config: ServerConfig) -> BaseServer:
-        cls = _TRANSPORTS[config.type]
+        cls = _transport_class(config.type)
         extra = self._http_options if cls is not StdioServer else {}
         return cls(
             config,

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import logging
 import os
+import select
 import subprocess
 import threading
+import time
 from typing import Any
 
 from mcp_proto._util import NEED_DATA
@@ -52,6 +54,20 @@ class _Process:
             raise ConnectionError(f"cannot start {argv[0]!r}: {exc.strerror or exc}") from exc
         self.write_lock = threading.Lock()
         self.alive = True
+        # Reading stdout is a role, not a thread: whoever holds read_lock reads. A caller
+        # waiting for its answer takes the role itself (no hand-off between threads on
+        # the hot path); the background reader takes it only while nobody waits, to
+        # catch notifications, server requests and the end of the stream.
+        self.read_lock = threading.Lock()
+        self.cond = threading.Condition()
+        self.callers = 0  # callers currently waiting for an answer (guarded by cond)
+        self.followers: list[Any] = []  # waiters blocked on their event for the role
+        self.last_caller = 0.0  # time.monotonic() when the last caller stopped waiting
+        self.bg_selecting = False  # the background reader is blocked in select()
+        self.wake_r, self.wake_w = os.pipe()
+        os.set_blocking(self.wake_w, False)
+        self.framer: LineFramer | None = None
+        self.finished = False  # EOF or a fatal framing error was handled
 
     def write(self, frames: list[bytes]) -> None:
         stdin = self.popen.stdin
@@ -61,6 +77,13 @@ class _Process:
         except (BrokenPipeError, OSError, ValueError) as exc:
             raise TransportError(f"cannot write to the server process: {exc}") from exc
 
+    def wake_reader(self) -> None:
+        """Get the background reader out of select() (it then yields the role)."""
+        try:
+            os.write(self.wake_w, b"\0")
+        except (BlockingIOError, OSError):
+            pass  # already woken (pipe full) or closed
+
     def close_pipes(self) -> None:
         """Close our ends of stdout/stderr once the reader threads are done."""
         for pipe in (self.popen.stdout, self.popen.stderr):
@@ -69,10 +92,18 @@ class _Process:
                     pipe.close()
             except OSError:
                 pass
+        for fd in (self.wake_r, self.wake_w):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
 
     def stop(self) -> None:
         """Close stdin, wait, terminate, wait, kill: bounded in time (STDIO-6)."""
         self.alive = False
+        with self.cond:
+            self.cond.notify_all()
+        self.wake_reader()
         p = self.popen
         try:
             if p.stdin:
@@ -171,46 +202,166 @@ class StdioServer(BaseServer):
 
     # ------------------------------------------------------------ reader side
 
+    def _wait(self, session: Session, rid: Any, waiter: Any) -> Any:
+        """Wait for a response, reading the pipe ourselves when nobody else is
+        (leader/follower): the caller holding the reading role reads and dispatches for
+        everyone, so a sequential caller never waits for another thread to hand its
+        answer over. A caller that finds the role taken waits on its own event; the
+        leader hands the role to one such follower when it stops reading."""
+        with self._lock:
+            proc = self._proc if session is self._session else None
+        if proc is None:
+            return super()._wait(session, rid, waiter)
+        with proc.cond:
+            proc.callers += 1
+            selecting = proc.bg_selecting
+        if selecting:
+            proc.wake_reader()
+        try:
+            while not waiter.done:
+                with self._lock:
+                    deadline = session.next_deadline()
+                if proc.finished:
+                    return super()._wait(session, rid, waiter)
+                with proc.cond:
+                    proc.followers.append(waiter)
+                if proc.read_lock.acquire(blocking=False):
+                    with proc.cond:
+                        proc.followers.remove(waiter)
+                    try:
+                        self._read_until(proc, waiter, deadline)
+                    finally:
+                        proc.read_lock.release()
+                        self._hand_over(proc)
+                else:
+                    remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
+                    waiter.event.wait(remaining)
+                    with proc.cond:
+                        if waiter in proc.followers:
+                            proc.followers.remove(waiter)
+                        if not waiter.done:
+                            waiter.event.clear()
+                if not waiter.done and deadline is not None and time.monotonic() >= deadline:
+                    self._expire(session)
+        finally:
+            with proc.cond:
+                # No notify: the background reader polls (every _LINGER) rather than be
+                # woken at the end of every call, which would cost a thread switch each.
+                proc.callers -= 1
+                proc.last_caller = time.monotonic()
+        if waiter.error is not None:
+            raise waiter.error
+        return waiter.result
+
+    def _hand_over(self, proc: _Process) -> None:
+        """The reading role is free: wake one caller still waiting to take it."""
+        with proc.cond:
+            for follower in proc.followers:
+                if not follower.done:
+                    follower.event.set()
+                    return
+
+    def _read_until(self, proc: _Process, waiter: Any, deadline: float | None) -> None:
+        """Holding the reading role: read until ``waiter`` is answered, the deadline
+        passes, or the stream ends."""
+        stdout = proc.popen.stdout
+        assert stdout is not None
+        fd = stdout.fileno()
+        while not waiter.done and not proc.finished:
+            timeout = None if deadline is None else deadline - time.monotonic()
+            if timeout is not None and timeout <= 0:
+                return
+            try:
+                ready, _, _ = select.select([fd], [], [], timeout)
+            except (OSError, ValueError):
+                ready = [fd]  # let os.read report the closed pipe as EOF
+            if not ready:
+                return
+            self._read_once(proc, fd)
+
+    # Background reader: after the last caller stops waiting it lingers this long before
+    # selecting again, so back-to-back calls do not have to wake it every time.
+    _LINGER = 0.05
+
     def _read_loop(self, proc: _Process) -> None:
         stdout = proc.popen.stdout
         assert stdout is not None
-        framer = LineFramer(self.config.max_line_size or self._limits.max_line_size)
         fd = stdout.fileno()
         while True:
-            try:
-                chunk = os.read(fd, _READ_CHUNK)
-            except OSError:
-                chunk = b""
-            framer.receive_data(chunk)
-            lines = []
-            try:
-                while True:
-                    line = framer.next_line()
-                    if line is NEED_DATA or not isinstance(line, bytes):
+            with proc.cond:
+                while proc.alive and not proc.finished:
+                    if proc.callers > 0:
+                        proc.cond.wait(self._LINGER)
+                        continue
+                    idle = time.monotonic() - proc.last_caller
+                    if idle >= self._LINGER:
                         break
-                    lines.append(line)
-            except LineTooLongError as exc:
-                self._logger.warning("server %s: %s; dropping the connection", self.name, exc)
-                self._deliver_to(proc, lines)
-                self._connection_lost(proc, exc)
-                proc.stop()
-                return
-            self._deliver_to(proc, lines)
-            if not chunk:
-                code = proc.popen.poll()
-                if code is None:
+                    proc.cond.wait(self._LINGER - idle)
+                if not proc.alive or proc.finished:
+                    return
+                proc.bg_selecting = True
+            try:
+                with proc.read_lock:
+                    if proc.callers > 0:
+                        continue
                     try:
-                        code = proc.popen.wait(SHUTDOWN_GRACE)
-                    except subprocess.TimeoutExpired:
-                        code = None
-                self._connection_lost(
-                    proc,
-                    ConnectionError(
-                        f"server {self.name!r} closed its output"
-                        + (f" (exit code {code})" if code is not None else "")
-                    ),
-                )
-                return
+                        ready, _, _ = select.select([fd, proc.wake_r], [], [])
+                    except (OSError, ValueError):
+                        ready = [fd]
+                    if proc.wake_r in ready:
+                        try:
+                            os.read(proc.wake_r, 4096)
+                        except OSError:
+                            pass
+                    if fd in ready and not proc.finished:
+                        self._read_once(proc, fd)
+            finally:
+                with proc.cond:
+                    proc.bg_selecting = False
+                self._hand_over(proc)
+
+    def _read_once(self, proc: _Process, fd: int) -> None:
+        """One read from stdout (caller holds the reading role): frame, deliver, and
+        handle the end of the stream or a fatal framing error."""
+        if proc.framer is None:
+            proc.framer = LineFramer(self.config.max_line_size or self._limits.max_line_size)
+        framer = proc.framer
+        try:
+            chunk = os.read(fd, _READ_CHUNK)
+        except OSError:
+            chunk = b""
+        framer.receive_data(chunk)
+        lines = []
+        try:
+            while True:
+                line = framer.next_line()
+                if line is NEED_DATA or not isinstance(line, bytes):
+                    break
+                lines.append(line)
+        except LineTooLongError as exc:
+            self._logger.warning("server %s: %s; dropping the connection", self.name, exc)
+            self._deliver_to(proc, lines)
+            proc.finished = True
+            self._connection_lost(proc, exc)
+            # Stopping waits for the process: not on the caller's thread.
+            threading.Thread(target=proc.stop, name="mcp-stop", daemon=True).start()
+            return
+        self._deliver_to(proc, lines)
+        if not chunk:
+            proc.finished = True
+            code = proc.popen.poll()
+            if code is None:
+                try:
+                    code = proc.popen.wait(0.2)
+                except subprocess.TimeoutExpired:
+                    code = None
+            self._connection_lost(
+                proc,
+                ConnectionError(
+                    f"server {self.name!r} closed its output"
+                    + (f" (exit code {code})" if code is not None else "")
+                ),
+            )
 
     def _deliver_to(self, proc: _Process, lines: list[bytes]) -> None:
         with self._lock:
@@ -259,6 +410,10 @@ class StdioServer(BaseServer):
             log.info("[%s] %s", self.name, line.decode("utf-8", "replace"))
 
     def _connection_lost(self, proc: _Process, error: MCPError) -> None:
+        proc.finished = True
+        with proc.cond:
+            proc.cond.notify_all()
+        proc.wake_reader()
         with self._lock:
             if proc is not self._proc:
                 return  # an old process: its session was already failed

@@ -42,8 +42,6 @@ from .errors import (
 from .handlers import Handlers, client_capabilities
 from .limits import Limits
 from .pagination import list_all
-from .schema import UnsupportedDialectError
-from .schema import compile as compile_schema
 from .session import ServerInfo
 from .types import Implementation, Prompt, Resource, ResourceContent, ResourceTemplate, Root, Tool
 from .versions import features_of
@@ -372,8 +370,10 @@ class ClientCore:
             ]
         else:
             where = f"tool {tool.name!r} on server {tool.server!r}"
+            from .schema import UnsupportedDialectError, compile  # lazy: jsonschema-rs
+
             try:
-                validator = compile_schema(tool.output_schema)
+                validator = compile(tool.output_schema)
             except UnsupportedDialectError as exc:  # SCH-12: unreadable, in both modes
                 raise ValidationError(f"{where}: output schema {exc.detail}") from None
             except SchemaError as exc:  # SCH-13: warned about, content not checked
@@ -671,19 +671,44 @@ def _check_input_schema(tool: Tool) -> Op[None]:
     """SCH-11/SCH-13: an inputSchema whose dialect is unsupported stops the call before
     anything is sent; any other unusable input schema is warned about and the call is
     still sent (the server owns argument validation). Call it again on a refreshed tool
-    definition before a retry (SCH-20)."""
-    try:
-        compile_schema(tool.input_schema)
-    except UnsupportedDialectError as exc:
-        raise ValidationError(
-            f"tool {tool.name!r} on server {tool.server!r}: input schema {exc.detail}"
-        ) from None
-    except SchemaError as exc:
-        yield Log(
-            "WARNING",
-            f"tool {tool.name!r} on server {tool.server!r}: unusable input schema, the call"
-            f" is sent anyway: {exc}",
-        )
+    definition before a retry (SCH-20).
+
+    The verdict is kept per schema object (a cached tool list hands out the same object
+    every call), so the hot path of repeated calls pays a dict lookup, not a compile."""
+    schema = tool.input_schema
+    known = _INPUT_VERDICTS.get(id(schema))
+    if known is not None and known[0] is schema:
+        verdict = known[1]
+    else:
+        from .schema import UnsupportedDialectError, compile  # lazy: jsonschema-rs
+
+        verdict = None
+        try:
+            compile(schema)
+        except UnsupportedDialectError as exc:
+            verdict = (
+                "error",
+                f"tool {tool.name!r} on server {tool.server!r}: input schema {exc.detail}",
+            )
+        except SchemaError as exc:
+            verdict = (
+                "warn",
+                f"tool {tool.name!r} on server {tool.server!r}: unusable input schema, the call"
+                f" is sent anyway: {exc}",
+            )
+        if len(_INPUT_VERDICTS) >= 1024:
+            _INPUT_VERDICTS.clear()
+        _INPUT_VERDICTS[id(schema)] = (schema, verdict)
+    if verdict is None:
+        return
+    if verdict[0] == "error":
+        raise ValidationError(verdict[1])
+    yield Log("WARNING", verdict[1])
+
+
+# id(inputSchema) -> (the schema object itself, its verdict). Holding the object keeps
+# its id from being reused by another schema while the entry lives.
+_INPUT_VERDICTS: dict[int, tuple[Any, tuple[str, str] | None]] = {}
 
 
 def _check_required(tool: Tool, args: Mapping[str, Any]) -> None:

@@ -9,7 +9,6 @@ server gets a constant message, the local log gets the detail.
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
@@ -77,6 +76,8 @@ def adapt_args(fn: Callable[..., Any], args: Sequence[Any]) -> tuple[Any, ...]:
 
     Lets a host write ``lambda messages: ...`` or a five-argument handler alike.
     """
+    import inspect  # lazy: only needed once a handler is actually called
+
     try:
         sig = inspect.signature(fn)
     except (TypeError, ValueError):
