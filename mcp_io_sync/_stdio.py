@@ -33,6 +33,8 @@ __all__ = ["StdioServer"]
 # then SIGTERM and the same again, then SIGKILL.
 SHUTDOWN_GRACE = 2.0
 _READ_CHUNK = 65536
+# Reads a caller does for others after its own answer arrived (see _read_until).
+_DRAIN_READS = 8
 
 
 class _Process:
@@ -275,6 +277,19 @@ class StdioServer(BaseServer):
                 ready, _, _ = select.select([fd], [], [], timeout)
             except (OSError, ValueError):
                 ready = [fd]  # let os.read report the closed pipe as EOF
+            if not ready:
+                return
+            self._read_once(proc, fd)
+        # Answered. Before giving the role up, read what is already waiting in the pipe
+        # for the other callers (bounded, never blocking): handing the role over costs a
+        # thread switch, draining a ready pipe does not.
+        for _ in range(_DRAIN_READS):
+            if proc.finished or not proc.followers:
+                return
+            try:
+                ready, _, _ = select.select([fd], [], [], 0)
+            except (OSError, ValueError):
+                return
             if not ready:
                 return
             self._read_once(proc, fd)
