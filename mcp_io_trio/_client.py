@@ -40,6 +40,7 @@ __all__ = ["Client", "connect", "create_client"]
 T = TypeVar("T")
 NotificationCallback = Callable[[BaseServer, str, dict[str, Any]], Any]
 
+
 def _transport_class(kind: str) -> type[BaseServer]:
     """The server class of a transport. The HTTP module (and with it httpcore, TLS and
     h11) is imported only when an HTTP server is configured: a stdio-only client starts
@@ -54,6 +55,7 @@ def _transport_class(kind: str) -> type[BaseServer]:
         "sse": _http.SseServer,
     }
     return classes[kind]
+
 
 _LOGGER = logging.getLogger("mcp_io_trio")
 _LOGGER.addHandler(logging.NullHandler())

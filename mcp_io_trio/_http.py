@@ -9,6 +9,7 @@ instead of threads and ``trio.move_on_at`` instead of timed waits.
 from __future__ import annotations
 
 import ssl
+from collections.abc import Callable
 from typing import Any, Final
 
 import httpcore
@@ -73,6 +74,27 @@ def _transport_error(exc: Exception, what: str) -> MCPError:
     if isinstance(exc, httpcore.TimeoutException):
         return TransportError(f"{what}: {type(exc).__name__}")
     return TransportError(f"{what}: {type(exc).__name__}: {exc}")
+
+
+async def _each_chunk(response: httpcore.Response, on_chunk: Callable[[bytes], bool]) -> None:
+    """Feed a body to ``on_chunk`` until it returns True (stop) or the body ends.
+
+    Leaving ``async for … in response.aiter_stream()`` early (``break``, ``return`` or an
+    exception) leaves httpcore's nested async generators unfinished, and trio warns
+    about each. So a stop cancels a scope around the loop instead: the ``Cancelled``
+    unwinds inside httpcore and every generator is closed. An exception raised by
+    ``on_chunk`` is re-raised after the loop has been unwound the same way."""
+    error: BaseException | None = None
+    with trio.CancelScope() as scope:
+        async for chunk in response.aiter_stream():
+            try:
+                stop = on_chunk(chunk)
+            except Exception as exc:
+                error, stop = exc, True
+            if stop:
+                scope.cancel()
+    if error is not None:
+        raise error
 
 
 class _HttpServer(BaseServer):
@@ -202,7 +224,13 @@ class _HttpServer(BaseServer):
                 self.config.max_decompressed_body_bytes,
                 max_plain=self._limits.max_line_size,
             )
-            parts = [decoder.feed(c) async for c in response.aiter_stream()]
+            parts: list[bytes] = []
+
+            def keep(chunk: bytes) -> bool:
+                parts.append(decoder.feed(chunk))
+                return False
+
+            await _each_chunk(response, keep)
             parts.append(decoder.finish())
             self._deliver(session, [b"".join(parts)])
             return
@@ -210,10 +238,12 @@ class _HttpServer(BaseServer):
             await self._read_stream(session, response, request_id, deadline)
             return
         body = bytearray()
-        async for chunk in response.aiter_stream():
-            body += chunk
-            if len(body) > _ERROR_BODY_CAP:
-                break
+
+        def collect(chunk: bytes) -> bool:
+            body.extend(chunk)
+            return len(body) > _ERROR_BODY_CAP
+
+        await _each_chunk(response, collect)
         if kind is ResponseKind.UNEXPECTED:
             raise RemoteProtocolError(
                 f"server {self.name!r} answered {method or 'a message'} with HTTP "
@@ -293,16 +323,27 @@ class _HttpServer(BaseServer):
             self.config.max_decompressed_body_bytes,
         )
         parser = SSEParser(max_event_size=self._limits.max_line_size)
-        async for chunk in response.aiter_stream():
+        expired = False
+
+        def on_chunk(chunk: bytes) -> bool:
+            nonlocal expired
             data = decoder.feed(chunk)
             if data:  # an inflater may yield nothing yet (e.g. only a gzip header)
                 parser.receive_data(data)
             self._pump_sse(session, parser, stream_id)
             if until is not None and not session.is_pending(until):
-                return
+                return True
             if deadline is not None and trio.current_time() >= deadline:
-                await self._expire(session)
-                return
+                expired = True
+                return True
+            return False
+
+        await _each_chunk(response, on_chunk)
+        if expired:
+            await self._expire(session)
+            return
+        if until is not None and not session.is_pending(until):
+            return
         tail = decoder.finish()
         if tail:
             parser.receive_data(tail)
@@ -404,9 +445,14 @@ class SseServer(_HttpServer):
         self._endpoint_ready = trio.Event()
         self._stream_error: MCPError | None = None
         self._alive = False
+        self._ping_scope = trio.CancelScope()
 
     def _transport_alive(self) -> bool:
         return self._alive
+
+    async def _close(self) -> None:
+        self._ping_scope.cancel()
+        await super()._close()
 
     def _post_url(self) -> str:
         if self._endpoint is None:
@@ -416,11 +462,11 @@ class SseServer(_HttpServer):
     async def _open(self) -> None:
         await super()._open()
         self._endpoint = None
-        self._endpoint_ready = trio.Event()
+        self._endpoint_ready = ready = trio.Event()
         self._stream_error = None
-        self._nursery().start_soon(self._stream_loop, self._scope)
+        self._nursery().start_soon(self._stream_loop, self._scope, ready)
         with trio.move_on_after(self.read_timeout):
-            await self._endpoint_ready.wait()
+            await ready.wait()
         if self._endpoint is None:
             self._scope.cancel()
             raise self._stream_error or ConnectionError(
@@ -432,7 +478,9 @@ class SseServer(_HttpServer):
     async def _after_handshake(self, session: Session, info: ServerInfo) -> None:
         await super()._after_handshake(session, info)
         if self.config.ping:
-            self._nursery().start_soon(self._ping_loop, session, self._scope)
+            # A scope of its own (a CancelScope can be entered once): cancelled on close.
+            self._ping_scope = trio.CancelScope()
+            self._nursery().start_soon(self._ping_loop, session, self._ping_scope)
 
     async def _ping_loop(self, session: Session, scope: trio.CancelScope) -> None:
         """SSE keep-alive (SSE-5): three unanswered pings in a row drop the connection."""
@@ -467,7 +515,10 @@ class SseServer(_HttpServer):
             self._stream_error = exc
         self._endpoint_ready.set()
 
-    async def _stream_loop(self, scope: trio.CancelScope) -> None:
+    async def _stream_loop(self, scope: trio.CancelScope, ready: trio.Event) -> None:
+        """Read the event stream of one connection. ``scope`` and ``ready`` are that
+        connection's own: a loop still unwinding after a reconnect must not touch the
+        next connection's state."""
         pool = self._pool
         error: MCPError = ConnectionError(f"server {self.name!r} closed the event stream")
         cancelled = False
@@ -503,14 +554,16 @@ class SseServer(_HttpServer):
             error = exc
             self._stream_error = exc
         finally:
-            self._endpoint_ready.set()
-            self._alive = False
-            if not cancelled and not scope.cancel_called and self._session is not None:
-                self._lost(self._session, error)
+            ready.set()
+            if scope is self._scope:
+                self._alive = False
+                if not cancelled and not scope.cancel_called and self._session is not None:
+                    self._lost(self._session, error)
 
     async def _read_events(self, response: httpcore.Response) -> None:
         parser = SSEParser(max_event_size=self._limits.max_line_size)
-        async for chunk in response.aiter_stream():
+
+        def on_chunk(chunk: bytes) -> bool:
             parser.receive_data(chunk)
             messages = []
             while True:
@@ -523,6 +576,9 @@ class SseServer(_HttpServer):
                     messages.append(event.data.encode("utf-8"))
             if messages and self._session is not None:
                 self._deliver(self._session, messages)
+            return False
+
+        await _each_chunk(response, on_chunk)
 
     async def _transmit(self, session: Session, deadline: float | None = None) -> None:
         for frame in session.data_to_send():
@@ -542,9 +598,13 @@ class SseServer(_HttpServer):
                 extensions=self._timeouts(self.read_timeout),
             ) as response:
                 body = bytearray()
-                async for chunk in response.aiter_stream():
+
+                def collect(chunk: bytes) -> bool:
                     if len(body) < _ERROR_BODY_CAP:
-                        body += chunk
+                        body.extend(chunk)
+                    return False
+
+                await _each_chunk(response, collect)
                 if 200 <= response.status < 300:
                     return
                 raise error_for_response(
