@@ -485,14 +485,14 @@ class SseServer(_HttpServer):
     def _open(self) -> None:
         super()._open()
         self._endpoint = None
-        self._endpoint_ready = threading.Event()
+        self._endpoint_ready = ready = threading.Event()
         self._stream_error = None
         thread = threading.Thread(
-            target=self._stream_loop, name=f"mcp-sse-{self.name}", daemon=True
+            target=self._stream_loop, args=(ready,), name=f"mcp-sse-{self.name}", daemon=True
         )
         self._threads.append(thread)
         thread.start()
-        if not self._endpoint_ready.wait(self.read_timeout):
+        if not ready.wait(self.read_timeout):
             self._stop.set()
             raise ConnectionError(f"server {self.name!r} announced no endpoint in time")
         if self._endpoint is None:
@@ -538,7 +538,10 @@ class SseServer(_HttpServer):
             self._stop.set()
         self._endpoint_ready.set()
 
-    def _stream_loop(self) -> None:
+    def _stream_loop(self, ready: threading.Event) -> None:
+        """Read the event stream of one connection; ``ready`` and ``stop`` are that
+        connection's own, so a loop still ending after a reconnect leaves the next
+        connection's state alone."""
         pool = self._pool
         stop = self._stop
         error: MCPError = ConnectionError(f"server {self.name!r} closed the event stream")
@@ -571,9 +574,10 @@ class SseServer(_HttpServer):
             error = exc
             self._stream_error = exc
         finally:
-            self._endpoint_ready.set()
-            self._alive = False
-            if not stop.is_set():
+            ready.set()
+            if stop is self._stop:
+                self._alive = False
+            if not stop.is_set() and stop is self._stop:
                 with self._lock:
                     session = self._session
                 if session is not None:
