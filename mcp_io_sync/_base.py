@@ -144,6 +144,11 @@ class BaseServer:
 
     def ensure_connected(self) -> ServerInfo:
         """Open the transport and perform the handshake unless already connected."""
+        # Fast path, no lock: every request passes here, and taking the connect lock
+        # (a checkpoint under Trio) each time is measurable.
+        session = self._session
+        if session is not None and session.server is not None and self.is_connected:
+            return session.server
         with self._connect_lock:
             if self.is_connected:
                 assert self._session is not None and self._session.server is not None

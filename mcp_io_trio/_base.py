@@ -139,6 +139,11 @@ class BaseServer:
         return await self.ensure_connected()
 
     async def ensure_connected(self) -> ServerInfo:
+        # Fast path, no lock: every request passes here, and taking the connect lock
+        # (a checkpoint under Trio) each time is measurable.
+        session = self._session
+        if session is not None and session.server is not None and self.is_connected:
+            return session.server
         async with self._connect_lock:
             if self.is_connected:
                 assert self._session is not None and self._session.server is not None
