@@ -1,0 +1,222 @@
+#!/usr/bin/env python3
+"""Where does our client spend a sequential ``tools/call``? (profiling helper)
+
+    .venv/bin/python bench/profile_client.py wire --client sync   # real pipes + fast_server
+    .venv/bin/python bench/profile_client.py wire --client trio
+    .venv/bin/python bench/profile_client.py core                 # no pipes, no threads
+
+``wire``: connects to ``bench/fast_server.py``, first measures calls/s and the process's
+CPU time per call without a profiler, then runs cProfile on the calling thread (the
+sync client's reader thread is not seen by cProfile: its work shows up in the CPU per
+call, and the ``core`` mode covers the protocol work it does).
+
+``core``: the blocking ``Client`` with the server object's ``request`` /
+``ensure_connected`` replaced by an in-memory echo that drives the same ``Session``
+(encode, decode, events): what the sans-IO core and the client's effect loop cost per
+call with no I/O and no thread hand-off at all. It patches shell internals, so it may
+need updating when ``mcp_io_sync`` is refactored.
+
+To profile a commit instead of the working tree, export it and put it first on the
+path: ``git archive HEAD mcp_proto mcp_io_sync mcp_io_trio | tar -x -C /tmp/src`` and
+``PYTHONPATH=/tmp/src``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import json
+import os
+import pstats
+import resource
+import sys
+import time
+from typing import Any
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SERVER = [sys.executable, os.path.join(HERE, "fast_server.py")]
+TEXT = "hello, benchmark"
+
+
+def _cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+def _report(label: str, n: int, wall: float, cpu: float) -> None:
+    print(
+        f"{label}: {n / wall:,.0f} calls/s, {wall / n * 1e6:.1f} us wall and "
+        f"{cpu / n * 1e6:.1f} us CPU (whole process) per call"
+    )
+
+
+def _print_profile(prof: cProfile.Profile, n: int, top: int) -> None:
+    stats = pstats.Stats(prof)
+    rows = []
+    for (path, line, func), (_cc, ncalls, tottime, cumtime, _callers) in stats.stats.items():  # type: ignore[attr-defined]
+        short = path
+        for marker in ("/mcp_proto/", "/mcp_io_sync/", "/mcp_io_trio/", "/trio/", "/json/"):
+            if marker in path:
+                short = marker.strip("/") + "/" + path.split(marker, 1)[1]
+                break
+        else:
+            short = os.path.basename(path) if path != "~" else "(builtin)"
+        rows.append((tottime, cumtime, ncalls, f"{short}:{line}({func})"))
+    rows.sort(reverse=True)
+    total = sum(r[0] for r in rows)
+    print(f"cProfile of the calling thread, {total / n * 1e6:.1f} us/call profiled; top {top}:")
+    print(f"{'self us/call':>12} {'cum us/call':>12} {'calls/call':>10}  function")
+    for tottime, cumtime, ncalls, name in rows[:top]:
+        print(f"{tottime / n * 1e6:12.2f} {cumtime / n * 1e6:12.2f} {ncalls / n:10.2f}  {name}")
+
+
+# ---------------------------------------------------------------------------- wire
+
+
+def wire_sync(n: int, top: int) -> None:
+    import mcp_io_sync
+
+    print(f"profiling {mcp_io_sync.__file__}")
+    with mcp_io_sync.connect(SERVER) as client:
+        client.list_tools()
+        for _ in range(300):
+            client.call_tool("echo", {"text": TEXT})
+        c0, t0 = _cpu(), time.perf_counter()
+        for _ in range(n):
+            client.call_tool("echo", {"text": TEXT})
+        _report("mcp_io_sync, no profiler", n, time.perf_counter() - t0, _cpu() - c0)
+        prof = cProfile.Profile()
+        prof.enable()
+        for _ in range(n):
+            client.call_tool("echo", {"text": TEXT})
+        prof.disable()
+        _print_profile(prof, n, top)
+
+
+def wire_trio(n: int, top: int) -> None:
+    import trio
+
+    import mcp_io_trio
+
+    print(f"profiling {mcp_io_trio.__file__}")
+
+    async def main() -> None:
+        async with mcp_io_trio.connect(SERVER) as client:
+            await client.list_tools()
+            for _ in range(300):
+                await client.call_tool("echo", {"text": TEXT})
+            c0, t0 = _cpu(), time.perf_counter()
+            for _ in range(n):
+                await client.call_tool("echo", {"text": TEXT})
+            _report("mcp_io_trio, no profiler", n, time.perf_counter() - t0, _cpu() - c0)
+            prof = cProfile.Profile()
+            prof.enable()
+            for _ in range(n):
+                await client.call_tool("echo", {"text": TEXT})
+            prof.disable()
+            # Scheduler passes per call: each pass polls epoll once.
+            passes = sum(
+                v[1]
+                for k, v in pstats.Stats(prof).stats.items()  # type: ignore[attr-defined]
+                if k[2] == "get_events"
+            )
+            print(f"trio scheduler passes (epoll polls) per call: {passes / n:.1f}")
+            _print_profile(prof, n, top)
+
+    trio.run(main)
+
+
+# ---------------------------------------------------------------------------- core
+
+
+def core(n: int, top: int) -> None:
+    import mcp_io_sync
+    from mcp_io_sync import _client as client_mod
+    from mcp_proto._util import NEED_DATA
+    from mcp_proto.session import Session
+    from mcp_proto.types import Implementation
+
+    print(f"profiling {mcp_io_sync.__file__} (in-memory transport)")
+    tools = {
+        "tools": [
+            {
+                "name": "echo",
+                "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}},
+            }
+        ]
+    }
+    session = Session(client_info=Implementation("bench", "0"), capabilities={})
+    rid = session.start_handshake(now=0.0, timeout=None)
+    session.data_to_send()
+    init = {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}}}
+    session.receive_message(json.dumps({"jsonrpc": "2.0", "id": rid, "result": init}))
+    while session.next_event() is not NEED_DATA:
+        pass
+    session.complete_handshake(init)
+    session.data_to_send()
+
+    def request(self: Any, method: str, params: Any = None, **_: Any) -> Any:
+        # What the shell and its reader thread do with the session, minus pipes/threads;
+        # the "server" side is one json.loads + json.dumps.
+        request_id = session.send_request(method, params, now=time.monotonic(), timeout=60.0)
+        frames = session.data_to_send()
+        b"".join(f + b"\n" for f in frames)
+        req = json.loads(frames[0])
+        result = (
+            tools
+            if method == "tools/list"
+            else {"content": [{"type": "text", "text": req["params"]["arguments"]["text"]}]}
+        )
+        reply = {"jsonrpc": "2.0", "id": request_id, "result": result}
+        session.receive_message(json.dumps(reply, separators=(",", ":")).encode())
+        events: list[Any] = []
+        while (event := session.next_event()) is not NEED_DATA:
+            events.append(event)
+        return events[0].result
+
+    def ensure_connected(self: Any) -> Any:
+        return session.server
+
+    server_classes = {
+        cls
+        for cls in vars(client_mod).values()
+        if isinstance(cls, type) and hasattr(cls, "request") and hasattr(cls, "ensure_connected")
+    }
+    for cls in server_classes:
+        cls.request = request
+        cls.ensure_connected = ensure_connected
+    client = mcp_io_sync.Client([{"command": "true", "args": []}])
+    client.list_tools()
+    for _ in range(1000):
+        client.call_tool("echo", {"text": TEXT})
+    c0, t0 = _cpu(), time.perf_counter()
+    for _ in range(n):
+        client.call_tool("echo", {"text": TEXT})
+    _report("in-memory core + effect loop, no profiler", n, time.perf_counter() - t0, _cpu() - c0)
+    prof = cProfile.Profile()
+    prof.enable()
+    for _ in range(n):
+        client.call_tool("echo", {"text": TEXT})
+    prof.disable()
+    _print_profile(prof, n, top)
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    p.add_argument("mode", choices=["wire", "core"])
+    p.add_argument("--client", choices=["sync", "trio"], default="sync")
+    p.add_argument("--n", type=int, default=5000, help="calls per measurement")
+    p.add_argument("--top", type=int, default=25)
+    args = p.parse_args()
+    if args.mode == "core":
+        core(args.n * 4, args.top)
+    elif args.client == "sync":
+        wire_sync(args.n, args.top)
+    else:
+        wire_trio(args.n, args.top)
+
+
+if __name__ == "__main__":
+    main()
