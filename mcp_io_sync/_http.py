@@ -286,7 +286,10 @@ class _HttpServer(BaseServer):
         if it breaks before our response arrived (2025-11-25 § Resumability)."""
         stream_id: list[str | None] = [None]
         try:
-            self._consume_sse(session, response, deadline, stream_id, request_id)
+            # Read the POST stream to its end even after our answer arrived: the server
+            # closes it right after (2025-11-25: it SHOULD), and a stream read to its end
+            # lets httpcore reuse the connection instead of opening a new one per call.
+            self._consume_sse(session, response, deadline, stream_id)
         except _HTTPCORE_ERRORS:
             pass  # judged below: did the response arrive?
         resumes = 0

@@ -15,6 +15,7 @@ from typing import Any, Final, Literal
 
 import attrs
 
+from ._schema_plain import is_plain
 from .effects import Call, Connect, Log, Notify, Op, ProgressCallback
 from .errors import (
     AmbiguousPromptName,
@@ -679,6 +680,8 @@ def _check_input_schema(tool: Tool) -> Op[None]:
     known = _INPUT_VERDICTS.get(id(schema))
     if known is not None and known[0] is schema:
         verdict = known[1]
+    elif is_plain(schema):
+        verdict = None  # certainly usable: no need to load the engine for it
     else:
         from .schema import UnsupportedDialectError, compile  # lazy: jsonschema-rs
 
