@@ -25,6 +25,8 @@ from mcp_proto.limits import Limits
 from mcp_proto.session import ServerInfo, Session, State
 from mcp_proto.types import Implementation
 
+from ._view import ServerView
+
 __all__ = ["BaseServer", "SessionExpired"]
 
 
@@ -42,7 +44,7 @@ class _Waiter:
         self.error: MCPError | None = None
 
 
-class BaseServer:
+class BaseServer(ServerView):
     """One MCP server (blocking shell). Thread-safe: any thread may call
     :meth:`request`; the transport's reader (or the sending thread, for HTTP) feeds
     the session and wakes callers."""
@@ -73,54 +75,6 @@ class BaseServer:
         self._waiters: dict[Any, _Waiter] = {}
         self._progress: dict[Any, Callable[..., Any]] = {}
         self._random = random.Random()  # jitter for retry backoff (the shell owns randomness)
-
-    # ------------------------------------------------------------ introspection
-
-    @property
-    def info(self) -> ServerInfo | None:
-        s = self._session
-        return s.server if s is not None else None
-
-    @property
-    def server_info(self) -> Any:
-        info = self.info
-        return info.server_info if info is not None else None
-
-    @property
-    def capabilities(self) -> dict[str, Any]:
-        info = self.info
-        return info.capabilities if info is not None else {}
-
-    @property
-    def instructions(self) -> str | None:
-        info = self.info
-        return info.instructions if info is not None else None
-
-    @property
-    def protocol_version(self) -> str | None:
-        info = self.info
-        return info.protocol_version if info is not None else None
-
-    @property
-    def protocol_era(self) -> str | None:
-        info = self.info
-        return info.protocol_era if info is not None else None
-
-    def has_capability(self, *path: str) -> bool:
-        info = self.info
-        return info is not None and info.has_capability(*path)
-
-    def _transport_alive(self) -> bool:
-        return True
-
-    @property
-    def is_connected(self) -> bool:
-        s = self._session
-        return s is not None and s.state is State.READY and self._transport_alive()
-
-    @property
-    def read_timeout(self) -> float:
-        return self.config.read_timeout
 
     # ------------------------------------------------------------ transport hooks
 

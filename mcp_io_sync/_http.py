@@ -14,20 +14,17 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, Final
+from typing import Any
 
 import httpcore
 
-from mcp_proto import deprecations
 from mcp_proto.compression import decoder_for
 from mcp_proto.config import ServerConfig
 from mcp_proto.errors import (
     ConnectionError,
     MCPError,
     RemoteProtocolError,
-    RequestTimeoutError,
     ResponseStreamClosedError,
-    TransportError,
 )
 from mcp_proto.frames import frame_info
 from mcp_proto.http import (
@@ -41,44 +38,19 @@ from mcp_proto.session import ServerInfo, Session
 from mcp_proto.sse import SSEEvent, SSEParser
 
 from ._base import BaseServer, SessionExpired
+from ._http_common import (
+    ERROR_BODY_CAP,
+    HTTPCORE_ERRORS,
+    MAX_RESUMES,
+    deprecation_notice,
+    enc,
+    header,
+    str_headers,
+    transport_error,
+    without_channel,
+)
 
 __all__ = ["HttpServer", "SseServer", "StreamableHttpServer"]
-
-#: How many times a broken POST response stream is resumed with GET + Last-Event-ID.
-MAX_RESUMES: Final = 3
-_ERROR_BODY_CAP: Final = 64 * 1024
-
-
-def _header(headers: list[tuple[bytes, bytes]], name: bytes) -> str | None:
-    for key, value in headers:
-        if key.lower() == name:
-            return value.decode("latin-1")
-    return None
-
-
-def _str_headers(headers: list[tuple[bytes, bytes]]) -> list[tuple[str, str]]:
-    return [(k.decode("latin-1"), v.decode("latin-1")) for k, v in headers]
-
-
-def _enc(headers: list[tuple[str, str]]) -> list[tuple[bytes, bytes]]:
-    return [(k.encode("latin-1"), v.encode("latin-1")) for k, v in headers]
-
-
-def _transport_error(exc: Exception, what: str) -> MCPError:
-    if isinstance(exc, httpcore.ReadTimeout):
-        return RequestTimeoutError(f"{what}: no data within the read timeout")
-    if isinstance(exc, httpcore.TimeoutException):
-        return TransportError(f"{what}: {type(exc).__name__}")
-    return TransportError(f"{what}: {type(exc).__name__}: {exc}")
-
-
-_HTTPCORE_ERRORS = (
-    httpcore.TimeoutException,
-    httpcore.NetworkError,
-    httpcore.ProtocolError,
-    httpcore.UnsupportedProtocol,
-    httpcore.ProxyError,
-)
 
 
 class _HttpServer(BaseServer):
@@ -154,10 +126,10 @@ class _HttpServer(BaseServer):
                 pool.request(
                     "DELETE",
                     self.url,
-                    headers=_enc(self._state.delete_headers()),
+                    headers=enc(self._state.delete_headers()),
                     extensions=self._timeouts(5.0),
                 )
-            except _HTTPCORE_ERRORS:
+            except HTTPCORE_ERRORS:
                 pass
         self._state.reset_session()
         self._pool = None
@@ -203,21 +175,21 @@ class _HttpServer(BaseServer):
             with pool.stream(
                 "POST",
                 self._post_url(),
-                headers=_enc(
+                headers=enc(
                     self._state.post_headers(streamable=self.streamable, gzip=self.request_gzip)
                 ),
                 content=frame,
                 extensions=self._timeouts(self._read_budget(deadline)),
             ) as response:
                 if method == "initialize":
-                    self._state.capture_session(_str_headers(response.headers))
+                    self._state.capture_session(str_headers(response.headers))
                 with self._tracked(response):
                     self._handle(session, response, request_id, method, sent_session, deadline)
-        except _HTTPCORE_ERRORS as exc:
+        except HTTPCORE_ERRORS as exc:
             if deadline is not None and time.monotonic() >= deadline:
                 self._expire(session)
                 return
-            raise _transport_error(exc, what) from None
+            raise transport_error(exc, what) from None
 
     def _deadline_of(self, session: Session, request_id: Any) -> float | None:
         if request_id is None:
@@ -240,7 +212,7 @@ class _HttpServer(BaseServer):
         deadline: float | None,
     ) -> None:
         kind = classify_response(
-            response.status, _header(response.headers, b"content-type"), sent_session=sent_session
+            response.status, header(response.headers, b"content-type"), sent_session=sent_session
         )
         if kind is ResponseKind.ACCEPTED:
             for _ in response.iter_stream():
@@ -251,7 +223,7 @@ class _HttpServer(BaseServer):
             raise SessionExpired()
         if kind is ResponseKind.JSON:
             decoder = decoder_for(
-                _header(response.headers, b"content-encoding"),
+                header(response.headers, b"content-encoding"),
                 self.config.max_decompressed_body_bytes,
                 max_plain=self._limits.max_line_size,
             )
@@ -265,7 +237,7 @@ class _HttpServer(BaseServer):
         body = bytearray()
         for chunk in response.iter_stream():
             body += chunk
-            if len(body) > _ERROR_BODY_CAP:
+            if len(body) > ERROR_BODY_CAP:
                 break
         if kind is ResponseKind.UNEXPECTED:
             raise RemoteProtocolError(
@@ -276,7 +248,7 @@ class _HttpServer(BaseServer):
             response.status,
             bytes(body),
             method=method,
-            www_authenticate=_header(response.headers, b"www-authenticate"),
+            www_authenticate=header(response.headers, b"www-authenticate"),
         )
 
     def _read_stream(
@@ -290,7 +262,7 @@ class _HttpServer(BaseServer):
             # closes it right after (2025-11-25: it SHOULD), and a stream read to its end
             # lets httpcore reuse the connection instead of opening a new one per call.
             self._consume_sse(session, response, deadline, stream_id)
-        except _HTTPCORE_ERRORS:
+        except HTTPCORE_ERRORS:
             pass  # judged below: did the response arrive?
         resumes = 0
         while request_id is not None and self._pending(session, request_id):
@@ -324,17 +296,17 @@ class _HttpServer(BaseServer):
             with pool.stream(
                 "GET",
                 self.url,
-                headers=_enc(headers),
+                headers=enc(headers),
                 extensions=self._timeouts(self._read_budget(deadline)),
             ) as response:
                 kind = classify_response(
                     response.status,
-                    _header(response.headers, b"content-type"),
+                    header(response.headers, b"content-type"),
                     sent_session=self._state.session_id is not None,
                 )
                 if kind is ResponseKind.SSE:
                     self._consume_sse(session, response, deadline, stream_id, request_id)
-        except _HTTPCORE_ERRORS:
+        except HTTPCORE_ERRORS:
             pass
 
     def _consume_sse(
@@ -349,7 +321,7 @@ class _HttpServer(BaseServer):
         soon as that request is answered: a server need not close the stream, and the
         caller is waiting for exactly that answer."""
         decoder = decoder_for(
-            _header(response.headers, b"content-encoding"),
+            header(response.headers, b"content-encoding"),
             self.config.max_decompressed_body_bytes,
         )
         parser = SSEParser(max_event_size=self._limits.max_line_size)
@@ -419,12 +391,12 @@ class StreamableHttpServer(_HttpServer):
                 with pool.stream(
                     "GET",
                     self.url,
-                    headers=_enc(self._state.get_headers()),
+                    headers=enc(self._state.get_headers()),
                     extensions=self._timeouts(max(self.read_timeout, 300.0)),
                 ) as response:
                     kind = classify_response(
                         response.status,
-                        _header(response.headers, b"content-type"),
+                        header(response.headers, b"content-type"),
                         sent_session=self._state.session_id is not None,
                     )
                     if kind is ResponseKind.SSE:
@@ -436,7 +408,7 @@ class StreamableHttpServer(_HttpServer):
                     else:
                         # 405 (no GET stream offered), 4xx, an expired session: stop.
                         return
-            except _HTTPCORE_ERRORS:
+            except HTTPCORE_ERRORS:
                 failures += 1
             except MCPError as exc:
                 self._logger.debug("server %s: GET stream: %s", self.name, exc)
@@ -456,11 +428,7 @@ class HttpServer(_HttpServer):
 
     def __init__(self, config: ServerConfig, **kwargs: Any) -> None:
         capabilities = kwargs.pop("capabilities")
-        super().__init__(config, capabilities=lambda: _without_channel(capabilities()), **kwargs)
-
-
-def _without_channel(caps: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in caps.items() if k not in ("roots", "sampling", "elicitation")}
+        super().__init__(config, capabilities=lambda: without_channel(capabilities()), **kwargs)
 
 
 class SseServer(_HttpServer):
@@ -502,7 +470,7 @@ class SseServer(_HttpServer):
             self._stop.set()
             raise self._stream_error or ConnectionError(f"server {self.name!r}: no endpoint")
         self._alive = True
-        _deprecation_notice(self._logger)
+        deprecation_notice(self._logger)
 
     def _after_handshake(self, session: Session, info: ServerInfo) -> None:
         super()._after_handshake(session, info)
@@ -554,11 +522,11 @@ class SseServer(_HttpServer):
             with pool.stream(
                 "GET",
                 self.url,
-                headers=_enc(self._state.get_headers(resume=False)),
+                headers=enc(self._state.get_headers(resume=False)),
                 extensions=self._timeouts(None),
             ) as response:
                 kind = classify_response(
-                    response.status, _header(response.headers, b"content-type"), sent_session=False
+                    response.status, header(response.headers, b"content-type"), sent_session=False
                 )
                 if kind is not ResponseKind.SSE:
                     error = ConnectionError(
@@ -569,8 +537,8 @@ class SseServer(_HttpServer):
                     return
                 with self._tracked(response):
                     self._read_events(response)
-        except _HTTPCORE_ERRORS as exc:
-            error = _transport_error(exc, f"event stream of {self.name!r}")
+        except HTTPCORE_ERRORS as exc:
+            error = transport_error(exc, f"event stream of {self.name!r}")
             if self._stream_error is None:
                 self._stream_error = error
         except MCPError as exc:
@@ -622,13 +590,13 @@ class SseServer(_HttpServer):
             with pool.stream(
                 "POST",
                 self._post_url(),
-                headers=_enc(self._state.post_headers(streamable=False)),
+                headers=enc(self._state.post_headers(streamable=False)),
                 content=frame,
                 extensions=self._timeouts(self.read_timeout),
             ) as response:
                 body = bytearray()
                 for chunk in response.iter_stream():
-                    if len(body) < _ERROR_BODY_CAP:
+                    if len(body) < ERROR_BODY_CAP:
                         body += chunk
                 if 200 <= response.status < 300:
                     return
@@ -636,14 +604,7 @@ class SseServer(_HttpServer):
                     response.status,
                     bytes(body),
                     method=method,
-                    www_authenticate=_header(response.headers, b"www-authenticate"),
+                    www_authenticate=header(response.headers, b"www-authenticate"),
                 )
-        except _HTTPCORE_ERRORS as exc:
-            raise _transport_error(exc, f"{method or 'message'} to {self.name!r}") from None
-
-
-def _deprecation_notice(logger: Any) -> None:
-    """One notice per process, whichever shell connects first (DEP-5, DEP-9)."""
-    notice = deprecations.claim("http_sse")
-    if notice is not None:
-        logger.warning("%s", notice.notice)
+        except HTTPCORE_ERRORS as exc:
+            raise transport_error(exc, f"{method or 'message'} to {self.name!r}") from None

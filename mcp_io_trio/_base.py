@@ -16,6 +16,7 @@ from typing import Any
 
 import trio
 
+from mcp_io_sync._view import ServerView
 from mcp_proto import events as ev
 from mcp_proto._util import NEED_DATA
 from mcp_proto.config import ServerConfig
@@ -41,7 +42,7 @@ class _Waiter:
         self.error: MCPError | None = None
 
 
-class BaseServer:
+class BaseServer(ServerView):
     """One MCP server (Trio shell). Its background tasks run in the client's nursery."""
 
     type = "base"
@@ -71,53 +72,6 @@ class BaseServer:
         self._waiters: dict[Any, _Waiter] = {}
         self._progress: dict[Any, Callable[..., Any]] = {}
         self._random = random.Random()  # jitter for retry backoff (the shell owns randomness)
-
-    # ------------------------------------------------------------ introspection
-
-    @property
-    def info(self) -> ServerInfo | None:
-        return self._session.server if self._session is not None else None
-
-    @property
-    def server_info(self) -> Any:
-        info = self.info
-        return info.server_info if info is not None else None
-
-    @property
-    def capabilities(self) -> dict[str, Any]:
-        info = self.info
-        return info.capabilities if info is not None else {}
-
-    @property
-    def instructions(self) -> str | None:
-        info = self.info
-        return info.instructions if info is not None else None
-
-    @property
-    def protocol_version(self) -> str | None:
-        info = self.info
-        return info.protocol_version if info is not None else None
-
-    @property
-    def protocol_era(self) -> str | None:
-        info = self.info
-        return info.protocol_era if info is not None else None
-
-    def has_capability(self, *path: str) -> bool:
-        info = self.info
-        return info is not None and info.has_capability(*path)
-
-    def _transport_alive(self) -> bool:
-        return True
-
-    @property
-    def is_connected(self) -> bool:
-        s = self._session
-        return s is not None and s.state is State.READY and self._transport_alive()
-
-    @property
-    def read_timeout(self) -> float:
-        return self.config.read_timeout
 
     # ------------------------------------------------------------ transport hooks
 

@@ -10,21 +10,29 @@ from __future__ import annotations
 
 import ssl
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Any
 
 import httpcore
 import trio
 
-from mcp_proto import deprecations
+from mcp_io_sync._http_common import (
+    ERROR_BODY_CAP,
+    HTTPCORE_ERRORS,
+    MAX_RESUMES,
+    deprecation_notice,
+    enc,
+    header,
+    str_headers,
+    transport_error,
+    without_channel,
+)
 from mcp_proto.compression import decoder_for
 from mcp_proto.config import ServerConfig
 from mcp_proto.errors import (
     ConnectionError,
     MCPError,
     RemoteProtocolError,
-    RequestTimeoutError,
     ResponseStreamClosedError,
-    TransportError,
 )
 from mcp_proto.frames import frame_info
 from mcp_proto.http import (
@@ -40,40 +48,6 @@ from mcp_proto.sse import SSEEvent, SSEParser
 from ._base import BaseServer, SessionExpired
 
 __all__ = ["HttpServer", "SseServer", "StreamableHttpServer"]
-
-MAX_RESUMES: Final = 3
-_ERROR_BODY_CAP: Final = 64 * 1024
-
-_HTTPCORE_ERRORS = (
-    httpcore.TimeoutException,
-    httpcore.NetworkError,
-    httpcore.ProtocolError,
-    httpcore.UnsupportedProtocol,
-    httpcore.ProxyError,
-)
-
-
-def _header(headers: list[tuple[bytes, bytes]], name: bytes) -> str | None:
-    for key, value in headers:
-        if key.lower() == name:
-            return value.decode("latin-1")
-    return None
-
-
-def _str_headers(headers: list[tuple[bytes, bytes]]) -> list[tuple[str, str]]:
-    return [(k.decode("latin-1"), v.decode("latin-1")) for k, v in headers]
-
-
-def _enc(headers: list[tuple[str, str]]) -> list[tuple[bytes, bytes]]:
-    return [(k.encode("latin-1"), v.encode("latin-1")) for k, v in headers]
-
-
-def _transport_error(exc: Exception, what: str) -> MCPError:
-    if isinstance(exc, httpcore.ReadTimeout):
-        return RequestTimeoutError(f"{what}: no data within the read timeout")
-    if isinstance(exc, httpcore.TimeoutException):
-        return TransportError(f"{what}: {type(exc).__name__}")
-    return TransportError(f"{what}: {type(exc).__name__}: {exc}")
 
 
 async def _each_chunk(response: httpcore.Response, on_chunk: Callable[[bytes], bool]) -> None:
@@ -141,10 +115,10 @@ class _HttpServer(BaseServer):
                     await pool.request(
                         "DELETE",
                         self.url,
-                        headers=_enc(self._state.delete_headers()),
+                        headers=enc(self._state.delete_headers()),
                         extensions=self._timeouts(5.0),
                     )
-                except _HTTPCORE_ERRORS:
+                except HTTPCORE_ERRORS:
                     pass
         self._state.reset_session()
         self._pool = None
@@ -184,20 +158,20 @@ class _HttpServer(BaseServer):
             async with pool.stream(
                 "POST",
                 self._post_url(),
-                headers=_enc(
+                headers=enc(
                     self._state.post_headers(streamable=self.streamable, gzip=self.request_gzip)
                 ),
                 content=frame,
                 extensions=self._timeouts(self._read_budget(deadline)),
             ) as response:
                 if method == "initialize":
-                    self._state.capture_session(_str_headers(response.headers))
+                    self._state.capture_session(str_headers(response.headers))
                 await self._handle(session, response, request_id, method, sent_session, deadline)
-        except _HTTPCORE_ERRORS as exc:
+        except HTTPCORE_ERRORS as exc:
             if deadline is not None and trio.current_time() >= deadline:
                 await self._expire(session)
                 return
-            raise _transport_error(exc, what) from None
+            raise transport_error(exc, what) from None
 
     async def _handle(
         self,
@@ -209,7 +183,7 @@ class _HttpServer(BaseServer):
         deadline: float | None,
     ) -> None:
         kind = classify_response(
-            response.status, _header(response.headers, b"content-type"), sent_session=sent_session
+            response.status, header(response.headers, b"content-type"), sent_session=sent_session
         )
         if kind is ResponseKind.ACCEPTED:
             async for _ in response.aiter_stream():
@@ -220,7 +194,7 @@ class _HttpServer(BaseServer):
             raise SessionExpired()
         if kind is ResponseKind.JSON:
             decoder = decoder_for(
-                _header(response.headers, b"content-encoding"),
+                header(response.headers, b"content-encoding"),
                 self.config.max_decompressed_body_bytes,
                 max_plain=self._limits.max_line_size,
             )
@@ -241,7 +215,7 @@ class _HttpServer(BaseServer):
 
         def collect(chunk: bytes) -> bool:
             body.extend(chunk)
-            return len(body) > _ERROR_BODY_CAP
+            return len(body) > ERROR_BODY_CAP
 
         await _each_chunk(response, collect)
         if kind is ResponseKind.UNEXPECTED:
@@ -253,7 +227,7 @@ class _HttpServer(BaseServer):
             response.status,
             bytes(body),
             method=method,
-            www_authenticate=_header(response.headers, b"www-authenticate"),
+            www_authenticate=header(response.headers, b"www-authenticate"),
         )
 
     async def _read_stream(
@@ -264,7 +238,7 @@ class _HttpServer(BaseServer):
         stream_id: list[str | None] = [None]
         try:
             await self._consume_sse(session, response, deadline, stream_id, request_id)
-        except _HTTPCORE_ERRORS:
+        except HTTPCORE_ERRORS:
             pass
         resumes = 0
         while request_id is not None and session.is_pending(request_id):
@@ -294,17 +268,17 @@ class _HttpServer(BaseServer):
             async with pool.stream(
                 "GET",
                 self.url,
-                headers=_enc(headers),
+                headers=enc(headers),
                 extensions=self._timeouts(self._read_budget(deadline)),
             ) as response:
                 kind = classify_response(
                     response.status,
-                    _header(response.headers, b"content-type"),
+                    header(response.headers, b"content-type"),
                     sent_session=self._state.session_id is not None,
                 )
                 if kind is ResponseKind.SSE:
                     await self._consume_sse(session, response, deadline, stream_id, request_id)
-        except _HTTPCORE_ERRORS:
+        except HTTPCORE_ERRORS:
             pass
 
     async def _consume_sse(
@@ -319,7 +293,7 @@ class _HttpServer(BaseServer):
         soon as that request is answered: a server need not close the stream, and the
         caller is waiting for exactly that answer."""
         decoder = decoder_for(
-            _header(response.headers, b"content-encoding"),
+            header(response.headers, b"content-encoding"),
             self.config.max_decompressed_body_bytes,
         )
         parser = SSEParser(max_event_size=self._limits.max_line_size)
@@ -392,12 +366,12 @@ class StreamableHttpServer(_HttpServer):
                     async with pool.stream(
                         "GET",
                         self.url,
-                        headers=_enc(self._state.get_headers()),
+                        headers=enc(self._state.get_headers()),
                         extensions=self._timeouts(max(self.read_timeout, 300.0)),
                     ) as response:
                         kind = classify_response(
                             response.status,
-                            _header(response.headers, b"content-type"),
+                            header(response.headers, b"content-type"),
                             sent_session=self._state.session_id is not None,
                         )
                         if kind is ResponseKind.SSE:
@@ -407,7 +381,7 @@ class StreamableHttpServer(_HttpServer):
                             failures += 1
                         else:
                             return  # 405: no GET stream offered; 4xx / expired: stop
-                except _HTTPCORE_ERRORS:
+                except HTTPCORE_ERRORS:
                     failures += 1
                 except MCPError as exc:
                     self._logger.debug("server %s: GET stream: %s", self.name, exc)
@@ -426,11 +400,7 @@ class HttpServer(_HttpServer):
 
     def __init__(self, config: ServerConfig, **kwargs: Any) -> None:
         capabilities = kwargs.pop("capabilities")
-        super().__init__(config, capabilities=lambda: _without_channel(capabilities()), **kwargs)
-
-
-def _without_channel(caps: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in caps.items() if k not in ("roots", "sampling", "elicitation")}
+        super().__init__(config, capabilities=lambda: without_channel(capabilities()), **kwargs)
 
 
 class SseServer(_HttpServer):
@@ -473,7 +443,7 @@ class SseServer(_HttpServer):
                 f"server {self.name!r} announced no endpoint in time"
             )
         self._alive = True
-        _deprecation_notice(self._logger)
+        deprecation_notice(self._logger)
 
     async def _after_handshake(self, session: Session, info: ServerInfo) -> None:
         await super()._after_handshake(session, info)
@@ -529,12 +499,12 @@ class SseServer(_HttpServer):
                 async with pool.stream(
                     "GET",
                     self.url,
-                    headers=_enc(self._state.get_headers(resume=False)),
+                    headers=enc(self._state.get_headers(resume=False)),
                     extensions=self._timeouts(None),
                 ) as response:
                     kind = classify_response(
                         response.status,
-                        _header(response.headers, b"content-type"),
+                        header(response.headers, b"content-type"),
                         sent_session=False,
                     )
                     if kind is not ResponseKind.SSE:
@@ -546,8 +516,8 @@ class SseServer(_HttpServer):
                         return
                     await self._read_events(response)
             cancelled = scope.cancelled_caught
-        except _HTTPCORE_ERRORS as exc:
-            error = _transport_error(exc, f"event stream of {self.name!r}")
+        except HTTPCORE_ERRORS as exc:
+            error = transport_error(exc, f"event stream of {self.name!r}")
             if self._stream_error is None:
                 self._stream_error = error
         except MCPError as exc:
@@ -593,14 +563,14 @@ class SseServer(_HttpServer):
             async with pool.stream(
                 "POST",
                 self._post_url(),
-                headers=_enc(self._state.post_headers(streamable=False)),
+                headers=enc(self._state.post_headers(streamable=False)),
                 content=frame,
                 extensions=self._timeouts(self.read_timeout),
             ) as response:
                 body = bytearray()
 
                 def collect(chunk: bytes) -> bool:
-                    if len(body) < _ERROR_BODY_CAP:
+                    if len(body) < ERROR_BODY_CAP:
                         body.extend(chunk)
                     return False
 
@@ -611,14 +581,7 @@ class SseServer(_HttpServer):
                     response.status,
                     bytes(body),
                     method=method,
-                    www_authenticate=_header(response.headers, b"www-authenticate"),
+                    www_authenticate=header(response.headers, b"www-authenticate"),
                 )
-        except _HTTPCORE_ERRORS as exc:
-            raise _transport_error(exc, f"{method or 'message'} to {self.name!r}") from None
-
-
-def _deprecation_notice(logger: Any) -> None:
-    """One notice per process, whichever shell connects first (DEP-5, DEP-9)."""
-    notice = deprecations.claim("http_sse")
-    if notice is not None:
-        logger.warning("%s", notice.notice)
+        except HTTPCORE_ERRORS as exc:
+            raise transport_error(exc, f"{method or 'message'} to {self.name!r}") from None

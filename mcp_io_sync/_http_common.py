@@ -1,0 +1,77 @@
+"""httpcore glue shared by both shells' HTTP transports (no I/O of its own).
+
+The Trio shell imports these from here: they are the same in both, and only the
+sending and reading differ between the shells.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+import httpcore
+
+from mcp_proto import deprecations
+from mcp_proto.errors import MCPError, RequestTimeoutError, TransportError
+
+__all__ = [
+    "ERROR_BODY_CAP",
+    "HTTPCORE_ERRORS",
+    "MAX_RESUMES",
+    "deprecation_notice",
+    "enc",
+    "header",
+    "str_headers",
+    "transport_error",
+    "without_channel",
+]
+
+#: How many times a broken POST response stream is resumed with GET + Last-Event-ID.
+MAX_RESUMES: Final = 3
+#: How much of an error response's body is read (to find a JSON-RPC error in it).
+ERROR_BODY_CAP: Final = 64 * 1024
+
+HTTPCORE_ERRORS: Final = (
+    httpcore.TimeoutException,
+    httpcore.NetworkError,
+    httpcore.ProtocolError,
+    httpcore.UnsupportedProtocol,
+    httpcore.ProxyError,
+)
+
+
+def header(headers: list[tuple[bytes, bytes]], name: bytes) -> str | None:
+    """The first value of a (lower-case) header name, or None."""
+    for key, value in headers:
+        if key.lower() == name:
+            return value.decode("latin-1")
+    return None
+
+
+def str_headers(headers: list[tuple[bytes, bytes]]) -> list[tuple[str, str]]:
+    return [(k.decode("latin-1"), v.decode("latin-1")) for k, v in headers]
+
+
+def enc(headers: list[tuple[str, str]]) -> list[tuple[bytes, bytes]]:
+    return [(k.encode("latin-1"), v.encode("latin-1")) for k, v in headers]
+
+
+def transport_error(exc: Exception, what: str) -> MCPError:
+    """The typed error for an httpcore failure: a read timeout is a request timeout
+    (never retried), anything else a transport error (retryable per the core's table)."""
+    if isinstance(exc, httpcore.ReadTimeout):
+        return RequestTimeoutError(f"{what}: no data within the read timeout")
+    if isinstance(exc, httpcore.TimeoutException):
+        return TransportError(f"{what}: {type(exc).__name__}")
+    return TransportError(f"{what}: {type(exc).__name__}: {exc}")
+
+
+def without_channel(caps: dict[str, Any]) -> dict[str, Any]:
+    """Plain HTTP has no channel for server requests: declare nothing needing one (HTTP-4)."""
+    return {k: v for k, v in caps.items() if k not in ("roots", "sampling", "elicitation")}
+
+
+def deprecation_notice(logger: Any) -> None:
+    """One notice per process, whichever shell connects first (DEP-5, DEP-9)."""
+    notice = deprecations.claim("http_sse")
+    if notice is not None:
+        logger.warning("%s", notice.notice)

@@ -1,0 +1,64 @@
+"""What a server object tells about its connection; shared by both shells' servers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcp_proto.config import ServerConfig
+from mcp_proto.session import ServerInfo, Session, State
+
+__all__ = ["ServerView"]
+
+
+class ServerView:
+    """Read-only facts about a server, from its current session (LIFE-4, LIFE-9,
+    LIFE-21). A subclass sets ``config`` and ``_session``."""
+
+    config: ServerConfig
+    _session: Session | None
+
+    @property
+    def info(self) -> ServerInfo | None:
+        s = self._session
+        return s.server if s is not None else None
+
+    @property
+    def server_info(self) -> Any:
+        info = self.info
+        return info.server_info if info is not None else None
+
+    @property
+    def capabilities(self) -> dict[str, Any]:
+        info = self.info
+        return info.capabilities if info is not None else {}
+
+    @property
+    def instructions(self) -> str | None:
+        info = self.info
+        return info.instructions if info is not None else None
+
+    @property
+    def protocol_version(self) -> str | None:
+        info = self.info
+        return info.protocol_version if info is not None else None
+
+    @property
+    def protocol_era(self) -> str | None:
+        info = self.info
+        return info.protocol_era if info is not None else None
+
+    def has_capability(self, *path: str) -> bool:
+        info = self.info
+        return info is not None and info.has_capability(*path)
+
+    def _transport_alive(self) -> bool:
+        return True
+
+    @property
+    def is_connected(self) -> bool:
+        s = self._session
+        return s is not None and s.state is State.READY and self._transport_alive()
+
+    @property
+    def read_timeout(self) -> float:
+        return self.config.read_timeout
