@@ -108,7 +108,13 @@ class StdioServer(BaseServer):
                 raise ConnectionError(f"server {self.name!r} is not connected")
             return
         # Drain inside the write lock so frames go out in the order they were queued.
-        async with proc.write_lock:
+        # Uncontended (the usual case) the lock is taken without a scheduler pass;
+        # send_all provides this call's checkpoint.
+        try:
+            proc.write_lock.acquire_nowait()
+        except trio.WouldBlock:
+            await proc.write_lock.acquire()
+        try:
             frames = session.data_to_send()
             if not frames:
                 return
@@ -120,6 +126,8 @@ class StdioServer(BaseServer):
                 error = ConnectionError(f"server {self.name!r}: cannot write to the process: {exc}")
                 self._connection_lost(proc, error)
                 raise error from exc
+        finally:
+            proc.write_lock.release()
 
     # ------------------------------------------------------------ reader side
 
