@@ -13,7 +13,7 @@ import logging
 import random
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from mcp_proto import events as ev
@@ -304,7 +304,7 @@ class BaseServer(ServerView):
 
     # ------------------------------------------------------------ inbound
 
-    def _deliver(self, session: Session, messages: list[bytes]) -> None:
+    def _deliver(self, session: Session, messages: Sequence[bytes | str]) -> None:
         if not messages:
             return
         with self._lock:

@@ -26,6 +26,7 @@ from mcp_proto.session import Session
 from mcp_proto.stdio import LineFramer, frame
 
 from ._base import BaseServer
+from ._pipes import BIG_PIPE, enlarge_pipes
 
 __all__ = ["StdioServer"]
 
@@ -35,6 +36,21 @@ SHUTDOWN_GRACE = 2.0
 _READ_CHUNK = 65536
 # Reads a caller does for others after its own answer arrived (see _read_until).
 _DRAIN_READS = 8
+# Buffers per writev call (IOV_MAX is 1024 on Linux).
+_IOV_BATCH = 512
+
+
+def _write_all(fd: int, iov: list[bytes]) -> None:
+    """Write every buffer in order (a blocking pipe may still write partially when a
+    signal arrives mid-write)."""
+    views: list[Any] = list(iov)
+    while views:
+        batch = views[:_IOV_BATCH]
+        written = os.writev(fd, batch)
+        while views and written >= len(views[0]):
+            written -= len(views.pop(0))
+        if written:
+            views[0] = memoryview(views[0])[written:]
 
 
 class _Process:
@@ -69,13 +85,26 @@ class _Process:
         self.wake_r, self.wake_w = os.pipe()
         os.set_blocking(self.wake_w, False)
         self.framer: LineFramer | None = None
+        self.big_pipes = False  # the pipes were enlarged for large messages
         self.finished = False  # EOF or a fatal framing error was handled
 
     def write(self, frames: list[bytes]) -> None:
         stdin = self.popen.stdin
         assert stdin is not None
         try:
-            stdin.write(b"".join(frame(f) for f in frames))
+            fd = stdin.fileno()
+            if len(frames) == 1 and len(frames[0]) < _READ_CHUNK:
+                _write_all(fd, [frame(frames[0])])
+                return
+            if not self.big_pipes and max(map(len, frames)) >= _READ_CHUNK:
+                self.big_pipes = True
+                enlarge_pipes(fd, self.popen.stdout)
+            # Gathered, not joined: copying a large message to append its newline costs
+            # as much as writing it.
+            iov: list[bytes] = []
+            for f in frames:
+                iov += (f, b"\n")
+            _write_all(fd, iov)
         except (BrokenPipeError, OSError, ValueError) as exc:
             raise TransportError(f"cannot write to the server process: {exc}") from exc
 
@@ -339,18 +368,28 @@ class StdioServer(BaseServer):
         """One read from stdout (caller holds the reading role): frame, deliver, and
         handle the end of the stream or a fatal framing error."""
         if proc.framer is None:
-            proc.framer = LineFramer(self.config.max_line_size or self._limits.max_line_size)
+            proc.framer = LineFramer(
+                self.config.max_line_size or self._limits.max_line_size, decode=True
+            )
         framer = proc.framer
+        size = _READ_CHUNK
+        if framer.buffered >= _READ_CHUNK:  # a large message is arriving
+            size = min(BIG_PIPE, framer.buffered)
+            if not proc.big_pipes:
+                proc.big_pipes = True
+                enlarge_pipes(fd, proc.popen.stdin)
+        # Read straight into the framer's buffer: no new bytes object per read.
         try:
-            chunk = os.read(fd, _READ_CHUNK)
+            with framer.get_buffer(size) as view:
+                got = os.readv(fd, [view])
         except OSError:
-            chunk = b""
-        framer.receive_data(chunk)
-        lines = []
+            got = 0
+        framer.buffer_updated(got)
+        lines: list[bytes | str] = []
         try:
             while True:
                 line = framer.next_line()
-                if line is NEED_DATA or not isinstance(line, bytes):
+                if line is NEED_DATA or not isinstance(line, (bytes, str)):
                     break
                 lines.append(line)
         except LineTooLongError as exc:
@@ -362,7 +401,7 @@ class StdioServer(BaseServer):
             threading.Thread(target=proc.stop, name="mcp-stop", daemon=True).start()
             return
         self._deliver_to(proc, lines)
-        if not chunk:
+        if not got:
             proc.finished = True
             code = proc.popen.poll()
             if code is None:
@@ -378,7 +417,7 @@ class StdioServer(BaseServer):
                 ),
             )
 
-    def _deliver_to(self, proc: _Process, lines: list[bytes]) -> None:
+    def _deliver_to(self, proc: _Process, lines: list[bytes | str]) -> None:
         with self._lock:
             session = self._session if proc is self._proc else None
         if session is not None:

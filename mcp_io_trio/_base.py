@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import math
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import trio
@@ -282,7 +282,7 @@ class BaseServer(ServerView):
 
     # ------------------------------------------------------------ inbound
 
-    def _deliver(self, session: Session, messages: list[bytes]) -> None:
+    def _deliver(self, session: Session, messages: Sequence[bytes | str]) -> None:
         if not messages:
             return
         for message in messages:

@@ -14,6 +14,7 @@ from typing import Any
 
 import trio
 
+from mcp_io_sync._pipes import BIG_PIPE, enlarge_pipes
 from mcp_proto._util import NEED_DATA
 from mcp_proto.config import ServerConfig
 from mcp_proto.errors import ConnectionError, LineTooLongError, MCPError
@@ -33,6 +34,7 @@ class _Process:
         self.process = process
         self.write_lock = trio.Lock()
         self.alive = True
+        self.big_pipes = False  # the pipes were enlarged for large messages
         # One scope per task: a CancelScope can be entered only once.
         self.reader_scope = trio.CancelScope()
         self.stderr_scope = trio.CancelScope()
@@ -121,7 +123,17 @@ class StdioServer(BaseServer):
             stdin = proc.process.stdin
             assert stdin is not None
             try:
-                await stdin.send_all(b"".join(frame(f) for f in frames))
+                if max(map(len, frames)) < _READ_CHUNK:
+                    await stdin.send_all(b"".join(frame(f) for f in frames))
+                else:
+                    if not proc.big_pipes:
+                        proc.big_pipes = True
+                        enlarge_pipes(stdin, proc.process.stdout)
+                    # Not joined: copying a large message to append its newline costs
+                    # as much as writing it.
+                    for f in frames:
+                        await stdin.send_all(f)
+                        await stdin.send_all(b"\n")
             except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
                 error = ConnectionError(f"server {self.name!r}: cannot write to the process: {exc}")
                 self._connection_lost(proc, error)
@@ -134,19 +146,25 @@ class StdioServer(BaseServer):
     async def _read_loop(self, proc: _Process) -> None:
         stdout = proc.process.stdout
         assert stdout is not None
-        framer = LineFramer(self.config.max_line_size or self._limits.max_line_size)
+        framer = LineFramer(self.config.max_line_size or self._limits.max_line_size, decode=True)
         with proc.reader_scope:
             while True:
+                size = _READ_CHUNK
+                if framer.buffered >= _READ_CHUNK:  # a large message is arriving
+                    size = BIG_PIPE
+                    if not proc.big_pipes:
+                        proc.big_pipes = True
+                        enlarge_pipes(stdout, proc.process.stdin)
                 try:
-                    chunk = await stdout.receive_some(_READ_CHUNK)
+                    chunk = await stdout.receive_some(size)
                 except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
                     chunk = b""
-                framer.receive_data(bytes(chunk))
-                lines = []
+                framer.receive_data(chunk)
+                lines: list[bytes | str] = []
                 try:
                     while True:
                         line = framer.next_line()
-                        if line is NEED_DATA or not isinstance(line, bytes):
+                        if line is NEED_DATA or not isinstance(line, (bytes, str)):
                             break
                         lines.append(line)
                 except LineTooLongError as exc:
@@ -169,7 +187,7 @@ class StdioServer(BaseServer):
                     )
                     return
 
-    def _deliver_to(self, proc: _Process, lines: list[bytes]) -> None:
+    def _deliver_to(self, proc: _Process, lines: list[bytes | str]) -> None:
         if proc is self._proc and self._session is not None:
             self._deliver(self._session, lines)
 

@@ -152,10 +152,125 @@ def decode(data: bytes | str) -> Iterator[Message]:
     yield _from_object(obj)
 
 
-def _dumps(obj: dict[str, Any]) -> bytes:
+# Long strings that need no escaping are spliced into the output as bytes instead of
+# going through json.dumps, whose per-character escaping loop costs ~2 ms per MiB and
+# whose intermediate copies cost as much again in page faults. Base64 blobs (images,
+# audio, resource blobs) and large ASCII text are the common case; anything else takes
+# the ordinary path. Below this length the walk is not worth it.
+_SPLICE_MIN = 32768
+# How deep the walk for long strings goes (json.dumps itself bounds the recursion).
+_SPLICE_DEPTH = 16
+# The characters JSON must escape inside a string (RFC 8259 §7).
+_MUST_ESCAPE = (*(chr(c) for c in range(32)), '"', "\\")
+# Stands in for a spliced string while the rest is encoded. It holds NULs, which the
+# encoder escapes, so its JSON form is known; a payload that happens to contain the
+# same text is caught by counting occurrences (then nothing is spliced).
+_PLACEHOLDER = "\x00mcp-proto-splice\x00"
+_PLACEHOLDER_JSON = json.dumps(_PLACEHOLDER)
+
+
+def _plain(text: str) -> bool:
+    """True when ``text`` encodes to JSON as itself in quotes (ASCII, nothing to
+    escape). ``isascii`` is O(1) in CPython; each ``in`` is one memchr pass."""
+    if not text.isascii():
+        return False
+    return all(ch not in text for ch in _MUST_ESCAPE)
+
+
+def _has_long(value: Any, depth: int) -> bool:
+    """Whether ``value`` (a dict or list) holds a string of ``_SPLICE_MIN`` or more
+    characters within ``_SPLICE_DEPTH`` levels. The cheap gate for small messages (about
+    0.5 µs for a typical ``tools/call``): most messages hold no long string at all."""
+    if depth > _SPLICE_DEPTH:
+        return False
+    for item in value.values() if type(value) is dict else value:
+        kind = type(item)
+        if kind is str:
+            if len(item) >= _SPLICE_MIN:
+                return True
+        elif (kind is dict or kind is list) and _has_long(item, depth + 1):
+            return True
+    return False
+
+
+def _swap_long(value: Any, found: list[str], depth: int) -> Any:
+    """``value`` with each long plain string replaced by the placeholder (appended to
+    ``found`` in encoding order), or ``value`` itself when it holds none. Containers
+    on the way to a replaced string are copied; the caller's objects are not touched."""
+    if depth > _SPLICE_DEPTH:
+        return value
+    kind = type(value)
+    if kind is dict:
+        copy: dict[Any, Any] | None = None
+        for key, item in value.items():
+            item_kind = type(item)
+            if item_kind is str:
+                if len(item) < _SPLICE_MIN or not _plain(item):
+                    continue
+                found.append(item)
+                new: Any = _PLACEHOLDER
+            elif item_kind is dict or item_kind is list:
+                new = _swap_long(item, found, depth + 1)
+                if new is item:
+                    continue
+            else:
+                continue
+            if copy is None:
+                copy = dict(value)
+            copy[key] = new
+        return value if copy is None else copy
+    if kind is list:
+        items: list[Any] | None = None
+        for i, item in enumerate(value):
+            item_kind = type(item)
+            if item_kind is str:
+                if len(item) < _SPLICE_MIN or not _plain(item):
+                    continue
+                found.append(item)
+                new = _PLACEHOLDER
+            elif item_kind is dict or item_kind is list:
+                new = _swap_long(item, found, depth + 1)
+                if new is item:
+                    continue
+            else:
+                continue
+            if items is None:
+                items = list(value)
+            items[i] = new
+        return value if items is None else items
+    return value
+
+
+def _dumps(msg: dict[str, Any], payload_key: str) -> bytes:
+    """Encode ``msg``; long plain strings inside ``msg[payload_key]`` are spliced."""
+    payload = msg.get(payload_key)
+    kind = type(payload)
+    if (kind is not dict and kind is not list) or not _has_long(payload, 0):
+        return _encode(msg)
+    found: list[str] = []
+    swapped = _swap_long(payload, found, 0)
+    if not found:
+        return _encode(msg)
+    parts = _encode_text({**msg, payload_key: swapped}).split(_PLACEHOLDER_JSON)
+    if len(parts) == len(found) + 1:
+        try:
+            pieces = [parts[0].encode("utf-8")]
+            for long_text, after in zip(found, parts[1:], strict=True):
+                pieces += (b'"', long_text.encode("ascii"), b'"', after.encode("utf-8"))
+            return b"".join(pieces)
+        except UnicodeEncodeError:
+            pass  # a lone surrogate elsewhere: the ordinary path escapes it
+    return _encode(msg)
+
+
+def _encode_text(obj: Any) -> str:
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+
+
+def _encode(obj: Any) -> bytes:
     # Compact separators; ensure_ascii=False keeps non-ASCII text at its UTF-8 size.
     try:
-        return json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+        return _encode_text(obj).encode("utf-8")
     except UnicodeEncodeError:
         # A lone surrogate (e.g. a server's request id "\ud800", which json.loads
         # accepts) has no UTF-8 form; \u escapes carry it losslessly.
@@ -166,22 +281,22 @@ def encode_request(request_id: RequestId, method: str, params: dict[str, Any] | 
     msg: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
     if params is not None:
         msg["params"] = params
-    return _dumps(msg)
+    return _dumps(msg, "params")
 
 
 def encode_notification(method: str, params: dict[str, Any] | None) -> bytes:
     msg: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
     if params is not None:
         msg["params"] = params
-    return _dumps(msg)
+    return _dumps(msg, "params")
 
 
 def encode_result(request_id: RequestId, result: Any) -> bytes:
-    return _dumps({"jsonrpc": "2.0", "id": request_id, "result": result})
+    return _dumps({"jsonrpc": "2.0", "id": request_id, "result": result}, "result")
 
 
 def encode_error(request_id: RequestId, code: int, message: str, data: Any = None) -> bytes:
     error: dict[str, Any] = {"code": code, "message": message}
     if data is not None:
         error["data"] = data
-    return _dumps({"jsonrpc": "2.0", "id": request_id, "error": error})
+    return _encode({"jsonrpc": "2.0", "id": request_id, "error": error})

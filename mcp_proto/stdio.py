@@ -28,82 +28,161 @@ def frame(message: bytes) -> bytes:
     return message + b"\n"
 
 
+# Buffer capacity a framer keeps once its lines are consumed. Reusing the same memory
+# for the next message saves the page faults of allocating it again (about as costly
+# as the copy itself for a 1 MiB message); a buffer grown past this by a larger
+# message is released instead, so an idle framer holds at most this much.
+_KEEP = 4 << 20
+
+
 class LineFramer:
     """Split a byte stream into lines, with a bound on the length of any one line.
 
-    ``receive_data(b"")`` marks end of input. ``next_line()`` returns one line (without
+    Bytes go in with ``receive_data(data)``, or without a copy by reading straight
+    into ``get_buffer(size)`` and reporting the count with ``buffer_updated(n)`` (the
+    shape of asyncio's ``BufferedProtocol``). An empty ``receive_data`` or
+    ``buffer_updated(0)`` marks end of input. ``next_line()`` returns one line (without
     its terminator; a trailing ``\\r`` is dropped too), :data:`NEED_DATA`, or an
     :class:`EOF` instance. A final unterminated line is returned before EOF. Blank lines
-    are skipped.
+    are skipped. With ``decode=True`` a line that is valid UTF-8 comes back as ``str``
+    (decoded straight from the buffer, a leading BOM dropped), saving a copy of every
+    message; a line that is not comes back as ``bytes`` for the JSON-RPC decoder to
+    report.
 
     Raises :class:`~mcp_proto.errors.LineTooLongError` from ``next_line`` once the
     current line grows past ``max_line_size`` bytes; the framer is then unusable (the
     stream has lost its framing: the shell drops the connection).
     """
 
-    def __init__(self, max_line_size: int) -> None:
+    def __init__(self, max_line_size: int, *, decode: bool = False) -> None:
         self._max = max_line_size
+        self._decode = decode
+        # _buf[_start:_end] is unread input; _buf[_end:] is spare capacity.
         self._buf = bytearray()
         self._start = 0  # where the current (unreturned) line begins in _buf
+        self._end = 0
         self._scanned = 0  # bytes from _start already known to hold no newline
         self._eof = False
         self._failed = False
 
-    def receive_data(self, data: bytes) -> None:
+    def _make_room(self, size: int) -> int:
+        """Ensure ``size`` bytes of capacity after the unread input; return its end."""
+        buf = self._buf
+        if self._start == self._end:
+            # Everything was consumed (the common case): start over at the front.
+            self._start = self._end = 0
+            if len(buf) > _KEEP:
+                self._buf = buf = bytearray()
+        elif len(buf) - self._end < size and self._start:
+            # Move the unread tail to the front. It is moved at most once per line
+            # before that line is returned (afterwards _start stays 0), so O(n) overall.
+            unread = self._end - self._start
+            with memoryview(buf) as view:
+                view[:unread] = view[self._start : self._end]
+            self._start, self._end = 0, unread
+        short = size - (len(buf) - self._end)
+        if short > 0:
+            buf += bytes(short)
+        return self._end
+
+    def receive_data(self, data: bytes | bytearray | memoryview) -> None:
         if self._eof and data:
             raise RuntimeError("data received after EOF")
         if not data:
             self._eof = True
             return
-        # Compact lazily: dropping consumed bytes only once they are the bulk of the
-        # buffer keeps each byte moved O(1) times on average.
-        if self._start and self._start * 2 >= len(self._buf):
-            del self._buf[: self._start]
-            self._start = 0
-        self._buf += data
+        size = len(data)
+        end = self._make_room(size)
+        self._buf[end : end + size] = data
+        self._end = end + size
+
+    def get_buffer(self, size: int) -> memoryview:
+        """A writable view of at least ``size`` bytes to read the next input into. Release
+        it (``with`` or ``.release()``) before calling ``buffer_updated``."""
+        if self._eof:
+            raise RuntimeError("data received after EOF")
+        end = self._make_room(size)
+        with memoryview(self._buf) as view:
+            return view[end:]
+
+    def buffer_updated(self, nbytes: int) -> None:
+        """``nbytes`` were written into the last ``get_buffer`` view (0: end of input)."""
+        if nbytes == 0:
+            self._eof = True
+            return
+        if nbytes < 0 or self._end + nbytes > len(self._buf):
+            raise ValueError(f"buffer_updated({nbytes}) exceeds the buffer handed out")
+        self._end += nbytes
 
     @property
     def buffered(self) -> int:
         """Bytes held that have not been returned as lines yet."""
-        return len(self._buf) - self._start
+        return self._end - self._start
 
-    def next_line(self) -> bytes | type[NEED_DATA] | EOF:
+    def _reset(self) -> None:
+        self._buf = bytearray()
+        self._start = self._end = self._scanned = 0
+
+    def next_line(self) -> bytes | str | type[NEED_DATA] | EOF:
         if self._failed:
             raise LineTooLongError("stdio framing was lost after an oversized line")
+        buf = self._buf
         while True:
             begin = self._start + self._scanned
-            idx = self._buf.find(b"\n", begin)
+            idx = buf.find(b"\n", begin, self._end)
             if idx < 0:
-                self._scanned = len(self._buf) - self._start
+                self._scanned = self._end - self._start
                 if self._scanned > self._max:
                     self._failed = True
-                    self._buf = bytearray()
-                    self._start = self._scanned = 0
+                    self._reset()
                     raise LineTooLongError(
                         f"a stdio message exceeded max_line_size ({self._max} bytes)"
                     )
                 if self._eof:
                     if self._scanned == 0:
                         return _EOF
-                    line = bytes(self._buf[self._start :])
-                    self._buf = bytearray()
-                    self._start = self._scanned = 0
-                    if line.endswith(b"\r"):  # as for a terminated line: one CR only
-                        line = line[:-1]
-                    if line and not line.isspace():
-                        return line
+                    start, end = self._start, self._end
+                    if buf[end - 1] == 13:  # as for a terminated line: one CR only
+                        end -= 1
+                    last = self._extract(start, end)
+                    self._reset()
+                    if last and not last.isspace():
+                        return last
                     return _EOF
                 return NEED_DATA
             if idx - self._start > self._max:
                 self._failed = True
+                self._reset()
                 raise LineTooLongError(
                     f"a stdio message exceeded max_line_size ({self._max} bytes)"
                 )
-            line = bytes(self._buf[self._start : idx])
+            start, end = self._start, idx
             self._start = idx + 1
             self._scanned = 0
-            if line.endswith(b"\r"):
-                line = line[:-1]
-            # isspace() stops at the first non-space byte: cheap even on huge lines.
+            if end > start and buf[end - 1] == 13:  # CRLF: drop the CR too
+                end -= 1
+            if end == start:
+                continue
+            line = self._extract(start, end)
+            # isspace() stops at the first non-space character: cheap on huge lines.
             if line and not line.isspace():
                 return line
+
+    def _extract(self, start: int, end: int) -> bytes | str:
+        # One copy out of the buffer (slicing the bytearray and then converting would
+        # make two: each costs page faults on a large line).
+        with memoryview(self._buf) as view:
+            part = view[start:end]
+            try:
+                return _text(part) if self._decode else bytes(part)
+            except UnicodeDecodeError:
+                return bytes(part)
+            finally:
+                part.release()
+
+
+def _text(data: memoryview) -> str:
+    # MCP messages are UTF-8 (2025-11-25, Transports); a leading BOM is tolerated, as
+    # the "utf-8-sig" decoding of jsonrpc.decode does for bytes.
+    text = str(data, "utf-8")
+    return text[1:] if text.startswith("\ufeff") else text

@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mcp_proto import NEED_DATA
+from mcp_proto import stdio as stdio_module
 from mcp_proto.errors import LineTooLongError, TransportError
 from mcp_proto.stdio import EOF, LineFramer, frame
 
@@ -236,6 +237,78 @@ def test_many_lines_do_not_grow_the_buffer() -> None:
     assert peak < 64
 
 
+def test_a_consumed_buffer_is_reused_for_the_next_large_message() -> None:
+    """The memory of a large message is reused for the next one (no new allocation and
+    its page faults), up to _KEEP; a larger buffer is released once consumed."""
+    framer = LineFramer(BIG)
+    big = b"x" * (1 << 20)
+    for _ in range(3):
+        for i in range(0, len(big), 65536):
+            feed(framer, big[i : i + 65536], True)
+        feed(framer, b"\n", True)
+        assert framer.next_line() == big
+        assert framer.next_line() is NEED_DATA
+    kept = framer._buf
+    assert len(kept) >= len(big)
+    feed(framer, big + b"\n", True)
+    assert framer._buf is kept and framer.next_line() == big
+
+    huge = b"y" * (stdio_module._KEEP + 1)
+    framer.receive_data(huge + b"\n")
+    assert framer.next_line() == huge
+    framer.receive_data(MSG + b"\n")  # the next input starts a small buffer
+    assert len(framer._buf) < 1024
+    assert framer.next_line() == MSG
+
+
+def test_a_partial_line_is_moved_to_the_front_once() -> None:
+    framer = LineFramer(BIG)
+    framer.receive_data(MSG + b"\n" + b"abc")
+    assert framer.next_line() == MSG
+    with framer.get_buffer(4096) as view:  # no room behind: the tail moves to the front
+        view[:4] = b"def\n"
+    framer.buffer_updated(4)
+    assert framer._start == 0
+    assert framer.next_line() == b"abcdef"
+
+
+def test_decode_mode_returns_text_and_leaves_bad_utf8_as_bytes() -> None:
+    framer = LineFramer(BIG, decode=True)
+    framer.receive_data(
+        b'{"t":"caf\xc3\xa9"}\r\n'  # UTF-8, CRLF
+        b"\xef\xbb\xbf{}\n"  # a BOM is dropped, as utf-8-sig decoding does
+        b"\xef\xbb\xbf\n"  # a line holding only a BOM is blank
+        b"\xff\xfe{}\n"  # not UTF-8: handed on as bytes, for decode() to report
+        b"  \n"
+        b'{"last":1}'
+    )
+    framer.receive_data(b"")
+    assert drain_any(framer) == ['{"t":"café"}', "{}", b"\xff\xfe{}", '{"last":1}']
+
+
+def drain_any(framer: LineFramer) -> list[bytes | str]:
+    out: list[bytes | str] = []
+    while True:
+        item = framer.next_line()
+        if item is NEED_DATA or isinstance(item, EOF):
+            return out
+        assert isinstance(item, (bytes, str))
+        out.append(item)
+
+
+def test_buffer_misuse_is_a_caller_error() -> None:
+    framer = LineFramer(BIG)
+    with framer.get_buffer(8) as view:
+        size = len(view)
+    with pytest.raises(ValueError, match="exceeds"):
+        framer.buffer_updated(size + 1)
+    with pytest.raises(ValueError, match="exceeds"):
+        framer.buffer_updated(-1)
+    framer.buffer_updated(0)  # end of input
+    with pytest.raises(RuntimeError, match="after EOF"):
+        framer.get_buffer(8)
+
+
 # ---------------------------------------------------------------- properties
 
 
@@ -257,14 +330,30 @@ def reference(data: bytes, max_line_size: int) -> tuple[list[bytes], bool]:
     return out, False
 
 
-def run_chunks(chunks: list[bytes], max_line_size: int) -> tuple[list[bytes], bool]:
+def feed(framer: LineFramer, chunk: bytes, via_buffer: bool, spare: int = 0) -> None:
+    """receive_data, or the zero-copy path: read into get_buffer, then buffer_updated."""
+    if not via_buffer:
+        framer.receive_data(chunk)
+        return
+    with framer.get_buffer(len(chunk) + spare) as view:
+        assert len(view) >= len(chunk) + spare
+        view[: len(chunk)] = chunk
+    framer.buffer_updated(len(chunk))
+
+
+def run_chunks(
+    chunks: list[bytes], max_line_size: int, via_buffer: bool = False, spare: int = 0
+) -> tuple[list[bytes], bool]:
     framer = LineFramer(max_line_size)
     lines: list[bytes] = []
     try:
         for chunk in chunks:
-            framer.receive_data(chunk)
+            feed(framer, chunk, via_buffer, spare)
             drain(framer, lines)
-        framer.receive_data(b"")
+        if via_buffer:
+            framer.buffer_updated(0)
+        else:
+            framer.receive_data(b"")
         drain(framer, lines)
     except LineTooLongError:
         return lines, True
@@ -294,6 +383,22 @@ def test_any_split_matches_whole_and_reference(
     expected = reference(data, max_line_size)
     assert run_chunks([data] if data else [], max_line_size) == expected
     assert run_chunks(splits(data, cuts), max_line_size) == expected
+
+
+@settings(deadline=None)
+@given(
+    data=st.binary(max_size=300) | line_bytes,
+    cuts=st.lists(st.integers(min_value=0, max_value=400), max_size=20),
+    max_line_size=st.integers(min_value=1, max_value=40) | st.just(BIG),
+    spare=st.integers(min_value=0, max_value=70),
+)
+def test_reading_into_get_buffer_matches_receive_data(
+    data: bytes, cuts: list[int], max_line_size: int, spare: int
+) -> None:
+    """The zero-copy input path gives exactly what receive_data gives, whatever the
+    chunking and however much more room the reader asked for than it filled."""
+    expected = reference(data, max_line_size)
+    assert run_chunks(splits(data, cuts), max_line_size, True, spare) == expected
 
 
 @settings(deadline=None)

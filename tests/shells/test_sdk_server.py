@@ -123,6 +123,23 @@ def test_connect_with_a_name_and_a_string_command(shell: Shell) -> None:
 # ---------------------------------------------------------------------- tools
 
 
+def test_large_messages_both_ways(shell: Shell) -> None:
+    """Multi-MiB arguments and results cross the pipes intact, whether the encoder
+    splices them (plain ASCII, base64-like) or escapes them (quotes, control
+    characters, non-ASCII), and the framing holds for the small call after them."""
+    plain = ("QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo0NTY3+/=" * 80_000)[: 3 * 1024 * 1024]
+    mixed = ('caf\u00e9 "quoted" \\ tab\t line\n \u2603 ' * 40_000)[: 1024 * 1024]
+
+    async def scenario(c: Any) -> None:
+        for text in (plain, mixed, plain):
+            assert text_of(await c.call_tool("echo", {"text": text})) == text
+        result = await c.call_tool("big", {"n": 2 * 1024 * 1024})
+        assert text_of(result) == "x" * (2 * 1024 * 1024)
+        assert text_of(await c.call_tool("echo", {"text": "small"})) == "small"
+
+    shell.run(scenario, SDK_SERVER)
+
+
 def test_list_tools_is_cached_until_cleared_or_refetched(shell: Shell) -> None:
     async def scenario(c: Any) -> None:
         await c.list_tools()
