@@ -167,14 +167,19 @@ def run_sync(args: argparse.Namespace) -> dict[str, Any]:
     from concurrent.futures import ThreadPoolExecutor
 
     client = mcp_io_sync.connect(SERVER)
-    # Only the workloads with concurrent calls get a thread pool (it costs RSS).
+    # Concurrent calls: by default call_tools(concurrent=True), the blocking client's API
+    # for it (one thread); with --threads N, N threads each calling call_tool (what a
+    # program with its own threads does). Only then is there a thread pool (it costs RSS).
     concurrent = args.workload in ("conc", "rss")
-    pool = ThreadPoolExecutor(max_workers=args.threads) if concurrent else None
+    pool = ThreadPoolExecutor(max_workers=args.threads) if concurrent and args.threads else None
     try:
         assert [t.name for t in client.list_tools()] == ["echo"]
 
         def batch(texts: list[str]) -> list[str]:
-            assert pool is not None
+            if pool is None:
+                calls = [{"name": "echo", "arguments": {"text": t}} for t in texts]
+                results = client.call_tools(calls, concurrent=True)
+                return [r["content"][0]["text"] for r in results]
             return list(pool.map(lambda t: echo(client, t), texts))
 
         if pool is not None:
@@ -380,7 +385,12 @@ def main() -> None:
     p.add_argument("--size", type=int, default=1024 * 1024, help="mib: payload bytes")
     p.add_argument("--rounds", type=int, default=10, help="rounds of concurrent calls")
     p.add_argument("--concurrency", type=int, default=100)
-    p.add_argument("--threads", type=int, default=100, help="sync: thread pool size")
+    p.add_argument(
+        "--threads",
+        type=int,
+        default=0,
+        help="sync conc/rss: N threads calling call_tool (0: call_tools(concurrent=True))",
+    )
     args = p.parse_args()
     result = RUNNERS[args.client](args)
     result["maxrss_kib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss

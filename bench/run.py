@@ -134,9 +134,9 @@ METRICS = [
     Metric("calls_per_s", "conc", "100 concurrent tools/call", "calls/s", True, 3.0),
     Metric("cpu_us_per_call", "conc", "  (info) client CPU per call", "us", False, None),
     Metric(
-        "conc16_calls_per_s",
+        "threads_calls_per_s",
         "conc",
-        "  (info) sync with 16 threads",
+        "  (info) sync, 100 threads",
         "calls/s",
         True,
         None,
@@ -304,9 +304,9 @@ def collect(only: set[str], st: Settings, log: Any) -> dict[str, Any]:
                     add("conc", c, run_worker(c, "conc", "--rounds", str(st.conc_rounds)))
                     if c == "sync":
                         r = run_worker(
-                            c, "conc", "--rounds", str(st.conc_rounds), "--threads", "16"
+                            c, "conc", "--rounds", str(st.conc_rounds), "--threads", "100"
                         )
-                        add("conc16", c, r)
+                        add("conc_threads", c, r)
         elif workload == "rss":
             for i in range(st.rss_reps):
                 for c in rotated(clients, i):
@@ -354,8 +354,8 @@ def summarize(data: dict[str, Any]) -> dict[str, dict[str, dict[str, float]]]:
     for c, rs in s.get("conc", {}).items():
         put("conc.calls_per_s", c, [r["calls_per_s"] for r in rs])
         put("conc.cpu_us_per_call", c, [r["cpu_us_per_call"] for r in rs])
-    for c, rs in s.get("conc16", {}).items():
-        put("conc.conc16_calls_per_s", c, [r["calls_per_s"] for r in rs])
+    for c, rs in s.get("conc_threads", {}).items():
+        put("conc.threads_calls_per_s", c, [r["calls_per_s"] for r in rs])
     for c, rs in s.get("rss", {}).items():
         put("rss.maxrss_mib", c, [r["maxrss_kib"] / 1024 for r in rs])
     imp = s.get("import")
@@ -446,8 +446,9 @@ def render(
         f"of 100, each x{st.reps} processes; RSS x{st.rss_reps}; import x{st.import_samples}.",
         "1 MiB: MiB of payload echoed per second (each call carries it both ways).",
         "client CPU per call: user+sys time of the client process (all its threads) / calls.",
-        "100 concurrent: sync = ThreadPoolExecutor(100 threads); trio = nursery;",
-        "sdk = asyncio.gather; raw = 100 pipelined requests in one write.",
+        "100 concurrent: sync = call_tools(concurrent=True) on one thread (info row: 100",
+        "threads each calling call_tool); trio = nursery; sdk = asyncio.gather; raw = 100",
+        "pipelined requests in one write.",
         "import: median wall time of `python -c 'import X'` minus `python -c pass` (the CPU",
         "row: the same with the child's user+sys time, less sensitive to a busy machine);",
         "X = " + ", ".join(f"{c}: {IMPORTS[c]!r}" for c in clients) + ".",

@@ -19,6 +19,7 @@ from typing import Any
 from mcp_proto import events as ev
 from mcp_proto._util import NEED_DATA
 from mcp_proto.config import ServerConfig
+from mcp_proto.effects import Call
 from mcp_proto.errors import ConnectionError, MCPError
 from mcp_proto.http import backoff_delay, is_retryable
 from mcp_proto.limits import Limits
@@ -197,6 +198,70 @@ class BaseServer(ServerView):
                     delay,
                 )
                 time.sleep(delay)
+
+    # Transports whose requests can all be written before any answer is read (stdio);
+    # the others get one request at a time from request_many.
+    _pipelines = False
+
+    def request_many(self, calls: Sequence[Call]) -> list[tuple[Any, MCPError | None]]:
+        """Several requests at once: each outcome is (result, None) or (None, error).
+
+        Over a pipelining transport every request is queued, the lot is written in one
+        go, then the answers are awaited in turn (the first wait reads for all of them).
+        Otherwise each goes through ``request`` (with its retries)."""
+        outcomes: list[tuple[Any, MCPError | None]] = []
+        if not self._pipelines or len(calls) < 2:
+            for call in calls:
+                try:
+                    result = self.request(
+                        call.method, call.params, timeout=call.timeout, progress=call.progress
+                    )
+                    outcomes.append((result, None))
+                except MCPError as exc:
+                    outcomes.append((None, exc))
+            return outcomes
+        try:
+            self.ensure_connected()
+        except MCPError as exc:
+            return [(None, exc)] * len(calls)
+        started: list[tuple[Any, _Waiter]] = []
+        with self._lock:
+            session = self._session
+            if session is None or session.state is not State.READY:
+                error = ConnectionError(f"server {self.name!r} is not connected")
+                return [(None, error)] * len(calls)
+            now = time.monotonic()
+            for call in calls:
+                rid = session.send_request(
+                    call.method,
+                    call.params,
+                    now=now,
+                    timeout=self.read_timeout if call.timeout is None else call.timeout,
+                    want_progress=call.progress is not None,
+                )
+                waiter = self._waiters[rid] = _Waiter()
+                if call.progress is not None:
+                    self._progress[rid] = call.progress
+                started.append((rid, waiter))
+        for call, (rid, _) in zip(calls, started, strict=True):
+            self._logger.debug("-> %s %s (id %s)", self.name, call.method, rid)
+        try:
+            self._transmit(session, None)
+        except BaseException as exc:
+            with self._lock:
+                for rid, _ in started:
+                    self._waiters.pop(rid, None)
+                    self._progress.pop(rid, None)
+                    session.cancel_request(rid, "send failed", notify=False)
+            if isinstance(exc, MCPError):
+                return [(None, exc)] * len(calls)
+            raise
+        for rid, waiter in started:
+            try:
+                outcomes.append((self._wait(session, rid, waiter), None))
+            except MCPError as exc:
+                outcomes.append((None, exc))
+        return outcomes
 
     def _request_once(
         self,

@@ -168,15 +168,55 @@ class Client:
                 effect = op.throw(error) if error is not None else op.send(value)
             except StopIteration as stop:
                 return stop.value  # type: ignore[no-any-return]
-            value, error = None, None
-            try:
-                value = self._perform(effect)
-            except MCPError as exc:
-                error = exc
-            except Exception as exc:  # host code (CallHost) may raise anything
-                if not isinstance(effect, CallHost):
-                    raise
-                error = exc
+            value, error = self._outcome(effect)
+
+    def _outcome(self, effect: Effect) -> tuple[Any, BaseException | None]:
+        """Perform ``effect``: (its value, None) or (None, the error to throw back)."""
+        try:
+            return self._perform(effect), None
+        except MCPError as exc:
+            return None, exc
+        except Exception as exc:  # host code (CallHost) may raise anything
+            if not isinstance(effect, CallHost):
+                raise
+            return None, exc
+
+    def _run_all(self, ops: Sequence[Op[T]]) -> list[T]:
+        """Run ``ops`` side by side on this thread: advance each to its next request,
+        send the whole round (pipelined per server, see ``BaseServer.request_many``),
+        feed the answers back, repeat. Other effects are performed as they come."""
+        inputs: list[tuple[Any, BaseException | None]] = [(None, None)] * len(ops)
+        results: list[Any] = [None] * len(ops)
+        failures: dict[int, BaseException] = {}
+        live = list(range(len(ops)))
+        while live:
+            round_: list[tuple[int, Call]] = []
+            for i in live:
+                value, error = inputs[i]
+                while True:
+                    try:
+                        effect = ops[i].throw(error) if error is not None else ops[i].send(value)
+                    except StopIteration as stop:
+                        results[i] = stop.value
+                        break
+                    except MCPError as exc:
+                        failures[i] = exc
+                        break
+                    if isinstance(effect, Call):
+                        round_.append((i, effect))
+                        break
+                    value, error = self._outcome(effect)
+            by_server: dict[str, list[tuple[int, Call]]] = {}
+            for item in round_:
+                by_server.setdefault(item[1].server, []).append(item)
+            for name, items in by_server.items():
+                outcomes = self._servers[name].request_many([call for _, call in items])
+                for (i, _), outcome in zip(items, outcomes, strict=True):
+                    inputs[i] = outcome
+            live = [i for i, _ in round_]
+        if failures:
+            raise failures[min(failures)]
+        return results
 
     def _perform(self, effect: Effect) -> Any:
         if isinstance(effect, Call):
@@ -347,8 +387,18 @@ class Client:
             self._core.call_tool(name, arguments, server=server, progress=progress, timeout=timeout)
         )
 
-    def call_tools(self, calls: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
-        return self._run(self._core.call_tools(calls))
+    def call_tools(
+        self, calls: Iterable[Mapping[str, Any]], *, concurrent: bool = False
+    ) -> list[dict[str, Any]]:
+        """Call several tools; results in the order of ``calls`` (TOOL-6).
+
+        By default one after the other. With ``concurrent=True`` every request is sent
+        before any answer is awaited (over stdio, in one write on one thread: no thread
+        per call), so the server may run them in any order; if calls fail, the first
+        failure in ``calls`` order is raised once all have finished."""
+        if not concurrent:
+            return self._run(self._core.call_tools(calls))
+        return self._run_all(self._core.tool_call_ops(calls))
 
     def list_prompts(self, *, cache: bool = True, server: Any = None) -> list[Prompt]:
         return self._run(self._core.list_prompts(cache=cache, server=server))

@@ -167,6 +167,7 @@ class StdioServer(BaseServer):
     """
 
     type = "stdio"
+    _pipelines = True
 
     def __init__(self, config: ServerConfig, **kwargs: Any) -> None:
         super().__init__(config, **kwargs)

@@ -368,8 +368,32 @@ class Client:
             self._core.call_tool(name, arguments, server=server, progress=progress, timeout=timeout)
         )
 
-    async def call_tools(self, calls: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
-        return await self._run(self._core.call_tools(calls))
+    async def call_tools(
+        self, calls: Iterable[Mapping[str, Any]], *, concurrent: bool = False
+    ) -> list[dict[str, Any]]:
+        """Call several tools; results in the order of ``calls`` (TOOL-6).
+
+        By default one after the other. With ``concurrent=True`` all run at once (one
+        task each), so the server may run them in any order; if calls fail, the first
+        failure in ``calls`` order is raised once all have finished."""
+        if not concurrent:
+            return await self._run(self._core.call_tools(calls))
+        ops = self._core.tool_call_ops(calls)
+        results: list[Any] = [None] * len(ops)
+        failures: dict[int, MCPError] = {}
+
+        async def run_one(i: int) -> None:
+            try:
+                results[i] = await self._run(ops[i])
+            except MCPError as exc:
+                failures[i] = exc
+
+        async with trio.open_nursery() as nursery:
+            for i in range(len(ops)):
+                nursery.start_soon(run_one, i)
+        if failures:
+            raise failures[min(failures)]
+        return results
 
     async def list_prompts(self, *, cache: bool = True, server: Any = None) -> list[Prompt]:
         return await self._run(self._core.list_prompts(cache=cache, server=server))

@@ -396,17 +396,25 @@ class ClientCore:
         yield Log("WARNING", f"structured output check failed: {message}")
 
     def call_tools(self, calls: Iterable[Mapping[str, Any]]) -> Op[list[dict[str, Any]]]:
-        """Call several tools in order (TOOL-6); keys ``name``, ``arguments`` (or
-        ``parameters``), ``server``."""
+        """Call several tools one after the other (TOOL-6); keys ``name``,
+        ``arguments`` (or ``parameters``), ``server``."""
         results = []
+        for op in self.tool_call_ops(calls):
+            results.append((yield from op))
+        return results
+
+    def tool_call_ops(self, calls: Iterable[Mapping[str, Any]]) -> list[Op[dict[str, Any]]]:
+        """One ``call_tool`` operation per entry of a ``call_tools`` list (each entry is
+        checked first, so a bad one fails before anything is sent). A shell runs them in
+        turn, or side by side for ``call_tools(..., concurrent=True)``."""
+        entries = []
         for i, call in enumerate(calls):
             if not isinstance(call, Mapping) or not isinstance(call.get("name"), str):
                 raise ValueError(f"call {i} needs a 'name'")
-            args = call.get("arguments", call.get("parameters"))
-            results.append(
-                (yield from self.call_tool(call["name"], args, server=call.get("server")))
-            )
-        return results
+            entries.append((call["name"], call.get("arguments", call.get("parameters")), call))
+        return [
+            self.call_tool(name, args, server=call.get("server")) for name, args, call in entries
+        ]
 
     # ------------------------------------------------------------------ prompts
 

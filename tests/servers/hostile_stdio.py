@@ -54,6 +54,10 @@ cancel_log      never answers tools/call; every ``notifications/cancelled`` rece
                 (same line) to the file given as ARG, if any.
 echo_raw        the answer's text is the JSON of the tools/call ``params`` exactly as received
                 (compact separators), so a test can assert ``_meta`` hoisting etc.
+batch           holds every tools/call until ``arguments.batch`` of them have arrived, then
+                answers them all, newest first; each answer's text is the call's
+                ``arguments.text``. A client that waits for each answer before sending the next
+                request never gets one.
 """
 
 from __future__ import annotations
@@ -82,6 +86,7 @@ MODES = {
     "progress_after",
     "cancel_log",
     "echo_raw",
+    "batch",
 }
 
 PROTOCOL_VERSION = "2025-11-25"
@@ -136,6 +141,7 @@ class Server:
             str, Any
         ] = {}  # json-key of our request id -> reply (None until answered)
         self.rng = random.Random(20251125)
+        self.held: list[tuple[Any, dict[str, Any]]] = []  # the batch mode's calls
 
     # -------------------------------------------------------------------------------- I/O helpers
 
@@ -318,6 +324,15 @@ class Server:
             return
         if "progress_after" in modes:
             self.progress_after(req_id, params, args)
+            return
+        if "batch" in modes:
+            self.held.append((req_id, args))
+            if len(self.held) >= _int_arg(args, "batch", 1):
+                for held_id, held_args in reversed(self.held):
+                    text = str(held_args.get("text", "ok"))
+                    content = [{"type": "text", "text": text}]
+                    self.respond(held_id, {"content": content, "isError": False})
+                self.held.clear()
             return
         if "echo_raw" in modes:
             text = json.dumps(params, separators=(",", ":"), ensure_ascii=False)

@@ -1,0 +1,81 @@
+"""``call_tools``: one after the other by default, side by side with ``concurrent=True``.
+
+The proof that concurrent calls really are in flight together is a scripted server
+(``hostile_stdio.py batch``) that answers nothing until all of them have arrived, and
+then answers newest first: a client that waited for each answer would time out, and
+results must still come back in the order of the calls.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from mcp_proto import errors
+
+from .conftest import SDK_SERVER, Shell, hostile, text_of
+
+pytestmark = pytest.mark.peer
+
+
+def _batch(n: int) -> list[dict[str, Any]]:
+    return [{"name": "t", "arguments": {"batch": n, "text": f"r{i}"}} for i in range(n)]
+
+
+def test_concurrent_calls_are_all_in_flight_and_come_back_in_order(shell: Shell) -> None:
+    async def scenario(c: Any) -> None:
+        results = await c.call_tools(_batch(40), concurrent=True)
+        assert [text_of(r) for r in results] == [f"r{i}" for i in range(40)]
+        # The connection is still in step afterwards.
+        results = await c.call_tools(_batch(3), concurrent=True)
+        assert [text_of(r) for r in results] == ["r0", "r1", "r2"]
+
+    shell.run(scenario, hostile("batch"))
+
+
+def test_sequential_calls_wait_for_each_answer(shell: Shell) -> None:
+    async def scenario(c: Any) -> None:
+        with pytest.raises(errors.RequestTimeoutError):
+            await c.call_tools(_batch(2))  # the server holds the first call forever
+
+    shell.run(scenario, hostile("batch"), read_timeout=1.0)
+
+
+def test_concurrent_calls_against_the_sdk_server(shell: Shell) -> None:
+    async def scenario(c: Any) -> None:
+        seen: list[float] = []
+        calls: list[dict[str, Any]] = [
+            {"name": "echo", "arguments": {"text": f"m{i}"}} for i in range(30)
+        ]
+        calls.insert(7, {"name": "add", "parameters": {"a": 2, "b": 3}})
+        results = await c.call_tools(calls, concurrent=True)
+        texts = [text_of(r) for r in results]
+        assert texts[:7] == [f"m{i}" for i in range(7)]
+        assert results[7]["structuredContent"] == {"sum": 5}
+        assert texts[8:] == [f"m{i}" for i in range(7, 30)]
+        # Progress still reaches the right callback when calls run side by side.
+        result = await c.call_tool(
+            "progress", {"steps": 3}, progress=lambda p, t, m: seen.append(p)
+        )
+        assert text_of(result) and seen
+
+    shell.run(scenario, SDK_SERVER)
+
+
+def test_a_failing_concurrent_call_raises_after_the_others(shell: Shell) -> None:
+    async def scenario(c: Any) -> None:
+        calls = [
+            {"name": "echo", "arguments": {"text": "first"}},
+            {"name": "no_such_tool", "arguments": {}},
+            {"name": "echo", "arguments": {}},  # missing a required argument
+            {"name": "echo", "arguments": {"text": "last"}},
+        ]
+        with pytest.raises(errors.ToolNotFound):  # the first failure, in call order
+            await c.call_tools(calls, concurrent=True)
+        with pytest.raises(ValueError, match="call 1 needs a 'name'"):
+            await c.call_tools([{"name": "echo"}, {"arguments": {}}], concurrent=True)
+        results = await c.call_tools(calls[:1] + calls[3:], concurrent=True)
+        assert [text_of(r) for r in results] == ["first", "last"]
+
+    shell.run(scenario, SDK_SERVER)
