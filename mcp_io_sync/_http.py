@@ -41,7 +41,9 @@ from ._base import BaseServer, SessionExpired
 from ._http_common import (
     ERROR_BODY_CAP,
     HTTPCORE_ERRORS,
+    MAX_CONNECTIONS,
     MAX_RESUMES,
+    PostHeads,
     deprecation_notice,
     enc,
     header,
@@ -49,6 +51,7 @@ from ._http_common import (
     transport_error,
     without_channel,
 )
+from ._pool import ConnectionPool
 
 __all__ = ["HttpServer", "SseServer", "StreamableHttpServer"]
 
@@ -70,8 +73,9 @@ class _HttpServer(BaseServer):
         super().__init__(config, **kwargs)
         self._ssl_context = ssl_context
         self._proxy = proxy
-        self._pool: httpcore.ConnectionPool | None = None
+        self._pool: ConnectionPool | httpcore.ConnectionPool | None = None
         self._state = HttpSessionState(configured_headers=dict(config.headers))
+        self._heads = PostHeads(self._state, streamable=self.streamable, gzip=self.request_gzip)
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
         # Sockets of responses being read, shut down on close so that a thread blocked
@@ -84,14 +88,16 @@ class _HttpServer(BaseServer):
 
     # ------------------------------------------------------------ pool
 
-    def _new_pool(self) -> httpcore.ConnectionPool:
+    def _new_pool(self) -> ConnectionPool | httpcore.ConnectionPool:
         # TLS verification stays on unless the caller hands in its own context.
-        return httpcore.ConnectionPool(
-            ssl_context=self._ssl_context,
-            proxy=httpcore.Proxy(self._proxy) if self._proxy else None,
-            max_connections=64,
-            retries=0,
-        )
+        if self._proxy:
+            return httpcore.ConnectionPool(
+                ssl_context=self._ssl_context,
+                proxy=httpcore.Proxy(self._proxy),
+                max_connections=MAX_CONNECTIONS,
+                retries=0,
+            )
+        return ConnectionPool(ssl_context=self._ssl_context, max_connections=MAX_CONNECTIONS)
 
     def _open(self) -> None:
         self._stop = threading.Event()
@@ -124,7 +130,7 @@ class _HttpServer(BaseServer):
             # DELETE with its Mcp-Session-Id (405 means the server does not allow it).
             try:
                 pool.request(
-                    "DELETE",
+                    b"DELETE",
                     self.url,
                     headers=enc(self._state.delete_headers()),
                     extensions=self._timeouts(5.0),
@@ -173,11 +179,9 @@ class _HttpServer(BaseServer):
         sent_session = self._state.session_id is not None
         try:
             with pool.stream(
-                "POST",
+                b"POST",
                 self._post_url(),
-                headers=enc(
-                    self._state.post_headers(streamable=self.streamable, gzip=self.request_gzip)
-                ),
+                headers=self._heads.get(),
                 content=frame,
                 extensions=self._timeouts(self._read_budget(deadline)),
             ) as response:
@@ -294,7 +298,7 @@ class _HttpServer(BaseServer):
         headers = [*self._state.get_headers(resume=False), ("Last-Event-ID", stream_id[0] or "")]
         try:
             with pool.stream(
-                "GET",
+                b"GET",
                 self.url,
                 headers=enc(headers),
                 extensions=self._timeouts(self._read_budget(deadline)),
@@ -389,7 +393,7 @@ class StreamableHttpServer(_HttpServer):
                 return
             try:
                 with pool.stream(
-                    "GET",
+                    b"GET",
                     self.url,
                     headers=enc(self._state.get_headers()),
                     extensions=self._timeouts(max(self.read_timeout, 300.0)),
@@ -520,7 +524,7 @@ class SseServer(_HttpServer):
             if pool is None:
                 return
             with pool.stream(
-                "GET",
+                b"GET",
                 self.url,
                 headers=enc(self._state.get_headers(resume=False)),
                 extensions=self._timeouts(None),
@@ -588,7 +592,7 @@ class SseServer(_HttpServer):
         _, method = frame_info(frame)
         try:
             with pool.stream(
-                "POST",
+                b"POST",
                 self._post_url(),
                 headers=enc(self._state.post_headers(streamable=False)),
                 content=frame,

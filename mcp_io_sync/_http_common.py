@@ -12,11 +12,14 @@ import httpcore
 
 from mcp_proto import deprecations
 from mcp_proto.errors import MCPError, RequestTimeoutError, TransportError
+from mcp_proto.http import HttpSessionState
 
 __all__ = [
     "ERROR_BODY_CAP",
     "HTTPCORE_ERRORS",
+    "MAX_CONNECTIONS",
     "MAX_RESUMES",
+    "PostHeads",
     "deprecation_notice",
     "enc",
     "header",
@@ -25,6 +28,8 @@ __all__ = [
     "without_channel",
 ]
 
+#: Most connections one server's pool keeps open (requests beyond wait for one).
+MAX_CONNECTIONS: Final = 64
 #: How many times a broken POST response stream is resumed with GET + Last-Event-ID.
 MAX_RESUMES: Final = 3
 #: How much of an error response's body is read (to find a JSON-RPC error in it).
@@ -75,3 +80,27 @@ def deprecation_notice(logger: Any) -> None:
     notice = deprecations.claim("http_sse")
     if notice is not None:
         logger.warning("%s", notice.notice)
+
+
+class PostHeads:
+    """The encoded headers of a POST, rebuilt only when what they depend on changes:
+    the negotiated version and the session id (configured headers are fixed per
+    connection). One (key, headers) pair is swapped at once, so threads never see a
+    mismatched pair; callers must not mutate the list (both pools copy it)."""
+
+    __slots__ = ("_cached", "_gzip", "_state", "_streamable")
+
+    def __init__(self, state: HttpSessionState, *, streamable: bool, gzip: bool) -> None:
+        self._state = state
+        self._streamable = streamable
+        self._gzip = gzip
+        self._cached: tuple[tuple[str | None, str | None], list[tuple[bytes, bytes]]] | None = None
+
+    def get(self) -> list[tuple[bytes, bytes]]:
+        state = self._state
+        key = (state.protocol_version, state.session_id)
+        cached = self._cached
+        if cached is None or cached[0] != key:
+            heads = enc(state.post_headers(streamable=self._streamable, gzip=self._gzip))
+            self._cached = cached = (key, heads)
+        return cached[1]

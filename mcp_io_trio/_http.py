@@ -18,7 +18,9 @@ import trio
 from mcp_io_sync._http_common import (
     ERROR_BODY_CAP,
     HTTPCORE_ERRORS,
+    MAX_CONNECTIONS,
     MAX_RESUMES,
+    PostHeads,
     deprecation_notice,
     enc,
     header,
@@ -46,6 +48,7 @@ from mcp_proto.session import ServerInfo, Session
 from mcp_proto.sse import SSEEvent, SSEParser
 
 from ._base import BaseServer, SessionExpired
+from ._pool import AsyncConnectionPool
 
 __all__ = ["HttpServer", "SseServer", "StreamableHttpServer"]
 
@@ -86,8 +89,9 @@ class _HttpServer(BaseServer):
         super().__init__(config, **kwargs)
         self._ssl_context = ssl_context
         self._proxy = proxy
-        self._pool: httpcore.AsyncConnectionPool | None = None
+        self._pool: AsyncConnectionPool | httpcore.AsyncConnectionPool | None = None
         self._state = HttpSessionState(configured_headers=dict(config.headers))
+        self._heads = PostHeads(self._state, streamable=self.streamable, gzip=self.request_gzip)
         self._scope = trio.CancelScope()
         url = config.endpoint_url
         if url is None:
@@ -98,12 +102,18 @@ class _HttpServer(BaseServer):
         self._scope = trio.CancelScope()
         self._state.reset_session()
         if self._pool is None:
-            self._pool = httpcore.AsyncConnectionPool(
+            self._pool = self._new_pool()
+
+    def _new_pool(self) -> AsyncConnectionPool | httpcore.AsyncConnectionPool:
+        # TLS verification stays on unless the caller hands in its own context.
+        if self._proxy:
+            return httpcore.AsyncConnectionPool(
                 ssl_context=self._ssl_context,
-                proxy=httpcore.Proxy(self._proxy) if self._proxy else None,
-                max_connections=64,
+                proxy=httpcore.Proxy(self._proxy),
+                max_connections=MAX_CONNECTIONS,
                 retries=0,
             )
+        return AsyncConnectionPool(ssl_context=self._ssl_context, max_connections=MAX_CONNECTIONS)
 
     async def _close(self) -> None:
         self._scope.cancel()
@@ -113,7 +123,7 @@ class _HttpServer(BaseServer):
             with trio.move_on_after(5):
                 try:
                     await pool.request(
-                        "DELETE",
+                        b"DELETE",
                         self.url,
                         headers=enc(self._state.delete_headers()),
                         extensions=self._timeouts(5.0),
@@ -156,11 +166,9 @@ class _HttpServer(BaseServer):
         sent_session = self._state.session_id is not None
         try:
             async with pool.stream(
-                "POST",
+                b"POST",
                 self._post_url(),
-                headers=enc(
-                    self._state.post_headers(streamable=self.streamable, gzip=self.request_gzip)
-                ),
+                headers=self._heads.get(),
                 content=frame,
                 extensions=self._timeouts(self._read_budget(deadline)),
             ) as response:
@@ -266,7 +274,7 @@ class _HttpServer(BaseServer):
         headers = [*self._state.get_headers(resume=False), ("Last-Event-ID", stream_id[0] or "")]
         try:
             async with pool.stream(
-                "GET",
+                b"GET",
                 self.url,
                 headers=enc(headers),
                 extensions=self._timeouts(self._read_budget(deadline)),
@@ -364,7 +372,7 @@ class StreamableHttpServer(_HttpServer):
                     return
                 try:
                     async with pool.stream(
-                        "GET",
+                        b"GET",
                         self.url,
                         headers=enc(self._state.get_headers()),
                         extensions=self._timeouts(max(self.read_timeout, 300.0)),
@@ -497,7 +505,7 @@ class SseServer(_HttpServer):
                 if pool is None:
                     return
                 async with pool.stream(
-                    "GET",
+                    b"GET",
                     self.url,
                     headers=enc(self._state.get_headers(resume=False)),
                     extensions=self._timeouts(None),
@@ -561,7 +569,7 @@ class SseServer(_HttpServer):
         _, method = frame_info(frame)
         try:
             async with pool.stream(
-                "POST",
+                b"POST",
                 self._post_url(),
                 headers=enc(self._state.post_headers(streamable=False)),
                 content=frame,

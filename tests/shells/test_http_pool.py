@@ -1,0 +1,402 @@
+"""The shells' own httpcore connection pools (mcp_io_sync._pool, mcp_io_trio._pool),
+against a real keep-alive HTTP/1.1 server on 127.0.0.1: reuse, the bound on
+connections, the pool timeout, discarding connections the server closed or whose body
+was abandoned, read timeouts of the lean sync stream, and close()."""
+
+from __future__ import annotations
+
+import contextlib
+import http.server
+import socketserver
+import threading
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import httpcore
+import pytest
+import trio
+
+from mcp_io_sync._pool import ConnectionPool
+from mcp_io_trio._pool import AsyncConnectionPool
+
+
+class _Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self) -> None:
+        super().__init__(("127.0.0.1", 0), _Handler)
+        self.lock = threading.Lock()
+        self.peers: set[Any] = set()  # one client address per TCP connection
+        self.active = 0
+        self.max_active = 0
+        self.hosts: list[str] = []
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        pass  # failed TLS handshakes (the verification tests) are expected
+
+
+class _Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: _Server
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+    def _body(self) -> bytes:
+        n = int(self.headers.get("Content-Length") or 0)
+        return self.rfile.read(n) if n else b""
+
+    def do_POST(self) -> None:
+        self.do_GET()
+
+    def do_GET(self) -> None:
+        srv = self.server
+        body = self._body()
+        with srv.lock:
+            srv.peers.add(self.client_address)
+            srv.hosts.append(self.headers.get("Host", ""))
+            srv.active += 1
+            srv.max_active = max(srv.max_active, srv.active)
+        try:
+            if self.path == "/slow":
+                time.sleep(0.3)
+            if self.path == "/hang":
+                time.sleep(1.5)
+            if self.path == "/stream":
+                self.send_response(200)
+                self.send_header("Transfer-Encoding", "chunked")
+                self.end_headers()
+                for _ in range(3):
+                    self.wfile.write(b"5\r\nchunk\r\n")
+                    self.wfile.flush()
+                time.sleep(0.5)
+                self.wfile.write(b"0\r\n\r\n")
+                return
+            reply = b"echo:" + body if body else b"ok"
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(reply)))
+            if self.path == "/close":
+                self.send_header("Connection", "close")
+            if self.path in ("/close", "/drop"):
+                self.close_connection = True
+            self.end_headers()
+            self.wfile.write(reply)
+        finally:
+            with srv.lock:
+                srv.active -= 1
+
+
+@pytest.fixture
+def server() -> Iterator[_Server]:
+    srv = _Server()
+    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield srv
+    finally:
+        srv.shutdown()
+        srv.server_close()
+
+
+def _url(srv: _Server, path: str = "/ok") -> str:
+    return f"http://127.0.0.1:{srv.server_address[1]}{path}"
+
+
+def _timeouts(read: float = 5.0, pool: float = 5.0) -> dict[str, Any]:
+    return {"timeout": {"connect": 5.0, "write": 5.0, "read": read, "pool": pool}}
+
+
+# ---------------------------------------------------------------- blocking
+
+
+def test_sync_reuses_one_connection_and_sends_host(server: _Server) -> None:
+    with ConnectionPool(max_connections=4) as pool:
+        for i in range(5):
+            r = pool.request(b"POST", _url(server), headers=[], content=b"%d" % i)
+            assert (r.status, r.content) == (200, b"echo:%d" % i)
+        assert pool.connections == 1 and pool.idle == 1
+    assert len(server.peers) == 1
+    assert server.hosts == [f"127.0.0.1:{server.server_address[1]}"] * 5
+    assert pool.connections == 0  # closed
+
+
+def test_sync_bounds_connections_and_times_out_waiting(server: _Server) -> None:
+    with ConnectionPool(max_connections=2) as pool:
+
+        def one(_: int) -> bytes:
+            return pool.request(b"GET", _url(server, "/slow"), headers=[]).content
+
+        with ThreadPoolExecutor(6) as ex:
+            assert list(ex.map(one, range(6))) == [b"ok"] * 6
+        assert server.max_active <= 2
+        assert len(server.peers) <= 2 and pool.connections <= 2
+
+        # Both slots busy: a request with a short pool timeout gives up.
+        with ThreadPoolExecutor(2) as ex:
+            busy = [ex.submit(one, i) for i in range(2)]
+            time.sleep(0.1)
+            with pytest.raises(httpcore.PoolTimeout):
+                pool.request(b"GET", _url(server), headers=[], extensions=_timeouts(pool=0.05))
+            assert [f.result() for f in busy] == [b"ok", b"ok"]
+        # ... and the slots were given back.
+        assert pool.request(b"GET", _url(server), headers=[]).status == 200
+
+
+def test_sync_discards_a_connection_the_server_closed(server: _Server) -> None:
+    with ConnectionPool() as pool:
+        assert pool.request(b"GET", _url(server, "/close"), headers=[]).content == b"ok"
+        time.sleep(0.05)
+        assert pool.request(b"GET", _url(server), headers=[]).content == b"ok"
+        assert pool.connections == 1
+    assert len(server.peers) == 2
+
+
+def test_sync_discards_an_idle_connection_closed_meanwhile(server: _Server) -> None:
+    """The server closes a keep-alive connection while it sits idle (no ``Connection:
+    close`` announced): has_expired sees the readable socket, and the next request goes
+    out on a new connection instead of failing."""
+    with ConnectionPool() as pool:
+        assert pool.request(b"GET", _url(server, "/drop"), headers=[]).content == b"ok"
+        assert pool.idle == 1
+        time.sleep(0.1)  # the server's FIN arrives
+        for _ in range(3):
+            assert pool.request(b"GET", _url(server), headers=[]).content == b"ok"
+        assert pool.connections == 1
+    assert len(server.peers) == 2
+
+
+def test_sync_abandoned_body_closes_the_connection(server: _Server) -> None:
+    with ConnectionPool() as pool:
+        with pool.stream(b"GET", _url(server, "/stream"), headers=[]) as r:
+            first = next(iter(r.iter_stream()))
+            assert first
+        assert pool.connections == 0  # not reusable: closed, not pooled
+        assert pool.request(b"GET", _url(server), headers=[]).status == 200
+    assert len(server.peers) == 2
+
+
+def test_sync_read_timeout_and_recovery(server: _Server) -> None:
+    with ConnectionPool() as pool:
+        t0 = time.monotonic()
+        with pytest.raises(httpcore.ReadTimeout):
+            pool.request(b"GET", _url(server, "/hang"), headers=[], extensions=_timeouts(read=0.2))
+        assert time.monotonic() - t0 < 1.0
+        assert pool.connections == 0
+        assert pool.request(b"GET", _url(server), headers=[]).status == 200
+
+
+def test_sync_connect_error_gives_the_slot_back() -> None:
+    with socketsocket_closed_port() as port, ConnectionPool(max_connections=1) as pool:
+        for _ in range(3):
+            with pytest.raises(httpcore.ConnectError):
+                pool.request(b"GET", f"http://127.0.0.1:{port}/", headers=[])
+        assert pool.connections == 0
+
+
+def test_sync_concurrent_requests_corked_and_correct(server: _Server) -> None:
+    """Many requests in flight (writes held back until the read): every reply matches."""
+    with ConnectionPool(max_connections=8) as pool:
+
+        def one(i: int) -> bytes:
+            return pool.request(b"POST", _url(server), headers=[], content=b"x%d" % i).content
+
+        with ThreadPoolExecutor(16) as ex:
+            assert list(ex.map(one, range(200))) == [b"echo:x%d" % i for i in range(200)]
+        assert pool.connections <= 8
+
+
+def test_sync_close_closes_connections_in_use(server: _Server) -> None:
+    pool = ConnectionPool()
+    errors: list[BaseException] = []
+
+    def hang() -> None:
+        try:
+            pool.request(b"GET", _url(server, "/hang"), headers=[])
+        except BaseException as exc:
+            errors.append(exc)
+
+    t = threading.Thread(target=hang)
+    t.start()
+    time.sleep(0.2)
+    pool.close()
+    t.join(5)
+    assert pool.connections == 0 and pool.idle == 0
+    # A request still running after close() ends on its own and is not pooled.
+    assert not t.is_alive()
+
+
+@contextlib.contextmanager
+def socketsocket_closed_port() -> Iterator[int]:
+    import socket
+
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    yield port
+
+
+# ---------------------------------------------------------------- trio
+
+
+@pytest.mark.trio
+async def test_trio_reuses_one_connection(server: _Server) -> None:
+    async with AsyncConnectionPool(max_connections=4) as pool:
+        for i in range(5):
+            r = await pool.request(b"POST", _url(server), headers=[], content=b"%d" % i)
+            assert (r.status, r.content) == (200, b"echo:%d" % i)
+        assert pool.connections == 1 and pool.idle == 1
+    assert len(server.peers) == 1
+    assert pool.connections == 0
+
+
+@pytest.mark.trio
+async def test_trio_bounds_connections_and_times_out_waiting(server: _Server) -> None:
+    async with AsyncConnectionPool(max_connections=2) as pool:
+        out: list[bytes] = []
+
+        async def one() -> None:
+            out.append((await pool.request(b"GET", _url(server, "/slow"), headers=[])).content)
+
+        async with trio.open_nursery() as nursery:
+            for _ in range(6):
+                nursery.start_soon(one)
+        assert out == [b"ok"] * 6
+        assert server.max_active <= 2 and pool.connections <= 2
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(one)
+            nursery.start_soon(one)
+            await trio.sleep(0.1)
+            with pytest.raises(httpcore.PoolTimeout):
+                await pool.request(
+                    b"GET", _url(server), headers=[], extensions=_timeouts(pool=0.05)
+                )
+        assert (await pool.request(b"GET", _url(server), headers=[])).status == 200
+
+
+@pytest.mark.trio
+async def test_trio_discards_closed_and_abandoned_connections(server: _Server) -> None:
+    async with AsyncConnectionPool() as pool:
+        assert (await pool.request(b"GET", _url(server, "/close"), headers=[])).content == b"ok"
+        await trio.sleep(0.05)
+        assert (await pool.request(b"GET", _url(server), headers=[])).content == b"ok"
+        assert pool.connections == 1
+        with trio.CancelScope() as scope:
+            async with pool.stream(b"GET", _url(server, "/stream"), headers=[]) as r:
+                async for _chunk in r.aiter_stream():
+                    scope.cancel()  # leave the body early (as the shell does)
+        assert pool.connections == 0  # it reused the idle connection, then closed it
+        assert (await pool.request(b"GET", _url(server), headers=[])).status == 200
+    assert len(server.peers) == 3
+
+
+@pytest.mark.trio
+async def test_trio_cancelled_while_waiting_for_a_slot(server: _Server) -> None:
+    async with AsyncConnectionPool(max_connections=1) as pool:
+
+        async def slow() -> None:
+            await pool.request(b"GET", _url(server, "/slow"), headers=[])
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(slow)
+            await trio.sleep(0.05)
+            with trio.move_on_after(0.05):
+                await pool.request(b"GET", _url(server), headers=[])
+        assert (await pool.request(b"GET", _url(server), headers=[])).status == 200
+
+
+# ---------------------------------------------------------------- TLS
+
+
+def _self_signed(tmp: Any) -> tuple[str, str]:
+    """A self-signed certificate for 127.0.0.1 (cert path, key path)."""
+    crypto = pytest.importorskip("cryptography")
+    del crypto
+    import datetime
+    import ipaddress
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(hours=1))
+        .add_extension(
+            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+            critical=False,
+        )
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
+    cert_path, key_path = tmp / "cert.pem", tmp / "key.pem"
+    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_path.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    return str(cert_path), str(key_path)
+
+
+@pytest.fixture
+def tls_server(tmp_path: Any) -> Iterator[tuple[_Server, str]]:
+    import ssl
+
+    cert, key = _self_signed(tmp_path)
+    srv = _Server()
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(cert, key)
+    srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
+    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield srv, cert
+    finally:
+        srv.shutdown()
+        srv.server_close()
+
+
+def _https(srv: _Server) -> str:
+    return f"https://127.0.0.1:{srv.server_address[1]}/ok"
+
+
+def test_sync_tls_verifies_by_default_and_reuses(tls_server: tuple[_Server, str]) -> None:
+    import ssl
+
+    srv, cert = tls_server
+    with ConnectionPool() as pool, pytest.raises(httpcore.ConnectError):
+        pool.request(b"GET", _https(srv), headers=[], extensions=_timeouts())
+    with ConnectionPool(ssl_context=ssl.create_default_context(cafile=cert)) as pool:
+        for _ in range(3):
+            assert pool.request(b"GET", _https(srv), headers=[]).content == b"ok"
+        assert pool.connections == 1
+
+
+@pytest.mark.trio
+async def test_trio_tls_verifies_by_default_and_reuses(tls_server: tuple[_Server, str]) -> None:
+    import ssl
+
+    srv, cert = tls_server
+    async with AsyncConnectionPool() as pool:
+        with pytest.raises(httpcore.ConnectError):
+            await pool.request(b"GET", _https(srv), headers=[], extensions=_timeouts())
+    async with AsyncConnectionPool(ssl_context=ssl.create_default_context(cafile=cert)) as pool:
+        for _ in range(3):
+            assert (await pool.request(b"GET", _https(srv), headers=[])).content == b"ok"
+        assert pool.connections == 1
