@@ -350,8 +350,9 @@ class ClientCore:
             raise ToolCallError(f"calling tool {name!r} on server {owner!r} failed: {exc}") from exc
         if not isinstance(result, dict):
             raise RemoteProtocolError(f"server {owner!r} sent a malformed tools/call result")
-        info: ServerInfo = yield Connect(owner)
-        yield from self._check_structured(tool, result, info.protocol_version)
+        if tool.has_structured_output and result.get("isError") is not True:
+            info: ServerInfo = yield Connect(owner)  # the negotiated version decides
+            yield from self._check_structured(tool, result, info.protocol_version)
         return result
 
     def _check_structured(self, tool: Tool, result: dict[str, Any], version: str) -> Op[None]:
@@ -688,25 +689,24 @@ def _check_input_schema(tool: Tool) -> Op[None]:
     known = _INPUT_VERDICTS.get(id(schema))
     if known is not None and known[0] is schema:
         verdict = known[1]
-    elif is_plain(schema):
-        verdict = None  # certainly usable: no need to load the engine for it
     else:
-        from .schema import UnsupportedDialectError, compile  # lazy: jsonschema-rs
-
         verdict = None
-        try:
-            compile(schema)
-        except UnsupportedDialectError as exc:
-            verdict = (
-                "error",
-                f"tool {tool.name!r} on server {tool.server!r}: input schema {exc.detail}",
-            )
-        except SchemaError as exc:
-            verdict = (
-                "warn",
-                f"tool {tool.name!r} on server {tool.server!r}: unusable input schema, the call"
-                f" is sent anyway: {exc}",
-            )
+        if not is_plain(schema):  # a plain one is certainly usable: no engine needed
+            from .schema import UnsupportedDialectError, compile  # lazy: jsonschema-rs
+
+            try:
+                compile(schema)
+            except UnsupportedDialectError as exc:
+                verdict = (
+                    "error",
+                    f"tool {tool.name!r} on server {tool.server!r}: input schema {exc.detail}",
+                )
+            except SchemaError as exc:
+                verdict = (
+                    "warn",
+                    f"tool {tool.name!r} on server {tool.server!r}: unusable input schema, the"
+                    f" call is sent anyway: {exc}",
+                )
         if len(_INPUT_VERDICTS) >= 1024:
             _INPUT_VERDICTS.clear()
         _INPUT_VERDICTS[id(schema)] = (schema, verdict)
