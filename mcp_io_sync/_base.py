@@ -39,10 +39,20 @@ class _Waiter:
     __slots__ = ("done", "error", "event", "result")
 
     def __init__(self) -> None:
-        self.event = threading.Event()
+        # Made only by a caller that actually blocks (most calls are answered to the
+        # thread reading for them: an Event per call would cost ~3 us for nothing).
+        # Whoever answers sets ``done`` before looking for the event, and the waiter
+        # makes the event before looking at ``done``, so no wake-up is lost.
+        self.event: threading.Event | None = None
         self.done = False  # answered (the event may also be set to hand over a role)
         self.result: Any = None
         self.error: MCPError | None = None
+
+    def get_event(self) -> threading.Event:
+        """This waiter's event, made on first use (only by the waiting thread)."""
+        if self.event is None:
+            self.event = threading.Event()
+        return self.event
 
 
 class BaseServer(ServerView):
@@ -343,11 +353,12 @@ class BaseServer(ServerView):
             self._send(session, frames)
 
     def _wait(self, session: Session, rid: Any, waiter: _Waiter) -> Any:
+        event = waiter.get_event()
         while True:
             with self._lock:
                 deadline = session.next_deadline()
             remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
-            if waiter.event.wait(remaining):
+            if waiter.done or event.wait(remaining):
                 break
             self._expire(session)
         if waiter.error is not None:
@@ -408,7 +419,9 @@ class BaseServer(ServerView):
                 else:
                     waiter.error = event.error
                 waiter.done = True
-                waiter.event.set()
+                wake = waiter.event
+                if wake is not None:
+                    wake.set()
             elif isinstance(event, ev.ProgressReceived):
                 with self._lock:
                     callback = self._progress.get(event.request_id)

@@ -94,7 +94,10 @@ class _Process:
         try:
             fd = stdin.fileno()
             if len(frames) == 1 and len(frames[0]) < _READ_CHUNK:
-                _write_all(fd, [frame(frames[0])])
+                data = frame(frames[0])
+                written = os.write(fd, data)
+                if written < len(data):  # interrupted by a signal: finish the rest
+                    _write_all(fd, [data[written:]])
                 return
             if not self.big_pipes and max(map(len, frames)) >= _READ_CHUNK:
                 self.big_pipes = True
@@ -255,24 +258,33 @@ class StdioServer(BaseServer):
                     deadline = session.next_deadline()
                 if proc.finished:
                     return super()._wait(session, rid, waiter)
-                with proc.cond:
-                    proc.followers.append(waiter)
-                if proc.read_lock.acquire(blocking=False):
+                leading = proc.read_lock.acquire(blocking=False)
+                event = None
+                if not leading:
+                    event = waiter.get_event()
                     with proc.cond:
-                        proc.followers.remove(waiter)
+                        proc.followers.append(waiter)
+                    # The leader may have let go between the first try and the append
+                    # (then nobody would hand the role over): try once more.
+                    leading = proc.read_lock.acquire(blocking=False)
+                    if leading:
+                        with proc.cond:
+                            proc.followers.remove(waiter)
+                if leading:
                     try:
                         self._read_until(proc, waiter, deadline)
                     finally:
                         proc.read_lock.release()
                         self._hand_over(proc)
-                else:
+                elif event is not None:
                     remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
-                    waiter.event.wait(remaining)
+                    if not waiter.done:
+                        event.wait(remaining)
                     with proc.cond:
                         if waiter in proc.followers:
                             proc.followers.remove(waiter)
                         if not waiter.done:
-                            waiter.event.clear()
+                            event.clear()
                 if not waiter.done and deadline is not None and time.monotonic() >= deadline:
                     self._expire(session)
         finally:
@@ -289,7 +301,7 @@ class StdioServer(BaseServer):
         """The reading role is free: wake one caller still waiting to take it."""
         with proc.cond:
             for follower in proc.followers:
-                if not follower.done:
+                if not follower.done and follower.event is not None:
                     follower.event.set()
                     return
 
