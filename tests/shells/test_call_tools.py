@@ -79,3 +79,19 @@ def test_a_failing_concurrent_call_raises_after_the_others(shell: Shell) -> None
         assert [text_of(r) for r in results] == ["first", "last"]
 
     shell.run(scenario, SDK_SERVER)
+
+
+def test_many_callers_at_once_all_get_their_answers(shell: Shell) -> None:
+    """40 threads (sync) or tasks (Trio) each calling call_tool, against the server that
+    answers only once all 40 are in: one caller reads for everyone while the others
+    wait (the blocking shell's leader/follower hand-over), and nobody's answer is lost."""
+
+    async def scenario(c: Any) -> None:
+        for _ in range(3):
+            thunks = [
+                (lambda i=i: c.call_tool("t", {"batch": 40, "text": f"r{i}"})) for i in range(40)
+            ]
+            results = await shell.gather(thunks)
+            assert [text_of(r) for r in results] == [f"r{i}" for i in range(40)]
+
+    shell.run(scenario, hostile("batch"))
