@@ -12,7 +12,7 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --disable-pip-version-check --upgrade pip
-	$(PY) -m pip install -q --disable-pip-version-check -e '.[test,demo,bench]'
+	$(PY) -m pip install -q --disable-pip-version-check -e '.[test,demo,bench,fast]'
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -30,8 +30,11 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy --strict mcp_proto mcp_io_sync mcp_io_trio
 
+# The core's tests run twice: with orjson (the "fast" extra, installed here) and with
+# the standard json module alone, the path of an install without the extra.
 unit: $(STAMP) peers
 	$(PY) -m pytest -q -W error
+	MCP_PROTO_JSON=json $(PY) -m pytest -q -W error -p no:cacheprovider tests/proto
 
 test: lint typecheck unit
 

@@ -392,12 +392,19 @@ def main() -> None:
         help="sync conc/rss: N threads calling call_tool (0: call_tools(concurrent=True))",
     )
     args = p.parse_args()
+    if args.client in ("sync", "trio"):
+        from mcp_proto import jsonrpc
+
+        if os.environ.get("MCP_PROTO_JSON"):  # bench/run.py --json
+            jsonrpc.set_json_backend(os.environ["MCP_PROTO_JSON"])
     result = RUNNERS[args.client](args)
     result["maxrss_kib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     # Which copy of the library was measured (run.py --at exports a commit elsewhere).
     lib = {"sync": "mcp_io_sync", "trio": "mcp_io_trio", "sdk": "mcp"}.get(args.client)
     if lib is not None:
         result["library_file"] = getattr(sys.modules.get(lib), "__file__", None)
+    if args.client in ("sync", "trio"):
+        result["json_encoder"] = sys.modules["mcp_proto.jsonrpc"].json_backend()
     result["client"], result["workload"] = args.client, args.workload
     sys.stdout.write("BENCH_RESULT " + json.dumps(result) + "\n")
     sys.stdout.flush()

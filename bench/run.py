@@ -599,8 +599,16 @@ def main() -> None:
         help="diagnostic: pin every measured process and its server to these CPUs "
         "(e.g. 0 or 0,1); the default is no pinning, as a user would run",
     )
+    p.add_argument(
+        "--json",
+        choices=["orjson", "json"],
+        help="our clients' JSON encoder (default: orjson when installed, as for a user with "
+        "the 'fast' extra; 'json' measures an install without it)",
+    )
     p.add_argument("--out", help="JSON output path (default bench/results/<timestamp>.json)")
     args = p.parse_args()
+    if args.json:
+        os.environ["MCP_PROTO_JSON"] = args.json  # read by bench/_worker.py
 
     only = {x.strip() for x in args.only.split(",") if x.strip()}
     unknown = only - set(CLIENTS) - set(WORKLOADS)
@@ -627,6 +635,7 @@ def main() -> None:
         "cpu_count": os.cpu_count(),
         "loadavg_start": os.getloadavg(),
         "pinned_cpus": sorted(CPUS) if CPUS else None,
+        "json_encoder": args.json or "default",
     }
     log(
         f"bench: python {machine['python']}, {machine['cpu_count']} CPUs, "

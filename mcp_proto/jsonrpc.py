@@ -9,9 +9,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from types import ModuleType
 from typing import Any, Union
 
 import attrs
+
+try:  # the optional "fast" extra: same messages, several times less CPU
+    import orjson as _orjson_module
+except ImportError:  # pragma: no cover - exercised by installs without the extra
+    _orjson_module = None  # type: ignore[assignment]
 
 __all__ = [
     "INTERNAL_ERROR",
@@ -31,6 +37,8 @@ __all__ = [
     "encode_notification",
     "encode_request",
     "encode_result",
+    "json_backend",
+    "set_json_backend",
 ]
 
 PARSE_ERROR = -32700
@@ -117,6 +125,48 @@ def _from_object(obj: Any) -> Message:
     return Invalid("neither a request, a notification nor a response")
 
 
+# The JSON library behind the encoders. orjson (the "fast" extra) is used when it is
+# installed: it writes a message several times faster than json.dumps and without its
+# intermediate copies (for a 1 MiB argument, ~1 ms of client CPU instead of ~3.5). The
+# standard encoder stays the reference: whatever orjson refuses (integers beyond 64
+# bits, lone surrogates, non-string keys, the subclasses and types below) is written by
+# it. Decoding always uses the standard json module: orjson would turn integers beyond
+# 64 bits into floats, and a peer's message must decode to exactly the values it sent.
+_fast: ModuleType | None = _orjson_module
+# Hand the encoder's special cases (str/int/dict/list subclasses, dates, dataclasses)
+# to the standard encoder, which treats them as it always did.
+_FAST_OPTIONS = (
+    (
+        _orjson_module.OPT_PASSTHROUGH_SUBCLASS
+        | _orjson_module.OPT_PASSTHROUGH_DATETIME
+        | _orjson_module.OPT_PASSTHROUGH_DATACLASS
+    )
+    if _orjson_module is not None
+    else 0
+)
+
+
+def json_backend() -> str:
+    """``"orjson"`` when messages are encoded with orjson, else ``"json"``."""
+    return "orjson" if _fast is not None else "json"
+
+
+def set_json_backend(name: str) -> None:
+    """Choose the JSON encoder: ``"json"`` (the standard library) or ``"orjson"``
+    (needs the ``fast`` extra). The default is orjson when it is installed. The values
+    sent are the same either way, except non-finite floats: orjson writes ``null``
+    where json.dumps writes ``NaN``/``Infinity``, which are not JSON."""
+    global _fast
+    if name == "json":
+        _fast = None
+    elif name == "orjson":
+        if _orjson_module is None:
+            raise ValueError("orjson is not installed (pip install 'mcp-proto[fast]')")
+        _fast = _orjson_module
+    else:
+        raise ValueError(f"unknown JSON backend {name!r} (use 'json' or 'orjson')")
+
+
 def decode(data: bytes | str) -> Iterator[Message]:
     """Decode one JSON text into the messages it holds (a batch array gives several).
 
@@ -143,6 +193,10 @@ def decode(data: bytes | str) -> Iterator[Message]:
         where = f" at character {pos}" if pos is not None else ""
         yield Invalid(f"invalid JSON{where} in a {size} message")
         return
+    yield from _messages(obj)
+
+
+def _messages(obj: Any) -> Iterator[Message]:
     if isinstance(obj, list):
         if not obj:
             yield Invalid("empty batch")
@@ -243,6 +297,8 @@ def _swap_long(value: Any, found: list[str], depth: int) -> Any:
 
 def _dumps(msg: dict[str, Any], payload_key: str) -> bytes:
     """Encode ``msg``; long plain strings inside ``msg[payload_key]`` are spliced."""
+    if _fast is not None:
+        return _encode(msg)  # orjson escapes strings fast: nothing to splice
     payload = msg.get(payload_key)
     kind = type(payload)
     if (kind is not dict and kind is not list) or not _has_long(payload, 0):
@@ -268,6 +324,12 @@ def _encode_text(obj: Any) -> str:
 
 
 def _encode(obj: Any) -> bytes:
+    fast = _fast
+    if fast is not None:
+        try:
+            return fast.dumps(obj, option=_FAST_OPTIONS)  # type: ignore[no-any-return]
+        except TypeError:  # orjson.JSONEncodeError: the standard encoder decides
+            pass
     # Compact separators; ensure_ascii=False keeps non-ASCII text at its UTF-8 size.
     try:
         return _encode_text(obj).encode("utf-8")

@@ -12,3 +12,10 @@ from hypothesis import settings
 settings.register_profile("ci", derandomize=True, database=None)
 if os.environ.get("CI"):
     settings.load_profile("ci")
+
+# MCP_PROTO_JSON=json runs the suite on the standard json module alone, as an install
+# without the "fast" extra would (`make test` runs the core's tests both ways).
+if os.environ.get("MCP_PROTO_JSON"):
+    from mcp_proto import jsonrpc
+
+    jsonrpc.set_json_backend(os.environ["MCP_PROTO_JSON"])

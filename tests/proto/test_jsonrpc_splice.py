@@ -20,6 +20,15 @@ from mcp_proto import jsonrpc
 LONG = "0123456789abcdefghijklmnopqrstuvwxyz+/=" * 2000  # > _SPLICE_MIN, base64-like
 
 
+@pytest.fixture(autouse=True)
+def _standard_encoder() -> Iterator[None]:
+    """The splice is the standard encoder's fast path (orjson needs none)."""
+    old = jsonrpc.json_backend()
+    jsonrpc.set_json_backend("json")
+    yield
+    jsonrpc.set_json_backend(old)
+
+
 @pytest.fixture
 def small_threshold(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Splice strings of 3+ characters, so that small examples exercise the path."""
