@@ -251,48 +251,28 @@ def _swap_long(value: Any, found: list[str], depth: int) -> Any:
     """``value`` with each long plain string replaced by the placeholder (appended to
     ``found`` in encoding order), or ``value`` itself when it holds none. Containers
     on the way to a replaced string are copied; the caller's objects are not touched."""
-    if depth > _SPLICE_DEPTH:
-        return value
     kind = type(value)
-    if kind is dict:
-        copy: dict[Any, Any] | None = None
-        for key, item in value.items():
-            item_kind = type(item)
-            if item_kind is str:
-                if len(item) < _SPLICE_MIN or not _plain(item):
-                    continue
-                found.append(item)
-                new: Any = _PLACEHOLDER
-            elif item_kind is dict or item_kind is list:
-                new = _swap_long(item, found, depth + 1)
-                if new is item:
-                    continue
-            else:
+    if depth > _SPLICE_DEPTH or (kind is not dict and kind is not list):
+        return value
+    pairs = value.items() if kind is dict else enumerate(value)
+    copy: Any = None
+    for key, item in pairs:
+        item_kind = type(item)
+        if item_kind is str:
+            if len(item) < _SPLICE_MIN or not _plain(item):
                 continue
-            if copy is None:
-                copy = dict(value)
-            copy[key] = new
-        return value if copy is None else copy
-    if kind is list:
-        items: list[Any] | None = None
-        for i, item in enumerate(value):
-            item_kind = type(item)
-            if item_kind is str:
-                if len(item) < _SPLICE_MIN or not _plain(item):
-                    continue
-                found.append(item)
-                new = _PLACEHOLDER
-            elif item_kind is dict or item_kind is list:
-                new = _swap_long(item, found, depth + 1)
-                if new is item:
-                    continue
-            else:
+            found.append(item)
+            new: Any = _PLACEHOLDER
+        elif item_kind is dict or item_kind is list:
+            new = _swap_long(item, found, depth + 1)
+            if new is item:
                 continue
-            if items is None:
-                items = list(value)
-            items[i] = new
-        return value if items is None else items
-    return value
+        else:
+            continue
+        if copy is None:
+            copy = kind(value)
+        copy[key] = new
+    return value if copy is None else copy
 
 
 def _dumps(msg: dict[str, Any], payload_key: str) -> bytes:
