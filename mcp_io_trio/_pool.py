@@ -5,11 +5,30 @@ The twin of ``mcp_io_sync._pool`` (see there for why and the rules), over
 keep-alive connections, at most ``max_connections`` open, an idle connection reused only
 while available and not closed by the server, anything not read to its end closed.
 Closing a connection is shielded from cancellation, as in httpcore's pool.
+
+Fewer scheduler passes per request than httpcore's own pool and stream: every trio
+checkpoint that does not block is still a trip through the scheduler (an ``epoll_wait``,
+the run queue, the task's coroutine chain), and httpcore takes six per request: its
+per-connection ``trio.Lock`` three times (request, state, response closed) and one per
+``send``/``recv`` of trio's socket. Here:
+
+* plain TCP connections get :class:`_FastStream` (a raw non-blocking socket, the
+  syscall tried first, ``trio.lowlevel.wait_readable``/``wait_writable`` only when it
+  would block): a write is no scheduler pass unless the socket is full (it still
+  raises ``Cancelled`` first if the task is cancelled, as trio's sockets do), every read
+  is exactly one (the wait, or a yield when data was already there), so a
+  request/response costs one pass instead of six; ``https`` keeps httpcore's stream
+  (trio's ``SSLStream``) and so its certificate verification unchanged;
+* httpcore's per-connection locks are replaced by no-op ones (:class:`_Exclusive`): they
+  guard against two requests on one connection at a time, which this pool never does
+  (a connection is either idle in the list or held by exactly one request).
 """
 
 from __future__ import annotations
 
 import math
+import select
+import socket
 import ssl
 import types
 from typing import Any
@@ -17,9 +36,219 @@ from typing import Any
 import httpcore
 import trio
 
+try:  # httpcore's private lock type: if it moves, the locks are simply left in place
+    from httpcore._synchronization import AsyncLock
+except ImportError:  # pragma: no cover - a future httpcore
+
+    class AsyncLock:  # type: ignore[no-redef]
+        async def __aenter__(self) -> object:
+            return self
+
+        async def __aexit__(self, *exc: object) -> None:
+            return None
+
+
 from mcp_io_sync._pool import _Target
 
-__all__ = ["AsyncConnectionPool"]
+__all__ = ["AsyncConnectionPool", "FastBackend"]
+
+_wait_readable = trio.lowlevel.wait_readable
+_wait_writable = trio.lowlevel.wait_writable
+_checkpoint_if_cancelled = trio.lowlevel.checkpoint_if_cancelled
+_cancel_shielded_checkpoint = trio.lowlevel.cancel_shielded_checkpoint
+
+
+class FastBackend(httpcore.AsyncNetworkBackend):
+    """httpcore's Trio backend for connecting (``trio.open_tcp_stream``: happy eyeballs,
+    ``TCP_NODELAY``, httpcore's connect errors and timeouts), then a leaner stream over
+    the connected socket; see :class:`_FastStream`."""
+
+    def __init__(self) -> None:
+        self._inner = httpcore.TrioBackend()
+
+    async def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Any = None,
+    ) -> httpcore.AsyncNetworkStream:
+        stream = await self._inner.connect_tcp(
+            host, port, timeout=timeout, local_address=local_address, socket_options=socket_options
+        )
+        tsock = stream.get_extra_info("socket")
+        if not isinstance(tsock, trio.socket.SocketType):  # never expected: keep httpcore's
+            return stream
+        # The trio socket hands its descriptor over; nothing else refers to it.
+        sock = socket.socket(fileno=tsock.detach())
+        sock.setblocking(False)
+        return _FastStream(sock)
+
+    async def connect_unix_socket(
+        self, path: str, timeout: float | None = None, socket_options: Any = None
+    ) -> httpcore.AsyncNetworkStream:  # pragma: no cover - not used by the transports
+        return await self._inner.connect_unix_socket(path, timeout, socket_options)
+
+    async def sleep(self, seconds: float) -> None:  # pragma: no cover - connect retries only
+        await trio.sleep(seconds)
+
+
+class _FastStream(httpcore.AsyncNetworkStream):
+    """A plain TCP stream on a raw non-blocking socket, with trio's socket semantics
+    (and httpcore's exceptions) but fewer scheduler passes.
+
+    * ``write``: ``Cancelled`` if the task is already cancelled (nothing is sent), then
+      ``send`` until done; only a full socket waits (``wait_writable``: a checkpoint).
+      No scheduler pass otherwise: the request's read that follows is one.
+    * ``read``: exactly one checkpoint per call, as a trio socket: ``recv`` is tried
+      first; data there → a yield that cannot be cancelled (the data is not lost);
+      ``BlockingIOError`` → ``wait_readable`` (cancellable), then ``recv`` again.
+
+    Timeouts wrap only the waits (``httpcore.ReadTimeout`` / ``WriteTimeout``). A socket
+    closed by another task (``aclose`` calls ``notify_closing``) wakes its waiter with
+    ``ReadError`` / ``WriteError``, as httpcore's trio stream does."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self._sock = sock
+        self._poll = select.poll()  # for is_readable (select() fails on fds >= 1024)
+        self._poll.register(sock.fileno(), select.POLLIN)
+
+    async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        sock = self._sock
+        await _checkpoint_if_cancelled()
+        try:
+            data = sock.recv(max_bytes)
+        except BlockingIOError:
+            pass
+        except OSError as exc:
+            raise httpcore.ReadError(str(exc)) from exc
+        else:
+            await _cancel_shielded_checkpoint()
+            return data
+        deadline = math.inf if timeout is None else trio.current_time() + timeout
+        while True:
+            try:
+                if deadline == math.inf:
+                    await _wait_readable(sock)
+                else:
+                    with trio.move_on_at(deadline) as scope:
+                        await _wait_readable(sock)
+                    if scope.cancelled_caught:
+                        raise httpcore.ReadTimeout("timed out")
+                return sock.recv(max_bytes)
+            except BlockingIOError:
+                continue
+            except (OSError, trio.ClosedResourceError) as exc:
+                raise httpcore.ReadError(str(exc) or "the connection was closed") from exc
+
+    async def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        if not buffer:
+            return
+        await _checkpoint_if_cancelled()
+        sock = self._sock
+        try:
+            sent = sock.send(buffer)
+        except BlockingIOError:
+            sent = 0
+        except OSError as exc:
+            raise httpcore.WriteError(str(exc)) from exc
+        if sent == len(buffer):
+            return
+        view = memoryview(buffer)[sent:]
+        deadline = math.inf if timeout is None else trio.current_time() + timeout
+        while view:
+            try:
+                if deadline == math.inf:
+                    await _wait_writable(sock)
+                else:
+                    with trio.move_on_at(deadline) as scope:
+                        await _wait_writable(sock)
+                    if scope.cancelled_caught:
+                        raise httpcore.WriteTimeout("timed out")
+                view = view[sock.send(view) :]
+            except BlockingIOError:
+                continue
+            except (OSError, trio.ClosedResourceError) as exc:
+                raise httpcore.WriteError(str(exc) or "the connection was closed") from exc
+
+    async def aclose(self) -> None:
+        sock = self._sock
+        if sock.fileno() != -1:
+            # Wake any task waiting on this socket (ClosedResourceError) before the
+            # descriptor is released: trio requires it for raw descriptors.
+            trio.lowlevel.notify_closing(sock)
+            sock.close()
+
+    async def start_tls(
+        self,
+        ssl_context: ssl.SSLContext,
+        server_hostname: str | None = None,
+        timeout: float | None = None,
+    ) -> httpcore.AsyncNetworkStream:
+        # Not on the pool's path (https connections are made by httpcore's backend);
+        # for completeness, hand the socket back to httpcore's own trio stream.
+        from httpcore._backends.trio import TrioStream
+
+        plain = TrioStream(trio.SocketStream(trio.socket.from_stdlib_socket(self._sock)))
+        return await plain.start_tls(ssl_context, server_hostname, timeout)
+
+    def get_extra_info(self, info: str) -> Any:
+        sock = self._sock
+        if info == "socket":
+            return sock
+        if info == "is_readable":  # an idle keep-alive socket readable = closed by the peer
+            # A closed descriptor polls as POLLNVAL: readable, so never reused.
+            return sock.fileno() == -1 or bool(self._poll.poll(0))
+        if info == "client_addr":
+            return sock.getsockname()
+        if info == "server_addr":
+            return sock.getpeername()
+        return None
+
+
+class _Exclusive(AsyncLock):
+    """A no-op in place of httpcore's per-connection locks: this pool gives a connection
+    to one request at a time, and an uncontended ``trio.Lock`` still costs a scheduler
+    pass per acquire."""
+
+    async def __aenter__(self) -> _Exclusive:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        return None
+
+
+_EXCLUSIVE = _Exclusive()
+
+
+class _Body:
+    """A request body for httpcore, as its ``ByteStream`` but an iterator object rather
+    than an async generator: trio registers every async generator it sees, and one left
+    unfinished (a request cancelled while its body is being written) is reported with a
+    ``ResourceWarning`` when collected."""
+
+    __slots__ = ("_data", "_sent")
+
+    def __init__(self, data: bytes) -> None:
+        self._data = data
+        self._sent = False
+
+    def __aiter__(self) -> _Body:
+        self._sent = False
+        return self
+
+    async def __anext__(self) -> bytes:
+        if self._sent:
+            raise StopAsyncIteration
+        self._sent = True
+        return self._data
+
+
+def _exclusive(obj: object, name: str) -> None:
+    """Replace ``obj.<name>`` (an httpcore lock) with the no-op, if it is one."""
+    if isinstance(getattr(obj, name, None), AsyncLock):
+        setattr(obj, name, _EXCLUSIVE)
 
 
 class AsyncConnectionPool:
@@ -39,7 +268,9 @@ class AsyncConnectionPool:
         if max_connections < 1:
             raise ValueError("max_connections must be at least 1")
         self._ssl_context = ssl_context
-        self._backend = network_backend or httpcore.TrioBackend()
+        # Plain TCP gets the lean stream; TLS stays entirely httpcore's.
+        self._backend = network_backend or FastBackend()
+        self._tls_backend = network_backend or httpcore.TrioBackend()
         self._slots = trio.Semaphore(max_connections)
         self._idle: list[httpcore.AsyncHTTPConnection] = []  # LIFO: the warmest last
         self._all: set[httpcore.AsyncHTTPConnection] = set()  # every open connection
@@ -127,8 +358,11 @@ class AsyncConnectionPool:
                     return conn
                 await self._discard(conn)
             conn = httpcore.AsyncHTTPConnection(
-                origin=origin, ssl_context=self._ssl_context, network_backend=self._backend
+                origin=origin,
+                ssl_context=self._ssl_context,
+                network_backend=self._backend if origin.scheme == b"http" else self._tls_backend,
             )
+            _exclusive(conn, "_request_lock")
             self._all.add(conn)
             return conn
         except BaseException:
@@ -192,7 +426,11 @@ class _Stream:
         self._pool = pool
         self._origin = target.origin
         self._request = httpcore.Request(
-            method, target.url, headers=head, content=content, extensions=extensions
+            method,
+            target.url,
+            headers=head,
+            content=None if content is None else _Body(content),
+            extensions=extensions,
         )
         self._conn: httpcore.AsyncHTTPConnection | None = None
         self._response: httpcore.Response | None = None
@@ -206,6 +444,9 @@ class _Stream:
         except BaseException:
             await pool._release(conn)  # httpcore closed the connection already
             raise
+        http11 = conn._connection  # made by the connection's first request
+        if getattr(http11, "_state_lock", _EXCLUSIVE) is not _EXCLUSIVE:
+            _exclusive(http11, "_state_lock")
         self._conn, self._response = conn, response
         return response
 

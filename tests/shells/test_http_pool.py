@@ -400,3 +400,290 @@ async def test_trio_tls_verifies_by_default_and_reuses(tls_server: tuple[_Server
         for _ in range(3):
             assert (await pool.request(b"GET", _https(srv), headers=[])).content == b"ok"
         assert pool.connections == 1
+
+
+# ---------------------------------------------------------------- trio: the lean stream
+
+
+class _RawServer:
+    """A bare TCP server on 127.0.0.1: ``handler(conn)`` runs in a thread per connection
+    (for peers that misbehave on purpose: never read, close mid-response...)."""
+
+    def __init__(self, handler: Any) -> None:
+        import socket
+
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.port: int = self.sock.getsockname()[1]
+        self.handler = handler
+        self.stop = threading.Event()
+        self.conns: list[Any] = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            self.conns.append(conn)
+            threading.Thread(target=self.handler, args=(conn, self.stop), daemon=True).start()
+
+    def url(self, path: str = "/") -> str:
+        return f"http://127.0.0.1:{self.port}{path}"
+
+    def close(self) -> None:
+        self.stop.set()
+        self.sock.close()
+        for conn in self.conns:
+            with contextlib.suppress(OSError):
+                conn.close()
+
+
+@contextlib.contextmanager
+def _raw_server(handler: Any) -> Iterator[_RawServer]:
+    srv = _RawServer(handler)
+    try:
+        yield srv
+    finally:
+        srv.close()
+
+
+def _read_request(conn: Any, buf: bytearray) -> bool:
+    """Read one request with a Content-Length body (or none) from ``buf`` + ``conn``."""
+    while b"\r\n\r\n" not in buf:
+        data = conn.recv(65536)
+        if not data:
+            return False
+        buf += data
+    head, _, rest = bytes(buf).partition(b"\r\n\r\n")
+    length = 0
+    for line in head.split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length":
+            length = int(value)
+    while len(rest) < length:
+        data = conn.recv(65536)
+        if not data:
+            return False
+        rest += data
+    buf[:] = rest[length:]
+    return True
+
+
+def _keep_alive_one_send(conn: Any, stop: threading.Event) -> None:
+    """Answers every request with ``ok`` in one ``send`` (head and body together)."""
+    buf = bytearray()
+    with conn:
+        while _read_request(conn, buf):
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+
+
+def _never_reads(conn: Any, stop: threading.Event) -> None:
+    import socket
+
+    conn.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    stop.wait(10)
+
+
+def _closes_mid_response(conn: Any, stop: threading.Event) -> None:
+    with conn:
+        if _read_request(conn, bytearray()):
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\npartial")
+            time.sleep(0.1)
+
+
+class _Steps(trio.abc.Instrument):
+    def __init__(self) -> None:
+        self.steps = 0
+
+    def before_task_step(self, task: trio.lowlevel.Task) -> None:
+        self.steps += 1
+
+
+@pytest.mark.trio
+async def test_trio_plain_http_uses_the_lean_stream_one_scheduler_pass_per_request() -> None:
+    """A request on a kept-alive plain-TCP connection goes through trio's scheduler once
+    (httpcore's pool and stream: six times), and the socket is a plain non-blocking one."""
+    import socket
+
+    with _raw_server(_keep_alive_one_send) as srv:
+        async with AsyncConnectionPool() as pool:
+            async with pool.stream(b"POST", srv.url(), headers=[], content=b"x") as r:
+                sock = r.extensions["network_stream"].get_extra_info("socket")
+                assert type(sock) is socket.socket and sock.getblocking() is False
+                await r.aread()
+            counter = _Steps()
+            trio.lowlevel.add_instrument(counter)
+            try:
+                for _ in range(50):
+                    r = await pool.request(b"POST", srv.url(), headers=[], content=b"x" * 100)
+                    assert r.content == b"ok"
+            finally:
+                trio.lowlevel.remove_instrument(counter)
+            assert pool.connections == 1
+    assert 50 <= counter.steps <= 55  # one per request (a checkpoint: never zero)
+
+
+@pytest.mark.trio
+async def test_trio_request_in_a_cancelled_scope_sends_nothing(server: _Server) -> None:
+    async with AsyncConnectionPool() as pool:
+        assert (await pool.request(b"GET", _url(server), headers=[])).status == 200
+        with trio.CancelScope() as scope:
+            scope.cancel()
+            await pool.request(b"POST", _url(server), headers=[], content=b"no")
+        assert scope.cancelled_caught
+        await trio.sleep(0.1)
+        assert len(server.hosts) == 1  # the second request never went out
+        assert (await pool.request(b"GET", _url(server), headers=[])).status == 200
+
+
+@pytest.mark.trio
+async def test_trio_cancelled_while_blocked_in_a_read(server: _Server) -> None:
+    async with AsyncConnectionPool(max_connections=1) as pool:
+        assert (await pool.request(b"GET", _url(server), headers=[])).status == 200
+        t0 = trio.current_time()
+        with trio.move_on_after(0.2) as scope:
+            await pool.request(b"GET", _url(server, "/hang"), headers=[])
+        assert scope.cancelled_caught and trio.current_time() - t0 < 1.0
+        assert pool.connections == 0  # the half-read connection was closed
+        # ... and its slot given back (max_connections=1).
+        assert (await pool.request(b"GET", _url(server), headers=[])).status == 200
+
+
+@pytest.mark.trio
+async def test_trio_read_timeout(server: _Server) -> None:
+    async with AsyncConnectionPool() as pool:
+        t0 = trio.current_time()
+        with pytest.raises(httpcore.ReadTimeout):
+            await pool.request(
+                b"GET", _url(server, "/hang"), headers=[], extensions=_timeouts(read=0.2)
+            )
+        assert trio.current_time() - t0 < 1.0
+        assert pool.connections == 0
+        assert (await pool.request(b"GET", _url(server), headers=[])).status == 200
+
+
+@pytest.mark.trio
+async def test_trio_cancelled_while_blocked_in_a_write() -> None:
+    """The peer never reads: the request body fills the socket buffers and the write
+    waits (wait_writable); cancelling it ends the request at once."""
+    big = b"x" * (64 * 1024 * 1024)
+    with _raw_server(_never_reads) as srv:
+        async with AsyncConnectionPool(max_connections=1) as pool:
+            t0 = trio.current_time()
+            with trio.move_on_after(0.3) as scope:
+                await pool.request(b"POST", srv.url(), headers=[], content=big)
+            assert scope.cancelled_caught and trio.current_time() - t0 < 2.0
+            assert pool.connections == 0
+            t0 = trio.current_time()
+            with pytest.raises(httpcore.WriteTimeout):
+                await pool.request(
+                    b"POST",
+                    srv.url(),
+                    headers=[],
+                    content=big,
+                    extensions={"timeout": {"write": 0.3, "read": 5.0, "pool": 1.0}},
+                )
+            assert trio.current_time() - t0 < 2.0
+            assert pool.connections == 0
+
+
+@pytest.mark.trio
+async def test_trio_peer_closes_mid_response() -> None:
+    with _raw_server(_closes_mid_response) as srv:
+        async with AsyncConnectionPool() as pool:
+            with pytest.raises((httpcore.RemoteProtocolError, httpcore.ReadError)):
+                await pool.request(b"GET", srv.url(), headers=[])
+            assert pool.connections == 0
+            # Reading the streamed body: the same error surfaces from the body.
+            with pytest.raises((httpcore.RemoteProtocolError, httpcore.ReadError)):
+                async with pool.stream(b"GET", srv.url(), headers=[]) as r:
+                    assert r.status == 200
+                    async for _ in r.aiter_stream():
+                        pass
+            assert pool.connections == 0
+
+
+@pytest.mark.trio
+async def test_trio_discards_an_idle_connection_closed_meanwhile(server: _Server) -> None:
+    """The lean stream's ``is_readable`` sees the server's FIN on an idle connection."""
+    async with AsyncConnectionPool() as pool:
+        assert (await pool.request(b"GET", _url(server, "/drop"), headers=[])).content == b"ok"
+        assert pool.idle == 1
+        await trio.sleep(0.1)
+        for _ in range(3):
+            assert (await pool.request(b"GET", _url(server), headers=[])).content == b"ok"
+        assert pool.connections == 1
+    assert len(server.peers) == 2
+
+
+@pytest.mark.trio
+async def test_trio_aclose_wakes_a_request_blocked_in_a_read(server: _Server) -> None:
+    pool = AsyncConnectionPool()
+    errors: list[BaseException] = []
+
+    async def hang() -> None:
+        try:
+            await pool.request(b"GET", _url(server, "/hang"), headers=[])
+        except httpcore.ReadError as exc:
+            errors.append(exc)
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(hang)
+        await trio.sleep(0.2)
+        t0 = trio.current_time()
+        await pool.aclose()
+    assert trio.current_time() - t0 < 1.0
+    assert len(errors) == 1 and pool.connections == 0
+
+
+@pytest.mark.trio
+async def test_trio_concurrent_requests_on_the_lean_stream(server: _Server) -> None:
+    async with AsyncConnectionPool(max_connections=8) as pool:
+        out: dict[int, bytes] = {}
+
+        async def one(i: int) -> None:
+            r = await pool.request(b"POST", _url(server), headers=[], content=b"x%d" % i)
+            out[i] = r.content
+
+        async with trio.open_nursery() as nursery:
+            for i in range(100):
+                nursery.start_soon(one, i)
+        assert out == {i: b"echo:x%d" % i for i in range(100)}
+        assert pool.connections <= 8
+
+
+@pytest.mark.trio
+async def test_trio_https_keeps_httpcores_stream_and_lean_start_tls_verifies(
+    tls_server: tuple[_Server, str],
+) -> None:
+    import ssl
+
+    from mcp_io_trio._pool import FastBackend
+
+    srv, cert = tls_server
+    ctx = ssl.create_default_context(cafile=cert)
+    async with (
+        AsyncConnectionPool(ssl_context=ctx) as pool,
+        pool.stream(b"GET", _https(srv), headers=[]) as r,
+    ):
+        sock = r.extensions["network_stream"].get_extra_info("socket")
+        assert isinstance(sock, trio.socket.SocketType)  # trio's SSLStream underneath
+        await r.aread()
+    # start_tls on the lean stream hands over to httpcore's trio TLS stream: verified.
+    port = srv.server_address[1]
+    plain = await FastBackend().connect_tcp("127.0.0.1", port, timeout=5.0)
+    with pytest.raises(httpcore.ConnectError):
+        await plain.start_tls(ssl.create_default_context(), "127.0.0.1", timeout=5.0)
+    plain = await FastBackend().connect_tcp("127.0.0.1", port, timeout=5.0)
+    tls = await plain.start_tls(ctx, "127.0.0.1", timeout=5.0)
+    try:
+        await tls.write(b"GET /ok HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n")
+        reply = b""
+        while not reply.endswith(b"ok"):
+            chunk = await tls.read(65536, timeout=5.0)
+            assert chunk
+            reply += chunk
+        assert reply.startswith(b"HTTP/1.1 200")
+    finally:
+        await tls.aclose()
