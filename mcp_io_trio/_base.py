@@ -34,18 +34,39 @@ class SessionExpired(Exception):
 
 
 class _Waiter:
-    __slots__ = ("error", "event", "result")
+    """One request's answer slot. The waiting task parks itself directly
+    (``wait_task_rescheduled``): no ``trio.Event``/``ParkingLot`` per request."""
+
+    __slots__ = ("done", "error", "result", "task")
 
     def __init__(self) -> None:
-        self.event = trio.Event()
+        self.done = False
         self.result: Any = None
         self.error: MCPError | None = None
+        self.task: trio.lowlevel.Task | None = None  # set while the caller is parked
+
+    def finish(self) -> None:
+        self.done = True
+        task = self.task
+        if task is not None:
+            self.task = None
+            trio.lowlevel.reschedule(task)
+
+    def abort(self, _raise_cancel: Any) -> trio.lowlevel.Abort:
+        # The parked caller is being cancelled: forget it (finish() must not wake it).
+        self.task = None
+        return trio.lowlevel.Abort.SUCCEEDED
 
 
 class BaseServer(ServerView):
     """One MCP server (Trio shell). Its background tasks run in the client's nursery."""
 
     type = "base"
+
+    #: Whether ``_transmit`` is always a checkpoint. The stdio transport writes without
+    #: a scheduler pass when the pipe has room; requests and notifications then get
+    #: their checkpoint here (parking for the answer is one).
+    _transmit_checkpoints = True
 
     def __init__(
         self,
@@ -72,6 +93,11 @@ class BaseServer(ServerView):
         self._waiters: dict[Any, _Waiter] = {}
         self._progress: dict[Any, Callable[..., Any]] = {}
         self._random = random.Random()  # jitter for retry backoff (the shell owns randomness)
+        # Request timeouts: one timer task per server sleeps until the earliest deadline
+        # it was given (instead of a cancel scope around every wait).
+        self._timer_deadline = math.inf
+        self._timer_scope: trio.CancelScope | None = None
+        self._timer_running = False
 
     # ------------------------------------------------------------ transport hooks
 
@@ -131,6 +157,9 @@ class BaseServer(ServerView):
     async def cleanup(self) -> None:
         async with self._connect_lock:
             await self._teardown(ConnectionError("the client closed the connection"))
+        if self._timer_scope is not None:
+            # Nothing is pending any more: let the timer task see that and end.
+            self._timer_scope.deadline = -math.inf
 
     async def _teardown(self, error: MCPError) -> None:
         session = self._session
@@ -187,10 +216,16 @@ class BaseServer(ServerView):
         timeout: float | None,
         progress: Callable[..., Any] | None,
     ) -> Any:
-        await self.ensure_connected()
         session = self._session
-        if session is None or session.state is not State.READY:
-            raise ConnectionError(f"server {self.name!r} is not connected")
+        if session is None or session.server is None or not self.is_connected:
+            await self.ensure_connected()
+            session = self._session
+            if session is None or session.state is not State.READY:
+                raise ConnectionError(f"server {self.name!r} is not connected")
+        if not self._transmit_checkpoints:
+            # A call in an already cancelled scope sends nothing (as when the write
+            # itself was the checkpoint). No scheduler pass unless cancelled.
+            await trio.lowlevel.checkpoint_if_cancelled()
         rid = session.send_request(
             method,
             params,
@@ -217,6 +252,8 @@ class BaseServer(ServerView):
         if only_if_connected and not self.is_connected:
             return
         await self.ensure_connected()
+        if not self._transmit_checkpoints:
+            await trio.lowlevel.checkpoint()
         session = self._session
         if session is None:
             raise ConnectionError(f"server {self.name!r} is not connected")
@@ -247,14 +284,20 @@ class BaseServer(ServerView):
 
     async def _wait(self, session: Session, rid: Any, waiter: _Waiter) -> Any:
         try:
-            while not waiter.event.is_set():
-                deadline = session.next_deadline()
-                with trio.move_on_at(math.inf if deadline is None else deadline):
-                    await waiter.event.wait()
-                if not waiter.event.is_set():
-                    await self._expire(session)
+            if not waiter.done:
+                deadline = session.deadline_of(rid)
+                if deadline is not None and deadline < self._timer_deadline:
+                    self._arm_timer(deadline)
+                # Parking is this call's checkpoint; _Waiter.finish() reschedules us.
+                waiter.task = trio.lowlevel.current_task()
+                await trio.lowlevel.wait_task_rescheduled(waiter.abort)
+            elif not self._transmit_checkpoints:
+                # The answer is already here, but the call must still be a checkpoint
+                # (and honour a cancellation).
+                await trio.lowlevel.checkpoint()
         except trio.Cancelled:
             # The caller's own scope was cancelled: abandon the request politely.
+            waiter.task = None
             self._waiters.pop(rid, None)
             self._progress.pop(rid, None)
             if session.cancel_request(rid, "Request cancelled by the client") and (
@@ -269,6 +312,60 @@ class BaseServer(ServerView):
         if waiter.error is not None:
             raise waiter.error
         return waiter.result
+
+    # ------------------------------------------------------------ timeouts
+
+    def _arm_timer(self, deadline: float) -> None:
+        """Make sure the timer task wakes by ``deadline`` (earlier than its current
+        one). Sequential calls with one timeout never get here after the first: each
+        new deadline is later than the one the timer already sleeps towards."""
+        self._timer_deadline = deadline
+        if self._timer_scope is not None:
+            self._timer_scope.deadline = deadline
+        elif not self._timer_running:
+            self._timer_running = True
+            self._nursery().start_soon(self._timer_loop)
+
+    async def _timer_loop(self) -> None:
+        """Sleep until the earliest armed deadline, expire what is due, repeat; end
+        when no request has a deadline (the next one with a deadline restarts it)."""
+        try:
+            while True:
+                with trio.CancelScope(deadline=self._timer_deadline) as scope:
+                    self._timer_scope = scope
+                    await trio.sleep_forever()
+                self._timer_scope = None
+                self._timer_deadline = math.inf
+                session = self._session
+                if session is not None:
+                    try:
+                        await self._expire_due(session)
+                    except Exception:  # never take the client's nursery down
+                        self._logger.exception("server %s: expiring requests failed", self.name)
+                    # (a request may have armed an earlier deadline meanwhile)
+                    after = session.next_deadline()
+                    if after is not None and after < self._timer_deadline:
+                        self._timer_deadline = after
+                if self._timer_deadline == math.inf:
+                    return
+        finally:
+            self._timer_scope = None
+            self._timer_running = False
+            self._timer_deadline = math.inf
+
+    async def _expire_due(self, session: Session) -> None:
+        """The timer's ``_expire``: the ``notifications/cancelled`` go out before the
+        callers see their timeouts (as when each caller expired its own request)."""
+        session.handle_timeout(trio.current_time())
+        events = self._drain(session)
+        try:
+            if events and session is self._session:
+                try:
+                    await self._transmit(session)
+                except (MCPError, SessionExpired):
+                    pass  # best effort (PROG-5): the timeout is what the caller sees
+        finally:
+            self._dispatch(session, events)
 
     async def _expire(self, session: Session) -> None:
         """The core decides what expired; it also queues notifications/cancelled."""
@@ -315,7 +412,7 @@ class BaseServer(ServerView):
                     waiter.result = event.result
                 else:
                     waiter.error = event.error
-                waiter.event.set()
+                waiter.finish()
             elif isinstance(event, ev.ProgressReceived):
                 callback = self._progress.get(event.request_id)
                 if callback is not None:

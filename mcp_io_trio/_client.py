@@ -192,7 +192,15 @@ class Client:
                 return stop.value  # type: ignore[no-any-return]
             value, error = None, None
             try:
-                value = await self._perform(effect)
+                if type(effect) is Call:  # the common effect, without a coroutine of its own
+                    value = await self._servers[effect.server].request(
+                        effect.method,
+                        effect.params,
+                        timeout=effect.timeout,
+                        progress=effect.progress,
+                    )
+                else:
+                    value = await self._perform(effect)
             except MCPError as exc:
                 error = exc
             except Exception as exc:

@@ -1,8 +1,13 @@
 """The Trio shell's stdio server: a child process, reader tasks, a session.
 
 Same protocol core as the blocking shell (``mcp_proto.Session``, ``LineFramer``); only
-the mechanics differ: tasks in the client's nursery instead of threads,
-``trio.move_on_at(deadline)`` instead of timed waits.
+the mechanics differ: tasks in the client's nursery instead of threads, a timer task
+(``BaseServer``) instead of timed waits.
+
+The round trip is kept to two scheduler passes: a small request is written with one
+``os.write`` on the non-blocking pipe (the caller's checkpoint is parking for the
+answer), and the reader task reads before it waits, so it delivers an answer and goes
+back to ``wait_readable`` without a pass of its own.
 """
 
 from __future__ import annotations
@@ -10,7 +15,7 @@ from __future__ import annotations
 import logging
 import os
 import subprocess
-from typing import Any
+from typing import Any, cast
 
 import trio
 
@@ -27,6 +32,12 @@ __all__ = ["StdioServer"]
 
 SHUTDOWN_GRACE = 2.0
 _READ_CHUNK = 65536
+
+
+def _fileno(stream: trio.abc.Stream | trio.abc.SendStream | trio.abc.ReceiveStream | None) -> int:
+    """The fd of one of the child's pipes (a ``trio.lowlevel.FdStream`` on POSIX; -1
+    once closed, so a late write fails with EBADF instead of reaching a reused fd)."""
+    return cast("trio.lowlevel.FdStream", stream).fileno()
 
 
 class _Process:
@@ -68,6 +79,7 @@ class StdioServer(BaseServer):
     (STDIO-10)."""
 
     type = "stdio"
+    _transmit_checkpoints = False  # small writes go out without a scheduler pass
 
     def __init__(self, config: ServerConfig, **kwargs: Any) -> None:
         super().__init__(config, **kwargs)
@@ -109,37 +121,94 @@ class StdioServer(BaseServer):
             if session.data_to_send():
                 raise ConnectionError(f"server {self.name!r} is not connected")
             return
-        # Drain inside the write lock so frames go out in the order they were queued.
-        # Uncontended (the usual case) the lock is taken without a scheduler pass;
-        # send_all provides this call's checkpoint.
-        try:
-            proc.write_lock.acquire_nowait()
-        except trio.WouldBlock:
-            await proc.write_lock.acquire()
-        try:
-            frames = session.data_to_send()
-            if not frames:
-                return
-            stdin = proc.process.stdin
-            assert stdin is not None
+        # Small frames and a pipe with room (the usual case): one os.write, no lock, no
+        # scheduler pass, so this is then not a checkpoint (BaseServer supplies the
+        # callers' checkpoints: _transmit_checkpoints). Anything else goes out under the
+        # write lock, which keeps frames in the order they were queued.
+        lock = proc.write_lock
+        if lock.locked():
+            await lock.acquire()
             try:
-                if max(map(len, frames)) < _READ_CHUNK:
-                    await stdin.send_all(b"".join(frame(f) for f in frames))
-                else:
-                    if not proc.big_pipes:
-                        proc.big_pipes = True
-                        enlarge_pipes(stdin, proc.process.stdout)
-                    # Not joined: copying a large message to append its newline costs
-                    # as much as writing it.
-                    for f in frames:
-                        await stdin.send_all(f)
-                        await stdin.send_all(b"\n")
-            except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
-                error = ConnectionError(f"server {self.name!r}: cannot write to the process: {exc}")
-                self._connection_lost(proc, error)
-                raise error from exc
+                frames = session.data_to_send()
+                if frames:
+                    await self._write_all(proc, self._chunks(proc, frames))
+            finally:
+                lock.release()
+            return
+        frames = session.data_to_send()
+        if not frames:
+            return
+        chunks = self._chunks(proc, frames)
+        sent = 0
+        if len(chunks) == 1:
+            data = chunks[0]
+            try:
+                sent = os.write(_fileno(proc.process.stdin), data)
+            except BlockingIOError:
+                pass
+            except OSError as exc:
+                raise self._write_failed(proc, exc) from exc
+            if sent == len(data):
+                return
+            chunks = [memoryview(data)[sent:]]
+        lock.acquire_nowait()  # free: checked above, and nothing yielded since
+        try:
+            await self._write_all(proc, chunks)
         finally:
-            proc.write_lock.release()
+            lock.release()
+
+    def _chunks(self, proc: _Process, frames: list[bytes]) -> list[bytes | memoryview]:
+        """Small frames joined into one newline-separated write; large ones not copied
+        (appending a newline to a large message costs as much as writing it)."""
+        if max(map(len, frames)) < _READ_CHUNK:
+            if len(frames) == 1:
+                return [frame(frames[0])]
+            return [b"".join([frame(f) for f in frames])]
+        if not proc.big_pipes:
+            proc.big_pipes = True
+            enlarge_pipes(proc.process.stdin, proc.process.stdout)
+        out: list[bytes | memoryview] = []
+        for f in frames:
+            out += (f, b"\n")
+        return out
+
+    async def _write_all(self, proc: _Process, chunks: list[bytes | memoryview]) -> None:
+        """Write ``chunks`` in order, under the write lock, waiting for the pipe.
+
+        Not cancellable: the frames were taken from the session, and they may include
+        other tasks' requests drained with ours, so they all go out even if the caller
+        is cancelled (a frame cut short would also glue half a message to the next).
+        Bounded instead: a server that reads nothing for ``read_timeout`` loses its
+        connection. A caller cancelled before this point sends nothing (BaseServer
+        checks before queueing its request)."""
+        fd = _fileno(proc.process.stdin)
+        limit: float | None = None
+        try:
+            for chunk in chunks:
+                view = memoryview(chunk)
+                while view:
+                    try:
+                        n = os.write(fd, view)
+                    except BlockingIOError:
+                        n = 0
+                    if n:
+                        view = view[n:]
+                    else:
+                        if limit is None:
+                            limit = trio.current_time() + self.read_timeout
+                        with trio.CancelScope(deadline=limit, shield=True) as scope:
+                            await trio.lowlevel.wait_writable(fd)
+                        if scope.cancelled_caught:
+                            raise TimeoutError(
+                                f"the process read nothing for {self.read_timeout} s"
+                            )
+        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
+            raise self._write_failed(proc, exc) from exc
+
+    def _write_failed(self, proc: _Process, exc: BaseException) -> ConnectionError:
+        error = ConnectionError(f"server {self.name!r}: cannot write to the process: {exc}")
+        self._connection_lost(proc, error)
+        return error
 
     # ------------------------------------------------------------ reader side
 
@@ -147,6 +216,14 @@ class StdioServer(BaseServer):
         stdout = proc.process.stdout
         assert stdout is not None
         framer = LineFramer(self.config.max_line_size or self._limits.max_line_size, decode=True)
+        fd = _fileno(stdout)  # non-blocking: trio's FdStream made it so
+        # Read first and wait for the pipe only once it is empty: no scheduler pass of
+        # our own between answers (receive_some checkpoints before every read). A
+        # short read means the pipe was drained: wait rather than try a read that
+        # fails. Two reads in a row without parking yield once, so a flooding server
+        # cannot starve the other tasks.
+        parked = True
+        drained = False
         with proc.reader_scope:
             while True:
                 size = _READ_CHUNK
@@ -155,10 +232,25 @@ class StdioServer(BaseServer):
                     if not proc.big_pipes:
                         proc.big_pipes = True
                         enlarge_pipes(stdout, proc.process.stdin)
-                try:
-                    chunk = await stdout.receive_some(size)
-                except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
-                    chunk = b""
+                chunk: bytes | None = None
+                if drained:
+                    try:
+                        await trio.lowlevel.wait_readable(fd)
+                        parked = True
+                    except (trio.ClosedResourceError, OSError):
+                        chunk = b""
+                if chunk is None:
+                    try:
+                        chunk = os.read(fd, size)
+                    except BlockingIOError:
+                        drained = True
+                        continue
+                    except OSError:
+                        chunk = b""
+                if not parked:
+                    await trio.lowlevel.checkpoint()
+                parked = False
+                drained = len(chunk) < size
                 framer.receive_data(chunk)
                 lines: list[bytes | str] = []
                 try:

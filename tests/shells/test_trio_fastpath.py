@@ -1,0 +1,396 @@
+"""Trio shell: the cheap request path keeps Trio's semantics.
+
+A stdio request is written without a scheduler pass, the caller parks without a
+``trio.Event`` or a cancel scope, and one timer task per server expires requests. These
+tests pin what must not change: every call is a checkpoint (also when its answer is
+already there), a cancelled call abandons its request politely (and a call in an
+already cancelled scope sends nothing), timeouts fire at their own deadline and send
+``notifications/cancelled`` first, and concurrent large and small writes stay whole.
+
+The first group uses an in-memory transport (answers delivered synchronously or by the
+test) to reach each branch deterministically; the second a real stdio server.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+import trio.testing
+
+import mcp_io_trio
+from mcp_io_trio._base import BaseServer
+from mcp_proto import errors
+from mcp_proto.config import config_from_dict
+from mcp_proto.limits import Limits
+from mcp_proto.session import Session
+from mcp_proto.types import Implementation
+
+from .conftest import hostile
+
+RECORDING: list[str] = [sys.executable, str(Path(__file__).with_name("recording_server.py"))]
+
+INIT_RESULT = {
+    "protocolVersion": "2025-11-25",
+    "capabilities": {"tools": {}},
+    "serverInfo": {"name": "loopback", "version": "0"},
+}
+
+
+class _Loopback(BaseServer):
+    """A transport whose ``_transmit`` never yields (like stdio's fast path): it
+    records what is sent and may answer a request on the spot."""
+
+    type = "loopback"
+    _transmit_checkpoints = False
+
+    def __init__(self, nursery: trio.Nursery, **kwargs: Any) -> None:
+        super().__init__(
+            config_from_dict({"command": ["unused"], "read_timeout": 30}),
+            name="loopback",
+            client_info=Implementation("test", "0"),
+            capabilities=dict,
+            limits=Limits(),
+            logger=logging.getLogger("test_trio_fastpath"),
+            on_event=lambda server, event: None,
+            nursery=lambda: nursery,
+        )
+        self.open = False
+        self.sent: list[dict[str, Any]] = []
+        #: called with each request sent after the handshake; returns the result to
+        #: deliver at once, or None to leave it pending
+        self.answer: Callable[[dict[str, Any]], Any] = lambda msg: None
+
+    def _transport_alive(self) -> bool:
+        return self.open
+
+    async def _open(self) -> None:
+        self.open = True
+
+    async def _close(self) -> None:
+        self.open = False
+
+    async def _transmit(self, session: Session, deadline: float | None = None) -> None:
+        for data in session.data_to_send():
+            msg = json.loads(data)
+            self.sent.append(msg)
+            if "id" not in msg or "method" not in msg:
+                continue
+            result = INIT_RESULT if msg["method"] == "initialize" else self.answer(msg)
+            if result is not None:
+                self.respond(msg["id"], result)
+
+    def respond(self, request_id: Any, result: Any) -> None:
+        assert self._session is not None
+        reply = {"jsonrpc": "2.0", "id": request_id, "result": result}
+        self._deliver(self._session, [json.dumps(reply)])
+
+    def requests(self, method: str = "ping") -> list[dict[str, Any]]:
+        return [m for m in self.sent if m.get("method") == method and "id" in m]
+
+    def cancellations(self) -> list[dict[str, Any]]:
+        return [m["params"] for m in self.sent if m.get("method") == "notifications/cancelled"]
+
+
+@pytest.mark.trio
+async def test_answer_already_there_is_still_a_checkpoint() -> None:
+    async with trio.open_nursery() as nursery:
+        server = _Loopback(nursery)
+        await server.ensure_connected()
+        server.answer = lambda msg: {"n": 1}
+        with trio.testing.assert_checkpoints():
+            assert await server.request("ping") == {"n": 1}
+        await server.cleanup()
+
+
+@pytest.mark.trio
+async def test_cancelled_while_the_answer_is_already_there() -> None:
+    """The scope is cancelled after the request went out and its answer arrived, but
+    before the caller's checkpoint: the call raises Cancelled (the answer is dropped),
+    and nothing more is sent (the request is no longer pending)."""
+    async with trio.open_nursery() as nursery:
+        server = _Loopback(nursery)
+        await server.ensure_connected()
+        with trio.CancelScope() as scope:
+
+            def answer_then_cancel(msg: dict[str, Any]) -> Any:
+                scope.cancel()
+                return {"n": 1}
+
+            server.answer = answer_then_cancel
+            await server.request("ping")
+        assert scope.cancelled_caught
+        assert len(server.requests()) == 1
+        assert server.cancellations() == []
+        assert server._waiters == {}
+        server.answer = lambda msg: {"n": 2}
+        assert await server.request("ping") == {"n": 2}
+        await server.cleanup()
+
+
+@pytest.mark.trio
+async def test_cancelled_while_waiting_sends_notifications_cancelled() -> None:
+    async with trio.open_nursery() as nursery:
+        server = _Loopback(nursery)
+        await server.ensure_connected()
+        with trio.move_on_after(0.2) as scope:
+            await server.request("ping")
+        assert scope.cancelled_caught
+        [request] = server.requests()
+        assert server.cancellations() == [
+            {"requestId": request["id"], "reason": "Request cancelled by the client"}
+        ]
+        assert server._waiters == {}
+        server.respond(request["id"], {"late": True})  # discarded, nobody waits for it
+        server.answer = lambda msg: {"n": 2}
+        assert await server.request("ping") == {"n": 2}
+        await server.cleanup()
+
+
+@pytest.mark.trio
+async def test_call_in_an_already_cancelled_scope_sends_nothing() -> None:
+    async with trio.open_nursery() as nursery:
+        server = _Loopback(nursery)
+        await server.ensure_connected()
+        server.answer = lambda msg: {"n": 1}
+        with trio.CancelScope() as scope:
+            scope.cancel()
+            await server.request("ping")
+        assert scope.cancelled_caught
+        assert server.requests() == []
+        assert server.cancellations() == []
+        with trio.CancelScope() as scope:
+            scope.cancel()
+            await server.notify("notifications/roots/list_changed")
+        assert scope.cancelled_caught
+        assert [m["method"] for m in server.sent] == [
+            "initialize",
+            "notifications/initialized",
+        ]
+        await server.cleanup()
+
+
+@pytest.mark.trio
+async def test_notify_is_a_checkpoint() -> None:
+    async with trio.open_nursery() as nursery:
+        server = _Loopback(nursery)
+        await server.ensure_connected()
+        with trio.testing.assert_checkpoints():
+            await server.notify("notifications/roots/list_changed")
+        assert server.sent[-1]["method"] == "notifications/roots/list_changed"
+        await server.cleanup()
+
+
+@pytest.mark.trio
+async def test_each_request_times_out_at_its_own_deadline(autojump_clock: Any) -> None:
+    """One timer task serves every request: a later request with a shorter timeout
+    re-arms it earlier; the cancellation goes out before the caller sees the timeout."""
+    failed: dict[str, float] = {}
+    ids: dict[str, Any] = {}
+    async with trio.open_nursery() as nursery:
+        server = _Loopback(nursery)
+        await server.ensure_connected()
+        t0 = trio.current_time()
+
+        async def call(label: str, timeout: float) -> None:
+            with pytest.raises(errors.RequestTimeoutError):
+                await server.request("ping", timeout=timeout)
+            failed[label] = trio.current_time() - t0
+            expected = {"requestId": ids[label], "reason": "Request timed out"}
+            assert expected in server.cancellations()
+
+        async def answered() -> None:
+            assert await server.request("ping", timeout=2.0) == {"ok": True}
+
+        async with trio.open_nursery() as calls:
+            calls.start_soon(call, "long", 10.0)
+            await trio.sleep(0.5)
+            ids["long"] = server.requests()[-1]["id"]
+            calls.start_soon(call, "short", 1.0)
+            await trio.sleep(0.1)
+            ids["short"] = server.requests()[-1]["id"]
+            calls.start_soon(answered)
+            await trio.sleep(0.1)
+            server.respond(server.requests()[-1]["id"], {"ok": True})  # before its deadline
+        assert 1.5 <= failed["short"] < 1.6
+        assert 10.0 <= failed["long"] < 10.1
+        assert len(server.cancellations()) == 2
+        assert server._waiters == {}
+        await server.cleanup()
+    assert not server._timer_running
+
+
+@pytest.mark.trio
+async def test_the_timer_task_does_not_outlive_cleanup() -> None:
+    """A far deadline must not keep the nursery open once the server is cleaned up."""
+    with trio.fail_after(5):
+        async with trio.open_nursery() as nursery:
+            server = _Loopback(nursery)
+            await server.ensure_connected()
+
+            async def answer_soon() -> None:
+                await trio.sleep(0.05)
+                server.respond(server.requests()[-1]["id"], {})
+
+            nursery.start_soon(answer_soon)
+            assert await server.request("ping", timeout=3600) == {}
+            assert server._timer_running
+            await server.cleanup()
+    assert not server._timer_running
+
+
+# ------------------------------------------------------------------ real stdio server
+
+
+def test_stdio_calls_and_notifications_are_checkpoints() -> None:
+    async def main() -> None:
+        with trio.fail_after(30):
+            async with mcp_io_trio.connect(RECORDING) as c:
+                await c.list_tools()
+                for _ in range(3):
+                    with trio.testing.assert_checkpoints():
+                        await c.ping()
+                with trio.testing.assert_checkpoints():
+                    await c.send_notification("notifications/custom", {"x": 1})
+                with trio.testing.assert_checkpoints():
+                    result = await c.call_tool("notifications")
+                notes = json.loads(result["content"][0]["text"])
+                assert {"method": "notifications/custom", "params": {"x": 1}} in notes
+
+    trio.run(main)
+
+
+def test_stdio_call_in_a_cancelled_scope_sends_nothing(tmp_path: Path) -> None:
+    """Against a server that logs every notifications/cancelled: a call whose scope is
+    already cancelled neither sends its request nor has anything to cancel."""
+    log = tmp_path / "cancelled.log"
+
+    async def main() -> None:
+        with trio.fail_after(30):
+            async with mcp_io_trio.connect(hostile("cancel_log", str(log))) as c:
+                await c.list_tools()
+                with trio.CancelScope() as scope:
+                    scope.cancel()
+                    await c.call_tool("t")
+                assert scope.cancelled_caught
+                # A cancelled call whose request did go out is cancelled politely;
+                # the server logs it, which also shows the first one logged nothing.
+                with trio.move_on_after(0.2) as scope:
+                    await c.call_tool("t")
+                assert scope.cancelled_caught
+                with trio.move_on_after(10):
+                    while not (log.exists() and "CANCELLED" in log.read_text()):
+                        await trio.sleep(0.02)
+                assert await c.ping() == {}
+
+    trio.run(main)
+    [line] = log.read_text(encoding="utf-8").splitlines()
+    note = json.loads(line.split(" ", 1)[1])
+    assert note["params"]["reason"] == "Request cancelled by the client"
+
+
+def test_stdio_concurrent_large_and_small_writes_stay_whole() -> None:
+    """Large frames (write lock, partial writes) and small ones (written at once when
+    the lock is free) from many tasks: every request reaches the server intact."""
+
+    async def main() -> None:
+        with trio.fail_after(60):
+            async with mcp_io_trio.connect(RECORDING) as c:
+                await c.list_tools()
+                results: dict[int, Any] = {}
+
+                async def one(i: int) -> None:
+                    size = 300_000 if i % 3 == 0 else 10
+                    await c.send_notification("notifications/custom", {"i": i, "pad": "x" * size})
+                    results[i] = await c.call_tool("init", {"i": i, "pad": "y" * size})
+
+                async with trio.open_nursery() as nursery:
+                    for i in range(30):
+                        nursery.start_soon(one, i)
+                assert sorted(results) == list(range(30))
+                notes = json.loads((await c.call_tool("notifications"))["content"][0]["text"])
+                got = sorted(
+                    n["params"]["i"] for n in notes if n["method"] == "notifications/custom"
+                )
+                assert got == list(range(30))
+                for n in notes:
+                    if n["method"] == "notifications/custom":
+                        i = n["params"]["i"]
+                        assert n["params"]["pad"] == "x" * (300_000 if i % 3 == 0 else 10)
+
+    trio.run(main)
+
+
+STALLING_SERVER = r"""
+import json, os, sys, time
+buf = b""
+corrupt = 0
+notes = []
+def send(obj):
+    os.write(1, json.dumps(obj).encode() + b"\n")
+while True:
+    chunk = os.read(0, 65536)
+    if not chunk:
+        break
+    buf += chunk
+    while b"\n" in buf:
+        line, buf = buf.split(b"\n", 1)
+        try:
+            msg = json.loads(line)
+        except ValueError:
+            corrupt += 1
+            continue
+        method, rid = msg.get("method"), msg.get("id")
+        if rid is None:
+            if method == "notifications/stall":
+                time.sleep(1.0)  # reads nothing meanwhile: the client's pipe fills up
+            elif method == "notifications/x":
+                notes.append(msg["params"])
+            continue
+        if method == "initialize":
+            result = {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+                      "serverInfo": {"name": "stalling", "version": "0"}}
+        elif method == "tools/list":
+            result = {"tools": [{"name": "stats", "inputSchema": {"type": "object"}}]}
+        elif method == "tools/call":
+            ok = all(n["pad"] == "z" * 10000 for n in notes)
+            text = json.dumps({"corrupt": corrupt, "notes": len(notes), "intact": ok})
+            result = {"content": [{"type": "text", "text": text}]}
+        else:
+            result = {}
+        send({"jsonrpc": "2.0", "id": rid, "result": result})
+"""
+
+
+def test_stdio_cancelled_mid_frame_leaves_no_corrupt_line(tmp_path: Path) -> None:
+    """Frames larger than PIPE_BUF can be written in part when the pipe is nearly full.
+    If the caller is cancelled then, the rest of the frame still goes out (shielded,
+    bounded): the server never reads half a message glued to the next one."""
+    script = tmp_path / "stalling_server.py"
+    script.write_text(STALLING_SERVER, encoding="utf-8")
+
+    async def main() -> None:
+        with trio.fail_after(30):
+            async with mcp_io_trio.connect([sys.executable, str(script)]) as c:
+                await c.list_tools()
+                await c.send_notification("notifications/stall")
+                sent = 0
+                with trio.move_on_after(0.3) as scope:
+                    while True:  # fills the pipe, then blocks in a partial write
+                        await c.send_notification("notifications/x", {"pad": "z" * 10000})
+                        sent += 1
+                assert scope.cancelled_caught
+                assert sent > 3
+                for _ in range(3):  # more frames after the interrupted one
+                    await c.send_notification("notifications/x", {"pad": "z" * 10000})
+                    sent += 1
+                stats = json.loads((await c.call_tool("stats"))["content"][0]["text"])
+                assert stats == {"corrupt": 0, "notes": sent, "intact": True}
+
+    trio.run(main)
