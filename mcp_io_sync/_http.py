@@ -40,6 +40,7 @@ from mcp_proto.sse import SSEEvent, SSEParser
 from ._base import BaseServer, SessionExpired
 from ._http_common import (
     ERROR_BODY_CAP,
+    GET_READY_WAIT,
     HTTPCORE_ERRORS,
     MAX_CONNECTIONS,
     MAX_RESUMES,
@@ -376,15 +377,31 @@ class StreamableHttpServer(_HttpServer):
 
     def _after_handshake(self, session: Session, info: ServerInfo) -> None:
         super()._after_handshake(session, info)
+        answered = threading.Event()
         thread = threading.Thread(
-            target=self._get_loop, args=(session,), name=f"mcp-get-{self.name}", daemon=True
+            target=self._get_loop,
+            args=(session, answered),
+            name=f"mcp-get-{self.name}",
+            daemon=True,
         )
         self._threads.append(thread)
         thread.start()
+        # A server sends what is not tied to a request (list_changed, say, caused by the
+        # first call) on the GET stream, and only if that stream is open then: wait
+        # briefly for the server to answer the GET before the first request goes out.
+        answered.wait(min(self.read_timeout, GET_READY_WAIT))
 
-    def _get_loop(self, session: Session) -> None:
+    def _get_loop(self, session: Session, answered: threading.Event | None = None) -> None:
         """The optional GET stream: opened after initialize, resumed with
-        Last-Event-ID when it drops, abandoned if the server does not offer one."""
+        Last-Event-ID when it drops, abandoned if the server does not offer one.
+        ``answered`` is set once the server answered (or failed) the first GET."""
+        try:
+            self._get_streams(session, answered)
+        finally:
+            if answered is not None:
+                answered.set()
+
+    def _get_streams(self, session: Session, answered: threading.Event | None) -> None:
         failures = 0
         stop = self._stop
         while not stop.is_set() and session is self._session:
@@ -403,6 +420,8 @@ class StreamableHttpServer(_HttpServer):
                         header(response.headers, b"content-type"),
                         sent_session=self._state.session_id is not None,
                     )
+                    if answered is not None:
+                        answered.set()
                     if kind is ResponseKind.SSE:
                         failures = 0
                         with self._tracked(response):

@@ -104,3 +104,8 @@ class PostHeads:
             heads = enc(state.post_headers(streamable=self._streamable, gzip=self._gzip))
             self._cached = cached = (key, heads)
         return cached[1]
+
+
+# How long connecting waits for the server to answer the Streamable HTTP GET stream
+# (capped by read_timeout) before the first request; see _after_handshake.
+GET_READY_WAIT = 2.0

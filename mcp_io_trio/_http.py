@@ -17,6 +17,7 @@ import trio
 
 from mcp_io_sync._http_common import (
     ERROR_BODY_CAP,
+    GET_READY_WAIT,
     HTTPCORE_ERRORS,
     MAX_CONNECTIONS,
     MAX_RESUMES,
@@ -360,10 +361,27 @@ class StreamableHttpServer(_HttpServer):
 
     async def _after_handshake(self, session: Session, info: ServerInfo) -> None:
         await super()._after_handshake(session, info)
-        self._nursery().start_soon(self._get_loop, session, self._scope)
+        answered = trio.Event()
+        self._nursery().start_soon(self._get_loop, session, self._scope, answered)
+        # As in the blocking shell: give the server a moment to open the GET stream, so
+        # that what it sends there right after the handshake is not lost.
+        with trio.move_on_after(min(self.read_timeout, GET_READY_WAIT)):
+            await answered.wait()
 
-    async def _get_loop(self, session: Session, scope: trio.CancelScope) -> None:
-        """The optional GET stream, resumed with Last-Event-ID when it drops."""
+    async def _get_loop(
+        self, session: Session, scope: trio.CancelScope, answered: trio.Event | None = None
+    ) -> None:
+        """The optional GET stream, resumed with Last-Event-ID when it drops.
+        ``answered`` is set once the server answered (or failed) the first GET."""
+        try:
+            await self._get_streams(session, scope, answered)
+        finally:
+            if answered is not None:
+                answered.set()
+
+    async def _get_streams(
+        self, session: Session, scope: trio.CancelScope, answered: trio.Event | None
+    ) -> None:
         failures = 0
         with scope:
             while session is self._session:
@@ -382,6 +400,8 @@ class StreamableHttpServer(_HttpServer):
                             header(response.headers, b"content-type"),
                             sent_session=self._state.session_id is not None,
                         )
+                        if answered is not None:
+                            answered.set()
                         if kind is ResponseKind.SSE:
                             failures = 0
                             await self._consume_sse(session, response, None, [None])
