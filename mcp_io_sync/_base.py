@@ -213,23 +213,34 @@ class BaseServer(ServerView):
     # the others get one request at a time from request_many.
     _pipelines = False
 
+    # Threads request_many uses for a transport that cannot pipeline (HTTP).
+    _MANY_THREADS = 16
+
+    def _outcome_of(self, call: Call) -> tuple[Any, MCPError | None]:
+        try:
+            result = self.request(
+                call.method, call.params, timeout=call.timeout, progress=call.progress
+            )
+        except MCPError as exc:
+            return None, exc
+        return result, None
+
     def request_many(self, calls: Sequence[Call]) -> list[tuple[Any, MCPError | None]]:
         """Several requests at once: each outcome is (result, None) or (None, error).
 
-        Over a pipelining transport every request is queued, the lot is written in one
-        go, then the answers are awaited in turn (the first wait reads for all of them).
-        Otherwise each goes through ``request`` (with its retries)."""
-        outcomes: list[tuple[Any, MCPError | None]] = []
+        Over a pipelining transport (stdio) every request is queued, the lot is written
+        in one go, then the answers are awaited in turn (the first wait reads for all of
+        them). Otherwise (HTTP: one request per POST) each goes through ``request``, with
+        its retries, on up to ``_MANY_THREADS`` threads at once."""
         if not self._pipelines or len(calls) < 2:
-            for call in calls:
-                try:
-                    result = self.request(
-                        call.method, call.params, timeout=call.timeout, progress=call.progress
-                    )
-                    outcomes.append((result, None))
-                except MCPError as exc:
-                    outcomes.append((None, exc))
-            return outcomes
+            if len(calls) < 2:
+                return [self._outcome_of(call) for call in calls]
+            from concurrent.futures import ThreadPoolExecutor
+
+            workers = min(len(calls), self._MANY_THREADS)
+            with ThreadPoolExecutor(workers, thread_name_prefix=f"mcp-{self.name}") as pool:
+                return list(pool.map(self._outcome_of, calls))
+        outcomes: list[tuple[Any, MCPError | None]] = []
         try:
             self.ensure_connected()
         except MCPError as exc:

@@ -114,6 +114,11 @@ slow                   tools/call is never answered: no status line at all (with
                        client closes it. notifications/cancelled POSTs -> 202 (recorded, and
                        ``recorder.cancelled()`` returns their params); note "slow: client closed"
                        when a held connection ends.
+batch                  every tools/call is held until ``arguments.batch`` of them are in flight at
+                       once, then all are answered, each with its ``arguments.text``; a call still
+                       held after ``batch_wait`` s (default 10) is answered with ``isError``
+                       "batch: only N calls came".
+                       A client that sends one call at a time never gets an answer in time.
 legacy_sse_ok          well-behaved legacy HTTP+SSE: GET /sse (or GET /) -> ``event: endpoint``,
                        ``data: /messages?session=abc`` (the 2nd stream gets abc-2, ...);
                        POST /messages?session=<id> -> 202 "Accepted", the JSON-RPC reply comes on
@@ -171,6 +176,7 @@ STREAMABLE_MODES = frozenset(
         "jsonrpc_400",
         "forbidden_scope",
         "slow",
+        "batch",
     }
 )
 LEGACY_MODES = frozenset({"cross_origin_endpoint", "legacy_sse_ok"})
@@ -187,6 +193,7 @@ OPTIONS: dict[str, dict[str, Any]] = {
     "session_expired": {"expirations": 1, "expire_on": "any"},
     "drop_mid_stream": {"retry_ms": 100, "resume": "ok", "drop": "fin"},
     "legacy_sse_ok": {"keepalive": 15.0},
+    "batch": {"batch_wait": 10.0},
 }
 HUGE_ID_VARIANTS = ("huge", "cr", "crlf", "nonascii", "nul")
 ENDPOINT_VARIANTS = ("port", "host", "evil", "scheme", "userinfo", "netpath")
@@ -754,6 +761,9 @@ class HostileHTTPServer:
         self.recorder = Recorder(log_path)
         self.stopping = threading.Event()
         self._lock = threading.Lock()
+        self._batch = threading.Condition()  # the batch mode's calls in flight
+        self._batch_held = 0
+        self._batch_round = 0
         self._threads: list[threading.Thread] = []
         self._conns: set[_Connection] = set()
         self._listeners: list[socket.socket] = []
@@ -931,8 +941,32 @@ class HostileHTTPServer:
         if method == "tools/list":
             return rpc_result(req_id, {"tools": [TOOL]})
         if method == "tools/call":
+            if self.mode == "batch":
+                return rpc_result(req_id, self._batch_call(params))
             return rpc_result(req_id, OK_RESULT)
         return rpc_error(req_id, -32601, f"Method not found: {method}")
+
+    def _batch_call(self, params: dict[str, Any]) -> dict[str, Any]:
+        """Hold this call (its handler thread) until ``arguments.batch`` are held."""
+        args = params.get("arguments") if isinstance(params.get("arguments"), dict) else {}
+        want = args.get("batch") if isinstance(args.get("batch"), int) else 1
+        deadline = time.monotonic() + float(self.opts["batch_wait"])
+        with self._batch:
+            self._batch_held += 1
+            my_round = self._batch_round
+            if self._batch_held >= want:
+                self._batch_held = 0
+                self._batch_round += 1
+                self._batch.notify_all()
+            while self._batch_round == my_round:
+                left = deadline - time.monotonic()
+                if left <= 0 or self.stopping.is_set():
+                    self._batch_held -= 1
+                    text = f"batch: only {self._batch_held + 1} calls came"
+                    return {"content": [{"type": "text", "text": text}], "isError": True}
+                self._batch.wait(min(left, TICK))
+        text = str(args.get("text", "ok"))
+        return {"content": [{"type": "text", "text": text}], "isError": False}
 
     # -- Streamable HTTP
     def _reply(self, ex: Exchange, msg: Any, headers: list[tuple[str, str]] | None = None) -> None:

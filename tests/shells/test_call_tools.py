@@ -14,6 +14,7 @@ import pytest
 
 from mcp_proto import errors
 
+from ._http_support import hostile_http_server
 from .conftest import SDK_SERVER, Shell, hostile, text_of
 
 pytestmark = pytest.mark.peer
@@ -95,3 +96,18 @@ def test_many_callers_at_once_all_get_their_answers(shell: Shell) -> None:
             assert [text_of(r) for r in results] == [f"r{i}" for i in range(40)]
 
     shell.run(scenario, hostile("batch"))
+
+
+def test_concurrent_calls_over_http_are_all_in_flight(shell: Shell) -> None:
+    """Over HTTP each call is a POST of its own: concurrent ones are all in flight at
+    once (the server answers none before 12 have arrived), sequential ones are not."""
+    with hostile_http_server("batch", batch_wait=1.0) as peer:
+
+        async def scenario(c: Any) -> None:
+            results = await c.call_tools(_batch(12), concurrent=True)
+            assert [text_of(r) for r in results] == [f"r{i}" for i in range(12)]
+            results = await c.call_tools(_batch(2))  # one at a time: the server gives up
+            assert [r["isError"] for r in results] == [True, True]
+            assert text_of(results[0]) == "batch: only 1 calls came"
+
+        shell.run(scenario, peer.url, read_timeout=30.0)
