@@ -71,6 +71,7 @@ class Metric:
     higher_is_better: bool
     target: float | None
     fmt: str = "{:.0f}"
+    sdk_from: str | None = None  # the workload whose SDK median the ratio uses
 
 
 def _metrics() -> list[Metric]:
@@ -97,6 +98,16 @@ def _metrics() -> list[Metric]:
                 "calls/s",
                 True,
                 3.0,
+            ),
+            Metric(
+                "conc_many",
+                mode,
+                "calls_per_s",
+                f"[{mode}]   (info) sync, call_tools(concurrent=True)",
+                "calls/s",
+                True,
+                None,
+                sdk_from="conc",
             ),
             Metric(
                 "conc",
@@ -325,14 +336,24 @@ def run_sync(args: argparse.Namespace, url: str, pid: int) -> dict[str, Any]:
     def echo(text: str) -> str:
         return client.call_tool("echo", {"text": text})["content"][0]["text"]  # type: ignore[no-any-return]
 
-    pool = ThreadPoolExecutor(max_workers=args.concurrency)
+    # Concurrent calls: call_tools(concurrent=True), the blocking client's API for them,
+    # or with --threads N, N threads each calling call_tool.
+    pool = ThreadPoolExecutor(max_workers=args.threads) if args.threads else None
+
+    def batch(texts: list[str]) -> list[str]:
+        if pool is not None:
+            return list(pool.map(echo, texts))
+        calls = [{"name": "echo", "arguments": {"text": t}} for t in texts]
+        return [r["content"][0]["text"] for r in client.call_tools(calls, concurrent=True)]
+
     try:
         assert [t.name for t in client.list_tools()] == ["echo"]
-        result = _run_sync_workload(args, echo, lambda texts: list(pool.map(echo, texts)), pid)
+        result = _run_sync_workload(args, echo, batch, pid)
         result["protocol_version"] = client.servers[0].protocol_version
         return result
     finally:
-        pool.shutdown()
+        if pool is not None:
+            pool.shutdown()
         client.close()
 
 
@@ -409,6 +430,12 @@ def worker_main(argv: list[str]) -> None:
     p.add_argument("--n", type=int, default=2000)
     p.add_argument("--rounds", type=int, default=20)
     p.add_argument("--concurrency", type=int, default=100)
+    p.add_argument(
+        "--threads",
+        type=int,
+        default=0,
+        help="sync conc: N threads calling call_tool (0: call_tools(concurrent=True))",
+    )
     p.add_argument("--warmup", type=int, default=100)
     p.add_argument("--profile", metavar="FILE", help="cProfile the timed section (calling thread)")
     args = p.parse_args(argv)
@@ -444,9 +471,11 @@ def _stdio_bench() -> Any:
     return run
 
 
-def run_worker(client: str, workload: str, mode: str, st: Settings) -> dict[str, Any]:
+def run_worker(
+    client: str, workload: str, mode: str, st: Settings, threads: int = 0
+) -> dict[str, Any]:
     sb = _stdio_bench()
-    extra = ["--warmup", str(st.warmup)]
+    extra = ["--warmup", str(st.warmup), "--threads", str(threads)]
     extra += ["--n", str(st.seq_calls)] if workload == "seq" else ["--rounds", str(st.conc_rounds)]
     cmd = [PY, os.path.abspath(__file__), "--worker", client, workload, mode, *extra]
     last = ""
@@ -486,8 +515,12 @@ def collect(only: set[str], st: Settings, log: Any) -> dict[str, Any]:
                 order = clients[k % len(clients) :] + clients[: k % len(clients)]
                 k += rep + 1
                 for c in order:
-                    r = run_worker(c, workload, mode, st)
+                    r = run_worker(c, workload, mode, st, threads=100)
                     samples.setdefault(f"{workload}.{mode}", {}).setdefault(c, []).append(r)
+                    if c == "sync" and workload == "conc":
+                        r = run_worker(c, workload, mode, st, threads=0)
+                        key = f"conc_many.{mode}"
+                        samples.setdefault(key, {}).setdefault(c, []).append(r)
         log(f"  repeat {rep + 1}/{st.reps} done in {time.perf_counter() - t0:.0f} s")
     return {"clients": clients, "workloads": workloads, "modes": modes, "samples": samples}
 
@@ -524,7 +557,8 @@ def render(
             continue
         row = [m.label, m.unit, "higher" if m.higher_is_better else "lower"]
         row += [m.fmt.format(cells[c]["median"]) if c in cells else "-" for c in clients]
-        sdk = cells.get("sdk", {}).get("median")
+        sdk_cells = summary.get(f"{m.sdk_from}.{m.mode}.{m.key}", {}) if m.sdk_from else cells
+        sdk = sdk_cells.get("sdk", {}).get("median")
         ratios = {c: (cells[c]["median"] / sdk if c in cells and sdk else None) for c in clients}
         row += [f"{ratios[c]:.2f}x" if ratios[c] is not None else "-" for c in ours]
         row.append(
@@ -558,7 +592,8 @@ def render(
         "ratios: ours/SDK of the medians ('better' gives the direction); raw/sdk = the floor.",
         f"runs: sequential {st.seq_calls} calls; concurrent {st.conc_rounds} rounds of 100 "
         f"calls; each in a fresh process with its own server, x{st.reps}; medians.",
-        "100 concurrent: sync = ThreadPoolExecutor(100); trio = nursery of 100 tasks;",
+        "100 concurrent: sync = ThreadPoolExecutor(100) calling call_tool (info row: one",
+        "call_tools(calls, concurrent=True), POSTs from 64 threads); trio = 100 tasks;",
         "sdk = asyncio.gather; raw = ThreadPoolExecutor(100) over one httpcore pool.",
         "client CPU per call: user+sys of the client process (all threads) / timed calls;",
         "server CPU (info): the same for the server process (equal work for every client).",

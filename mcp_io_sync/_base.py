@@ -84,6 +84,7 @@ class BaseServer(ServerView):
         self._connect_lock = threading.Lock()
         self._session: Session | None = None
         self._waiters: dict[Any, _Waiter] = {}
+        self._many_pool: Any = None  # request_many's threads (HTTP), made on first use
         self._progress: dict[Any, Callable[..., Any]] = {}
         self._random = random.Random()  # jitter for retry backoff (the shell owns randomness)
 
@@ -151,6 +152,9 @@ class BaseServer(ServerView):
         next request reconnects."""
         with self._connect_lock:
             self._teardown(ConnectionError("the client closed the connection"))
+        pool, self._many_pool = self._many_pool, None
+        if pool is not None:
+            pool.shutdown(wait=False)
 
     def _teardown(self, error: MCPError) -> None:
         with self._lock:
@@ -213,8 +217,9 @@ class BaseServer(ServerView):
     # the others get one request at a time from request_many.
     _pipelines = False
 
-    # Threads request_many uses for a transport that cannot pipeline (HTTP).
-    _MANY_THREADS = 16
+    # Threads request_many uses for a transport that cannot pipeline (HTTP): as many as
+    # the connection pool holds (MAX_CONNECTIONS), so every POST can be in flight.
+    _MANY_THREADS = 64
 
     def _outcome_of(self, call: Call) -> tuple[Any, MCPError | None]:
         try:
@@ -235,11 +240,16 @@ class BaseServer(ServerView):
         if not self._pipelines or len(calls) < 2:
             if len(calls) < 2:
                 return [self._outcome_of(call) for call in calls]
-            from concurrent.futures import ThreadPoolExecutor
+            pool = self._many_pool
+            if pool is None:
+                from concurrent.futures import ThreadPoolExecutor
 
-            workers = min(len(calls), self._MANY_THREADS)
-            with ThreadPoolExecutor(workers, thread_name_prefix=f"mcp-{self.name}") as pool:
-                return list(pool.map(self._outcome_of, calls))
+                # Kept for the next round (threads are started as needed, up to the
+                # bound); shut down by cleanup().
+                pool = self._many_pool = ThreadPoolExecutor(
+                    self._MANY_THREADS, thread_name_prefix=f"mcp-{self.name}"
+                )
+            return list(pool.map(self._outcome_of, calls))
         outcomes: list[tuple[Any, MCPError | None]] = []
         try:
             self.ensure_connected()
