@@ -656,8 +656,15 @@ def main() -> None:
         metavar="S",
         help="before each sample wait up to S seconds for the machine to calm down (0 = never)",
     )
+    p.add_argument(
+        "--cpus",
+        help="diagnostic: pin this driver and so every worker and server it starts to these "
+        "CPUs (e.g. 0); the default is no pinning, as a user would run",
+    )
     p.add_argument("--out", help="JSON output path (default bench/results/http-<timestamp>.json)")
     args = p.parse_args()
+    if args.cpus:
+        os.sched_setaffinity(0, {int(x) for x in args.cpus.split(",")})  # inherited
     only = {x.strip() for x in args.only.split(",") if x.strip()}
     unknown = only - set(CLIENTS) - set(WORKLOADS) - set(MODES)
     if unknown:
@@ -677,6 +684,7 @@ def main() -> None:
         "platform": platform.platform(),
         "cpu_count": os.cpu_count(),
         "loadavg_start": os.getloadavg(),
+        "pinned_cpus": args.cpus,
     }
     before = sb.source_state()
     log(
