@@ -129,6 +129,8 @@ class ClientCore:
         # Bumped by list_changed so that a list fetched while a change was announced is
         # not stored over the invalidation (it may already be stale).
         self._generation: dict[tuple[str, str], int] = {}
+        # (server, kind) -> (the cached list it indexes, name -> items): see _by_name.
+        self._name_index: dict[tuple[str, str], tuple[list[Any], dict[str, list[Any]]]] = {}
 
     # ------------------------------------------------------------------ config
 
@@ -210,6 +212,7 @@ class ClientCore:
         key = (server, kind)
         self._generation[key] = self._generation.get(key, 0) + 1
         self._store(kind).pop(server, None)
+        self._name_index.pop(key, None)
 
     def _store(self, kind: str) -> dict[str, list[Any]]:
         stores: dict[str, dict[str, list[Any]]] = {
@@ -282,9 +285,30 @@ class ClientCore:
         """Tools of every server (or one), cached until ``list_changed`` (TOOL-1)."""
         return (yield from self._list_across("tools", cache, server))
 
+    def _by_name(self, server: str, kind: str, items: list[Any]) -> dict[str, list[Any]]:
+        """``items`` (a server's cached list) indexed by name, kept until the cached list
+        is replaced: resolving a name on a server with hundreds of tools is then one dict
+        lookup per call instead of a scan."""
+        known = self._name_index.get((server, kind))
+        if known is not None and known[0] is items:
+            return known[1]
+        index: dict[str, list[Any]] = {}
+        for item in items:
+            index.setdefault(item.name, []).append(item)
+        self._name_index[(server, kind)] = (items, index)
+        return index
+
     def _resolve(self, kind: str, name: str, server: Any) -> Op[Any]:
-        items = yield from self._list_across(kind, True, server)
-        matches = [i for i in items if i.name == name]
+        store = self._store(kind)
+        names = self._servers_for(server)
+        matches: list[Any]
+        if all(n in store for n in names):  # every list cached: no effects needed
+            matches = []
+            for n in names:
+                matches += self._by_name(n, kind, store[n]).get(name, ())
+        else:
+            items = yield from self._list_across(kind, True, server)
+            matches = [i for i in items if i.name == name]
         if not matches:
             # The cache may predate the item: refetch once before giving up.
             items = yield from self._list_across(kind, False, server)

@@ -18,6 +18,7 @@ response becomes a ``RequestFailed`` event carrying a typed ``ServerError``.
 from __future__ import annotations
 
 import enum
+import heapq
 import json
 from collections import deque
 from typing import Any, Final
@@ -187,6 +188,11 @@ class Session:
         self.server: ServerInfo | None = None
         self._next_id = 1
         self._pending: dict[jsonrpc.RequestId, _Pending] = {}
+        # (deadline, sequence, request id) of pending requests with a deadline, as a heap:
+        # next_deadline() is then O(1) amortized, not a scan of every pending request per
+        # wait (O(n²) per round of n concurrent calls). Entries of finished requests are
+        # dropped lazily, and the heap is rebuilt when they outnumber the live ones.
+        self._deadlines: list[tuple[float, int, jsonrpc.RequestId]] = []
         self._progress: dict[jsonrpc.RequestId, jsonrpc.RequestId] = {}  # token -> id
         self._outbox: list[bytes] = []
         self._events: deque[Event] = deque()
@@ -334,6 +340,16 @@ class Session:
                 self._progress.setdefault(token, request_id)
         deadline = None if timeout is None else now + timeout
         self._pending[request_id] = _Pending(method, deadline, token, cancel_on_timeout)
+        if deadline is not None:
+            heap = self._deadlines
+            if len(heap) > 2 * len(self._pending) + 16:
+                heap[:] = [
+                    (p.deadline, i, rid)
+                    for i, (rid, p) in enumerate(self._pending.items())
+                    if p.deadline is not None and rid != request_id
+                ]
+                heapq.heapify(heap)
+            heapq.heappush(heap, (deadline, self._next_id, request_id))
         self._outbox.append(encoded)
         return request_id
 
@@ -397,8 +413,14 @@ class Session:
 
     def next_deadline(self) -> float | None:
         """The earliest deadline among pending requests, or ``None``."""
-        deadlines = [p.deadline for p in self._pending.values() if p.deadline is not None]
-        return min(deadlines) if deadlines else None
+        heap = self._deadlines
+        while heap:
+            deadline, _, request_id = heap[0]
+            pending = self._pending.get(request_id)
+            if pending is not None and pending.deadline == deadline:
+                return deadline
+            heapq.heappop(heap)  # that request is no longer pending
+        return None
 
     def handle_timeout(self, now: float) -> None:
         """Expire every pending request whose deadline is ``<= now``.

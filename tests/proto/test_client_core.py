@@ -205,6 +205,25 @@ def test_tool_not_found_refetches_once() -> None:
         driver.run(core.call_tool("a_only", server="beta"))
 
 
+def test_resolving_a_name_among_many_cached_tools_sends_nothing_and_follows_changes() -> None:
+    """With every list cached, a name is found through an index (no effects at all);
+    list_changed drops the index with the list, so the next call sees the new tools."""
+    many = {"tools": [tool(f"t{i}") for i in range(500)]}
+    core, driver = setup({"s": FakeServer(script={"tools/list": many, "tools/call": OK})})
+    driver.run(core.list_tools())
+    before = len(driver.calls)
+    op = core._resolve("tools", "t321", None)
+    with pytest.raises(StopIteration) as done:
+        next(op)  # no effect yielded: answered from the cache
+    assert done.value.value.name == "t321"
+    assert len(driver.calls) == before and driver.connects.count("s") == 1
+    driver.servers["s"].script["tools/list"] = {"tools": [tool("t321"), tool("fresh")]}
+    core.handle_notification("s", "notifications/tools/list_changed", {})
+    assert driver.run(core.call_tool("fresh")) == OK
+    with pytest.raises(ToolNotFound):
+        driver.run(core.call_tool("t7"))
+
+
 def test_tool_added_after_caching_is_found_by_the_refetch() -> None:
     core, driver = setup({"s": FakeServer(script={"tools/list": {"tools": [tool("old")]}})})
     driver.run(core.list_tools())

@@ -20,7 +20,7 @@ from _proto_support import (
     sent,
     wire,
 )
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
     Bundle,
@@ -722,6 +722,62 @@ def test_next_deadline() -> None:
     session.receive_message(result(b, {}))
     assert session.next_deadline() == 15.0
     session.cancel_request(a, "gave up")
+    assert session.next_deadline() is None
+
+
+@settings(deadline=None, max_examples=200)
+@given(
+    steps=st.lists(
+        st.tuples(
+            st.sampled_from(["send", "send", "answer", "cancel", "expire"]),
+            st.none() | st.floats(min_value=0.0, max_value=50.0),
+            st.integers(min_value=0, max_value=1000),
+        ),
+        max_size=80,
+    )
+)
+def test_next_deadline_is_the_earliest_pending_one(
+    steps: list[tuple[str, float | None, int]],
+) -> None:
+    """Whatever the order of sends, answers, cancels and expiries, next_deadline() is
+    the minimum over the pending requests (it keeps a heap; this is the brute force)."""
+    session = ready_session()
+    deadlines: dict[Any, float | None] = {}
+    now = 0.0
+    peak = 0
+    for action, value, pick in steps:
+        live = sorted(deadlines)
+        if action == "send":
+            rid = session.send_request("ping", None, now=now, timeout=value)
+            deadlines[rid] = None if value is None else now + value
+        elif action == "answer" and live:
+            rid = live[pick % len(live)]
+            session.receive_message(result(rid, {}))
+            del deadlines[rid]
+        elif action == "cancel" and live:
+            rid = live[pick % len(live)]
+            session.cancel_request(rid, "gave up")
+            del deadlines[rid]
+        elif action == "expire":
+            now += value or 0.0
+            session.handle_timeout(now)
+            deadlines = {r: d for r, d in deadlines.items() if d is None or d > now}
+        session.data_to_send()
+        events(session)
+        peak = max(peak, len(deadlines))
+        due = [d for d in deadlines.values() if d is not None]
+        assert session.next_deadline() == (min(due) if due else None)
+        # Finished requests linger in the heap only up to a bound set by the peak.
+        assert len(session._deadlines) <= 2 * peak + 17
+
+
+def test_the_deadline_heap_stays_small_over_many_calls() -> None:
+    session = ready_session()
+    for i in range(10_000):
+        rid = session.send_request("ping", None, now=float(i), timeout=30.0)
+        session.receive_message(result(rid, {}))
+        events(session)
+    assert len(session._deadlines) <= 18
     assert session.next_deadline() is None
 
 
