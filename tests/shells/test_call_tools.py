@@ -111,3 +111,24 @@ def test_concurrent_calls_over_http_are_all_in_flight(shell: Shell) -> None:
             assert text_of(results[0]) == "batch: only 1 calls came"
 
         shell.run(scenario, peer.url, read_timeout=30.0)
+
+
+def test_concurrent_calls_to_a_server_that_dies_fail_without_hanging(shell: Shell) -> None:
+    async def scenario(c: Any) -> None:
+        calls = [{"name": "t", "arguments": {"i": i}} for i in range(5)]
+        with pytest.raises(errors.ToolCallError):
+            await c.call_tools(calls, concurrent=True)
+        # The next request starts the server again (STDIO-10).
+        assert await c.ping() == {}
+
+    shell.run(scenario, hostile("die"))
+
+
+def test_concurrent_calls_that_are_never_answered_all_time_out(shell: Shell) -> None:
+    async def scenario(c: Any) -> None:
+        calls = [{"name": "t", "arguments": {"i": i}} for i in range(5)]
+        with pytest.raises(errors.RequestTimeoutError):
+            await c.call_tools(calls, concurrent=True)
+        assert await c.ping() == {}  # the connection is still usable
+
+    shell.run(scenario, hostile("silent"), read_timeout=0.5)
