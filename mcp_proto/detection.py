@@ -1,0 +1,186 @@
+"""Which transport a ``connect`` target needs, from its spelling alone (CONN-2..11).
+
+Nothing is opened, resolved or executed here: whether a command exists is the shell's
+question (see :mod:`mcp_proto.targets`).
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Mapping, Sequence
+from typing import Final, Literal
+
+from .errors import TransportDetectionError
+from .server_config import ProtocolMode, TransportType, _is_stdio_url, _parse_http_url
+
+__all__ = ["DetectedTransport", "detect_transport", "split_targets"]
+
+DetectedTransport = Literal["stdio", "sse", "http", "streamable_http", "http_auto"]
+
+
+# CONN-5: launchers that mean "run a local server". Matched on the first word, with a
+# Windows ``.exe``/``.cmd``/``.bat`` suffix ignored; ``pythonX.Y`` counts as python.
+_LAUNCHER: Final = re.compile(
+    r"(?:npx|node|python(?:\d+(?:\.\d+)*)?|uvx?|deno|bun|docker|ruby|php|java|cargo)"
+    r"(?:\.(?:exe|cmd|bat))?",
+    re.IGNORECASE,
+)
+_SCRIPT_SUFFIX: Final = (".py", ".js", ".mjs", ".cjs", ".ts")
+_SCHEME: Final = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
+_HOST_PORT: Final = re.compile(r"^[\w.-]+:\d+(?:/|$)")
+_FORCED: Final[Mapping[str, TransportType]] = {
+    "stdio": "stdio",
+    "sse": "sse",
+    "http": "http",
+    "streamablehttp": "streamable_http",
+}
+
+
+def _is_http_url(text: str) -> bool:
+    match = _SCHEME.match(text.strip())
+    return match is not None and match.group(1).lower() in ("http", "https")
+
+
+def _looks_like_command(words: Sequence[str]) -> bool:
+    """CONN-5: a known launcher, ``go run``, or a path-looking executable/script."""
+    if not words:
+        return False
+    first = words[0]
+    if _LAUNCHER.fullmatch(first):
+        return True
+    if first.lower() == "go" and len(words) > 1 and words[1] == "run":
+        return True
+    if _HOST_PORT.match(first):
+        return False  # "localhost:8000/mcp" is a URL without its scheme, not a path.
+    return "/" in first or "\\" in first or first.lower().endswith(_SCRIPT_SUFFIX)
+
+
+def split_targets(target: str | Sequence[str]) -> list[str | tuple[str, ...]]:
+    """Split a ``connect`` target into per-server targets (CONN-9, CONN-10).
+
+    A string is one target. A list is one stdio argv when it looks like command parts
+    (its first element is a launcher, or no element is an http(s) URL); otherwise —
+    its first element is a URL or ``stdio://`` target, or it mixes URLs with commands —
+    each element is a separate server. An argv comes back as a tuple.
+
+    Raises:
+        TransportDetectionError: an empty list or a non-string element.
+    """
+    if isinstance(target, str):
+        return [target]
+    if not isinstance(target, Sequence) or not target:
+        raise TransportDetectionError(f"cannot use {target!r} as a connect target")
+    parts = list(target)
+    for part in parts:
+        if not isinstance(part, str):
+            raise TransportDetectionError(f"connect targets must be strings, got {part!r}")
+    first = parts[0]
+    if _is_http_url(first) or _is_stdio_url(first):
+        return list(parts)
+    if _LAUNCHER.fullmatch(first) or first.lower() == "go":
+        return [tuple(parts)]
+    if not any(_is_http_url(part) for part in parts):
+        return [tuple(parts)]
+    return list(parts)
+
+
+def detect_transport(
+    target: str | Sequence[str],
+    *,
+    transport: str | None = None,
+    protocol: ProtocolMode = "auto",
+) -> DetectedTransport:
+    """Which transport a ``connect`` target needs (CONN-2..7, CONN-10, CONN-11, CONN-13).
+
+    ===================================================  =====================
+    target                                               result
+    ===================================================  =====================
+    http(s) URL whose path ends ``/sse``                 ``"sse"``
+    http(s) URL whose path ends ``/mcp``                 ``"streamable_http"``
+    any other http(s) URL                                ``"http_auto"`` — try
+                                                         Streamable HTTP, then
+                                                         SSE, then plain HTTP
+    ``stdio://command``, an argv list/tuple              ``"stdio"``
+    a command starting with npx, node, python(3), uv,    ``"stdio"``
+    uvx, deno, bun, docker, ruby, php, java, cargo,
+    ``go run``, or a path-looking executable/script
+    ===================================================  =====================
+
+    A trailing ``/`` on the URL path is ignored. ``transport=`` forces one of
+    ``stdio``, ``sse``, ``http``, ``streamable_http`` (CONN-11). With
+    ``protocol="modern"`` an ambiguous URL is ``"streamable_http"`` (the other
+    fallbacks are legacy-only) and SSE is refused (CONN-13).
+
+    Raises:
+        TransportDetectionError: a non-http URL, an invalid URL, an unknown forced
+            transport, or a string that is neither URL nor recognisable command.
+        ValueError: ``protocol="modern"`` with the SSE transport.
+    """
+    if transport is not None:
+        forced = (
+            _FORCED.get(transport.strip().lower().replace("_", "").replace("-", ""))
+            if isinstance(transport, str)
+            else None
+        )
+        if forced is None:
+            raise TransportDetectionError(
+                f"unknown transport {transport!r} (expected stdio, sse, http, streamable_http)"
+            )
+        result: DetectedTransport = forced
+    else:
+        result = _detect(target)
+    if protocol == "modern":
+        if result == "sse":
+            raise ValueError(
+                "protocol='modern' needs Streamable HTTP; the SSE transport is legacy-only"
+            )
+        if result == "http_auto":
+            return "streamable_http"
+    return result
+
+
+def _detect(target: str | Sequence[str]) -> DetectedTransport:
+    if not isinstance(target, str):
+        pieces = split_targets(target)
+        if len(pieces) == 1 and isinstance(pieces[0], tuple):
+            if not pieces[0][0].strip():
+                raise TransportDetectionError(f"empty command in argv {target!r}")
+            return "stdio"
+        raise TransportDetectionError(
+            "this list names several servers; split it with split_targets() first"
+        )
+    text = target.strip()
+    if not text:
+        raise TransportDetectionError("empty connect target")
+    if _is_stdio_url(text):
+        if not text[8:].strip():
+            raise TransportDetectionError("stdio:// target has no command")
+        return "stdio"
+    scheme = _SCHEME.match(text)
+    if scheme is not None:
+        if scheme.group(1).lower() not in ("http", "https"):
+            raise TransportDetectionError(
+                f"cannot detect a transport for the non-HTTP URL {text!r}; "
+                "pass transport= to choose one"
+            )
+        try:
+            parts = _parse_http_url(text)
+        except ValueError as exc:
+            raise TransportDetectionError(f"invalid URL: {exc}") from None
+        path = parts.path.lower().rstrip("/")
+        if path.endswith("/sse"):
+            return "sse"
+        if path.endswith("/mcp"):
+            return "streamable_http"
+        return "http_auto"
+    try:
+        words = shlex.split(text)
+    except ValueError as exc:
+        raise TransportDetectionError(f"cannot parse command {text!r}: {exc}") from None
+    if _looks_like_command(words):
+        return "stdio"
+    raise TransportDetectionError(
+        f"cannot detect a transport for {text!r}: not an http(s) URL, stdio:// target "
+        "or known command; pass transport= to choose one"
+    )
