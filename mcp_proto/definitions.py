@@ -14,6 +14,7 @@ from urllib.parse import urlsplit
 from .server_config import (
     ServerConfig,
     TransportType,
+    _shown,
     http_config,
     sse_config,
     stdio_config,
@@ -62,7 +63,7 @@ def _normalise_type(value: object) -> TransportType:
         if found is not None:
             return found
     raise ValueError(
-        f"unknown server type {value!r} "
+        f"unknown server type {_shown(value)} "
         "(expected stdio, sse, http, streamable_http / streamableHttp / streamable-http)"
     )
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any, Final, cast
 
 import attrs
@@ -39,22 +39,57 @@ def _is_sensitive(key: object) -> bool:
     return isinstance(key, str) and key.lower().replace("_", "").replace("-", "") in _SENSITIVE
 
 
-def _redact(value: Any) -> Any:
+def _new_container(value: Any) -> dict[Any, Any] | list[Any] | None:
     if isinstance(value, Mapping):
-        out: dict[Any, Any] = {}
-        for key, item in value.items():
-            if not _is_sensitive(key) or item is None:
-                # ``None`` holds no secret, and "[REDACTED]" would claim one is set.
-                out[key] = _redact(item)
-            elif isinstance(item, Mapping):
-                # Keep the names (which header, which variable), hide every value.
-                out[key] = {name: REDACTED for name in item}
-            else:
-                out[key] = REDACTED
-        return out
+        return {}
     if isinstance(value, (list, tuple)):
-        return [_redact(item) for item in value]
-    return value
+        return []
+    return None
+
+
+def _entries(value: Any) -> Iterator[tuple[Any, Any]]:
+    if isinstance(value, Mapping):
+        yield from value.items()
+    else:
+        for item in value:
+            yield None, item
+
+
+def _redact(root: Any) -> Any:
+    """The redacted copy, built with an explicit stack: a config nested thousands of
+    levels deep must not hit the interpreter's recursion limit (documented: any depth)."""
+    out_root = _new_container(root)
+    if out_root is None:
+        return root
+    # (source, its copy, the source's remaining entries); ``on_path`` holds the ids of the
+    # containers being copied, so a container holding itself is caught, not looped on.
+    stack = [(root, out_root, _entries(root))]
+    on_path = {id(root)}
+    while stack:
+        source, copy, entries = stack[-1]
+        entry = next(entries, None)
+        if entry is None:
+            stack.pop()
+            on_path.discard(id(source))
+            continue
+        key, item = entry
+        if isinstance(copy, dict) and _is_sensitive(key) and item is not None:
+            # ``None`` holds no secret (see below); any other value is hidden whole, and
+            # a mapping keeps its names (which header, which variable), not its values.
+            copy[key] = {name: REDACTED for name in item} if isinstance(item, Mapping) else REDACTED
+            continue
+        child = _new_container(item)
+        if child is not None:
+            if id(item) in on_path:
+                raise ValueError("cannot redact a configuration that contains itself")
+            stack.append((item, child, _entries(item)))
+            on_path.add(id(item))
+        value = item if child is None else child
+        if isinstance(copy, dict):
+            copy[key] = value
+        else:
+            copy.append(value)
+    return out_root
 
 
 def redact_config(config: Mapping[str, Any] | ServerConfig) -> dict[str, Any]:
@@ -70,6 +105,7 @@ def redact_config(config: Mapping[str, Any] | ServerConfig) -> dict[str, Any]:
 
     Raises:
         TypeError: ``config`` is neither a mapping nor a ``ServerConfig``.
+        ValueError: ``config`` contains itself (a reference cycle).
     """
     if isinstance(config, ServerConfig):
         # The provider object stays opaque: it is redacted whole, never walked.

@@ -18,6 +18,7 @@ import attrs
 
 __all__ = [
     "DEFAULT_MAX_DECOMPRESSED_BODY_BYTES",
+    "MAX_SECONDS",
     "ProtocolMode",
     "ServerConfig",
     "TransportType",
@@ -34,6 +35,10 @@ ProtocolMode = Literal["auto", "modern", "legacy"]
 #: Default bound on a gzip-decoded Streamable HTTP body (SIZE-1/2): 64 MiB.
 DEFAULT_MAX_DECOMPRESSED_BODY_BYTES: Final = 64 * 2**20
 
+#: Upper bound of every duration option (``read_timeout``, ``retry_backoff``, ``ping``,
+#: ``discover_timeout``), about 31 years: larger values overflow the shells' waits.
+MAX_SECONDS: Final = 10**9
+
 _TRANSPORTS: Final = ("stdio", "sse", "http", "streamable_http")
 _PROTOCOLS: Final = ("auto", "modern", "legacy")
 # The plain-HTTP transport's historical default path (seeds: ``endpoint: '/rpc'``).
@@ -45,22 +50,38 @@ _HEADER_UNSAFE: Final = re.compile(r"[\r\n\x00]")
 # --------------------------------------------------------------------- value checks
 
 
+def _shown(value: object) -> str:
+    """``repr`` of a bad value, cut short: a 400-digit number must not flood the message
+    (and past 4300 digits ``repr`` of an int raises ``ValueError`` itself)."""
+    if isinstance(value, int) and value.bit_length() > 64:
+        return f"an integer of {value.bit_length()} bits"
+    text = repr(value)
+    return text if len(text) <= 40 else f"{text[:20]}...({len(text)} characters)"
+
+
 def _number(value: object, what: str, *, allow_zero: bool = False) -> float:
     # bool is an int subclass; ``read_timeout=True`` is a mistake, not one second.
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"{what} must be a number, got {_shown(value)}")
+    # A huge int has no float (OverflowError), and anything past MAX_SECONDS overflows
+    # the shells' timed waits (threading's TIMEOUT_MAX, time_t): compare before converting.
+    if isinstance(value, float) and not math.isfinite(value):
         raise ValueError(f"{what} must be a finite number, got {value!r}")
+    if value > MAX_SECONDS:
+        raise ValueError(f"{what} must be at most {MAX_SECONDS} seconds, got {_shown(value)}")
     if value < 0 or (value == 0 and not allow_zero):
         bound = "non-negative" if allow_zero else "positive"
-        raise ValueError(f"{what} must be {bound}, got {value!r}")
+        raise ValueError(f"{what} must be {bound}, got {_shown(value)}")
     return float(value)
 
 
 def _integer(value: object, what: str, *, allow_zero: bool = False) -> int:
+    # Integers are only ever compared (counts, byte limits), so a huge one is harmless.
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"{what} must be an integer, got {value!r}")
+        raise ValueError(f"{what} must be an integer, got {_shown(value)}")
     if value < 0 or (value == 0 and not allow_zero):
         bound = "non-negative" if allow_zero else "positive"
-        raise ValueError(f"{what} must be a {bound} integer, got {value!r}")
+        raise ValueError(f"{what} must be a {bound} integer, got {_shown(value)}")
     return value
 
 
@@ -73,6 +94,9 @@ def _string_map(value: object, what: str, *, header: bool = False) -> dict[str, 
         if not isinstance(key, str) or not key:
             raise ValueError(f"{what}: keys must be non-empty strings, got {key!r}")
         if isinstance(item, (int, float)) and not isinstance(item, bool):
+            if isinstance(item, int) and item.bit_length() > 64:
+                # str() of a huge int is slow, and fails past 4300 digits.
+                raise ValueError(f"{what}[{key!r}]: {_shown(item)} is not a usable value")
             item = str(item)
         if not isinstance(item, str):
             raise ValueError(f"{what}[{key!r}] must be a string, got {type(item).__name__}")
@@ -100,14 +124,14 @@ def _argv(value: object) -> tuple[str, ...]:
     argv = tuple(value)
     for part in argv:
         if not isinstance(part, str):
-            raise ValueError(f"command parts must be strings, got {part!r}")
+            raise ValueError(f"command parts must be strings, got {_shown(part)}")
     return argv
 
 
 def _parse_http_url(url: object, what: str = "URL") -> SplitResult:
     """Validate an http(s) URL with a host (HTTP-6); raise ``ValueError`` otherwise."""
     if not isinstance(url, str) or not url:
-        raise ValueError(f"{what} must be a non-empty string, got {url!r}")
+        raise ValueError(f"{what} must be a non-empty string, got {_shown(url)}")
     if _CONTROL_OR_SPACE.search(url):
         raise ValueError(f"{what} must not contain spaces or control characters: {url!r}")
     try:
@@ -116,7 +140,7 @@ def _parse_http_url(url: object, what: str = "URL") -> SplitResult:
     except ValueError as exc:
         raise ValueError(f"invalid {what} {url!r}: {exc}") from None
     if parts.scheme.lower() not in ("http", "https"):
-        raise ValueError(f"{what} must use http or https, got {url!r}")
+        raise ValueError(f"{what} must use http or https, got {_shown(url)}")
     if not parts.hostname:
         raise ValueError(f"{what} has no host: {url!r}")
     return parts
@@ -140,10 +164,10 @@ def _url_warnings(url: str | None) -> tuple[str, ...]:
 
 def _check_endpoint(endpoint: object) -> str:
     if not isinstance(endpoint, str) or not endpoint.startswith("/"):
-        raise ValueError(f"endpoint must be a path starting with '/', got {endpoint!r}")
+        raise ValueError(f"endpoint must be a path starting with '/', got {_shown(endpoint)}")
     # "//host/x" is a network-path reference: joined to the base it would change host.
     if endpoint.startswith("//"):
-        raise ValueError(f"endpoint must not start with '//', got {endpoint!r}")
+        raise ValueError(f"endpoint must not start with '//', got {_shown(endpoint)}")
     if _CONTROL_OR_SPACE.search(endpoint):
         raise ValueError(f"endpoint must not contain spaces or control characters: {endpoint!r}")
     return endpoint
@@ -190,9 +214,10 @@ class ServerConfig:
 
     def __attrs_post_init__(self) -> None:
         if self.type not in _TRANSPORTS:
-            raise ValueError(f"type must be one of {', '.join(_TRANSPORTS)}, got {self.type!r}")
+            allowed = ", ".join(_TRANSPORTS)
+            raise ValueError(f"type must be one of {allowed}, got {_shown(self.type)}")
         if self.name is not None and (not isinstance(self.name, str) or not self.name):
-            raise ValueError(f"name must be a non-empty string or None, got {self.name!r}")
+            raise ValueError(f"name must be a non-empty string or None, got {_shown(self.name)}")
         _number(self.read_timeout, "read_timeout")
         _integer(self.retries, "retries", allow_zero=True)
         _number(self.retry_backoff, "retry_backoff", allow_zero=True)
@@ -202,7 +227,7 @@ class ServerConfig:
         _integer(self.max_decompressed_body_bytes, "max_decompressed_body_bytes")
         if self.protocol not in _PROTOCOLS:
             raise ValueError(
-                f"protocol must be one of {', '.join(_PROTOCOLS)}, got {self.protocol!r}"
+                f"protocol must be one of {', '.join(_PROTOCOLS)}, got {_shown(self.protocol)}"
             )
         if self.discover_timeout is not None:
             _number(self.discover_timeout, "discover_timeout")
@@ -217,7 +242,7 @@ class ServerConfig:
         if not self.command or not self.command[0]:
             raise ValueError("a stdio server needs a non-empty command")
         if self.cwd is not None and (not isinstance(self.cwd, str) or not self.cwd):
-            raise ValueError(f"cwd must be a non-empty string or None, got {self.cwd!r}")
+            raise ValueError(f"cwd must be a non-empty string or None, got {_shown(self.cwd)}")
         for field in ("url", "endpoint"):
             if getattr(self, field) is not None:
                 raise ValueError(f"{field} does not apply to a stdio server")
