@@ -14,11 +14,12 @@ This module gathers the public names of
 
 from __future__ import annotations
 
-from .definitions import config_from_dict, parse_server_definitions
+from .definitions import TYPE_SPELLINGS, config_from_dict, parse_server_definitions
 from .detection import DetectedTransport, detect_transport, split_targets
 from .redaction import REDACTED, redact_config
 from .server_config import (
     DEFAULT_MAX_DECOMPRESSED_BODY_BYTES,
+    MAX_SECONDS,
     ProtocolMode,
     ServerConfig,
     TransportType,
@@ -31,7 +32,9 @@ from .server_config import (
 
 __all__ = [
     "DEFAULT_MAX_DECOMPRESSED_BODY_BYTES",
+    "MAX_SECONDS",
     "REDACTED",
+    "TYPE_SPELLINGS",
     "DetectedTransport",
     "ProtocolMode",
     "ServerConfig",

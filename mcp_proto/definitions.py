@@ -21,15 +21,31 @@ from .server_config import (
     streamable_http_config,
 )
 
-__all__ = ["config_from_dict", "parse_server_definitions"]
+__all__ = ["TYPE_SPELLINGS", "config_from_dict", "parse_server_definitions"]
 
 
 # Spellings of ``type`` seen in the wild, compared with case and separators removed.
+# "http" means what Claude Code, VS Code and Cursor write it for: a Streamable HTTP
+# server (spec 2025-03-26 and later, "Transports"). Plain JSON-RPC over HTTP, which no
+# host writes, has a spelling of its own. ``transport=`` on connect() keeps its own
+# vocabulary (CONN-11: "http" is plain HTTP there); see docs/usage.md.
 _TYPE_ALIASES: Final[Mapping[str, TransportType]] = {
     "stdio": "stdio",
     "sse": "sse",
-    "http": "http",
+    "http": "streamable_http",
     "streamablehttp": "streamable_http",
+    "plainhttp": "http",
+}
+#: Every spelling :func:`config_from_dict` and :func:`parse_server_definitions` accept
+#: for ``type`` (case is ignored, and so are ``-``/``_``), and the transport it selects.
+TYPE_SPELLINGS: Final[Mapping[str, TransportType]] = {
+    "stdio": "stdio",
+    "http": "streamable_http",
+    "streamable-http": "streamable_http",
+    "streamable_http": "streamable_http",
+    "streamableHttp": "streamable_http",
+    "sse": "sse",
+    "plain_http": "http",
 }
 _COMMON_KEYS: Final = frozenset(
     {"type", "transport", "name", "read_timeout", "retries", "retry_backoff"}
@@ -63,8 +79,8 @@ def _normalise_type(value: object) -> TransportType:
         if found is not None:
             return found
     raise ValueError(
-        f"unknown server type {_shown(value)} "
-        "(expected stdio, sse, http, streamable_http / streamableHttp / streamable-http)"
+        f"unknown server type {_shown(value)} (expected stdio, http, streamable-http, "
+        "streamable_http, streamableHttp, sse or plain_http)"
     )
 
 
@@ -148,9 +164,11 @@ def _build(entry: Mapping[str, Any], kind: TransportType, name: object) -> Serve
 def config_from_dict(d: Mapping[str, Any], *, name: str | None = None) -> ServerConfig:
     """A :class:`ServerConfig` from a raw dict (CONN-18).
 
-    Keys: ``type`` (``stdio``, ``sse``, ``http``, ``streamable_http`` /
-    ``streamableHttp`` / ``streamable-http``; ``transport`` is accepted as its alias;
-    inferred as in :func:`parse_server_definitions` when absent), ``name``,
+    Keys: ``type`` (``stdio``; ``http``, ``streamable-http``, ``streamable_http`` or
+    ``streamableHttp`` for Streamable HTTP, as Claude Code, VS Code and Cursor write it;
+    ``sse``; ``plain_http`` for plain JSON-RPC over HTTP; see :data:`TYPE_SPELLINGS`;
+    ``transport`` is accepted as its alias; inferred as in
+    :func:`parse_server_definitions` when absent), ``name``,
     ``command`` (string or argv), ``args``, ``env``, ``cwd``, ``url`` or its alias
     ``base_url``, ``endpoint``, ``headers``, ``read_timeout``, ``retries``,
     ``retry_backoff``, ``ping``, ``max_decompressed_body_bytes``, ``protocol``,

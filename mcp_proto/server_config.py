@@ -41,8 +41,6 @@ MAX_SECONDS: Final = 10**9
 
 _TRANSPORTS: Final = ("stdio", "sse", "http", "streamable_http")
 _PROTOCOLS: Final = ("auto", "modern", "legacy")
-# The plain-HTTP transport's historical default path (seeds: ``endpoint: '/rpc'``).
-_DEFAULT_ENDPOINT: Final = "/rpc"
 _CONTROL_OR_SPACE: Final = re.compile(r"[\x00-\x20\x7f]")
 _HEADER_UNSAFE: Final = re.compile(r"[\r\n\x00]")
 
@@ -286,18 +284,19 @@ class ServerConfig:
 # ------------------------------------------------------------------------- builders
 
 
-def _split_base_url(base_url: object) -> tuple[str, str | None]:
-    """``(origin, path_and_query or None)`` of an http(s) base URL.
+def _split_base_url(base_url: object) -> tuple[str, str]:
+    """``(origin, path_and_query)`` of an http(s) base URL, the path exactly as given.
 
-    The path keeps its query string (some servers take an API key there); a trailing
-    ``/`` is dropped and a bare ``/`` counts as no path.
+    A URL is used as given (issue 8 item 3; the official SDK client does the same): a
+    server mounted at ``/`` is reached at ``http://h/`` or ``http://h``, and a trailing
+    ``/`` is kept, since ``/mcp`` and ``/mcp/`` can be different routes. Only an empty
+    path becomes ``/``, which is what an HTTP client sends for it (RFC 9110 §4.2.1). The
+    query string stays (some servers take an API key there).
     """
     parts = _parse_http_url(base_url, "base_url")
     origin = f"{parts.scheme.lower()}://{parts.netloc}"
-    path = parts.path.rstrip("/")
-    if parts.query:
-        return origin, f"{path or '/'}?{parts.query}"
-    return origin, path or None
+    path = parts.path or "/"
+    return origin, f"{path}?{parts.query}" if parts.query else path
 
 
 def stdio_config(
@@ -383,7 +382,7 @@ def sse_config(
 def http_config(
     base_url: str,
     *,
-    endpoint: str = _DEFAULT_ENDPOINT,
+    endpoint: str | None = None,
     headers: Mapping[str, str] | None = None,
     read_timeout: float = 30.0,
     retries: int = 3,
@@ -393,17 +392,18 @@ def http_config(
     discover_timeout: float | None = None,
     oauth_provider: object | None = None,
 ) -> ServerConfig:
-    """Configuration for a plain HTTP (request/response) server (CONN-17).
+    """Configuration for a plain JSON-RPC-over-HTTP (request/response) server (CONN-17).
 
-    HTTP-5: when ``base_url`` has a path and ``endpoint`` is left at ``"/rpc"``, the
-    path is the endpoint (``https://h/api`` → ``/api``); otherwise ``endpoint`` is used
-    and the base URL's path is dropped (as the Ruby client does).
+    HTTP-5: with ``endpoint`` left at ``None`` the URL is used as given: its path is the
+    endpoint (``https://h/api`` → ``/api``, ``https://h`` → ``/``). An explicit
+    ``endpoint`` wins and the base URL's path is dropped (as the Ruby client does);
+    ``endpoint="/rpc"`` gives the Ruby client's default path.
 
     Raises:
         ValueError: not an http(s) URL with a host, or an invalid option.
     """
     origin, path = _split_base_url(base_url)
-    if path is not None and endpoint == _DEFAULT_ENDPOINT:
+    if endpoint is None:
         endpoint = path
     return ServerConfig(
         type="http",
@@ -436,9 +436,9 @@ def streamable_http_config(
 ) -> ServerConfig:
     """Configuration for a Streamable HTTP server (CONN-17).
 
-    HTTP-5: with ``endpoint`` left at ``None`` the base URL's path is the endpoint
-    (``https://h/mcp`` → ``/mcp``), or ``"/rpc"`` when it has none. An explicit
-    ``endpoint`` always wins.
+    HTTP-5: with ``endpoint`` left at ``None`` the URL is used as given: its path is the
+    endpoint (``https://h/mcp`` → ``/mcp``, ``https://h`` and ``https://h/`` → ``/``).
+    An explicit ``endpoint`` always wins.
 
     Raises:
         ValueError: not an http(s) URL with a host, or an invalid option (SIZE-2:
@@ -446,7 +446,7 @@ def streamable_http_config(
     """
     origin, path = _split_base_url(base_url)
     if endpoint is None:
-        endpoint = path if path is not None else _DEFAULT_ENDPOINT
+        endpoint = path
     return ServerConfig(
         type="streamable_http",
         name=name,
