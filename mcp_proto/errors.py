@@ -245,10 +245,11 @@ class TransportDetectionError(MCPError):
     """``connect`` could not tell which transport a target needs."""
 
 
-class CommandNotFoundError(TransportDetectionError, ConnectionError):
+class CommandNotFoundError(ConnectionError):
     """A command-line target's first word is neither on ``PATH`` nor a runnable file.
 
-    Also a :class:`ConnectionError`, what a failed start of the command was before the
+    The transport is known (stdio); the server cannot be started, which is a
+    :class:`ConnectionError` (§B1 "cannot connect"), as a failed start was before this
     check existed. ``command`` is the word that did not resolve.
     """
 

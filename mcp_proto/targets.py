@@ -143,24 +143,25 @@ def command_not_found(config: ServerConfig, status: CommandStatus) -> CommandNot
         return None
     word = config.command[0]
     where = f" (working directory {config.cwd})" if config.cwd else ""
+    # "cannot start": the wording of a failed spawn in both shells, kept for continuity.
     if status == "not_executable":
         message = (
-            f"command {word!r} is not executable{where}; make it executable or name its "
+            f"cannot start {word!r}: not executable{where}; make it executable or name its "
             f"interpreter first, e.g. {_run_with(word)!r}"
         )
     elif status == "not_on_path":
         message = (
-            f"command {word!r} is not on PATH; to run the file of that name in the working "
-            f"directory write './{word}' or {_run_with(word)!r}"
+            f"cannot start {word!r}: not on PATH; to run the file of that name in the "
+            f"working directory write './{word}' or {_run_with(word)!r}"
         )
     elif "/" in word or "\\" in word:
-        message = f"command {word!r} not found: no such file{where}"
+        message = f"cannot start {word!r}: no such file{where}"
         if _HOST_AND_PATH.match(word):
             message += f"; if it is a URL, write https://{word} or http://{word}"
     else:
         message = (
-            f"command {word!r} not found on PATH; install the server or give the full "
-            "path of its executable"
+            f"cannot start {word!r}: not found on PATH; install the server or give the "
+            "full path of its executable"
         )
     return CommandNotFoundError(message, command=word)
 

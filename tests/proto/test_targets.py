@@ -100,41 +100,41 @@ CASES: list[tuple[str, CommandStatus, str | None, str]] = [
         "mcp-server-time",
         "missing",
         None,
-        "command 'mcp-server-time' not found on PATH; install the server or give the full "
-        "path of its executable",
+        "cannot start 'mcp-server-time': not found on PATH; install the server or give "
+        "the full path of its executable",
     ),
     (
         "./server.py --x",
         "not_executable",
         "/srv",
-        "command './server.py' is not executable (working directory /srv); make it "
+        "cannot start './server.py': not executable (working directory /srv); make it "
         "executable or name its interpreter first, e.g. 'python ./server.py'",
     ),
     (
         "dist/index.js",
         "not_executable",
         None,
-        "command 'dist/index.js' is not executable; make it executable or name its "
+        "cannot start 'dist/index.js': not executable; make it executable or name its "
         "interpreter first, e.g. 'node dist/index.js'",
     ),
     (
         "server.sh",
         "not_on_path",
         None,
-        "command 'server.sh' is not on PATH; to run the file of that name in the working "
-        "directory write './server.sh' or 'bash server.sh'",
+        "cannot start 'server.sh': not on PATH; to run the file of that name in the "
+        "working directory write './server.sh' or 'bash server.sh'",
     ),
     (
         "/opt/srv/run",
         "missing",
         "/tmp",
-        "command '/opt/srv/run' not found: no such file (working directory /tmp)",
+        "cannot start '/opt/srv/run': no such file (working directory /tmp)",
     ),
     (
         "example.com/mcp",
         "missing",
         None,
-        "command 'example.com/mcp' not found: no such file; if it is a URL, write "
+        "cannot start 'example.com/mcp': no such file; if it is a URL, write "
         "https://example.com/mcp or http://example.com/mcp",
     ),
 ]

@@ -170,8 +170,8 @@ def test_unknown_command_is_one_typed_line_naming_it(shell: Shell) -> None:
     assert "\n" not in message
     assert repr(word) in message and "not found on PATH" in message
     assert info.value.command == word
-    # One class answers both questions users ask of it.
-    assert isinstance(info.value, errors.TransportDetectionError)
+    # The transport was known (stdio); the server cannot start: a connection failure,
+    # as a failed start always was (the CLI exits with its connection status).
     assert isinstance(info.value, errors.ConnectionError)
     assert children_matching(word) == []
 
