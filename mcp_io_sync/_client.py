@@ -556,12 +556,21 @@ def connect(
 ) -> Client:
     """Connect to one server (or several: a list of targets) and return the client.
 
-    ``target`` is a command line (``"python server.py"``, ``"npx -y pkg"``,
-    ``"stdio://cmd"``), an argv list, or a URL: ``…/sse`` is the deprecated HTTP+SSE
-    transport, ``…/mcp`` Streamable HTTP, any other http(s) URL is tried as Streamable
-    HTTP, then HTTP+SSE, then plain HTTP (CONN-6). Every other keyword goes to
-    :class:`Client`. The servers are connected before this returns; on failure nothing
-    is left running.
+    ``target`` is a URL or a command line. A URL is used as given: ``…/sse`` is the
+    deprecated HTTP+SSE transport, ``…/mcp`` Streamable HTTP, any other http(s) URL
+    (``http://h:8000/`` included) is tried as Streamable HTTP, then HTTP+SSE, then plain
+    HTTP (CONN-6). Any other string is a command line (``"mcp-server-time"``,
+    ``"python server.py"``, ``"bash server.sh"``, ``"env K=V cmd"``, ``"stdio://cmd"``),
+    as is an argv list; its first word must resolve on the child's PATH or as a file
+    relative to ``cwd``. Every other keyword goes to :class:`Client`. The servers are
+    connected before this returns; on failure nothing is left running.
+
+    Raises:
+        CommandNotFoundError: a command's first word does not resolve (nothing started).
+        AllTransportsFailedError: every transport of the fallback chain failed; the
+            message names each URL tried.
+        TransportDetectionError: the target is neither a URL nor a command line.
+        ConnectionError: the server could not be reached or refused the handshake.
     """
     plans = plan_targets(
         target,

@@ -533,8 +533,8 @@ async def connect(
     **client_kwargs: Any,
 ) -> AsyncIterator[Client]:
     """``async with connect(target, ...) as client:`` — a connected client whose
-    background tasks live in its own nursery. Same arguments and transport detection
-    as ``mcp_io_sync.connect``."""
+    background tasks live in its own nursery. Same arguments, transport detection,
+    command lookup and errors as ``mcp_io_sync.connect``."""
     plans = plan_targets(
         target,
         transport=transport,
