@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import trio
 
-from mcp_io_sync._client import _server_names, check_commands, load_definition_file
+from mcp_io_sync._client import _server_names, load_definition_file
+from mcp_io_sync._commands import check_commands
 from mcp_proto import events as ev
 from mcp_proto import jsonrpc, llm
 from mcp_proto.client import ClientCore, ServerEntry
