@@ -194,11 +194,24 @@ def config_from_dict(d: Mapping[str, Any], *, name: str | None = None) -> Server
     return _build(d, kind, name if name is not None else d.get("name"))
 
 
+def _servers_key(obj: object) -> str | None:
+    """The key holding the server table: ``mcpServers`` (Claude, Cursor, most hosts) or
+    ``servers`` (VS Code's mcp.json), unless the object is itself one server."""
+    if not isinstance(obj, Mapping):
+        return None
+    if "mcpServers" in obj:
+        return "mcpServers"
+    if "servers" in obj and not {"type", "transport", "command", "url", "base_url"} & set(obj):
+        return "servers"
+    return None
+
+
 def parse_server_definitions(obj: object) -> tuple[list[ServerConfig], list[str]]:
     """Parse a server definition document (CONN-19, CONN-20).
 
-    Accepts ``{"mcpServers": {name: {...}}}`` (or ``mcpServers`` as a list), a bare
-    list of server objects, or one server object. Leniency, each noted in the
+    Accepts ``{"mcpServers": {name: {...}}}`` (or ``mcpServers`` as a list), VS Code's
+    ``{"servers": {name: {...}}}`` (its ``inputs`` are not expanded), a bare list of
+    server objects, or one server object. Leniency, each noted in the
     returned warnings for the shell to log: a missing ``type`` is inferred; ``comment``
     and ``description`` keys are ignored silently; unknown keys are ignored; entries
     with ``"disabled": true`` are skipped; invalid entries and duplicate names are
@@ -211,16 +224,16 @@ def parse_server_definitions(obj: object) -> tuple[list[ServerConfig], list[str]
         ValueError: the document is not one of the accepted shapes (e.g. a number).
     """
     entries: list[tuple[str | None, object]]
-    if isinstance(obj, Mapping) and "mcpServers" in obj:
-        servers = obj["mcpServers"]
+    key = _servers_key(obj)
+    if key is not None:
+        assert isinstance(obj, Mapping)
+        servers = obj[key]
         if isinstance(servers, Mapping):
-            entries = [(str(key), value) for key, value in servers.items()]
+            entries = [(str(name), value) for name, value in servers.items()]
         elif isinstance(servers, list):
             entries = [(None, value) for value in servers]
         else:
-            raise ValueError(
-                f"'mcpServers' must be an object or an array, got {type(servers).__name__}"
-            )
+            raise ValueError(f"{key!r} must be an object or an array, got {type(servers).__name__}")
     elif isinstance(obj, list):
         entries = [(None, value) for value in obj]
     elif isinstance(obj, Mapping):

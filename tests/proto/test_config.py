@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from mcp_proto.config import (
     DEFAULT_MAX_DECOMPRESSED_BODY_BYTES,
     REDACTED,
+    TYPE_SPELLINGS,
     ServerConfig,
     config_from_dict,
     detect_transport,
@@ -498,6 +499,85 @@ SEED_FILE = {
         },
     }
 }
+
+
+# Issue 8 item 2: files exactly as the common hosts write them.
+CLAUDE_CODE = {  # .mcp.json, from `claude mcp add --transport http|sse|stdio`
+    "mcpServers": {
+        "remote": {
+            "type": "http",
+            "url": "https://mcp.example.com/mcp",
+            "headers": {"Authorization": "Bearer t"},
+        },
+        "legacy": {"type": "sse", "url": "https://mcp.example.com/sse"},
+        "time": {"type": "stdio", "command": "uvx", "args": ["mcp-server-time"], "env": {}},
+    }
+}
+VS_CODE = {  # .vscode/mcp.json: "servers", plus "inputs" for prompted secrets
+    "inputs": [{"type": "promptString", "id": "key", "description": "Key", "password": True}],
+    "servers": {
+        "github": {"type": "http", "url": "https://api.githubcopilot.com/mcp/"},
+        "fetch": {"type": "stdio", "command": "uvx", "args": ["mcp-server-fetch"]},
+    },
+}
+CURSOR = {  # ~/.cursor/mcp.json: "type" usually left out
+    "mcpServers": {
+        "remote": {"url": "http://localhost:3000/mcp"},
+        "streaming": {"type": "streamable-http", "url": "http://localhost:3001/"},
+        "camel": {"type": "streamableHttp", "url": "http://localhost:3002"},
+        "local": {"command": "npx", "args": ["-y", "some-mcp-server"], "env": {"K": "v"}},
+    }
+}
+
+
+@pytest.mark.parametrize(
+    ("document", "expected"),
+    [
+        (
+            CLAUDE_CODE,
+            [
+                ("remote", "streamable_http", "https://mcp.example.com/mcp"),
+                ("legacy", "sse", "https://mcp.example.com/sse"),
+                ("time", "stdio", None),
+            ],
+        ),
+        (
+            VS_CODE,
+            [
+                ("github", "streamable_http", "https://api.githubcopilot.com/mcp/"),
+                ("fetch", "stdio", None),
+            ],
+        ),
+        (
+            CURSOR,
+            [
+                ("remote", "streamable_http", "http://localhost:3000/mcp"),
+                ("streaming", "streamable_http", "http://localhost:3001/"),
+                ("camel", "streamable_http", "http://localhost:3002/"),
+                ("local", "stdio", None),
+            ],
+        ),
+    ],
+    ids=["claude-code", "vs-code", "cursor"],
+)
+def test_parse_host_files(document: dict[str, Any], expected: list[Any]) -> None:
+    configs, warnings = parse_server_definitions(document)
+    assert [(c.name, c.type, c.endpoint_url) for c in configs] == expected
+    assert all("skipped" not in w for w in warnings), warnings
+
+
+def test_servers_key_of_one_server_object_is_not_a_table() -> None:
+    # A single server object that happens to carry a "servers" key stays one server.
+    configs, _ = parse_server_definitions({"command": "python s.py", "servers": 3})
+    assert [c.command for c in configs] == [("python", "s.py")]
+
+
+def test_unknown_type_lists_every_spelling() -> None:
+    configs, warnings = parse_server_definitions({"mcpServers": {"x": {"type": "ws", "url": "x"}}})
+    assert configs == []
+    (warning,) = warnings
+    for spelling in TYPE_SPELLINGS:
+        assert spelling in warning
 
 
 def test_parse_seed_file() -> None:

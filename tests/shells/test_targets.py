@@ -1,4 +1,8 @@
-"""``connect`` targets as users write them (issue 8 items 3 and 7), over both shells.
+"""``connect`` targets and definition files as users write them (issue 8 items 2, 3, 7),
+over both shells.
+
+* ``"type": "http"`` in a definition file is Streamable HTTP (as Claude Code, VS Code
+  and Cursor write it); ``"plain_http"`` is plain JSON-RPC over HTTP.
 
 * A URL is used as given: an SDK server mounted at ``/`` is reached at
   ``http://127.0.0.1:PORT/`` and ``http://127.0.0.1:PORT`` (not at ``/rpc``).
@@ -10,6 +14,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import stat
@@ -21,7 +26,13 @@ import pytest
 
 from mcp_proto import errors
 
-from ._http_support import HTTP_READ_TIMEOUT, Peer, hostile_http_server, sdk_http_server
+from ._http_support import (
+    HTTP_READ_TIMEOUT,
+    Peer,
+    flex_http_server,
+    hostile_http_server,
+    sdk_http_server,
+)
 from .conftest import SDK_SERVER, Shell, children_matching, text_of
 
 DEADLINE = 60.0
@@ -55,6 +66,42 @@ def test_sdk_server_mounted_at_root(shell: Shell, root_peer: Peer, suffix: str) 
         assert await _echo_works(c) == "hi"
 
     shell.run(scenario, root_peer.base + suffix, read_timeout=HTTP_READ_TIMEOUT, deadline=DEADLINE)
+
+
+# ------------------------------------------------------------ definition-file types
+
+
+@pytest.mark.peer
+def test_definition_file_type_http_is_streamable_http(shell: Shell, tmp_path: Path) -> None:
+    # The entry exactly as `claude mcp add --transport http sdk URL` writes it. Read as
+    # plain HTTP it failed with "Not Acceptable: Client must accept both
+    # application/json and text/event-stream" against every Streamable HTTP server.
+    with (
+        sdk_http_server("streamable-http") as sdk,
+        flex_http_server("ok", alias="/rpc", plain_only=True) as plain,
+    ):
+        document = {
+            "mcpServers": {
+                "sdk": {"type": "http", "url": sdk.url},
+                "plain": {"type": "plain_http", "url": plain.url},
+            }
+        }
+        path = tmp_path / ".mcp.json"
+        path.write_text(json.dumps(document), encoding="utf-8")
+
+        async def scenario(c: Any) -> None:
+            assert [(s.name, s.type) for s in c.servers] == [
+                ("sdk", "streamable_http"),
+                ("plain", "http"),
+            ]
+            assert text_of(await c.call_tool("echo", {"text": "hi"}, server="sdk")) == "hi"
+            assert text_of(await c.call_tool("t", server="plain")) == "ok"
+
+        shell.run_client(scenario, server_definition_file=str(path), deadline=DEADLINE)
+        # Plain HTTP: POSTs that accept JSON only, never an event stream.
+        assert plain.recorder.gets() == []
+        accept = plain.recorder.requests[0].header("accept") or ""
+        assert "text/event-stream" not in accept
 
 
 # ------------------------------------------------------------- the fallback error text
