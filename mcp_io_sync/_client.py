@@ -534,7 +534,7 @@ class Client:
 def connect(
     target: str | Sequence[str],
     *,
-    transport: Literal["stdio", "sse", "http", "streamable_http"] | None = None,
+    transport: Literal["stdio", "sse", "http", "plain_http", "streamable_http"] | None = None,
     name: str | None = None,
     env: Mapping[str, str] | None = None,
     cwd: str | None = None,

@@ -279,7 +279,9 @@ def parse_server_definitions(obj: object) -> tuple[list[ServerConfig], list[str]
         unknown = set(entry) - _KEYS_BY_TYPE[kind] - _IGNORED_KEYS - {"disabled"}
         if unknown:
             shown = ", ".join(sorted(map(str, unknown)))
-            warnings.append(f"{label}: ignored keys that do not apply to {kind}: {shown}")
+            # Named by its file spelling: in a file "http" means Streamable HTTP.
+            spelled = "plain_http" if kind == "http" else kind
+            warnings.append(f"{label}: ignored keys that do not apply to {spelled}: {shown}")
         warnings.extend(f"{label}: {note}" for note in config.warnings)
         if name is not None:
             seen.add(name)

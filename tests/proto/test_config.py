@@ -1036,3 +1036,11 @@ def test_redact_server_config() -> None:
 def test_redact_rejects_other_types() -> None:
     with pytest.raises(TypeError):
         redact_config(["headers"])  # type: ignore[arg-type]
+
+
+def test_ignored_keys_warning_uses_the_file_spelling() -> None:
+    # In a file "http" is Streamable HTTP, so a plain entry is named "plain_http".
+    doc = {"mcpServers": {"p": {"type": "plain_http", "url": "https://h", "ping": 5}}}
+    configs, warnings = parse_server_definitions(doc)
+    assert [c.type for c in configs] == ["http"]
+    assert warnings == ["server 'p': ignored keys that do not apply to plain_http: ping"]
