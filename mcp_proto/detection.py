@@ -146,6 +146,8 @@ def _detect(target: str | Sequence[str]) -> DetectedTransport:
     text = target.strip()
     if not text:
         raise TransportDetectionError("empty connect target")
+    if "\x00" in text:
+        raise TransportDetectionError(f"a connect target cannot contain NUL: {text!r}")
     if _is_stdio_url(text):
         if not text[8:].strip():
             raise TransportDetectionError("stdio:// target has no command")

@@ -110,7 +110,14 @@ def _headers(value: object) -> dict[str, str]:
 
 
 def _env(value: object) -> dict[str, str] | None:
-    return None if value is None else _string_map(value, "env")
+    if value is None:
+        return None
+    env = _string_map(value, "env")
+    for key, item in env.items():
+        # The OS cannot pass these: spawning would fail with a bare ValueError.
+        if "=" in key or "\x00" in key or "\x00" in item:
+            raise ValueError(f"env[{key!r}]: names must not contain '=' or NUL, values NUL")
+    return env
 
 
 def _argv(value: object) -> tuple[str, ...]:
@@ -123,6 +130,9 @@ def _argv(value: object) -> tuple[str, ...]:
     for part in argv:
         if not isinstance(part, str):
             raise ValueError(f"command parts must be strings, got {_shown(part)}")
+        if "\x00" in part:
+            # exec() takes C strings: spawning would fail with a bare ValueError.
+            raise ValueError(f"command parts must not contain NUL, got {_shown(part)}")
     return argv
 
 
@@ -239,8 +249,10 @@ class ServerConfig:
     def _check_stdio(self) -> None:
         if not self.command or not self.command[0]:
             raise ValueError("a stdio server needs a non-empty command")
-        if self.cwd is not None and (not isinstance(self.cwd, str) or not self.cwd):
-            raise ValueError(f"cwd must be a non-empty string or None, got {_shown(self.cwd)}")
+        if self.cwd is not None and (
+            not isinstance(self.cwd, str) or not self.cwd or "\x00" in self.cwd
+        ):
+            raise ValueError(f"cwd must be a non-empty string without NUL, got {_shown(self.cwd)}")
         for field in ("url", "endpoint"):
             if getattr(self, field) is not None:
                 raise ValueError(f"{field} does not apply to a stdio server")

@@ -167,3 +167,27 @@ def test_redact_config_cycle_is_a_value_error() -> None:
     config["inner"].append(config)
     with pytest.raises(ValueError, match="contains itself"):
         redact_config(config)
+
+
+# ------------------------------------------------- values the OS cannot pass to a child
+
+
+@pytest.mark.parametrize(
+    ("entry", "option"),
+    [
+        ({"command": "python", "args": ["s.py", "a\x00b"]}, "command"),
+        ({"command": ["py\x00thon", "s.py"]}, "command"),
+        ({"command": "python s.py", "env": {"A=B": "1"}}, "env"),
+        ({"command": "python s.py", "env": {"A\x00": "1"}}, "env"),
+        ({"command": "python s.py", "env": {"A": "1\x002"}}, "env"),
+        ({"command": "python s.py", "cwd": "/tmp\x00/x"}, "cwd"),
+    ],
+)
+def test_values_a_child_cannot_get_are_rejected_by_name(entry: dict[str, Any], option: str) -> None:
+    # Spawning with them raises a bare ValueError ("embedded null byte", "illegal
+    # environment variable name") deep in subprocess; the config names the option first.
+    with pytest.raises(ValueError, match=option):
+        config_from_dict(entry)
+    configs, warnings = parse_server_definitions({"mcpServers": {"bad": entry, "good": GOOD}})
+    assert [c.name for c in configs] == ["good"]
+    assert any(w.startswith("server 'bad': skipped") and option in w for w in warnings)

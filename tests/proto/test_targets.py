@@ -184,3 +184,8 @@ def test_fallback_error_names_each_transport_and_url() -> None:
 
 def test_plan_describe_of_an_argv() -> None:
     assert Plan(("python", "s.py"), ()).describe() == "python s.py"
+
+
+def test_nul_in_a_target_is_a_detection_error() -> None:
+    with pytest.raises(errors.TransportDetectionError, match="NUL"):
+        plan_targets("python s.py\x00")
