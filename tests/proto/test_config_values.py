@@ -12,6 +12,8 @@ import math
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from mcp_proto.config import (
     REDACTED,
@@ -191,3 +193,40 @@ def test_values_a_child_cannot_get_are_rejected_by_name(entry: dict[str, Any], o
     configs, warnings = parse_server_definitions({"mcpServers": {"bad": entry, "good": GOOD}})
     assert [c.name for c in configs] == ["good"]
     assert any(w.startswith("server 'bad': skipped") and option in w for w in warnings)
+
+
+NUMERIC_FIELDS = [
+    "read_timeout",
+    "retries",
+    "retry_backoff",
+    "discover_timeout",
+    "max_line_size",
+    "max_decompressed_body_bytes",
+    "ping",
+]
+ANY_NUMBER = (
+    st.integers()
+    | st.integers(min_value=10**300, max_value=10**1000)
+    | st.integers(min_value=-(10**1000), max_value=-(10**300))
+    | st.floats()
+    | st.booleans()
+)
+
+
+@given(
+    field=st.sampled_from(NUMERIC_FIELDS),
+    value=ANY_NUMBER,
+    kind=st.sampled_from(["stdio", "http", "sse"]),
+)
+def test_any_number_in_any_numeric_field_keeps_the_other_entries(
+    field: str, value: Any, kind: str
+) -> None:
+    entry: dict[str, Any] = (
+        {"type": "stdio", "command": "python s.py"}
+        if kind == "stdio"
+        else {"type": kind, "url": "https://h/sse" if kind == "sse" else "https://h/mcp"}
+    )
+    entry[field] = value
+    configs, warnings = parse_server_definitions({"mcpServers": {"x": entry, "good": GOOD}})
+    assert [c.name for c in configs][-1] == "good"
+    assert all(len(w) < 300 for w in warnings)
