@@ -182,7 +182,11 @@ def fallback_error(
     transports: streamable_http: POST http://h:8000/: ...; sse: GET http://h:8000: ...``.
     """
     attempts = tuple((config.type, config.endpoint_url or "", error) for config, error in failures)
-    tried = "; ".join(f"{cfg.type}: {_attempt_url(cfg)}: {error}" for cfg, error in failures)
+    # One line even when a reason quotes a multi-line body: whitespace runs become a space.
+    tried = "; ".join(
+        f"{cfg.type}: {_attempt_url(cfg)}: {' '.join(str(error).split())}"
+        for cfg, error in failures
+    )
     return AllTransportsFailedError(
         f"could not connect to {plan.describe()}; tried all transports: {tried}",
         attempts=attempts,

@@ -189,3 +189,11 @@ def test_plan_describe_of_an_argv() -> None:
 def test_nul_in_a_target_is_a_detection_error() -> None:
     with pytest.raises(errors.TransportDetectionError, match="NUL"):
         plan_targets("python s.py\x00")
+
+
+def test_fallback_error_is_one_line_whatever_the_reasons_say() -> None:
+    (plan,) = plan_targets("http://h")
+    failures = [(config, errors.TransportError("bad\n  body\r\nline")) for config in plan.configs]
+    message = str(fallback_error(plan, failures))
+    assert "\n" not in message and "\r" not in message
+    assert message.count("bad body line") == 3
