@@ -58,6 +58,22 @@ def _positive_float(text: str) -> float:
     return value
 
 
+# --transport values: the library's ``transport=`` names (CONN-11), with the dash
+# spelling of Streamable HTTP that config files use.
+TRANSPORTS = ("stdio", "streamable_http", "streamable-http", "sse", "http")
+# logging/setLevel levels (spec: server/utilities/logging), lowest first.
+LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+
+
+def _log_level(text: str) -> str:
+    level = text.strip().lower()
+    if level not in LOG_LEVELS:
+        raise argparse.ArgumentTypeError(
+            f"unknown log level {text!r} (expected one of {', '.join(LOG_LEVELS)})"
+        )
+    return level
+
+
 def _add_global_options(parser: argparse.ArgumentParser, *, top: bool) -> None:
     """Options valid before and after the command. Below the command they default to
     ``SUPPRESS`` so that they do not overwrite what was given before it."""
@@ -120,6 +136,28 @@ def _add_global_options(parser: argparse.ArgumentParser, *, top: bool) -> None:
         default=default([]),
         dest="header_" if top else "header_sub",
         help="an HTTP header for a URL server, e.g. 'Authorization: Bearer ...' (repeatable)",
+    )
+    opts.add_argument(
+        "--transport",
+        choices=TRANSPORTS,
+        default=default(None),
+        help="force the transport instead of guessing it from the target: stdio for a "
+        "command; streamable_http, sse or http (plain HTTP, request/response) for a URL",
+    )
+    opts.add_argument(
+        "--endpoint",
+        metavar="PATH",
+        default=default(None),
+        help="with -c URL: the path requests are POSTed to, instead of the URL's own "
+        "(Streamable HTTP and plain HTTP)",
+    )
+    opts.add_argument(
+        "--log-level",
+        metavar="LEVEL",
+        type=_log_level,
+        default=default(None),
+        help="ask the servers to send log messages from LEVEL up (debug, info, notice, "
+        "warning, error, critical, alert, emergency) and show them on stderr",
     )
     opts.add_argument(
         "-q",
@@ -299,6 +337,20 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         raise UsageError(f"{PROG}: --header applies to an http(s) URL server, not a command")
     if opts.url is not None and (opts.env_vars or opts.cwd is not None):
         raise UsageError(f"{PROG}: --env and --cwd apply to a server command, not a URL")
+    if opts.transport is not None:
+        opts.transport = opts.transport.replace("-", "_")
+        if opts.config is not None:
+            raise UsageError(f"{PROG}: --transport does not apply to --config (use 'type')")
+        if (opts.url is None) != (opts.transport == "stdio"):
+            what = "a URL" if opts.url is not None else "a command"
+            raise UsageError(f"{PROG}: --transport {opts.transport} does not apply to {what}")
+    if opts.endpoint is not None:
+        if opts.url is None:
+            raise UsageError(f"{PROG}: --endpoint PATH applies to a -c URL server")
+        if not opts.endpoint.startswith("/"):
+            raise UsageError(
+                f"{PROG}: --endpoint expects a path starting with '/', got {opts.endpoint!r}"
+            )
     if opts.command == "call":
         opts.base_arguments = _read_args_json(opts.args_json) if opts.args_json is not None else {}
         opts.pairs = parse_pairs(opts.arguments, what="a tool argument")
@@ -359,7 +411,9 @@ def _read_args_json(spec: str) -> dict[str, Any]:
         if spec == "-":
             source, text = "stdin", sys.stdin.read()
         elif spec.startswith("@"):
-            source, text = spec[1:], Path(spec[1:]).read_text(encoding="utf-8")
+            # Named before reading, so that a missing file is named in the error.
+            source = spec[1:]
+            text = Path(source).read_text(encoding="utf-8")
     except OSError as exc:
         raise UsageError(f"{PROG}: cannot read {source}: {exc.strerror or exc}") from None
     try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -12,18 +13,18 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from mcp_proto import errors
-from mcp_proto.types import Resource, ResourceContent, ResourceTemplate, Tool
+from mcp_proto.types import Prompt, Resource, ResourceContent, ResourceTemplate, Tool
 
 from . import _cli_render as render
-from ._cli_args import EXIT_OK, EXIT_TOOL_ERROR, EXIT_USAGE, PROG, CommandFailed
-from ._cli_log import HANDLER
+from ._cli_args import EXIT_OK, EXIT_SERVER, EXIT_TOOL_ERROR, EXIT_USAGE, PROG, CommandFailed
+from ._cli_log import HANDLER, classify
 from ._cli_schema import (
     _arg_list,
     _describe,
-    _schema_summary,
     _suggest,
     _tool_args,
     _tool_hints,
+    arg_rows,
     coerce_to_schema,
 )
 from ._client import Client
@@ -69,18 +70,143 @@ class Output:
 # --------------------------------------------------------------------------- commands
 
 
+_CAPABILITY = {
+    "tools": "tools",
+    "prompts": "prompts",
+    "resources": "resources",
+    "templates": "resources",
+}
+_WHAT = {
+    "tools": "tools",
+    "prompts": "prompts",
+    "resources": "resources",
+    "templates": "resource templates",
+}
+_LOGGER = logging.getLogger("mcp_io_sync.cli")
+
+
 class Runner:
     """Runs one command against a connected client."""
 
-    def __init__(self, opts: argparse.Namespace, client: Client, output: Output) -> None:
+    def __init__(
+        self,
+        opts: argparse.Namespace,
+        client: Client,
+        output: Output,
+        usable: Sequence[str] | None = None,
+    ) -> None:
         self.opts = opts
         self.client = client
         self.output = output
-        self.multi = len(client.servers) > 1
+        # The servers that connected. Every request names its server, so a config
+        # entry that could not start is never retried (and never reported again), and
+        # a failed list is reported once, by the CLI (issue 8 items 4 and 10).
+        self.usable = list(usable) if usable is not None else [s.name for s in client.servers]
+        self.multi = len(self.usable) > 1
 
     def run(self) -> int:
+        if self.opts.log_level is not None:
+            self._set_log_level(self.opts.log_level)
         handler: Callable[[], int] = getattr(self, f"cmd_{self.opts.command}")
         return handler()
+
+    def _set_log_level(self, level: str) -> None:
+        for name in self.usable:
+            if self.client.find_server(name).has_capability("logging"):
+                self.client.set_log_level(level, server=name)
+            else:
+                _LOGGER.warning(
+                    "server %r does not declare the 'logging' capability; "
+                    "--log-level is ignored for it",
+                    name,
+                )
+
+    # ---- which server offers what
+
+    def _offering(self, kind: str) -> list[str]:
+        """The usable servers declaring ``kind``'s capability. Asked for a list that no
+        server offers, say so instead of printing an empty list (issue 8 item 11): the
+        library's aggregate lists are rightly silent about it, one server's are not."""
+        capability = _CAPABILITY[kind]
+        names = [n for n in self.usable if self.client.find_server(n).has_capability(capability)]
+        if names:
+            return names
+        what = _WHAT[kind]
+        if len(self.usable) == 1:
+            who = f"server {self.usable[0]!r} offers no {what}"
+        else:
+            who = f"none of the servers ({', '.join(self.usable)}) offers {what}"
+        raise CommandFailed(
+            f"{who}: it does not declare the {capability!r} capability", EXIT_SERVER
+        )
+
+    def _list(self, kind: str) -> list[Any]:
+        """``kind``'s items from every usable server that offers them. A server whose
+        list fails is reported once; when every one fails, that is the command's one
+        error line (issue 8 item 10)."""
+        fetch: Callable[[str], list[Any]] = {
+            "tools": lambda n: self.client.list_tools(server=n),
+            "prompts": lambda n: self.client.list_prompts(server=n),
+            "resources": lambda n: self.client.list_resources(server=n)["resources"],
+            "templates": lambda n: self.client.list_resource_templates(server=n)[
+                "resourceTemplates"
+            ],
+        }[kind]
+        items: list[Any] = []
+        failures: list[CommandFailed] = []
+        for name in self._offering(kind):
+            try:
+                items.extend(fetch(name))
+            except errors.MCPError as exc:
+                code, message = classify(exc, self.opts, name)
+                failure = CommandFailed(
+                    f"listing {_WHAT[kind]} of server {name!r} failed: {message}", code
+                )
+                if len(self.usable) == 1:
+                    raise failure from exc
+                failures.append(failure)
+        if failures and len(failures) == len(self._offering(kind)):
+            raise failures[0]
+        for failure in failures:
+            _LOGGER.warning("%s", failure)
+        return items
+
+    def _owner(self, kind: str, name: str) -> tuple[str, Any]:
+        """The server offering the tool or prompt ``name``, and the item."""
+        items = self._list(kind)
+        matches = [item for item in items if item.name == name]
+        noun = kind[:-1]
+        if not matches:
+            error = errors.ToolNotFound if kind == "tools" else errors.PromptNotFound
+            raise error(f"no {noun} named {name!r}{_suggest(name, items)}")
+        owners = sorted({str(item.server) for item in matches})
+        if len(owners) > 1:
+            ambiguous = errors.AmbiguousToolName if kind == "tools" else errors.AmbiguousPromptName
+            raise ambiguous(
+                f"{noun} {name!r} is offered by servers {', '.join(map(repr, owners))}; "
+                "choose one with --config FILE --server NAME"
+            )
+        return owners[0], matches[0]
+
+    def _resource_owner(self, uri: str) -> str:
+        if len(self.usable) == 1:
+            return self._offering("resources")[0]
+        owners = sorted({str(r.server) for r in self._list("resources") if r.uri == uri})
+        if len(owners) > 1:
+            raise errors.AmbiguousResourceURI(
+                f"resource {uri!r} is offered by servers {', '.join(map(repr, owners))}; "
+                "choose one with --config FILE --server NAME"
+            )
+        if owners:
+            return owners[0]
+        # RES-3: a URI reachable only through a template is in no list; if exactly one
+        # server offers resources at all, it is the one to ask.
+        capable = self._offering("resources")
+        if len(capable) == 1:
+            return capable[0]
+        raise errors.ResourceNotFound(
+            f"no server lists a resource {uri!r}; choose one with --config FILE --server NAME"
+        )
 
     def _server_column(self, items: Sequence[Any]) -> list[str]:
         return [str(getattr(item, "server", "") or "") for item in items]
@@ -93,7 +219,7 @@ class Runner:
     # ---- tools
 
     def cmd_tools(self) -> int:
-        tools = self.client.list_tools()
+        tools: list[Tool] = self._list("tools")
         if self.opts.name is not None:
             return self._describe_tool(tools, self.opts.name)
         if self.output.as_json:
@@ -135,15 +261,8 @@ class Runner:
                 lines.append("")
                 lines.extend("  " + line for line in tool.description.strip().splitlines())
             lines.append("")
-            args = _tool_args(tool)
-            if args:
-                rows = []
-                for arg, required, schema in args:
-                    desc = render.first_line(schema.get("description"))
-                    if "default" in schema:
-                        default = json.dumps(schema.get("default"), ensure_ascii=False)
-                        desc = f"{desc} (default {default})" if desc else f"default {default}"
-                    rows.append([arg, _schema_summary(schema), "yes" if required else "", desc])
+            rows = arg_rows(tool)
+            if rows:
                 lines.append("arguments:")
                 table = render.table(["NAME", "TYPE", "REQUIRED", "DESCRIPTION"], rows)
                 lines.extend("  " + line for line in table.splitlines())
@@ -161,8 +280,8 @@ class Runner:
         opts = self.opts
         arguments: dict[str, Any] = dict(opts.base_arguments)
         values, raw = opts.pairs
+        owner, tool = self._owner("tools", opts.tool)
         if values:
-            tool = next((t for t in self.client.list_tools() if t.name == opts.tool), None)
             arguments.update(coerce_to_schema(tool, values, raw))
         reporter = None
         if not self.output.quiet:
@@ -172,12 +291,9 @@ class Runner:
             result = self.client.call_tool(
                 opts.tool,
                 arguments,
+                server=owner,
                 progress=reporter.update if reporter is not None else None,
             )
-        except errors.ToolNotFound as exc:
-            raise errors.ToolNotFound(
-                f"{exc}{_suggest(opts.tool, self.client.tool_cache)}"
-            ) from exc
         finally:
             if reporter is not None:
                 self._flush_callbacks()
@@ -201,7 +317,7 @@ class Runner:
     # ---- prompts
 
     def cmd_prompts(self) -> int:
-        prompts = self.client.list_prompts()
+        prompts: list[Prompt] = self._list("prompts")
         if self.output.as_json:
             self.output.json({"prompts": [self._with_server(p, p.to_dict()) for p in prompts]})
             return EXIT_OK
@@ -222,11 +338,8 @@ class Runner:
 
     def cmd_prompt(self) -> int:
         arguments = self.opts.pairs[0]
-        try:
-            result = self.client.get_prompt(self.opts.name, arguments)
-        except errors.PromptNotFound as exc:
-            suggestion = _suggest(self.opts.name, self.client.prompt_cache)
-            raise errors.PromptNotFound(f"{exc}{suggestion}") from exc
+        owner, _ = self._owner("prompts", self.opts.name)
+        result = self.client.get_prompt(self.opts.name, arguments, server=owner)
         if self.output.as_json:
             self.output.json(result)
         else:
@@ -236,7 +349,7 @@ class Runner:
     # ---- resources
 
     def cmd_resources(self) -> int:
-        resources: list[Resource] = self.client.list_resources()["resources"]
+        resources: list[Resource] = self._list("resources")
         if self.output.as_json:
             items = [self._with_server(r, r.to_dict()) for r in resources]
             self.output.json({"resources": items})
@@ -253,9 +366,7 @@ class Runner:
         return EXIT_OK
 
     def cmd_templates(self) -> int:
-        templates: list[ResourceTemplate] = self.client.list_resource_templates()[
-            "resourceTemplates"
-        ]
+        templates: list[ResourceTemplate] = self._list("templates")
         if self.output.as_json:
             items = [self._with_server(t, t.to_dict()) for t in templates]
             self.output.json({"resourceTemplates": items})
@@ -272,7 +383,8 @@ class Runner:
         return EXIT_OK
 
     def cmd_read(self) -> int:
-        contents: list[ResourceContent] = self.client.read_resource(self.opts.uri)
+        owner = self._resource_owner(self.opts.uri)
+        contents: list[ResourceContent] = self.client.read_resource(self.opts.uri, server=owner)
         if self.output.as_json:
             self.output.json({"contents": [c.to_dict() for c in contents]})
             return EXIT_OK
@@ -304,6 +416,22 @@ class Runner:
 
     # ---- completion
 
+    def _completion_owner(self, ref: dict[str, Any]) -> str:
+        if len(self.usable) == 1:
+            return self.usable[0]
+        if ref["type"] == "ref/prompt":
+            return self._owner("prompts", str(ref["name"]))[0]
+        owners = sorted(
+            {str(t.server) for t in self._list("templates") if t.uri_template == ref["uri"]}
+        )
+        if len(owners) == 1:
+            return owners[0]
+        raise CommandFailed(
+            f"{'several servers offer' if owners else 'no server offers'} the template "
+            f"{ref['uri']!r}; choose one with --config FILE --server NAME",
+            EXIT_USAGE,
+        )
+
     def cmd_complete(self) -> int:
         opts = self.opts
         if opts.prompt is not None:
@@ -313,7 +441,10 @@ class Runner:
         context_args = opts.pairs[0]
         context = {"arguments": context_args} if context_args else None
         result = self.client.complete(
-            ref, {"name": opts.argument, "value": opts.value}, context=context
+            ref,
+            {"name": opts.argument, "value": opts.value},
+            context=context,
+            server=self._completion_owner(ref),
         )
         if self.output.as_json:
             self.output.json({"completion": result})
@@ -335,7 +466,7 @@ class Runner:
     def cmd_ping(self) -> int:
         report: list[dict[str, Any]] = []
         lines: list[str] = []
-        for server in self.client.servers:
+        for server in map(self.client.find_server, self.usable):
             start = time.perf_counter()
             self.client.ping(server=server.name)
             elapsed = (time.perf_counter() - start) * 1000

@@ -9,16 +9,18 @@ import logging
 import os
 import re
 import shlex
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import attrs
 
+from mcp_proto import errors
 from mcp_proto.config import ServerConfig, parse_server_definitions, stdio_argv
 
 from ._cli_args import PROG, UsageError
+from ._cli_log import ServerFailed
 from ._client import Client, connect, create_client
 
 _LAUNCHERS = frozenset(
@@ -54,9 +56,35 @@ def _server_name(argv: Sequence[str]) -> str:
         if word.startswith("-") or word.lower() in _LAUNCHERS:
             i += 1
             continue
-        name = stem(word)
+        name = _package_name(word) or stem(word)
         return name if name and not any(ch.isspace() for ch in name) else launcher
     return launcher
+
+
+_SCRIPT = re.compile(r"\.(js|mjs|cjs|ts|mts|cts)$", re.IGNORECASE)
+
+
+def _package_name(script: str) -> str | None:
+    """The npm package a JavaScript server script belongs to, without its scope:
+    ``node .../@modelcontextprotocol/server-memory/dist/index.js`` -> ``server-memory``
+    (its file name, ``index``, says nothing). The nearest ``package.json`` with a
+    ``name``, walking up from the script (a few levels, never past the root)."""
+    if not _SCRIPT.search(script):
+        return None
+    try:
+        folder = Path(script).resolve().parent
+    except (OSError, RuntimeError, ValueError):
+        return None
+    for candidate in [folder, *folder.parents][:8]:
+        manifest = candidate / "package.json"
+        try:
+            data = json.loads(manifest.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        name = data.get("name") if isinstance(data, dict) else None
+        if isinstance(name, str) and name.strip():
+            return name.strip().rsplit("/", 1)[-1]
+    return None
 
 
 def load_config(opts: argparse.Namespace) -> list[ServerConfig]:
@@ -108,19 +136,47 @@ def load_config(opts: argparse.Namespace) -> list[ServerConfig]:
     return out
 
 
-def open_client(opts: argparse.Namespace) -> Client:
-    """Connect as the options say; every server is connected before this returns."""
+def _connect_each(client: Client, report: Callable[[str, BaseException], None]) -> list[str]:
+    """Connect every server of a config file; the names of those that connected.
+
+    A server that cannot start is skipped, as the library's aggregate lists skip it
+    (CONN-19): ``report`` is told once, with that server's own error. The CLI then only
+    addresses the servers that connected, so the broken one is neither retried nor
+    reported again by later requests."""
+    usable: list[str] = []
+    failures: list[tuple[str, BaseException]] = []
+    for server in client.servers:
+        try:
+            server.ensure_connected()
+        except errors.MCPError as exc:
+            # Bounded close, so that the stderr reader has drained what it wrote.
+            server.cleanup()
+            failures.append((server.name, exc))
+        else:
+            usable.append(server.name)
+    if not usable:
+        first, error = failures[0]
+        raise ServerFailed(first, error)
+    for name, failure in failures:
+        report(name, failure)
+    return usable
+
+
+def open_client(
+    opts: argparse.Namespace, report: Callable[[str, BaseException], None]
+) -> tuple[Client, list[str]]:
+    """Connect as the options say: the client and the names of its usable servers,
+    every one of them connected."""
     if opts.config is not None:
         configs = load_config(opts)
         if len({c.read_timeout for c in configs}) == 1:
             opts.effective_timeout = configs[0].read_timeout
         client = create_client(configs)
         try:
-            client.connect_all()
+            return client, _connect_each(client, report)
         except BaseException:
             client.close()
             raise
-        return client
     env = opts.env_vars
     kwargs: dict[str, Any] = {}
     if opts.timeout is not None:
@@ -130,7 +186,22 @@ def open_client(opts: argparse.Namespace) -> Client:
         if opts.headers:
             kwargs["headers"] = opts.headers
         host = urlsplit(opts.url).hostname
-        return connect(opts.url, name=host or None, **kwargs)
+        name = host or "server"
+        try:
+            client = connect(
+                opts.url,
+                transport=opts.transport,
+                endpoint=opts.endpoint,
+                name=name,
+                **kwargs,
+            )
+        except errors.TransportDetectionError as exc:
+            raise UsageError(f"{PROG}: {exc}") from None
+        except errors.MCPError as exc:
+            raise ServerFailed(name, exc) from exc
+        except ValueError as exc:  # an option the transport rejects (an endpoint for SSE)
+            raise UsageError(f"{PROG}: {exc}") from None
+        return client, [s.name for s in client.servers]
     target: str | None = opts.connect
     if opts.server_argv is not None:
         argv = list(opts.server_argv)
@@ -140,11 +211,16 @@ def open_client(opts: argparse.Namespace) -> Client:
             argv = list(stdio_argv(target))
         except ValueError as exc:
             raise UsageError(f"{PROG}: bad server command: {exc}") from None
-    return connect(
-        shlex.join(argv),
-        transport="stdio",
-        name=_server_name(argv),
-        env=env or None,
-        cwd=opts.cwd,
-        **kwargs,
-    )
+    name = _server_name(argv)
+    try:
+        client = connect(
+            shlex.join(argv),
+            transport="stdio",
+            name=name,
+            env=env or None,
+            cwd=opts.cwd,
+            **kwargs,
+        )
+    except errors.MCPError as exc:
+        raise ServerFailed(name, exc) from exc
+    return client, [s.name for s in client.servers]

@@ -25,23 +25,67 @@ from ._cli_args import (
 # --------------------------------------------------------------------------- errors & logging
 
 
-class _StderrTail(logging.Handler):
-    """Keeps the last lines the server wrote to its stderr, for connection errors."""
+class _StderrTails(logging.Handler):
+    """Keeps the last lines each server wrote to its stderr, for its connection errors.
+
+    Kept per server: with a config file of several servers, the error of one must quote
+    its own stderr, not whichever server wrote last (issue 8 item 4). The stdio shell
+    logs each line as ``"[%s] %s" % (server name, line)``."""
 
     def __init__(self) -> None:
         super().__init__(logging.INFO)
-        self.lines: deque[str] = deque(maxlen=20)
+        self.lines: dict[str, deque[str]] = {}
 
     def emit(self, record: logging.LogRecord) -> None:
         args = record.args
-        tail = isinstance(args, tuple) and len(args) == 2
-        line = str(args[1]) if tail and isinstance(args, tuple) else record.getMessage()
+        if isinstance(args, tuple) and len(args) == 2:
+            server, line = str(args[0]), str(args[1])
+        else:
+            server, line = "", record.getMessage()
         if line.strip():
-            self.lines.append(line.strip())
+            self.lines.setdefault(server, deque(maxlen=20)).append(line.strip())
+
+    def last(self, server: str | None) -> str | None:
+        """The last line ``server`` wrote to its stderr (``None``: nothing, or unknown)."""
+        if server is None:
+            return None
+        lines = self.lines.get(server)
+        return lines[-1] if lines else None
+
+    def clear(self) -> None:
+        self.lines.clear()
 
 
 HANDLER = render.StatusAwareHandler(sys.stderr)
-TAIL = _StderrTail()
+TAIL = _StderrTails()
+
+
+class _Levels(logging.Filter):
+    """What reaches stderr: records at the handler's own level, and the servers' log
+    messages (``notifications/message``, logged by the client as ``[server] text``) from
+    ``server_level`` up, so that ``--log-level debug`` shows the server's debug lines
+    without turning on the CLI's own debug logging."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.level = logging.WARNING
+        self.server_level = logging.WARNING
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.name == "mcp_io_sync" and record.msg == "[%s]%s %s":
+            return record.levelno >= min(self.level, self.server_level)
+        return record.levelno >= self.level
+
+
+LEVELS = _Levels()
+# MCP log levels (spec: server/utilities/logging) -> Python levels, as the client maps
+# notifications/message (LOG-3).
+_PYTHON_LEVELS = {
+    "debug": logging.DEBUG,
+    "info": logging.INFO,
+    "notice": logging.INFO,
+    "warning": logging.WARNING,
+}
 
 
 class _Formatter(logging.Formatter):
@@ -58,23 +102,34 @@ class _Formatter(logging.Formatter):
         return f"{PROG}: {record.levelname.lower()}: {render.one_line(record.getMessage(), 2000)}"
 
 
-def setup_logging(verbose: int, quiet: bool) -> None:
+def setup_logging(verbose: int, quiet: bool, server_level: str | None = None) -> None:
+    """Without ``-v``: warnings (``-q``: errors only). ``-v``: info, including every
+    line the servers write to their stderr; ``-vv``: debug. ``--log-level LEVEL`` also
+    shows the servers' log messages from LEVEL up (``-q`` keeps them to errors)."""
     if verbose:
         level = logging.DEBUG if verbose > 1 else logging.INFO
     else:
         level = logging.ERROR if quiet else logging.WARNING
+    LEVELS.level = level
+    LEVELS.server_level = level
+    if server_level is not None and not quiet:
+        LEVELS.server_level = _PYTHON_LEVELS.get(server_level, logging.ERROR)
+    lowest = min(LEVELS.level, LEVELS.server_level)
     HANDLER.setStream(sys.stderr)
     HANDLER.setFormatter(_Formatter(bool(verbose)))
-    HANDLER.setLevel(level)
+    HANDLER.setLevel(lowest)
+    if LEVELS not in HANDLER.filters:
+        HANDLER.addFilter(LEVELS)
     root = logging.getLogger()
     if HANDLER not in root.handlers:
         root.addHandler(HANDLER)
-    root.setLevel(level)
+    root.setLevel(lowest)
     # The server's stderr is logged at INFO; keep its tail even when not shown.
     stderr_logger = logging.getLogger("mcp_io_sync.stderr")
     stderr_logger.setLevel(logging.DEBUG if verbose else logging.INFO)
     if TAIL not in stderr_logger.handlers:
         stderr_logger.addHandler(TAIL)
+    TAIL.clear()
 
 
 def _timed_out(exc: errors.RequestTimeoutError, opts: argparse.Namespace | None) -> str:
@@ -84,9 +139,28 @@ def _timed_out(exc: errors.RequestTimeoutError, opts: argparse.Namespace | None)
     return f"{what} timed out{after}; change the limit with --timeout SECONDS"
 
 
-def classify(exc: BaseException, opts: argparse.Namespace | None) -> tuple[int, str]:
-    """The exit code and one-line message for a failure."""
+class ServerFailed(Exception):
+    """Server ``server`` could not be used: ``error`` says why."""
+
+    def __init__(self, server: str, error: BaseException) -> None:
+        super().__init__(str(error))
+        self.server = server
+        self.error = error
+
+
+def classify(
+    exc: BaseException, opts: argparse.Namespace | None, server: str | None = None
+) -> tuple[int, str]:
+    """The exit code and one-line message for a failure; a connection failure quotes
+    the last stderr line of ``server`` (the one that failed, when it is known)."""
+    if isinstance(exc, ServerFailed):
+        server, exc = exc.server, exc.error
     code, message = _classify(exc, opts)
+    quoted = isinstance(exc, CommandFailed)  # already worded, stderr included
+    if code == EXIT_CONNECTION and not quoted and not (opts is not None and opts.verbose):
+        line = TAIL.last(server)
+        if line is not None:
+            message += f"; server stderr: {line}"
     # The library's advice names its keyword argument; the command line has an option.
     message = re.sub(
         r"[;:] pass server=$", "; choose one with --config FILE --server NAME", message
@@ -124,12 +198,9 @@ def _classify(exc: BaseException, opts: argparse.Namespace | None) -> tuple[int,
             errors.PromptGetError,
         ),
     ):
-        message = str(exc)
-        if TAIL.lines and not (opts is not None and opts.verbose):
-            message += f"; server stderr: {TAIL.lines[-1]}"
-        return EXIT_CONNECTION, message
+        return EXIT_CONNECTION, str(exc)
     if isinstance(exc, errors.CapabilityError):
-        return EXIT_SERVER, f"not supported by the server: {exc}"
+        return EXIT_SERVER, str(exc)  # "server 'x' does not support ..." says it all
     if isinstance(exc, errors.MCPError):
         return EXIT_SERVER, str(exc)
     return EXIT_INTERNAL, f"internal error: {type(exc).__name__}: {exc}"

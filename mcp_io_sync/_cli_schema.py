@@ -56,9 +56,13 @@ def coerce_to_schema(
 
 def _describe(title: str | None, description: str | None, name: str) -> str:
     first = render.first_line(description)
-    if title and title != name:
+    if title and _words(title) != _words(name):  # not "Create Entities" for create_entities
         return f"{title}: {first}" if first else title
     return first
+
+
+def _words(text: str) -> str:
+    return " ".join(text.replace("_", " ").replace("-", " ").lower().split())
 
 
 def _tool_hints(tool: Tool) -> str:
@@ -118,3 +122,73 @@ def _suggest(name: str, items: Sequence[Tool] | Sequence[Prompt]) -> str:
     if names and len(names) <= 12:
         return f"; available: {', '.join(names)}"
     return ""
+
+
+# How deep ``tools TOOL`` unfolds nested arguments (a recursive schema stops here).
+_MAX_DEPTH = 4
+
+
+def _deref(schema: object, root: Mapping[str, Any], seen: frozenset[str]) -> tuple[Any, str]:
+    """``schema`` with a local ``$ref`` (``#/$defs/X``, ``#/definitions/X``) followed,
+    and the ref followed (``""`` for none). Remote refs are left alone (never fetched)."""
+    ref = schema.get("$ref") if isinstance(schema, Mapping) else None
+    if not isinstance(ref, str) or not ref.startswith("#/") or ref in seen:
+        return schema, ""
+    node: Any = root
+    for part in ref[2:].split("/"):
+        part = part.replace("~1", "/").replace("~0", "~")
+        if not isinstance(node, Mapping) or part not in node:
+            return schema, ""
+        node = node[part]
+    return node, ref
+
+
+def _object_part(schema: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The object schema with ``properties`` in ``schema``, or in the one non-null
+    option of its ``anyOf``/``oneOf`` (``Optional[Model]`` in pydantic's output)."""
+    if isinstance(schema.get("properties"), Mapping):
+        return schema
+    for key in ("anyOf", "oneOf"):
+        options = schema.get(key)
+        if isinstance(options, list):
+            objects = [o for o in options if isinstance(o, Mapping) and o.get("type") != "null"]
+            if len(objects) == 1 and isinstance(objects[0].get("properties"), Mapping):
+                return objects[0]
+    return None
+
+
+def arg_rows(tool: Tool) -> list[list[str]]:
+    """``tools TOOL``'s argument table: NAME, TYPE, REQUIRED, DESCRIPTION, with nested
+    object properties unfolded as ``trip.name`` and array items as ``trip.stops[].city``
+    (issue 8 item 9: nested arguments were only ``array of object``)."""
+    root = tool.input_schema
+    rows: list[list[str]] = []
+
+    def walk(schema: object, prefix: str, depth: int, seen: frozenset[str]) -> None:
+        schema, ref = _deref(schema, root, seen)
+        if not isinstance(schema, Mapping) or depth > _MAX_DEPTH:
+            return
+        seen = seen | {ref} if ref else seen
+        obj = _object_part(schema)
+        if obj is not None:
+            props = obj["properties"]
+            required = obj.get("required")
+            req = set(required) if isinstance(required, list) else set()
+            for name, sub in props.items():
+                sub, sub_ref = _deref(sub, root, seen)
+                sub = sub if isinstance(sub, Mapping) else {}
+                path = f"{prefix}.{name}" if prefix else str(name)
+                desc = render.first_line(sub.get("description"))
+                if "default" in sub:
+                    default = json.dumps(sub.get("default"), ensure_ascii=False)
+                    desc = f"{desc} (default {default})" if desc else f"default {default}"
+                kind = _schema_summary(sub) or ("object" if _object_part(sub) else "")
+                rows.append([path, kind, "yes" if name in req else "", desc])
+                walk(sub, path, depth + 1, seen | {sub_ref} if sub_ref else seen)
+            return
+        items, items_ref = _deref(schema.get("items"), root, seen)
+        if prefix and "array" in _schema_types(schema) and isinstance(items, Mapping):
+            walk(items, f"{prefix}[]", depth + 1, seen | {items_ref} if items_ref else seen)
+
+    walk(root, "", 0, frozenset())
+    return rows

@@ -14,6 +14,7 @@ interrupted.
 
 from __future__ import annotations
 
+import logging
 import os
 import signal
 import sys
@@ -59,6 +60,8 @@ from ._client import Client
 
 __all__ = ["main"]
 
+_LOGGER = logging.getLogger("mcp_io_sync.cli")
+
 
 def _on_sigint(signum: int, frame: object) -> None:
     # A second Ctrl-C while shutting down exits at once.
@@ -87,16 +90,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except SystemExit as exc:  # --help, --version
         return exc.code if isinstance(exc.code, int) else EXIT_OK
-    setup_logging(opts.verbose, opts.quiet)
+    setup_logging(opts.verbose, opts.quiet, opts.log_level)
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGINT, _on_sigint)
     output = Output(as_json=opts.json, quiet=opts.quiet)
     client: Client | None = None
+    only: str | None = None  # the one server of the invocation, if there is one
+
+    def skipped(name: str, exc: BaseException) -> None:
+        # Issue 8 item 4: once per server and invocation, with that server's own error.
+        _LOGGER.warning("server %r skipped: %s", name, classify(exc, opts, name)[1])
+
     try:
-        client = open_client(opts)
-        limits = {server.read_timeout for server in client.servers}
+        client, usable = open_client(opts, skipped)
+        if len(usable) == 1:
+            only = usable[0]
+        limits = {client.find_server(name).read_timeout for name in usable}
         opts.effective_timeout = limits.pop() if len(limits) == 1 else None
-        code = Runner(opts, client, output).run()
+        code = Runner(opts, client, output, usable).run()
         sys.stdout.flush()
         return code
     except KeyboardInterrupt:
@@ -119,7 +130,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:
         if client is not None:
             client.close()  # let the stderr reader finish (the tail of the server's stderr)
-        code, message = classify(exc, opts)
+        code, message = classify(exc, opts, only)
         if opts.verbose:
             traceback.print_exc()
         elif code == EXIT_INTERNAL:

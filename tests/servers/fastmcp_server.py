@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """A real MCP server built with FastMCP 4 (``fastmcp==4.1.6``), used as a test peer.
 
-    python tests/servers/fastmcp_server.py                                  # stdio
-    python tests/servers/fastmcp_server.py --transport http --port 8765     # Streamable HTTP at /mcp
-    python tests/servers/fastmcp_server.py --transport http --port 8765 --path /
+    python tests/servers/fastmcp_server.py                               # stdio
+    python tests/servers/fastmcp_server.py --transport http --port 8765  # Streamable HTTP, /mcp
+    python tests/servers/fastmcp_server.py --transport http --port 8765 --path /  # mounted at /
 
 What it offers (names are part of the test contract, keep them stable):
 
