@@ -11,6 +11,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
+from urllib.parse import urlsplit
 
 PROG = "mcp-proto"
 
@@ -347,6 +348,12 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     if opts.endpoint is not None:
         if opts.url is None:
             raise UsageError(f"{PROG}: --endpoint PATH applies to a -c URL server")
+        sse = opts.transport == "sse" or (
+            opts.transport is None and urlsplit(opts.url).path.rstrip("/").endswith("/sse")
+        )
+        if sse:
+            # HTTP+SSE has no endpoint to choose: the server announces it (CONN-17).
+            raise UsageError(f"{PROG}: --endpoint does not apply to HTTP+SSE")
         if not opts.endpoint.startswith("/"):
             raise UsageError(
                 f"{PROG}: --endpoint expects a path starting with '/', got {opts.endpoint!r}"

@@ -209,11 +209,12 @@ def _same_json(text: object, value: object) -> bool:
 
 
 def _wrapped(structured: object) -> tuple[bool, object]:
-    """``(True, value)`` for a result wrapped as ``{"result": value}``: servers (FastMCP,
-    the SDKs) wrap a tool's non-object return value so (MCP 2025-06-18, Tools:
-    structured content is an object)."""
-    if isinstance(structured, Mapping) and len(structured) == 1 and "result" in structured:
-        return True, structured["result"]
+    """``(True, value)`` for a structured result that wraps one value in a one-key
+    object: FastMCP's ``{"result": 3}`` for a scalar return (MCP 2025-06-18, Tools:
+    structured content is an object), server-filesystem's ``{"content": text}``,
+    server-memory's ``{"entities": [...]}``."""
+    if isinstance(structured, Mapping) and len(structured) == 1:
+        return True, next(iter(structured.values()))
     return False, None
 
 
@@ -286,7 +287,7 @@ def render_call_result(result: Mapping[str, Any]) -> str:
     wrapped, value = _wrapped(structured)
     if wrapped and texts and all(_same_json(text, value) for text in texts):
         # ``{"result": 3}`` with the text "3": the text already is the value (issue 8
-        # item 9). Shown once, as the server's text.
+        # item 9). Shown once, as the server's text (what it wrote for people).
         structured = None
     if structured is not None:
         items = [
