@@ -559,3 +559,26 @@ def test_tools_table_fits_a_110_column_terminal(tmp: Path) -> None:
     assert lines[0].split() == ["NAME", "ARGUMENTS", "HINTS", "DESCRIPTION"]
     assert any(line.startswith("list_directory_with_sizes ") for line in lines)
     assert max(len(line) for line in lines) <= 109, screen
+
+
+# ------------------------------------------------------------------ HTTP+SSE
+
+
+def test_sse_deprecation_notice_once_and_quiet() -> None:
+    """Item 10: the HTTP+SSE notice is shown once per invocation (a call lists the tools,
+    then calls), and -q silences it."""
+    port = free_port()
+    server = serve([*SDK, "--transport", "sse", "--port", str(port)], port)
+    try:
+        url = f"http://127.0.0.1:{port}/sse"
+        proc = run("-c", url, "call", "add", "a=1", "b=2")
+        assert proc.returncode == 0, proc.stderr
+        notices = [line for line in proc.stderr.splitlines() if "deprecated" in line]
+        assert len(notices) == 1 and notices[0].startswith(
+            "mcp-proto: warning: The HTTP+SSE transport is deprecated"
+        )
+        proc = run("-q", "-c", url, "call", "add", "a=1", "b=2")
+        assert (proc.returncode, proc.stderr) == (0, "")
+    finally:
+        server.terminate()
+        server.wait(10)
