@@ -344,7 +344,7 @@ def test_time(ran: Ran) -> None:
 
 
 def test_time_as_a_bare_console_script(ran: Ran) -> None:
-    # -c with a bare console-script name (the library's fix for bare targets).
+    # -c with a bare console-script name: a command, run through PATH.
     proc = ran["time-connect"]
     assert proc.returncode == 0, proc.stderr
     assert "get_current_time" in proc.stdout
