@@ -232,6 +232,29 @@ class StdioServer(BaseServer):
         reader.start()
         errs.start()
 
+    def _read_available(self) -> None:
+        # Only if nobody holds the reading role: a holder is a caller that reads, or the
+        # background reader blocked in select(), which reads whatever arrives at once.
+        with self._lock:
+            proc = self._proc
+        if proc is None or proc.finished or not proc.read_lock.acquire(blocking=False):
+            return
+        try:
+            stdout = proc.popen.stdout
+            assert stdout is not None
+            fd = stdout.fileno()
+            for _ in range(_DRAIN_READS):
+                try:
+                    ready, _, _ = select.select([fd], [], [], 0)
+                except (OSError, ValueError):
+                    return
+                if not ready or proc.finished:
+                    return
+                self._read_once(proc, fd)
+        finally:
+            proc.read_lock.release()
+            self._hand_over(proc)
+
     def _close(self) -> None:
         with self._lock:
             proc, self._proc = self._proc, None

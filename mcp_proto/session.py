@@ -49,7 +49,14 @@ from .limits import Limits
 from .types import Implementation
 from .versions import LATEST_LEGACY, LEGACY_VERSIONS
 
-__all__ = ["REQUIRED_CAPABILITY", "ServerInfo", "Session", "State"]
+__all__ = [
+    "CLOSING_CODE",
+    "CLOSING_MESSAGE",
+    "REQUIRED_CAPABILITY",
+    "ServerInfo",
+    "Session",
+    "State",
+]
 
 
 class State(enum.Enum):
@@ -110,6 +117,15 @@ _LOG_LEVELS: Final[dict[str, str]] = {
     "alert": "ERROR",
     "emergency": "ERROR",
 }
+
+#: Client notifications that only a session which declared the capability may send
+#: (CAP-5): a server that was not told the client has roots learns nothing of them.
+_GATED_NOTIFICATIONS: Final[dict[str, str]] = {"notifications/roots/list_changed": "roots"}
+
+#: The error a server request still unanswered at close gets (the SDKs' "connection
+#: closed" code, in the implementation-defined range of JSON-RPC 2.0 § 5.1).
+CLOSING_CODE: Final = -32000
+CLOSING_MESSAGE: Final = "Client is closing the connection"
 
 # Never answer initialize's own timeout with notifications/cancelled (Lifecycle:
 # "The initialize request MUST NOT be cancelled by clients").
@@ -196,6 +212,13 @@ class Session:
         self._progress: dict[jsonrpc.RequestId, jsonrpc.RequestId] = {}  # token -> id
         self._outbox: list[bytes] = []
         self._events: deque[Event] = deque()
+        # Server requests received and not answered yet (id -> method): close answers
+        # them first (refuse_server_requests), so the server is not left waiting on
+        # them after our stdin closes. Bounded by the shell, which answers every request
+        # ("Client busy" beyond its backlog: UT-8).
+        self._inbound: dict[jsonrpc.RequestId, str] = {}
+        # Ids refused at close: a handler that finishes later must not answer twice.
+        self._refused: set[jsonrpc.RequestId] = set()
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -354,21 +377,51 @@ class Session:
         return request_id
 
     def send_notification(self, method: str, params: dict[str, Any] | None = None) -> None:
+        """Queue a notification. One that needs a client capability this session did
+        not declare (CAP-5: ``roots/list_changed`` without ``roots``) is dropped."""
         if self.state is State.CLOSED:
             raise LocalProtocolError("cannot send on a closed session")
+        needed = _GATED_NOTIFICATIONS.get(method)
+        if needed is not None and needed not in self.capabilities:
+            return
         self._outbox.append(jsonrpc.encode_notification(method, params))
 
-    def send_response(self, request_id: jsonrpc.RequestId, result: Any) -> None:
+    def _answering(self, request_id: jsonrpc.RequestId) -> bool:
+        """Whether an answer to ``request_id`` may go out (and mark it answered)."""
         if self.state is State.CLOSED:
-            return  # the server that asked is gone; nobody to answer
-        self._outbox.append(jsonrpc.encode_result(request_id, result))
+            return False  # the server that asked is gone; nobody to answer
+        # Refused at close already: one answer per request.
+        return self._inbound.pop(request_id, None) is not None or request_id not in self._refused
+
+    def send_response(self, request_id: jsonrpc.RequestId, result: Any) -> None:
+        if self._answering(request_id):
+            self._outbox.append(jsonrpc.encode_result(request_id, result))
 
     def send_error_response(
         self, request_id: jsonrpc.RequestId, code: int, message: str, data: Any = None
     ) -> None:
+        if self._answering(request_id):
+            self._outbox.append(jsonrpc.encode_error(request_id, code, message, data))
+
+    @property
+    def unanswered_server_requests(self) -> int:
+        """Server requests received and not answered yet."""
+        return len(self._inbound)
+
+    def refuse_server_requests(self) -> int:
+        """Before closing: answer every server request still unanswered with a JSON-RPC
+        error (``CLOSING_CODE``), so that the server is not left waiting for answers
+        that will never come (a Node server stays alive on a pending request after its
+        stdin closes: issue 8, item 5). Returns how many were refused; a handler's late
+        answer to one of them is dropped."""
         if self.state is State.CLOSED:
-            return
-        self._outbox.append(jsonrpc.encode_error(request_id, code, message, data))
+            return 0
+        refused = list(self._inbound)
+        self._inbound.clear()
+        for request_id in refused:
+            self._refused.add(request_id)
+            self._outbox.append(jsonrpc.encode_error(request_id, CLOSING_CODE, CLOSING_MESSAGE))
+        return len(refused)
 
     def cancel_request(
         self, request_id: jsonrpc.RequestId, reason: str, *, notify: bool = True
@@ -489,6 +542,7 @@ class Session:
                 )
             )
         elif isinstance(message, jsonrpc.Request):
+            self._inbound[message.id] = message.method
             self._events.append(ServerRequest(message.id, message.method, message.params or {}))
         elif isinstance(message, jsonrpc.Notification):
             self._receive_notification(message.method, message.params or {})
