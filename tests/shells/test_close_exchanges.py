@@ -121,7 +121,7 @@ def test_registered_roots_are_declared_and_served(shell: Shell, tmp_path: Path) 
     assert answer["result"]["roots"] == [root]
 
 
-def test_a_server_request_pending_at_close_is_refused_before_stdin_closes(
+def test_server_requests_pending_at_close_are_answered_before_stdin_closes(
     shell: Shell, tmp_path: Path
 ) -> None:
     log = tmp_path / "tap.jsonl"
@@ -160,10 +160,15 @@ def test_a_server_request_pending_at_close_is_refused_before_stdin_closes(
             scenario,
             [{"name": "everything", "command": tapped(log), "read_timeout": 20}],
             sampling_handler=handler,
+            roots=[{"uri": "file:///tmp/tap-root"}],
         )
     finally:
         release.set()
     traffic = Traffic(log)
+    # Every request the server sent got exactly one answer before stdin closed: the
+    # roots/list from the handshake a result, the sampling still running an error.
+    sent_before_eof = {m["id"] for m in traffic.before_eof() if "method" not in m}
+    assert {m["id"] for m in traffic.server_requests()} <= sent_before_eof
     [ask] = [m for m in traffic.server_requests() if m["method"] == "sampling/createMessage"]
     sent = traffic.before_eof()
     [answer] = [m for m in sent if m.get("id") == ask["id"] and "method" not in m]
