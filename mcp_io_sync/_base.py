@@ -187,8 +187,9 @@ class BaseServer(ServerView):
             pause = min(pause * 2, 0.02)
         with self._lock:
             refused = session.refuse_server_requests()
-        if refused:
-            self._logger.debug("server %s: refused %d request(s) at close", self.name, refused)
+        if not refused:
+            return  # the handlers sent their answers themselves
+        self._logger.debug("server %s: refused %d request(s) at close", self.name, refused)
         try:
             self._transmit(session)
         except (MCPError, SessionExpired) as exc:

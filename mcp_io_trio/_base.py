@@ -186,10 +186,13 @@ class BaseServer(ServerView):
                 await trio.sleep(pause)
                 pause = min(pause * 2, 0.02)
         refused = session.refuse_server_requests()
-        if refused:
-            self._logger.debug("server %s: refused %d request(s) at close", self.name, refused)
+        if not refused:
+            return  # the handlers sent their answers themselves
+        self._logger.debug("server %s: refused %d request(s) at close", self.name, refused)
         try:
-            await self._transmit(session)
+            # Bounded: an HTTP server that stopped answering must not hold up close.
+            with trio.move_on_after(max(CLOSE_ANSWER_WAIT, 1.0)):
+                await self._transmit(session)
         except (MCPError, SessionExpired) as exc:
             self._logger.debug("server %s: could not answer at close: %s", self.name, exc)
 
