@@ -30,6 +30,10 @@ from ._view import ServerView
 
 __all__ = ["BaseServer", "SessionExpired"]
 
+#: At close, how long handlers already answering server requests may still take before
+#: what is left is refused (issue 8, item 5). Only spent while one is unanswered.
+CLOSE_ANSWER_WAIT = 0.5
+
 
 class SessionExpired(Exception):
     """Raised by an HTTP ``_send`` when the server answered 404 to our session id."""
@@ -149,12 +153,47 @@ class BaseServer(ServerView):
 
     def cleanup(self) -> None:
         """Close the transport (bounded) and fail anything pending. Idempotent; the
-        next request reconnects."""
+        next request reconnects. Server requests still unanswered are answered (or
+        refused) first."""
         with self._connect_lock:
+            self._settle_server_requests()
             self._teardown(ConnectionError("the client closed the connection"))
         pool, self._many_pool = self._many_pool, None
         if pool is not None:
             pool.shutdown(wait=False)
+
+    def _read_available(self) -> None:
+        """Transport hook: take in what the server already sent, without waiting."""
+
+    def _settle_server_requests(self) -> None:
+        """Before closing: let the handlers already answering server requests finish
+        (at most ``CLOSE_ANSWER_WAIT``), refuse what is left with a JSON-RPC error, and
+        send it all. A server left waiting on a request would outlive our stdin (a
+        Node server stays alive on one until it times out: issue 8, item 5)."""
+        with self._lock:
+            session = self._session
+        if session is None or not self.is_connected:
+            return
+        self._read_available()
+        deadline = time.monotonic() + CLOSE_ANSWER_WAIT
+        pause = 0.001
+        while True:
+            with self._lock:
+                if session.unanswered_server_requests == 0:
+                    break
+            if time.monotonic() >= deadline:
+                break
+            time.sleep(pause)
+            pause = min(pause * 2, 0.02)
+        with self._lock:
+            refused = session.refuse_server_requests()
+        if not refused:
+            return  # the handlers sent their answers themselves
+        self._logger.debug("server %s: refused %d request(s) at close", self.name, refused)
+        try:
+            self._transmit(session)
+        except (MCPError, SessionExpired) as exc:
+            self._logger.debug("server %s: could not answer at close: %s", self.name, exc)
 
     def _teardown(self, error: MCPError) -> None:
         with self._lock:

@@ -133,8 +133,10 @@ def table(
 ) -> str:
     """An aligned text table, two spaces between columns, no trailing spaces.
 
-    Cells are cleaned to one line. With ``width`` (the terminal's), the last column is
-    cut with ``ellipsis`` so that no line wraps; other columns are never cut.
+    Cells are cleaned to one line. With ``width`` (the terminal's), columns are cut
+    with ``ellipsis`` so that no line wraps: the last one first (down to 12 cells), then
+    the widest of the middle ones (down to 8 cells or their header). The first column
+    (the name to type) is never cut.
     """
     cells = [[clean(str(cell), multiline=False) for cell in row] for row in rows]
     heads = list(headers)
@@ -143,17 +145,47 @@ def table(
         for i, cell in enumerate(row):
             widths[i] = max(widths[i], _width(cell))
     if width is not None and cells:
-        fixed = sum(widths[:-1]) + 2 * (len(widths) - 1)
-        room = max(width - 1 - fixed, max(12, _width(heads[-1])))
-        if widths[-1] > room:
-            widths[-1] = room
-            cells = [[*row[:-1], _truncate(row[-1], room, ellipsis)] for row in cells]
+        limits = _fit(widths, heads, width - 1)
+        if limits != widths:
+            widths = limits
+            cells = [
+                [_truncate(cell, w, ellipsis) for cell, w in zip(row, widths, strict=True)]
+                for row in cells
+            ]
     lines = []
     head = "  ".join(_pad(h, w) for h, w in zip(heads, widths, strict=True)).rstrip()
     lines.append(f"\x1b[1m{head}\x1b[0m" if bold else head)
     for row in cells:
         lines.append("  ".join(_pad(c, w) for c, w in zip(row, widths, strict=True)).rstrip())
     return "\n".join(lines)
+
+
+def _fit(widths: Sequence[int], heads: Sequence[str], room: int) -> list[int]:
+    """Column widths whose total (two spaces between columns) fits ``room`` when it can.
+    Only cutting the last column is not enough when a middle one is wide (a long
+    argument list): that table wrapped on a 110-column terminal (issue 8 item 9)."""
+    out = list(widths)
+    over = sum(out) + 2 * (len(out) - 1) - room
+    if over <= 0:
+        return out
+    last = len(out) - 1
+    floor = max(12, _width(heads[last]))
+    if last > 0 and out[last] > floor:
+        cut = min(over, out[last] - floor)
+        out[last] -= cut
+        over -= cut
+    while over > 0:
+        middle = [i for i in range(1, last) if out[i] > max(8, _width(heads[i]))]
+        if not middle:
+            break
+        widest = max(middle, key=lambda i: out[i])
+        others = [out[i] for i in middle if i != widest]
+        # Down to the next widest column (so the cut is shared), at least by one.
+        target = max(max(others, default=0), max(8, _width(heads[widest])), out[widest] - over)
+        cut = max(1, out[widest] - target)
+        out[widest] -= cut
+        over -= cut
+    return out
 
 
 # ------------------------------------------------------------------ tool results
@@ -164,12 +196,26 @@ def _json_text(value: Any) -> str:
 
 
 def _same_json(text: object, value: object) -> bool:
+    """``text`` is ``value`` written as JSON (any spacing), or ``value`` itself when it
+    is a string (FastMCP's text copy of a string result is the string, not its JSON)."""
     if not isinstance(text, str):
         return False
+    if isinstance(value, str) and text == value:
+        return True
     try:
         return bool(json.loads(text) == value)
     except ValueError:
         return False
+
+
+def _wrapped(structured: object) -> tuple[bool, object]:
+    """``(True, value)`` for a structured result that wraps one value in a one-key
+    object: FastMCP's ``{"result": 3}`` for a scalar return (MCP 2025-06-18, Tools:
+    structured content is an object), server-filesystem's ``{"content": text}``,
+    server-memory's ``{"entities": [...]}``."""
+    if isinstance(structured, Mapping) and len(structured) == 1:
+        return True, next(iter(structured.values()))
+    return False, None
 
 
 def _resource_note(resource: Mapping[str, Any]) -> tuple[str, str | None]:
@@ -233,6 +279,16 @@ def render_call_result(result: Mapping[str, Any]) -> str:
     structured = result.get("structuredContent")
     content = result.get("content")
     items = content if isinstance(content, list) else []
+    texts = [
+        item.get("text")
+        for item in items
+        if isinstance(item, Mapping) and item.get("type") == "text"
+    ]
+    wrapped, value = _wrapped(structured)
+    if wrapped and texts and all(_same_json(text, value) for text in texts):
+        # ``{"result": 3}`` with the text "3": the text already is the value (issue 8
+        # item 9). Shown once, as the server's text (what it wrote for people).
+        structured = None
     if structured is not None:
         items = [
             item

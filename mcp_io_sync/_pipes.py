@@ -1,7 +1,11 @@
-"""Pipe tuning shared by both shells' stdio transports (Linux only; a no-op elsewhere)."""
+"""OS plumbing shared by both shells' stdio transports: pipe tuning (Linux only; a
+no-op elsewhere) and the server's process group (POSIX)."""
 
 from __future__ import annotations
 
+import os
+import signal
+import sys
 from typing import Any
 
 try:
@@ -9,7 +13,15 @@ try:
 except ImportError:  # pragma: no cover - not on Windows
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["BIG_PIPE", "enlarge_pipes"]
+__all__ = [
+    "BIG_PIPE",
+    "KILL",
+    "TERMINATE",
+    "enlarge_pipes",
+    "group_alive",
+    "server_group",
+    "signal_group",
+]
 
 # Linux lets a pipe's buffer grow from 64 KiB to /proc/sys/fs/pipe-max-size (1 MiB by
 # default). A 1 MiB message then crosses in a few writes and reads instead of sixteen,
@@ -32,3 +44,72 @@ def enlarge_pipes(*pipes: Any) -> None:
             fcntl.fcntl(fd, _F_SETPIPE_SZ, BIG_PIPE)
         except (OSError, ValueError):
             pass
+
+
+# ---------------------------------------------------------------- process groups
+#
+# A server is often started through a launcher (``npx``, ``sh -c``, ``uv run``): the
+# process that actually serves is a grandchild. Closing must end every process the
+# server started, and nothing else (issue 8, item 6; STDIO-6). Both shells start the
+# server with ``start_new_session=True``, so it leads a new session and process group
+# (pgid == its pid) that its descendants inherit; closing signals that group. A
+# descendant that moves itself to another group or session (a daemon that calls
+# setsid) has left on purpose and is out of reach, as with any process-group kill.
+
+
+def server_group(pid: int) -> int | None:
+    """The process group to signal for a server started with ``start_new_session=True``
+    as ``pid`` (it is that group's leader), or ``None`` where there are no process
+    groups or where it would be the caller's own group: never signal ourselves."""
+    if not hasattr(os, "killpg"):  # pragma: no cover - Windows
+        return None
+    try:
+        if pid <= 0 or pid == os.getpgrp():
+            return None
+    except OSError:  # pragma: no cover - getpgrp cannot fail on POSIX
+        return None
+    return pid
+
+
+def signal_group(pgid: int, sig: int) -> bool:
+    """Send ``sig`` to every process of the group. False once the group is empty (or
+    nothing in it may be signalled by us)."""
+    try:
+        os.killpg(pgid, sig)
+    except (ProcessLookupError, PermissionError):
+        return False
+    return True
+
+
+def group_alive(pgid: int) -> bool:
+    """Whether any process of the group is still running (zombies do not count: an
+    orphaned zombie waits for init to reap it and holds nothing open)."""
+    if not signal_group(pgid, 0):
+        return False
+    if not sys.platform.startswith("linux"):
+        return True
+    # killpg(0) also succeeds for zombies. Orphans are reaped by init, which in a
+    # container may be slow at it; waiting for that would stretch every close.
+    try:
+        entries = os.scandir("/proc")
+    except OSError:  # pragma: no cover - /proc not mounted
+        return True
+    with entries:
+        for entry in entries:
+            if not entry.name.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry.name}/stat", "rb") as f:
+                    stat = f.read()
+            except OSError:
+                continue  # gone meanwhile
+            # "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses.
+            fields = stat[stat.rfind(b")") + 2 :].split()
+            if len(fields) > 2 and int(fields[2]) == pgid and fields[0] not in (b"Z", b"X"):
+                return True
+    return False
+
+
+#: Signals of the escalation (close stdin first, then these, each followed by a grace).
+TERMINATE: Any = signal.SIGTERM
+KILL: Any = getattr(signal, "SIGKILL", signal.SIGTERM)

@@ -26,12 +26,20 @@ from mcp_proto.session import Session
 from mcp_proto.stdio import LineFramer, frame
 
 from ._base import BaseServer
-from ._pipes import BIG_PIPE, enlarge_pipes
+from ._pipes import (
+    BIG_PIPE,
+    KILL,
+    TERMINATE,
+    enlarge_pipes,
+    group_alive,
+    server_group,
+    signal_group,
+)
 
 __all__ = ["StdioServer"]
 
-# Shutdown (STDIO-6): close stdin and give the server this long to exit by itself,
-# then SIGTERM and the same again, then SIGKILL.
+# Shutdown (STDIO-6): close stdin and give the server (its whole process group) this
+# long to exit by itself, then SIGTERM the group and the same again, then SIGKILL.
 SHUTDOWN_GRACE = 2.0
 _READ_CHUNK = 65536
 # Reads a caller does for others after its own answer arrived (see _read_until).
@@ -66,10 +74,14 @@ class _Process:
                 env=env,
                 cwd=cwd,
                 bufsize=0,
-                start_new_session=True,  # a Ctrl-C to the host does not kill the server mid-reply
+                # Its own session and process group: a Ctrl-C at the host's terminal
+                # does not kill the server mid-reply (close() ends it), and closing can
+                # signal the group, which reaches what a launcher started (item 6).
+                start_new_session=True,
             )
         except OSError as exc:
             raise ConnectionError(f"cannot start {argv[0]!r}: {exc.strerror or exc}") from exc
+        self.pgid = server_group(self.popen.pid)
         self.write_lock = threading.Lock()
         self.alive = True
         # Reading stdout is a role, not a thread: whoever holds read_lock reads. A caller
@@ -133,7 +145,10 @@ class _Process:
                 pass
 
     def stop(self) -> None:
-        """Close stdin, wait, terminate, wait, kill: bounded in time (STDIO-6)."""
+        """Close stdin and wait; then SIGTERM and wait; then SIGKILL and wait: bounded in
+        time (STDIO-6). Signals go to the server's process group and every wait is for
+        the whole group, so a server started through a launcher (``npx``, ``sh -c``)
+        ends with everything it started (issue 8, item 6)."""
         self.alive = False
         with self.cond:
             self.cond.notify_all()
@@ -144,20 +159,40 @@ class _Process:
                 p.stdin.close()
         except OSError:
             pass
-        try:
-            p.wait(SHUTDOWN_GRACE)
+        if self._wait_all(time.monotonic() + SHUTDOWN_GRACE):
             return
-        except subprocess.TimeoutExpired:
-            pass
-        for signal_it in (p.terminate, p.kill):
+        for sig in (TERMINATE, KILL):
+            self._signal(sig)
+            if self._wait_all(time.monotonic() + SHUTDOWN_GRACE):
+                return
+
+    def _signal(self, sig: int) -> None:
+        if self.pgid is not None and signal_group(self.pgid, sig):
+            return
+        if self.popen.poll() is None:  # no group of its own: the child alone
             try:
-                signal_it()
-                p.wait(SHUTDOWN_GRACE)
-                return
-            except subprocess.TimeoutExpired:
-                continue
+                self.popen.send_signal(sig)
             except OSError:
-                return
+                pass
+
+    def _wait_all(self, deadline: float) -> bool:
+        """Wait until the child exited (reaped) and its group is empty, or ``deadline``."""
+        try:
+            self.popen.wait(max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            return False
+        if self.pgid is None:
+            return True
+        # Descendants left in the group once the leader is gone: poll (no wait() for
+        # processes that are not our children), backing off to 50 ms.
+        pause = 0.002
+        while group_alive(self.pgid):
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return False
+            time.sleep(min(pause, remaining))
+            pause = min(pause * 2, 0.05)
+        return True
 
 
 class StdioServer(BaseServer):
@@ -196,6 +231,29 @@ class StdioServer(BaseServer):
         self._threads = [reader, errs]
         reader.start()
         errs.start()
+
+    def _read_available(self) -> None:
+        # Only if nobody holds the reading role: a holder is a caller that reads, or the
+        # background reader blocked in select(), which reads whatever arrives at once.
+        with self._lock:
+            proc = self._proc
+        if proc is None or proc.finished or not proc.read_lock.acquire(blocking=False):
+            return
+        try:
+            stdout = proc.popen.stdout
+            assert stdout is not None
+            fd = stdout.fileno()
+            for _ in range(_DRAIN_READS):
+                try:
+                    ready, _, _ = select.select([fd], [], [], 0)
+                except (OSError, ValueError):
+                    return
+                if not ready or proc.finished:
+                    return
+                self._read_once(proc, fd)
+        finally:
+            proc.read_lock.release()
+            self._hand_over(proc)
 
     def _close(self) -> None:
         with self._lock:

@@ -28,6 +28,10 @@ from mcp_proto.types import Implementation
 
 __all__ = ["BaseServer", "SessionExpired"]
 
+#: At close, how long handlers already answering server requests may still take before
+#: what is left is refused (issue 8, item 5). Only spent while one is unanswered.
+CLOSE_ANSWER_WAIT = 0.5
+
 
 class SessionExpired(Exception):
     """Raised by an HTTP transport when the server answered 404 to our session id."""
@@ -155,11 +159,42 @@ class BaseServer(ServerView):
             return info
 
     async def cleanup(self) -> None:
+        """Close the transport (bounded) and fail anything pending; server requests
+        still unanswered are answered (or refused) first."""
         async with self._connect_lock:
+            with trio.CancelScope(shield=True):
+                await self._settle_server_requests()
             await self._teardown(ConnectionError("the client closed the connection"))
         if self._timer_scope is not None:
             # Nothing is pending any more: let the timer task see that and end.
             self._timer_scope.deadline = -math.inf
+
+    async def _settle_server_requests(self) -> None:
+        """Before closing: let the handlers already answering server requests finish
+        (at most ``CLOSE_ANSWER_WAIT``), refuse what is left with a JSON-RPC error, and
+        send it all. A server left waiting on a request would outlive our stdin (a
+        Node server stays alive on one until it times out: issue 8, item 5)."""
+        session = self._session
+        if session is None or not self.is_connected:
+            return
+        # One pass lets the reader task take in what the server already sent (it
+        # reads as soon as the pipe is readable) and hand its requests to handlers.
+        await trio.lowlevel.checkpoint()
+        with trio.move_on_after(CLOSE_ANSWER_WAIT):
+            pause = 0.001
+            while session.unanswered_server_requests:
+                await trio.sleep(pause)
+                pause = min(pause * 2, 0.02)
+        refused = session.refuse_server_requests()
+        if not refused:
+            return  # the handlers sent their answers themselves
+        self._logger.debug("server %s: refused %d request(s) at close", self.name, refused)
+        try:
+            # Bounded: an HTTP server that stopped answering must not hold up close.
+            with trio.move_on_after(max(CLOSE_ANSWER_WAIT, 1.0)):
+                await self._transmit(session)
+        except (MCPError, SessionExpired) as exc:
+            self._logger.debug("server %s: could not answer at close: %s", self.name, exc)
 
     async def _teardown(self, error: MCPError) -> None:
         session = self._session

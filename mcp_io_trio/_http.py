@@ -41,6 +41,7 @@ from mcp_proto.frames import frame_info
 from mcp_proto.http import (
     HttpSessionState,
     ResponseKind,
+    SseStream,
     classify_response,
     error_for_response,
     resolve_sse_endpoint,
@@ -244,9 +245,9 @@ class _HttpServer(BaseServer):
     ) -> None:
         """Feed a POST's SSE stream to the session; resume it with GET + Last-Event-ID
         if it breaks before our response arrived (2025-11-25 § Resumability)."""
-        stream_id: list[str | None] = [None]
+        stream = SseStream()  # this POST's own cursor (2025-11-25 § Resumability)
         try:
-            await self._consume_sse(session, response, deadline, stream_id, request_id)
+            await self._consume_sse(session, response, deadline, stream, request_id)
         except HTTPCORE_ERRORS:
             pass
         resumes = 0
@@ -254,25 +255,25 @@ class _HttpServer(BaseServer):
             if deadline is not None and trio.current_time() >= deadline:
                 await self._expire(session)
                 return
-            if stream_id[0] is None or resumes >= MAX_RESUMES:
+            if stream.last_event_id is None or resumes >= MAX_RESUMES:
                 raise ResponseStreamClosedError(
                     f"server {self.name!r}: the response stream closed before the response"
                 )
             resumes += 1
             await trio.sleep(self._state.reconnect_delay)
-            await self._resume(session, stream_id, deadline, request_id)
+            await self._resume(session, stream, deadline, request_id)
 
     async def _resume(
         self,
         session: Session,
-        stream_id: list[str | None],
+        stream: SseStream,
         deadline: float | None,
         request_id: Any,
     ) -> None:
         pool = self._pool
         if pool is None:
             return
-        headers = [*self._state.get_headers(resume=False), ("Last-Event-ID", stream_id[0] or "")]
+        headers = self._state.get_headers(stream)  # resumed with this stream's own id
         try:
             async with pool.stream(
                 b"GET",
@@ -286,7 +287,7 @@ class _HttpServer(BaseServer):
                     sent_session=self._state.session_id is not None,
                 )
                 if kind is ResponseKind.SSE:
-                    await self._consume_sse(session, response, deadline, stream_id, request_id)
+                    await self._consume_sse(session, response, deadline, stream, request_id)
         except HTTPCORE_ERRORS:
             pass
 
@@ -295,7 +296,7 @@ class _HttpServer(BaseServer):
         session: Session,
         response: httpcore.Response,
         deadline: float | None,
-        stream_id: list[str | None],
+        stream: SseStream,
         until: Any = None,
     ) -> None:
         """Feed an SSE stream to the session. With ``until`` (a request id), stop as
@@ -313,7 +314,7 @@ class _HttpServer(BaseServer):
             data = decoder.feed(chunk)
             if data:  # an inflater may yield nothing yet (e.g. only a gzip header)
                 parser.receive_data(data)
-            self._pump_sse(session, parser, stream_id)
+            self._pump_sse(session, parser, stream)
             if until is not None and not session.is_pending(until):
                 return True
             if deadline is not None and trio.current_time() >= deadline:
@@ -330,23 +331,20 @@ class _HttpServer(BaseServer):
         tail = decoder.finish()
         if tail:
             parser.receive_data(tail)
-        self._pump_sse(session, parser, stream_id)
+        self._pump_sse(session, parser, stream)
 
-    def _pump_sse(self, session: Session, parser: SSEParser, stream_id: list[str | None]) -> None:
+    def _pump_sse(self, session: Session, parser: SSEParser, stream: SseStream) -> None:
         messages = []
         while True:
             event = parser.next_event()
             if not isinstance(event, SSEEvent):
                 break
-            self._state.note_event(event)
+            self._state.note_event(event, stream)
             if event.data and event.event in ("message", ""):
                 messages.append(event.data.encode("utf-8"))
             elif event.event == "endpoint":
                 self._on_endpoint(event)
-        last = parser.last_event_id
-        self._state.note_id(last)
-        if last is not None and self._state.last_event_id == last:
-            stream_id[0] = last
+        stream.note_id(parser.last_event_id)
         self._deliver(session, messages)
 
     def _on_endpoint(self, event: SSEEvent) -> None:
@@ -383,6 +381,10 @@ class StreamableHttpServer(_HttpServer):
         self, session: Session, scope: trio.CancelScope, answered: trio.Event | None
     ) -> None:
         failures = 0
+        # The standalone stream's own cursor: the first GET carries no Last-Event-ID
+        # (another stream's id would make the server take it for a resume of that one
+        # and never open this stream); a reconnect resumes this stream from its own id.
+        stream = SseStream()
         with scope:
             while session is self._session:
                 pool = self._pool
@@ -392,7 +394,7 @@ class StreamableHttpServer(_HttpServer):
                     async with pool.stream(
                         b"GET",
                         self.url,
-                        headers=enc(self._state.get_headers()),
+                        headers=enc(self._state.get_headers(stream)),
                         extensions=self._timeouts(max(self.read_timeout, 300.0)),
                     ) as response:
                         kind = classify_response(
@@ -404,7 +406,7 @@ class StreamableHttpServer(_HttpServer):
                             answered.set()
                         if kind is ResponseKind.SSE:
                             failures = 0
-                            await self._consume_sse(session, response, None, [None])
+                            await self._consume_sse(session, response, None, stream)
                         elif kind is ResponseKind.SERVER_ERROR:
                             failures += 1
                         else:
@@ -527,7 +529,7 @@ class SseServer(_HttpServer):
                 async with pool.stream(
                     b"GET",
                     self.url,
-                    headers=enc(self._state.get_headers(resume=False)),
+                    headers=enc(self._state.get_headers()),
                     extensions=self._timeouts(None),
                 ) as response:
                     kind = classify_response(

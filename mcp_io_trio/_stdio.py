@@ -19,7 +19,15 @@ from typing import Any, cast
 
 import trio
 
-from mcp_io_sync._pipes import BIG_PIPE, enlarge_pipes
+from mcp_io_sync._pipes import (
+    BIG_PIPE,
+    KILL,
+    TERMINATE,
+    enlarge_pipes,
+    group_alive,
+    server_group,
+    signal_group,
+)
 from mcp_proto._util import NEED_DATA
 from mcp_proto.config import ServerConfig
 from mcp_proto.errors import ConnectionError, LineTooLongError, MCPError
@@ -43,6 +51,7 @@ def _fileno(stream: trio.abc.Stream | trio.abc.SendStream | trio.abc.ReceiveStre
 class _Process:
     def __init__(self, process: trio.Process) -> None:
         self.process = process
+        self.pgid = server_group(process.pid)  # started with start_new_session=True
         self.write_lock = trio.Lock()
         self.alive = True
         self.big_pipes = False  # the pipes were enlarged for large messages
@@ -51,7 +60,10 @@ class _Process:
         self.stderr_scope = trio.CancelScope()
 
     async def stop(self) -> None:
-        """Close stdin, wait, terminate, wait, kill: bounded in time (STDIO-6)."""
+        """Close stdin and wait; then SIGTERM and wait; then SIGKILL and wait: bounded in
+        time (STDIO-6). Signals go to the server's process group and every wait is for
+        the whole group, so a server started through a launcher (``npx``, ``sh -c``)
+        ends with everything it started (issue 8, item 6)."""
         self.alive = False
         p = self.process
         with trio.CancelScope(shield=True):
@@ -60,17 +72,41 @@ class _Process:
                     await p.stdin.aclose()
             except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
                 pass
-            for step in (None, p.terminate, p.kill):
-                if step is not None:
-                    try:
-                        step()
-                    except OSError:
-                        break
-                with trio.move_on_after(SHUTDOWN_GRACE):
-                    await p.wait()
+            for sig in (None, TERMINATE, KILL):
+                if sig is not None:
+                    self._signal(sig)
+                if await self._wait_all(trio.current_time() + SHUTDOWN_GRACE):
                     break
         self.reader_scope.cancel()
         self.stderr_scope.cancel()
+
+    def _signal(self, sig: int) -> None:
+        if self.pgid is not None and signal_group(self.pgid, sig):
+            return
+        if self.process.returncode is None:  # no group of its own: the child alone
+            try:
+                self.process.send_signal(sig)
+            except OSError:
+                pass
+
+    async def _wait_all(self, deadline: float) -> bool:
+        """Wait until the child exited (reaped) and its group is empty, or ``deadline``."""
+        with trio.move_on_at(deadline):
+            await self.process.wait()
+        if self.process.returncode is None:
+            return False
+        if self.pgid is None:
+            return True
+        # Descendants left in the group once the leader is gone: poll (they are not our
+        # children, so there is nothing to wait() on), backing off to 50 ms.
+        pause = 0.002
+        while group_alive(self.pgid):
+            remaining = deadline - trio.current_time()
+            if remaining <= 0:
+                return False
+            await trio.sleep(min(pause, remaining))
+            pause = min(pause * 2, 0.05)
+        return True
 
 
 class StdioServer(BaseServer):
@@ -98,6 +134,9 @@ class StdioServer(BaseServer):
                 stderr=subprocess.PIPE,
                 env=env,
                 cwd=self.config.cwd,
+                # Its own session and process group: a Ctrl-C at the host's terminal
+                # does not kill the server mid-reply (close() ends it), and closing can
+                # signal the group, which reaches what a launcher started (item 6).
                 start_new_session=True,
             )
         except OSError as exc:

@@ -123,6 +123,10 @@ class ClientCore:
         self.validate_structured_content = validate_structured_content
         self.limits = limits or Limits()
         self._roots: tuple[Root, ...] = ()
+        # Whether the host registered roots (``roots=`` or ``set_roots``): only then is
+        # the ``roots`` capability declared (CAP-4). Declared without, it makes servers
+        # ask ``roots/list`` after every handshake, for an empty list (issue 8, item 5).
+        self._roots_registered = False
         self._tools: dict[str, list[Tool]] = {}
         self._prompts: dict[str, list[Prompt]] = {}
         self._resources: dict[str, list[Resource]] = {}
@@ -136,7 +140,8 @@ class ClientCore:
 
     @property
     def capabilities(self) -> dict[str, Any]:
-        return client_capabilities(self.handlers)
+        """What the next handshake declares (each connection asks anew)."""
+        return client_capabilities(self.handlers, roots=self._roots_registered)
 
     @property
     def roots(self) -> tuple[Root, ...]:
@@ -651,13 +656,18 @@ class ClientCore:
         return done
 
     def set_initial_roots(self, roots: Iterable[Root | Mapping[str, Any]]) -> None:
-        """Roots given at construction: nobody is connected yet, so nobody is told."""
+        """Roots given at construction (an empty list too: it registers roots, to be
+        set later): nobody is connected yet, so nobody is told."""
         self._roots = tuple(Root.coerce(r) for r in roots)
+        self._roots_registered = True
 
     def set_roots(self, roots: Iterable[Root | Mapping[str, Any]]) -> Op[None]:
         """Replace the roots and tell connected servers (ROOT-1, ROOT-3): failures to
-        notify are logged, never raised."""
+        notify are logged, never raised. A server connected before roots were first
+        registered did not get the ``roots`` capability and is not told (CAP-5); it
+        sees them from its next connection on."""
         self._roots = tuple(Root.coerce(r) for r in roots)
+        self._roots_registered = True
         for s in self.servers:
             try:
                 yield Notify(

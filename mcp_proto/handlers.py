@@ -57,13 +57,16 @@ class Handlers:
     roots: Callable[[], Sequence[Root]] = tuple
 
 
-def client_capabilities(handlers: Handlers, *, roots_list_changed: bool = True) -> dict[str, Any]:
+def client_capabilities(
+    handlers: Handlers, *, roots: bool = True, roots_list_changed: bool = True
+) -> dict[str, Any]:
     """Client capabilities derived from what the host registered (CAP-4), never fixed.
 
-    Roots are always served (ROOT-4), so ``roots`` is always declared; sampling and
-    elicitation only with a handler; ``sampling.tools`` only with the opt-in.
+    ``roots`` is declared when the host registered roots (``roots=True``; ``roots/list``
+    is still answered either way, ROOT-4); sampling and elicitation only with a
+    handler; ``sampling.tools`` only with the opt-in.
     """
-    caps: dict[str, Any] = {"roots": {"listChanged": roots_list_changed}}
+    caps: dict[str, Any] = {"roots": {"listChanged": roots_list_changed}} if roots else {}
     if handlers.sampling is not None:
         caps["sampling"] = {"tools": {}} if handlers.sampling_supports_tools else {}
     if handlers.elicitation is not None:

@@ -39,6 +39,7 @@ __all__ = [
     "ACCEPT_SSE",
     "HttpSessionState",
     "ResponseKind",
+    "SseStream",
     "backoff_delay",
     "classify_response",
     "error_for_response",
@@ -298,17 +299,40 @@ def _valid_session_id(value: str) -> bool:
 
 
 @attrs.define
+class SseStream:
+    """Resumption state of one SSE stream: a POST's response stream, or the standalone
+    GET stream (including every GET that resumes it).
+
+    2025-11-25 § Resumability: event ids are "a cursor within that particular stream",
+    and a server replays after ``Last-Event-ID`` "on the stream that was disconnected".
+    So each stream keeps its own last id: a GET that opens the standalone stream carries
+    none (with another stream's id the server would take it for a resume of that stream,
+    and never open the standalone one), and a stream is resumed with its own id only.
+    """
+
+    last_event_id: str | None = None
+
+    def note_id(self, event_id: str | None) -> None:
+        """Remember this stream's last event id if it is safe to echo (UT-4). The shell
+        also calls this with ``SSEParser.last_event_id`` after events that carried no
+        data (a priming event is only an id)."""
+        if event_id is not None and is_retainable_event_id(event_id):
+            self.last_event_id = event_id
+
+
+@attrs.define
 class HttpSessionState:
     """Per-connection HTTP state of a handshake-era session.
 
     Holds the negotiated version (sent as ``MCP-Protocol-Version`` after initialize),
-    the ``Mcp-Session-Id`` the server assigned, and resumption state for SSE streams.
+    the ``Mcp-Session-Id`` the server assigned and the server's reconnect advice. Each
+    SSE stream's resumption cursor is its own :class:`SseStream`, held by whoever reads
+    that stream.
     """
 
     configured_headers: Mapping[str, str] = attrs.field(factory=dict)
     protocol_version: str | None = None
     session_id: str | None = None
-    last_event_id: str | None = None
     reconnect_delay: float = DEFAULT_RECONNECT_DELAY
 
     def _base(self) -> list[tuple[str, str]]:
@@ -329,11 +353,12 @@ class HttpSessionState:
             headers.append(("Accept-Encoding", "gzip"))
         return headers + self._base()
 
-    def get_headers(self, *, resume: bool = True) -> list[tuple[str, str]]:
-        """Headers of a GET opening (or resuming) an SSE stream."""
+    def get_headers(self, stream: SseStream | None = None) -> list[tuple[str, str]]:
+        """Headers of a GET opening an SSE stream, or resuming ``stream`` with its own
+        last event id (none yet: the GET opens it afresh)."""
         headers = [("Accept", ACCEPT_SSE), ("Cache-Control", "no-cache")]
-        if resume and self.last_event_id is not None:
-            headers.append(("Last-Event-ID", self.last_event_id))
+        if stream is not None and stream.last_event_id is not None:
+            headers.append(("Last-Event-ID", stream.last_event_id))
         return headers + self._base()
 
     def delete_headers(self) -> list[tuple[str, str]]:
@@ -348,10 +373,10 @@ class HttpSessionState:
                     self.session_id = value
                 return
 
-    def note_event(self, event: SSEEvent) -> None:
-        """Track resumption state from an SSE event: the last retainable id (UT-4) and
-        the server's ``retry`` advice, floored (UT-3)."""
-        self.note_id(event.id)
+    def note_event(self, event: SSEEvent, stream: SseStream) -> None:
+        """Track resumption state from an SSE event of ``stream``: its last retainable id
+        (UT-4) and the server's ``retry`` advice, floored (UT-3)."""
+        stream.note_id(event.id)
         self.note_retry(event.retry)
 
     def note_retry(self, retry_ms: int | None) -> None:
@@ -363,15 +388,8 @@ class HttpSessionState:
                 MAX_RECONNECT_DELAY, max(MIN_RECONNECT_DELAY, retry_ms / 1000)
             )
 
-    def note_id(self, event_id: str | None) -> None:
-        """Remember a stream's last event id if it is safe to echo (UT-4). The shell
-        also calls this with ``SSEParser.last_event_id`` after events that carried no
-        data (a priming event is only an id)."""
-        if event_id is not None and is_retainable_event_id(event_id):
-            self.last_event_id = event_id
-
     def reset_session(self) -> None:
-        """The session expired (404): forget it and its resumption state."""
+        """The session expired (404): forget it. Its streams' cursors die with the
+        readers that hold them (a new session opens new streams)."""
         self.session_id = None
         self.protocol_version = None
-        self.last_event_id = None

@@ -19,25 +19,26 @@ from __future__ import annotations
 
 import enum
 import heapq
-import json
 from collections import deque
 from typing import Any, Final
 
 import attrs
 
 from . import jsonrpc
+from ._session_data import REQUIRED_CAPABILITY, ServerInfo, as_float, log_message
+from ._unusable import note_for, quote_line, recover_response_id
 from ._util import NEED_DATA, sanitize_peer_text
 from .errors import (
     CapabilityError,
     ConnectionError,
     LocalProtocolError,
     MCPError,
+    RemoteProtocolError,
     RequestTimeoutError,
     server_error_from,
 )
 from .events import (
     Event,
-    LogMessage,
     MessageDiscarded,
     NotificationReceived,
     ProgressReceived,
@@ -49,7 +50,14 @@ from .limits import Limits
 from .types import Implementation
 from .versions import LATEST_LEGACY, LEGACY_VERSIONS
 
-__all__ = ["REQUIRED_CAPABILITY", "ServerInfo", "Session", "State"]
+__all__ = [
+    "CLOSING_CODE",
+    "CLOSING_MESSAGE",
+    "REQUIRED_CAPABILITY",
+    "ServerInfo",
+    "Session",
+    "State",
+]
 
 
 class State(enum.Enum):
@@ -81,73 +89,18 @@ _TRANSITIONS: Final[dict[tuple[State, str], State]] = {
     (State.CLOSED, "connection_lost"): State.CLOSED,
 }
 
-#: Requests that need a negotiated server capability (CAP-1). Sending one to a server
-#: that did not declare it is refused locally with ``CapabilityError``, nothing is sent.
-REQUIRED_CAPABILITY: Final[dict[str, tuple[str, ...]]] = {
-    "logging/setLevel": ("logging",),
-    "resources/subscribe": ("resources", "subscribe"),
-    "resources/unsubscribe": ("resources", "subscribe"),
-    "completion/complete": ("completions",),
-    "tools/list": ("tools",),
-    "tools/call": ("tools",),
-    "prompts/list": ("prompts",),
-    "prompts/get": ("prompts",),
-    "resources/list": ("resources",),
-    "resources/templates/list": ("resources",),
-    "resources/read": ("resources",),
-    "tasks/list": ("tasks", "list"),
-    "tasks/cancel": ("tasks", "cancel"),
-}
+#: Client notifications that only a session which declared the capability may send
+#: (CAP-5): a server that was not told the client has roots learns nothing of them.
+_GATED_NOTIFICATIONS: Final[dict[str, str]] = {"notifications/roots/list_changed": "roots"}
 
-# notifications/message level -> Python logging level name (LOG-3).
-_LOG_LEVELS: Final[dict[str, str]] = {
-    "debug": "DEBUG",
-    "info": "INFO",
-    "notice": "INFO",
-    "warning": "WARNING",
-    "error": "ERROR",
-    "critical": "ERROR",
-    "alert": "ERROR",
-    "emergency": "ERROR",
-}
+#: The error a server request still unanswered at close gets (the SDKs' "connection
+#: closed" code, in the implementation-defined range of JSON-RPC 2.0 § 5.1).
+CLOSING_CODE: Final = -32000
+CLOSING_MESSAGE: Final = "Client is closing the connection"
 
 # Never answer initialize's own timeout with notifications/cancelled (Lifecycle:
 # "The initialize request MUST NOT be cancelled by clients").
 _NEVER_CANCEL: Final = frozenset({"initialize"})
-
-
-def _as_float(value: Any) -> float | None:
-    """A JSON number as a float; None for anything else (bools, and integers too big
-    for a float: JSON allows 400-digit integers, ``float()`` raises on them)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    try:
-        return float(value)
-    except OverflowError:
-        return None
-
-
-@attrs.frozen
-class ServerInfo:
-    """What the handshake established about a server."""
-
-    protocol_version: str
-    capabilities: dict[str, Any]
-    server_info: Implementation | None
-    instructions: str | None
-
-    @property
-    def protocol_era(self) -> str:
-        return "legacy" if self.protocol_version in LEGACY_VERSIONS else "modern"
-
-    def has_capability(self, *path: str) -> bool:
-        """True when ``capabilities[path[0]][path[1]]...`` is present and not false/null."""
-        node: Any = self.capabilities
-        for key in path:
-            if not isinstance(node, dict) or key not in node:
-                return False
-            node = node[key]
-        return node is not None and node is not False
 
 
 @attrs.define
@@ -196,6 +149,17 @@ class Session:
         self._progress: dict[jsonrpc.RequestId, jsonrpc.RequestId] = {}  # token -> id
         self._outbox: list[bytes] = []
         self._events: deque[Event] = deque()
+        # Server requests received and not answered yet (id -> method): close answers
+        # them first (refuse_server_requests), so the server is not left waiting on
+        # them after our stdin closes. Bounded by the shell, which answers every request
+        # ("Client busy" beyond its backlog: UT-8).
+        self._inbound: dict[jsonrpc.RequestId, str] = {}
+        # Ids refused at close: a handler that finishes later must not answer twice.
+        self._refused: set[jsonrpc.RequestId] = set()
+        # The first line the server wrote that is not JSON-RPC, quoted safely: timeouts
+        # and a failed handshake mention it (issue 8, item 8; see _unusable).
+        self.first_unusable: str | None = None
+        self._saw_invalid = False  # the message being received held an Invalid
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -261,7 +225,16 @@ class Session:
         return self.server
 
     def connection_lost(self, error: MCPError) -> None:
-        """The transport is gone: every pending request fails with ``error``."""
+        """The transport is gone: every pending request fails with ``error``. A
+        handshake that fails so after the server wrote unusable output says so."""
+        if (
+            self.state is State.INITIALIZING
+            and self.first_unusable is not None
+            and type(error) is ConnectionError
+        ):
+            cause = error
+            error = ConnectionError(f"{cause}{note_for(self.first_unusable)}")
+            error.__cause__ = cause
         self._transition("connection_lost")
         for request_id, pending in list(self._pending.items()):
             self._finish(request_id)
@@ -354,21 +327,51 @@ class Session:
         return request_id
 
     def send_notification(self, method: str, params: dict[str, Any] | None = None) -> None:
+        """Queue a notification. One that needs a client capability this session did
+        not declare (CAP-5: ``roots/list_changed`` without ``roots``) is dropped."""
         if self.state is State.CLOSED:
             raise LocalProtocolError("cannot send on a closed session")
+        needed = _GATED_NOTIFICATIONS.get(method)
+        if needed is not None and needed not in self.capabilities:
+            return
         self._outbox.append(jsonrpc.encode_notification(method, params))
 
-    def send_response(self, request_id: jsonrpc.RequestId, result: Any) -> None:
+    def _answering(self, request_id: jsonrpc.RequestId) -> bool:
+        """Whether an answer to ``request_id`` may go out (and mark it answered)."""
         if self.state is State.CLOSED:
-            return  # the server that asked is gone; nobody to answer
-        self._outbox.append(jsonrpc.encode_result(request_id, result))
+            return False  # the server that asked is gone; nobody to answer
+        # Refused at close already: one answer per request.
+        return self._inbound.pop(request_id, None) is not None or request_id not in self._refused
+
+    def send_response(self, request_id: jsonrpc.RequestId, result: Any) -> None:
+        if self._answering(request_id):
+            self._outbox.append(jsonrpc.encode_result(request_id, result))
 
     def send_error_response(
         self, request_id: jsonrpc.RequestId, code: int, message: str, data: Any = None
     ) -> None:
+        if self._answering(request_id):
+            self._outbox.append(jsonrpc.encode_error(request_id, code, message, data))
+
+    @property
+    def unanswered_server_requests(self) -> int:
+        """Server requests received and not answered yet."""
+        return len(self._inbound)
+
+    def refuse_server_requests(self) -> int:
+        """Before closing: answer every server request still unanswered with a JSON-RPC
+        error (``CLOSING_CODE``), so that the server is not left waiting for answers
+        that will never come (a Node server stays alive on a pending request after its
+        stdin closes: issue 8, item 5). Returns how many were refused; a handler's late
+        answer to one of them is dropped."""
         if self.state is State.CLOSED:
-            return
-        self._outbox.append(jsonrpc.encode_error(request_id, code, message, data))
+            return 0
+        refused = list(self._inbound)
+        self._inbound.clear()
+        for request_id in refused:
+            self._refused.add(request_id)
+            self._outbox.append(jsonrpc.encode_error(request_id, CLOSING_CODE, CLOSING_MESSAGE))
+        return len(refused)
 
     def cancel_request(
         self, request_id: jsonrpc.RequestId, reason: str, *, notify: bool = True
@@ -433,6 +436,8 @@ class Session:
             for rid, p in self._pending.items()
             if p.deadline is not None and p.deadline <= now
         ]
+        # A server that wrote unusable output may have meant it as the answer: say so.
+        note = "" if self.first_unusable is None else note_for(self.first_unusable)
         for request_id, pending in expired:
             self.cancel_request(request_id, "Request timed out")
             self._events.append(
@@ -440,7 +445,7 @@ class Session:
                     request_id,
                     pending.method,
                     RequestTimeoutError(
-                        f"{pending.method} timed out (request {request_id})",
+                        f"{pending.method} timed out (request {request_id}){note}",
                         method=pending.method,
                     ),
                 )
@@ -452,6 +457,31 @@ class Session:
         """Feed one JSON text from the server. Never raises on peer input."""
         for message in jsonrpc.decode(data):
             self._receive(message)
+        if self._saw_invalid:
+            self._saw_invalid = False
+            self._unusable(data)
+
+    def _unusable(self, data: bytes | str) -> None:
+        """``data`` held something that is not JSON-RPC: keep the first such line for
+        the errors, and fail the request it answers at once when its id is certain."""
+        if self.first_unusable is None:
+            self.first_unusable = quote_line(data)
+        if not self._pending:
+            return  # nobody to fail: skip the second parse
+        request_id = recover_response_id(data)
+        pending = self._finish(request_id) if request_id is not None else None
+        if pending is None:
+            return
+        self._events.append(
+            RequestFailed(
+                request_id,
+                pending.method,
+                RemoteProtocolError(
+                    f"the server's response to {pending.method} (request {request_id}) "
+                    f"is not valid JSON-RPC: [{quote_line(data)}]"
+                ),
+            )
+        )
 
     def next_event(self) -> Event | type[NEED_DATA]:
         if self._events:
@@ -489,10 +519,12 @@ class Session:
                 )
             )
         elif isinstance(message, jsonrpc.Request):
+            self._inbound[message.id] = message.method
             self._events.append(ServerRequest(message.id, message.method, message.params or {}))
         elif isinstance(message, jsonrpc.Notification):
             self._receive_notification(message.method, message.params or {})
         else:
+            self._saw_invalid = True
             self._events.append(MessageDiscarded(message.reason))
 
     def _receive_notification(self, method: str, params: dict[str, Any]) -> None:
@@ -508,7 +540,7 @@ class Session:
                 # PROG-1: tokens of finished (or never sent) requests are dropped.
                 self._events.append(MessageDiscarded("progress for an unknown token"))
                 return
-            progress = _as_float(params.get("progress"))
+            progress = as_float(params.get("progress"))
             if progress is None:
                 self._events.append(MessageDiscarded("progress without a usable number"))
                 return
@@ -517,38 +549,15 @@ class Session:
                 ProgressReceived(
                     request_id,
                     progress,
-                    _as_float(params.get("total")),
+                    as_float(params.get("total")),
                     msg if isinstance(msg, str) else None,
                 )
             )
             return
         if method == "notifications/message":
-            self._events.append(self._log_message(params))
+            self._events.append(log_message(params, cap=self.limits.max_log_message))
         elif method == "notifications/cancelled":
             # The server abandons one of *its* requests (PROG-7). The shell may still
             # be running the handler; answering late is harmless, so it is only surfaced.
             pass
         self._events.append(NotificationReceived(method, params))
-
-    def _log_message(self, params: dict[str, Any]) -> LogMessage:
-        cap = self.limits.max_log_message
-        raw_level = params.get("level")
-        level = _LOG_LEVELS.get(raw_level) if isinstance(raw_level, str) else None
-        data = params.get("data")
-        if isinstance(data, str):
-            text = data
-        else:
-            try:
-                text = json.dumps(data, ensure_ascii=False)
-            except (TypeError, ValueError):  # pragma: no cover - data came from JSON
-                text = repr(data)
-        if level is None:
-            # Unknown level: log at INFO, with the peer's tag made harmless (LOG-3).
-            text = f"[{sanitize_peer_text(str(raw_level), cap=32)}] {text}"
-            level = "INFO"
-        logger = params.get("logger")
-        return LogMessage(
-            level=level,
-            logger=sanitize_peer_text(logger, cap=128) if isinstance(logger, str) else None,
-            text=sanitize_peer_text(text, cap=cap),
-        )

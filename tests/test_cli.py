@@ -412,6 +412,11 @@ def test_config_file_errors(tmp_path: Path) -> None:
         ["frobnicate", "--", *SDK],
         ["--server", "x", "tools", "--", *SDK],
         ["-c", "python x.py", "tools", "--", *SDK],
+        ["--log-level", "loud", "tools", "--", *SDK],
+        ["--transport", "sse", "--config", "mcp.json", "tools"],
+        ["--transport", "streamable_http", "tools", "--", *SDK],
+        ["-c", "http://127.0.0.1:1/sse", "--endpoint", "/x", "tools"],
+        ["-c", "http://127.0.0.1:1", "--endpoint", "no-slash", "tools"],
     ],
 )
 def test_usage_errors(args: list[str]) -> None:

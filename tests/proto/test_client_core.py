@@ -1123,6 +1123,9 @@ def test_subscribe_needs_capability() -> None:
 
 def test_capabilities_follow_handlers() -> None:
     core, _ = setup({"s": FakeServer()}, handlers=Handlers(elicitation=lambda: None))
+    # CAP-4: roots only once the host registered them (issue 8, item 5).
+    assert core.capabilities == {"elicitation": {"form": {}, "url": {}}}
+    core.set_initial_roots([])
     assert core.capabilities == {
         "roots": {"listChanged": True},
         "elicitation": {"form": {}, "url": {}},

@@ -37,6 +37,7 @@ from mcp_proto.http import (
     MIN_RECONNECT_DELAY,
     HttpSessionState,
     ResponseKind,
+    SseStream,
     backoff_delay,
     classify_response,
     error_for_response,
@@ -669,9 +670,10 @@ def test_get_headers() -> None:
     assert header(headers, "Last-Event-ID") is None
     assert header(headers, "MCP-Protocol-Version") == "2025-11-25"
     assert header(headers, "Mcp-Session-Id") == "s1"
-    state.last_event_id = "stream-1/42"
-    assert header(state.get_headers(), "Last-Event-ID") == "stream-1/42"
-    assert header(state.get_headers(resume=False), "Last-Event-ID") is None
+    stream = SseStream(last_event_id="stream-1/42")
+    assert header(state.get_headers(stream), "Last-Event-ID") == "stream-1/42"
+    assert header(state.get_headers(), "Last-Event-ID") is None
+    assert header(state.get_headers(SseStream()), "Last-Event-ID") is None
 
 
 def test_delete_headers() -> None:
@@ -706,8 +708,12 @@ def test_configured_headers_go_on_every_request_except_client_owned_ones() -> No
     state = HttpSessionState(
         configured_headers=configured, protocol_version="2025-11-25", session_id="real"
     )
-    state.last_event_id = "7"
-    for headers in (state.post_headers(gzip=True), state.get_headers(), state.delete_headers()):
+    stream = SseStream(last_event_id="7")
+    for headers in (
+        state.post_headers(gzip=True),
+        state.get_headers(stream),
+        state.delete_headers(),
+    ):
         assert header(headers, "Authorization") == "Bearer tok"  # SHTTP-10
         assert header(headers, "X-Api-Key") == "k"
         assert "forged" not in [v for _, v in headers]
@@ -715,15 +721,14 @@ def test_configured_headers_go_on_every_request_except_client_owned_ones() -> No
     assert header(state.post_headers(), "Mcp-Session-Id") == "real"
 
 
-def test_reset_session_forgets_the_session_and_its_resumption_state() -> None:
+def test_reset_session_forgets_the_session() -> None:
     state = HttpSessionState(
         configured_headers={"Authorization": "Bearer t"},
         protocol_version="2025-11-25",
         session_id="s",
     )
-    state.last_event_id = "9"
     state.reset_session()
-    assert (state.session_id, state.protocol_version, state.last_event_id) == (None, None, None)
+    assert (state.session_id, state.protocol_version) == (None, None)
     # The re-initialize goes out with no session id and no protocol version (SESS-5).
     assert state.post_headers() == [
         ("Accept", ACCEPT_BOTH),
@@ -799,7 +804,7 @@ def test_no_session_header_leaves_no_session() -> None:
 def test_retry_is_honoured_within_the_floor_and_ceiling(retry_ms: int, delay: float) -> None:
     state = HttpSessionState()
     assert state.reconnect_delay == DEFAULT_RECONNECT_DELAY
-    state.note_event(SSEEvent("", "", None, retry_ms))
+    state.note_event(SSEEvent("", "", None, retry_ms), SseStream())
     assert state.reconnect_delay == delay
     other = HttpSessionState()
     other.note_retry(retry_ms)
@@ -809,11 +814,12 @@ def test_retry_is_honoured_within_the_floor_and_ceiling(retry_ms: int, delay: fl
 
 def test_events_without_retry_keep_the_delay() -> None:
     state = HttpSessionState()
-    state.note_event(SSEEvent("message", "{}", None, 2000))
-    state.note_event(SSEEvent("message", "{}", "5"))
+    stream = SseStream()
+    state.note_event(SSEEvent("message", "{}", None, 2000), stream)
+    state.note_event(SSEEvent("message", "{}", "5"), stream)
     state.note_retry(None)
     assert state.reconnect_delay == 2.0
-    assert state.last_event_id == "5"
+    assert stream.last_event_id == "5"
 
 
 @pytest.mark.parametrize(
@@ -824,12 +830,13 @@ def test_events_without_retry_keep_the_delay() -> None:
 def test_unretainable_event_ids_are_ignored(event_id: str) -> None:
     # UT-4: CRLF and 2 KB ids are ignored; the last good id stays.
     state = HttpSessionState()
-    state.note_event(SSEEvent("message", "{}", "good-1"))
-    state.note_event(SSEEvent("message", "{}", event_id))
-    state.note_id(event_id)
-    state.note_id(None)
-    assert state.last_event_id == "good-1"
-    assert header(state.get_headers(), "Last-Event-ID") == "good-1"
+    stream = SseStream()
+    state.note_event(SSEEvent("message", "{}", "good-1"), stream)
+    state.note_event(SSEEvent("message", "{}", event_id), stream)
+    stream.note_id(event_id)
+    stream.note_id(None)
+    assert stream.last_event_id == "good-1"
+    assert header(state.get_headers(stream), "Last-Event-ID") == "good-1"
 
 
 def test_parser_to_state_retry_zero_and_priming_event() -> None:
@@ -839,11 +846,12 @@ def test_parser_to_state_retry_zero_and_priming_event() -> None:
     state = HttpSessionState(session_id="s")
     parser.receive_data(b'id: ev-1\ndata:\n\nretry: 0\n\nid: ev-2\ndata: {"jsonrpc":')
     parser.receive_data(b"")
+    stream = SseStream()
     while isinstance(event := parser.next_event(), SSEEvent):
-        state.note_event(event)
-    state.note_id(parser.last_event_id)
+        state.note_event(event, stream)
+    stream.note_id(parser.last_event_id)
     assert state.reconnect_delay == MIN_RECONNECT_DELAY
-    assert header(state.get_headers(), "Last-Event-ID") == "ev-1"  # not the cut-off ev-2
+    assert header(state.get_headers(stream), "Last-Event-ID") == "ev-1"  # not the cut-off ev-2
 
 
 def test_a_retry_in_a_cut_off_event_still_counts() -> None:

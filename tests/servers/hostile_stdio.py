@@ -54,6 +54,13 @@ cancel_log      never answers tools/call; every ``notifications/cancelled`` rece
                 (same line) to the file given as ARG, if any.
 echo_raw        the answer's text is the JSON of the tools/call ``params`` exactly as received
                 (compact separators), so a test can assert ``_meta`` hoisting etc.
+noise           answers ``initialize`` with lines that are not JSON-RPC (a log line with ANSI
+                colour codes, then a 1000-character line) and never with a response; with ARG
+                ``exit`` it then exits with status 1 instead of waiting.
+badanswer       answers tools/call with a line that cannot be decoded as a response unless
+                ``arguments.ok`` is true: by default its text holds invalid UTF-8 (byte
+                0xE9 in "caf\xe9"); ``arguments.kind == "shape"`` sends valid JSON with the
+                call's id but neither ``result`` nor ``error``.
 batch           holds every tools/call until ``arguments.batch`` of them have arrived, then
                 answers them all, newest first; each answer's text is the call's
                 ``arguments.text``. A client that waits for each answer before sending the next
@@ -87,6 +94,8 @@ MODES = {
     "cancel_log",
     "echo_raw",
     "batch",
+    "noise",
+    "badanswer",
 }
 
 PROTOCOL_VERSION = "2025-11-25"
@@ -278,6 +287,16 @@ class Server:
                     log(f"cannot append to {self.arg!r}: {exc!r}")
 
     def on_request(self, req_id: Any, method: str, params: Any, msg: dict[str, Any]) -> None:
+        if method == "initialize" and "noise" in self.modes:
+            self.write_raw(
+                b"\x1b[31mError: Cannot find module 'left-pad'\x1b[0m (node:42) stack follows\n"
+                + b"at Object.<anonymous> "
+                + b"x" * 1000
+                + b"\n"
+            )
+            if self.arg == "exit":
+                os._exit(1)
+            return
         if method == "initialize":
             result: dict[str, Any] = {
                 "protocolVersion": PROTOCOL_VERSION,
@@ -333,6 +352,16 @@ class Server:
                     content = [{"type": "text", "text": text}]
                     self.respond(held_id, {"content": content, "isError": False})
                 self.held.clear()
+            return
+        if "badanswer" in modes and args.get("ok") is not True:
+            rid = json.dumps(req_id).encode()
+            if args.get("kind") == "shape":
+                self.write_raw(b'{"jsonrpc":"2.0","id":' + rid + b"}\n")
+            else:
+                self.write_raw(
+                    b'{"jsonrpc":"2.0","id":' + rid + b',"result":{"content":'
+                    b'[{"type":"text","text":"caf\xe9"}],"isError":false}}\n'
+                )
             return
         if "echo_raw" in modes:
             text = json.dumps(params, separators=(",", ":"), ensure_ascii=False)

@@ -24,7 +24,7 @@ async def _tool_json(c: Any, name: str, arguments: dict[str, Any] | None = None)
 
 
 def test_initialize_declares_capabilities_from_the_handlers(shell: Shell) -> None:
-    """CAP-4: roots always; sampling / sampling.tools / elicitation only when registered."""
+    """CAP-4: roots / sampling / sampling.tools / elicitation only when registered."""
 
     async def scenario(c: Any) -> Any:
         return await _tool_json(c, "init")
@@ -36,14 +36,16 @@ def test_initialize_declares_capabilities_from_the_handlers(shell: Shell) -> Non
         return None
 
     cases: list[tuple[dict[str, Any], dict[str, Any]]] = [
-        ({}, {"roots": {"listChanged": True}}),
-        ({"sampling_handler": sampler}, {"roots": {"listChanged": True}, "sampling": {}}),
+        ({}, {}),
+        ({"roots": []}, {"roots": {"listChanged": True}}),
+        ({"roots": [{"uri": "file:///r"}]}, {"roots": {"listChanged": True}}),
+        ({"sampling_handler": sampler}, {"sampling": {}}),
         (
             {"sampling_handler": sampler, "sampling_supports_tools": True},
-            {"roots": {"listChanged": True}, "sampling": {"tools": {}}},
+            {"sampling": {"tools": {}}},
         ),
         (
-            {"elicitation_handler": elicit},
+            {"elicitation_handler": elicit, "roots": []},
             {"roots": {"listChanged": True}, "elicitation": {"form": {}, "url": {}}},
         ),
     ]

@@ -190,4 +190,5 @@ def test_sampling_elicitation_and_roots(shell: Shell) -> None:
         [{"name": "everything", "command": EVERYTHING, "read_timeout": 20}],
         sampling_handler=sampling,
         elicitation_handler=elicitation,
+        roots=[],  # registers roots (CAP-4): set later, served from the start
     )

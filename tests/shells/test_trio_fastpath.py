@@ -55,7 +55,9 @@ class _Loopback(BaseServer):
             config_from_dict({"command": ["unused"], "read_timeout": 30}),
             name="loopback",
             client_info=Implementation("test", "0"),
-            capabilities=dict,
+            # Roots declared: the tests send notifications/roots/list_changed, which
+            # a session without the capability drops (CAP-5).
+            capabilities=lambda: {"roots": {"listChanged": True}},
             limits=Limits(),
             logger=logging.getLogger("test_trio_fastpath"),
             on_event=lambda server, event: None,

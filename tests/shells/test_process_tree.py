@@ -1,0 +1,201 @@
+"""Closing a stdio server ends every process it started, and nothing else (issue 8,
+item 6; STDIO-6).
+
+A server is often started through a launcher (``npx``, ``sh -c``): the direct child is
+the launcher, the process that serves is a grandchild. The client starts the server in
+a new process group and signals that group when it closes. The tests record every
+process the client started (the descendants of this test process that appeared while
+the server ran) and check by pid that none is left running after close; and that a
+process the client did not start survives.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import psutil
+import pytest
+
+from .conftest import PEERS_NODE_MODULES, SDK_SERVER, Shell, text_of
+
+PEERS = PEERS_NODE_MODULES.parent
+
+
+def descendants() -> dict[int, psutil.Process]:
+    """Running descendants of this test process, by pid (with their command line
+    cached: read after the process ended, it would be gone)."""
+    out = {}
+    for proc in psutil.Process().children(recursive=True):
+        try:
+            if proc.status() != psutil.STATUS_ZOMBIE:
+                proc.info = {"cmdline": " ".join(proc.cmdline())}
+                out[proc.pid] = proc
+        except (psutil.NoSuchProcess, psutil.ZombieProcess):
+            continue
+    return out
+
+
+def cmdline(proc: psutil.Process) -> str:
+    return str(proc.info["cmdline"])
+
+
+def still_running(procs: list[psutil.Process]) -> list[str]:
+    """The processes of ``procs`` that still run (is_running() also checks the start time,
+    so a reused pid is not mistaken for ours; a zombie has ended)."""
+    left = []
+    for proc in procs:
+        try:
+            if proc.is_running() and proc.status() != psutil.STATUS_ZOMBIE:
+                left.append(f"{proc.pid} {cmdline(proc)}")
+        except (psutil.NoSuchProcess, psutil.ZombieProcess):
+            continue
+    return left
+
+
+class Started:
+    """Records the processes that appear while a server runs (snapshot before, then
+    every process seen since that was not there before)."""
+
+    def __init__(self) -> None:
+        self.before = set(descendants())
+        self.procs: dict[int, psutil.Process] = {}
+
+    def snap(self) -> list[psutil.Process]:
+        for pid, proc in descendants().items():
+            if pid not in self.before:
+                self.procs.setdefault(pid, proc)
+        return list(self.procs.values())
+
+
+@pytest.fixture
+def bystander() -> Iterator[subprocess.Popen[bytes]]:
+    """A process the client did not start: a sibling in this test process's own group."""
+    proc = subprocess.Popen(["sleep", "300"])
+    try:
+        yield proc
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def sdk_behind_sh(extra: str) -> list[str]:
+    # ``; exit $?`` keeps sh from exec-ing the last command: sh stays the direct child.
+    return ["sh", "-c", f"{extra}{shlex.join(SDK_SERVER)}; exit $?"]
+
+
+@pytest.mark.parametrize(
+    "extra",
+    ["", "sleep 300 & "],
+    ids=["sh-c", "sh-c-with-a-background-child"],
+)
+def test_close_ends_a_server_started_through_sh(shell: Shell, extra: str) -> None:
+    started = Started()
+
+    async def scenario(c: Any) -> list[psutil.Process]:
+        assert text_of(await c.call_tool("echo", {"text": "hi"})) == "hi"
+        return started.snap()
+
+    procs = shell.run(scenario, sdk_behind_sh(extra))
+    cmdlines = [cmdline(p) for p in procs]
+    # The launcher and the server (and the background child) were all seen.
+    assert any(c.startswith("sh -c") for c in cmdlines), cmdlines
+    assert any("sdk_server.py" in c and not c.startswith("sh") for c in cmdlines), cmdlines
+    assert len(procs) == (3 if extra else 2), cmdlines
+    assert still_running(procs) == []
+
+
+def test_a_background_child_outliving_the_server_is_ended_on_cleanup(shell: Shell) -> None:
+    # The launcher exits as soon as the server does (stdin closed); what it left behind
+    # in the background is still the server's, and goes too.
+    started = Started()
+
+    async def scenario(c: Any) -> list[psutil.Process]:
+        assert text_of(await c.call_tool("echo", {"text": "x"})) == "x"
+        procs = started.snap()
+        await c.cleanup()
+        assert still_running(procs) == []
+        # The next request starts a new tree, which close() ends in turn.
+        assert text_of(await c.call_tool("echo", {"text": "y"})) == "y"
+        return started.snap()
+
+    procs = shell.run(scenario, sdk_behind_sh("sleep 300 </dev/null >/dev/null 2>&1 & "))
+    assert len(procs) == 6, [p.pid for p in procs]
+    assert still_running(procs) == []
+
+
+@pytest.mark.skipif(not PEERS_NODE_MODULES.is_dir(), reason="run `make peers`")
+@pytest.mark.peer
+def test_close_ends_server_everything_started_through_npx(shell: Shell) -> None:
+    npx = shutil.which("npx")
+    assert npx, "npx is not on PATH"
+    started = Started()
+
+    async def scenario(c: Any) -> list[psutil.Process]:
+        # A request the server keeps working on after the client gave up: its timers
+        # keep Node alive after stdin closes, so only a signal ends it.
+        with pytest.raises(shell.mod.RequestTimeoutError):
+            await c.call_tool(
+                "trigger-long-running-operation", {"duration": 60, "steps": 60}, timeout=0.5
+            )
+        return started.snap()
+
+    procs = shell.run_client(
+        scenario,
+        [
+            {
+                "name": "everything",
+                # Run from tests/peers: npx uses the locally installed bin; --no-install
+                # and offline mode make it fail rather than download anything.
+                "command": [npx, "--no-install", "mcp-server-everything", "stdio"],
+                "cwd": str(PEERS),
+                "env": {"npm_config_offline": "true", "npm_config_update_notifier": "false"},
+                "read_timeout": 20,
+            }
+        ],
+    )
+    cmdlines = [cmdline(p) for p in procs]
+    # npm exec -> sh -c -> node: the server is a grandchild, and it is the local one.
+    servers = [c for c in cmdlines if c.startswith("node ") and "mcp-server-everything" in c]
+    assert servers and str(PEERS_NODE_MODULES) in servers[0], cmdlines
+    assert len(procs) >= 3, cmdlines
+    assert still_running(procs) == []
+
+
+def test_processes_the_client_did_not_start_survive(
+    shell: Shell, bystander: subprocess.Popen[bytes]
+) -> None:
+    # A bystander in the caller's own group, and one in a session of its own.
+    loner = subprocess.Popen(["sleep", "300"], start_new_session=True)
+    try:
+        started = Started()
+
+        async def scenario(c: Any) -> list[psutil.Process]:
+            assert text_of(await c.call_tool("echo", {"text": "hi"})) == "hi"
+            return started.snap()
+
+        procs = shell.run(scenario, sdk_behind_sh("sleep 300 & "))
+        assert still_running(procs) == []
+        assert bystander.poll() is None and loner.poll() is None
+        assert os.getpgid(bystander.pid) == os.getpgrp()
+    finally:
+        loner.kill()
+        loner.wait()
+
+
+def test_the_caller_is_not_signalled(shell: Shell) -> None:
+    # The test process itself (and its group) is untouched by the group kill: it is
+    # still here to assert, and the server's group was never its own.
+    seen: list[int] = []
+
+    async def scenario(c: Any) -> None:
+        assert text_of(await c.call_tool("echo", {"text": "hi"})) == "hi"
+        seen.extend(os.getpgid(p.pid) for p in descendants().values())
+
+    shell.run(scenario, [sys.executable, *SDK_SERVER[1:]])
+    assert seen and os.getpgrp() not in seen
