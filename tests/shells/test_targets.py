@@ -18,6 +18,7 @@ import json
 import os
 import shlex
 import stat
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -178,6 +179,24 @@ def test_bare_console_script_on_path(
     shell.run(scenario, SCRIPT)
     # ... with arguments, like "mcp-server-git --repository .".
     shell.run(scenario, f"{SCRIPT} --transport stdio")
+
+
+@pytest.mark.peer
+def test_mcp_server_time_by_its_console_script_name(
+    shell: Shell, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The real PyPI server (test extra), documented as `mcp-server-time`: the virtual
+    # environment's scripts on PATH, as in an activated environment.
+    monkeypatch.setenv("PATH", _path_with(Path(sys.executable).parent))
+
+    async def scenario(c: Any) -> None:
+        assert c.servers[0].type == "stdio"
+        assert {t.name for t in await c.list_tools()} >= {"get_current_time", "convert_time"}
+        answer = json.loads(text_of(await c.call_tool("get_current_time", {"timezone": "UTC"})))
+        assert answer["timezone"] == "UTC"
+
+    shell.run(scenario, "mcp-server-time")
+    shell.run(scenario, "mcp-server-time --local-timezone UTC")
 
 
 @pytest.mark.peer
