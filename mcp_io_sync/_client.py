@@ -22,13 +22,14 @@ from mcp_proto.config import (
     redact_config,
 )
 from mcp_proto.effects import Call, CallHost, Connect, Effect, Log, Notify, Op, ProgressCallback
-from mcp_proto.errors import ConnectionError, MCPError
+from mcp_proto.errors import MCPError
 from mcp_proto.handlers import Handlers, Reply, serve_request
 from mcp_proto.limits import Limits
-from mcp_proto.targets import TargetOptions, plan_targets
+from mcp_proto.targets import TargetOptions, fallback_error, plan_targets
 from mcp_proto.types import Implementation, Prompt, ResourceContent, Root, Tool
 
 from ._base import BaseServer
+from ._commands import check_commands
 from ._stdio import StdioServer
 
 if TYPE_CHECKING:  # ssl is only an annotation here; importing it costs start-up time
@@ -533,7 +534,7 @@ class Client:
 def connect(
     target: str | Sequence[str],
     *,
-    transport: Literal["stdio", "sse", "http", "streamable_http"] | None = None,
+    transport: Literal["stdio", "sse", "http", "plain_http", "streamable_http"] | None = None,
     name: str | None = None,
     env: Mapping[str, str] | None = None,
     cwd: str | None = None,
@@ -547,12 +548,21 @@ def connect(
 ) -> Client:
     """Connect to one server (or several: a list of targets) and return the client.
 
-    ``target`` is a command line (``"python server.py"``, ``"npx -y pkg"``,
-    ``"stdio://cmd"``), an argv list, or a URL: ``…/sse`` is the deprecated HTTP+SSE
-    transport, ``…/mcp`` Streamable HTTP, any other http(s) URL is tried as Streamable
-    HTTP, then HTTP+SSE, then plain HTTP (CONN-6). Every other keyword goes to
-    :class:`Client`. The servers are connected before this returns; on failure nothing
-    is left running.
+    ``target`` is a URL or a command line. A URL is used as given: ``…/sse`` is the
+    deprecated HTTP+SSE transport, ``…/mcp`` Streamable HTTP, any other http(s) URL
+    (``http://h:8000/`` included) is tried as Streamable HTTP, then HTTP+SSE, then plain
+    HTTP (CONN-6). Any other string is a command line (``"mcp-server-time"``,
+    ``"python server.py"``, ``"bash server.sh"``, ``"env K=V cmd"``, ``"stdio://cmd"``),
+    as is an argv list; its first word must resolve on the child's PATH or as a file
+    relative to ``cwd``. Every other keyword goes to :class:`Client`. The servers are
+    connected before this returns; on failure nothing is left running.
+
+    Raises:
+        CommandNotFoundError: a command's first word does not resolve (nothing started).
+        AllTransportsFailedError: every transport of the fallback chain failed; the
+            message names each URL tried.
+        TransportDetectionError: the target is neither a URL nor a command line.
+        ConnectionError: the server could not be reached or refused the handshake.
     """
     plans = plan_targets(
         target,
@@ -569,10 +579,11 @@ def connect(
             ping=ping,
         ),
     )
+    check_commands(plans)
     client = Client([plan.configs[0] for plan in plans], **client_kwargs)
     try:
         for server, plan in zip(client.servers, plans, strict=True):
-            failures: list[str] = []
+            failures: list[tuple[ServerConfig, MCPError]] = []
             for i, candidate in enumerate(plan.configs):
                 if i:
                     client._replace_config(server.name, candidate)
@@ -581,14 +592,11 @@ def connect(
                     server.ensure_connected()
                     break
                 except MCPError as exc:
-                    failures.append(f"{candidate.type}: {exc}")
+                    failures.append((candidate, exc))
                     if len(plan.configs) == 1:
                         raise
             else:
-                raise ConnectionError(
-                    f"could not connect to {plan.describe()}; tried all transports: "
-                    + "; ".join(failures)
-                )
+                raise fallback_error(plan, failures)
     except BaseException:
         client.close()
         raise

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 import trio
 
 from mcp_io_sync._client import _server_names, load_definition_file
+from mcp_io_sync._commands import check_commands
 from mcp_proto import events as ev
 from mcp_proto import jsonrpc, llm
 from mcp_proto.client import ClientCore, ServerEntry
@@ -23,10 +24,10 @@ from mcp_proto.config import (
     redact_config,
 )
 from mcp_proto.effects import Call, CallHost, Connect, Effect, Log, Notify, Op, ProgressCallback
-from mcp_proto.errors import ConnectionError, MCPError
+from mcp_proto.errors import MCPError
 from mcp_proto.handlers import Handlers, Reply, serve_request
 from mcp_proto.limits import Limits
-from mcp_proto.targets import TargetOptions, plan_targets
+from mcp_proto.targets import TargetOptions, fallback_error, plan_targets
 from mcp_proto.types import Implementation, Prompt, ResourceContent, Root, Tool
 
 from ._base import BaseServer
@@ -520,7 +521,7 @@ class Client:
 async def connect(
     target: str | Sequence[str],
     *,
-    transport: Literal["stdio", "sse", "http", "streamable_http"] | None = None,
+    transport: Literal["stdio", "sse", "http", "plain_http", "streamable_http"] | None = None,
     name: str | None = None,
     env: Mapping[str, str] | None = None,
     cwd: str | None = None,
@@ -533,8 +534,8 @@ async def connect(
     **client_kwargs: Any,
 ) -> AsyncIterator[Client]:
     """``async with connect(target, ...) as client:`` — a connected client whose
-    background tasks live in its own nursery. Same arguments and transport detection
-    as ``mcp_io_sync.connect``."""
+    background tasks live in its own nursery. Same arguments, transport detection,
+    command lookup and errors as ``mcp_io_sync.connect``."""
     plans = plan_targets(
         target,
         transport=transport,
@@ -550,9 +551,10 @@ async def connect(
             ping=ping,
         ),
     )
+    check_commands(plans)
     async with Client([plan.configs[0] for plan in plans], **client_kwargs) as client:
         for server, plan in zip(client.servers, plans, strict=True):
-            failures: list[str] = []
+            failures: list[tuple[ServerConfig, MCPError]] = []
             for i, candidate in enumerate(plan.configs):
                 if i:
                     await client._replace_config(server.name, candidate)
@@ -561,14 +563,11 @@ async def connect(
                     await server.ensure_connected()
                     break
                 except MCPError as exc:
-                    failures.append(f"{candidate.type}: {exc}")
+                    failures.append((candidate, exc))
                     if len(plan.configs) == 1:
                         raise
             else:
-                raise ConnectionError(
-                    f"could not connect to {plan.describe()}; tried all transports: "
-                    + "; ".join(failures)
-                )
+                raise fallback_error(plan, failures)
         yield client
 
 

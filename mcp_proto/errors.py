@@ -16,10 +16,12 @@ import builtins
 from typing import Any
 
 __all__ = [
+    "AllTransportsFailedError",
     "AmbiguousPromptName",
     "AmbiguousResourceURI",
     "AmbiguousToolName",
     "CapabilityError",
+    "CommandNotFoundError",
     "ConnectionError",
     "HeaderMismatchError",
     "InputRequiredError",
@@ -241,6 +243,31 @@ class PromptGetError(MCPError):
 
 class TransportDetectionError(MCPError):
     """``connect`` could not tell which transport a target needs."""
+
+
+class CommandNotFoundError(ConnectionError):
+    """A command-line target's first word is neither on ``PATH`` nor a runnable file.
+
+    The transport is known (stdio); the server cannot be started, which is a
+    :class:`ConnectionError` (§B1 "cannot connect"), as a failed start was before this
+    check existed. ``command`` is the word that did not resolve.
+    """
+
+    def __init__(self, message: str, *, command: str) -> None:
+        super().__init__(message)
+        self.command = command
+
+
+class AllTransportsFailedError(ConnectionError):
+    """Every transport of ``connect``'s fallback chain failed (CONN-6).
+
+    ``attempts`` holds one ``(transport, url, error)`` per try, in order; the message
+    names each of them.
+    """
+
+    def __init__(self, message: str, *, attempts: tuple[tuple[str, str, MCPError], ...]) -> None:
+        super().__init__(message)
+        self.attempts = attempts
 
 
 # JSON-RPC error codes with a typed class of their own (REQUIREMENTS.md §B3).

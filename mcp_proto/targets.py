@@ -2,28 +2,44 @@
 
 ``connect("python server.py")``, ``connect("https://h/mcp")``, ``connect([url1, url2])``:
 this module decides, without any I/O, which servers a target names and, for each, the
-transports to try in order. The shell then tries them.
+transports to try in order. The shell then tries them, after looking up each command's
+first word (:func:`command_not_found` words the error), and reports a failed fallback
+chain with :func:`fallback_error`, so both shells say the same thing.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Final, Literal
 
 import attrs
 
-from .config import (
+from .detection import detect_transport, split_targets
+from .errors import AllTransportsFailedError, CommandNotFoundError, MCPError
+from .server_config import (
     ServerConfig,
-    detect_transport,
     http_config,
-    split_targets,
     sse_config,
     stdio_argv,
     stdio_config,
     streamable_http_config,
 )
 
-__all__ = ["Plan", "TargetOptions", "plan_targets"]
+__all__ = [
+    "CommandStatus",
+    "Plan",
+    "TargetOptions",
+    "command_not_found",
+    "fallback_error",
+    "plan_targets",
+]
+
+#: What the shell found for a command's first word, given the PATH and working
+#: directory the child will get: ``"found"``; ``"missing"``; ``"not_executable"`` (a
+#: file, but not runnable); ``"not_on_path"`` (a bare word naming no program on PATH,
+#: though a file of that name is in the working directory).
+CommandStatus = Literal["found", "missing", "not_executable", "not_on_path"]
 
 
 @attrs.frozen
@@ -103,3 +119,75 @@ def plan_targets(
             kinds = [kind]
         plans.append(Plan(single, tuple(_config(k, single, server_name, o) for k in kinds)))
     return plans
+
+
+# Interpreters to suggest for a script that cannot be run directly, by suffix.
+_INTERPRETERS: Final = {".py": "python", ".js": "node", ".mjs": "node", ".cjs": "node"}
+# "example.com/mcp": a word that reads like a host and path, i.e. a URL missing its scheme.
+_HOST_AND_PATH: Final = re.compile(r"^[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+(?::\d+)?/")
+
+
+def _run_with(word: str) -> str:
+    suffix = word[word.rfind(".") :].lower() if "." in word else ""
+    return f"{_INTERPRETERS.get(suffix, 'bash')} {word}"
+
+
+def command_not_found(config: ServerConfig, status: CommandStatus) -> CommandNotFoundError | None:
+    """The error for a stdio ``config`` whose first word did not resolve, or ``None``.
+
+    Issue 8 item 7: a non-URL target is a command line, so a typo or a server that is not
+    installed must say which word was not found, in one line, before anything runs. The
+    shell supplies ``status`` (it alone may look at PATH and the filesystem).
+    """
+    if status == "found" or config.type != "stdio" or not config.command:
+        return None
+    word = config.command[0]
+    where = f" (working directory {config.cwd})" if config.cwd else ""
+    # "cannot start": the wording of a failed spawn in both shells, kept for continuity.
+    if status == "not_executable":
+        message = (
+            f"cannot start {word!r}: not executable{where}; make it executable or name its "
+            f"interpreter first, e.g. {_run_with(word)!r}"
+        )
+    elif status == "not_on_path":
+        message = (
+            f"cannot start {word!r}: not on PATH; to run the file of that name in the "
+            f"working directory write './{word}' or {_run_with(word)!r}"
+        )
+    elif "/" in word or "\\" in word:
+        message = f"cannot start {word!r}: no such file{where}"
+        if _HOST_AND_PATH.match(word):
+            message += f"; if it is a URL, write https://{word} or http://{word}"
+    else:
+        message = (
+            f"cannot start {word!r}: not found on PATH; install the server or give the "
+            "full path of its executable"
+        )
+    return CommandNotFoundError(message, command=word)
+
+
+def _attempt_url(config: ServerConfig) -> str:
+    # SSE starts with a GET of the stream; the HTTP transports POST to the endpoint.
+    method = "GET" if config.type == "sse" else "POST"
+    return f"{method} {config.endpoint_url}"
+
+
+def fallback_error(
+    plan: Plan, failures: Sequence[tuple[ServerConfig, MCPError]]
+) -> AllTransportsFailedError:
+    """The error when every configuration of ``plan`` failed (CONN-6).
+
+    One line naming, for each try in order, the transport, the request that was refused
+    (method and URL) and why, e.g. ``could not connect to http://h:8000; tried all
+    transports: streamable_http: POST http://h:8000/: ...; sse: GET http://h:8000: ...``.
+    """
+    attempts = tuple((config.type, config.endpoint_url or "", error) for config, error in failures)
+    # One line even when a reason quotes a multi-line body: whitespace runs become a space.
+    tried = "; ".join(
+        f"{cfg.type}: {_attempt_url(cfg)}: {' '.join(str(error).split())}"
+        for cfg, error in failures
+    )
+    return AllTransportsFailedError(
+        f"could not connect to {plan.describe()}; tried all transports: {tried}",
+        attempts=attempts,
+    )

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from mcp_proto.config import (
     DEFAULT_MAX_DECOMPRESSED_BODY_BYTES,
     REDACTED,
+    TYPE_SPELLINGS,
     ServerConfig,
     config_from_dict,
     detect_transport,
@@ -177,10 +178,12 @@ def test_sse_has_no_era() -> None:
 
 
 def test_http_config_defaults_and_options() -> None:
+    # Issue 8 item 3: the URL is used as given; a bare origin posts to "/", not "/rpc".
     config = http_config("https://api.example.com")
     assert config.url == "https://api.example.com"
-    assert config.endpoint == "/rpc"
-    assert config.endpoint_url == "https://api.example.com/rpc"
+    assert config.endpoint == "/"
+    assert config.endpoint_url == "https://api.example.com/"
+    assert http_config("https://api.example.com", endpoint="/rpc").endpoint == "/rpc"
     custom = http_config(
         "https://api.example.com",
         endpoint="/v1/jsonrpc",
@@ -219,13 +222,15 @@ def test_max_decompressed_body_bytes_invalid(limit: Any) -> None:
         streamable_http_config("http://h/mcp", max_decompressed_body_bytes=limit)
 
 
-# HTTP-5: a base URL with a path supplies the endpoint when it is left at default.
+# HTTP-5: a base URL with a path supplies the endpoint when it is left at default. Issue 8
+# item 3: the URL is used as given (trailing "/" kept; no path is "/", never "/rpc").
 URL_TABLE = [
     # (builder, base_url, endpoint kwarg, expected url, expected endpoint)
     (streamable_http_config, "https://h/mcp", None, "https://h", "/mcp"),
-    (streamable_http_config, "https://h/mcp/", None, "https://h", "/mcp"),
-    (streamable_http_config, "https://h", None, "https://h", "/rpc"),
-    (streamable_http_config, "https://h/", None, "https://h", "/rpc"),
+    (streamable_http_config, "https://h/mcp/", None, "https://h", "/mcp/"),
+    (streamable_http_config, "https://h", None, "https://h", "/"),
+    (streamable_http_config, "https://h/", None, "https://h", "/"),
+    (streamable_http_config, "http://127.0.0.1:8000", None, "http://127.0.0.1:8000", "/"),
     (streamable_http_config, "https://h:8443/a/b", None, "https://h:8443", "/a/b"),
     (streamable_http_config, "https://h/mcp?key=1", None, "https://h", "/mcp?key=1"),
     (streamable_http_config, "https://h?key=1", None, "https://h", "/?key=1"),
@@ -233,7 +238,10 @@ URL_TABLE = [
     (streamable_http_config, "https://h/mcp", "/other", "https://h", "/other"),
     (streamable_http_config, "https://h/mcp", "/rpc", "https://h", "/rpc"),
     (streamable_http_config, "http://[::1]:8000/mcp", None, "http://[::1]:8000", "/mcp"),
-    (http_config, "https://h/api", "/rpc", "https://h", "/api"),
+    (http_config, "https://h/api", None, "https://h", "/api"),
+    (http_config, "https://h/api", "/rpc", "https://h", "/rpc"),
+    (http_config, "https://h", None, "https://h", "/"),
+    (http_config, "https://h/", None, "https://h", "/"),
     (http_config, "https://h", "/rpc", "https://h", "/rpc"),
     (http_config, "https://h/api", "/v2", "https://h", "/v2"),
 ]
@@ -367,7 +375,13 @@ def test_config_from_dict_streamable_with_url_alias() -> None:
         ("streamableHttp", "streamable_http"),
         ("streamable-http", "streamable_http"),
         ("StreamableHTTP", "streamable_http"),
-        ("http", "http"),
+        # Issue 8 item 2: "http" is what Claude Code, VS Code and Cursor write for a
+        # Streamable HTTP server; plain JSON-RPC over HTTP has its own spelling.
+        ("http", "streamable_http"),
+        ("HTTP", "streamable_http"),
+        ("plain_http", "http"),
+        ("plain-http", "http"),
+        ("plainHttp", "http"),
         ("sse", "sse"),
         ("SSE", "sse"),
     ],
@@ -413,7 +427,14 @@ def test_config_from_dict_command_conventions() -> None:
 
 def test_config_from_dict_per_type_defaults_and_overrides() -> None:
     http = config_from_dict({"type": "http", "url": "https://h"})
-    assert (http.endpoint, http.retries, http.read_timeout) == ("/rpc", 3, 30.0)
+    assert (http.type, http.endpoint, http.retries, http.read_timeout) == (
+        "streamable_http",
+        "/",
+        3,
+        30.0,
+    )
+    plain = config_from_dict({"type": "plain_http", "url": "https://h"})
+    assert (plain.type, plain.endpoint, plain.retries) == ("http", "/", 3)
     sse = config_from_dict({"type": "sse", "url": "https://h/sse", "ping": 3, "retries": 2})
     assert (sse.ping, sse.retries) == (3, 2)
     stdio = config_from_dict({"type": "stdio", "command": "python s.py"})
@@ -480,6 +501,85 @@ SEED_FILE = {
 }
 
 
+# Issue 8 item 2: files exactly as the common hosts write them.
+CLAUDE_CODE = {  # .mcp.json, from `claude mcp add --transport http|sse|stdio`
+    "mcpServers": {
+        "remote": {
+            "type": "http",
+            "url": "https://mcp.example.com/mcp",
+            "headers": {"Authorization": "Bearer t"},
+        },
+        "legacy": {"type": "sse", "url": "https://mcp.example.com/sse"},
+        "time": {"type": "stdio", "command": "uvx", "args": ["mcp-server-time"], "env": {}},
+    }
+}
+VS_CODE = {  # .vscode/mcp.json: "servers", plus "inputs" for prompted secrets
+    "inputs": [{"type": "promptString", "id": "key", "description": "Key", "password": True}],
+    "servers": {
+        "github": {"type": "http", "url": "https://api.githubcopilot.com/mcp/"},
+        "fetch": {"type": "stdio", "command": "uvx", "args": ["mcp-server-fetch"]},
+    },
+}
+CURSOR = {  # ~/.cursor/mcp.json: "type" usually left out
+    "mcpServers": {
+        "remote": {"url": "http://localhost:3000/mcp"},
+        "streaming": {"type": "streamable-http", "url": "http://localhost:3001/"},
+        "camel": {"type": "streamableHttp", "url": "http://localhost:3002"},
+        "local": {"command": "npx", "args": ["-y", "some-mcp-server"], "env": {"K": "v"}},
+    }
+}
+
+
+@pytest.mark.parametrize(
+    ("document", "expected"),
+    [
+        (
+            CLAUDE_CODE,
+            [
+                ("remote", "streamable_http", "https://mcp.example.com/mcp"),
+                ("legacy", "sse", "https://mcp.example.com/sse"),
+                ("time", "stdio", None),
+            ],
+        ),
+        (
+            VS_CODE,
+            [
+                ("github", "streamable_http", "https://api.githubcopilot.com/mcp/"),
+                ("fetch", "stdio", None),
+            ],
+        ),
+        (
+            CURSOR,
+            [
+                ("remote", "streamable_http", "http://localhost:3000/mcp"),
+                ("streaming", "streamable_http", "http://localhost:3001/"),
+                ("camel", "streamable_http", "http://localhost:3002/"),
+                ("local", "stdio", None),
+            ],
+        ),
+    ],
+    ids=["claude-code", "vs-code", "cursor"],
+)
+def test_parse_host_files(document: dict[str, Any], expected: list[Any]) -> None:
+    configs, warnings = parse_server_definitions(document)
+    assert [(c.name, c.type, c.endpoint_url) for c in configs] == expected
+    assert all("skipped" not in w for w in warnings), warnings
+
+
+def test_servers_key_of_one_server_object_is_not_a_table() -> None:
+    # A single server object that happens to carry a "servers" key stays one server.
+    configs, _ = parse_server_definitions({"command": "python s.py", "servers": 3})
+    assert [c.command for c in configs] == [("python", "s.py")]
+
+
+def test_unknown_type_lists_every_spelling() -> None:
+    configs, warnings = parse_server_definitions({"mcpServers": {"x": {"type": "ws", "url": "x"}}})
+    assert configs == []
+    (warning,) = warnings
+    for spelling in TYPE_SPELLINGS:
+        assert spelling in warning
+
+
 def test_parse_seed_file() -> None:
     configs, warnings = parse_server_definitions(SEED_FILE)
     assert warnings == []
@@ -498,7 +598,7 @@ def test_parse_every_type_with_endpoint() -> None:
     doc = {
         "mcpServers": {
             "a": {"type": "sse", "url": "https://h/sse", "headers": {"X": "1"}},
-            "b": {"type": "http", "url": "https://h", "endpoint": "/jsonrpc"},
+            "b": {"type": "plain_http", "url": "https://h", "endpoint": "/jsonrpc"},
             "c": {"type": "streamableHttp", "url": "https://h", "endpoint": "/mcp"},
             "d": {"type": "stdio", "command": "python", "args": ["s.py"], "env": {"K": "v"}},
         }
@@ -714,6 +814,14 @@ DETECTION_TABLE = [
     ("server.py", "stdio"),
     ("dist/index.js", "stdio"),
     ("'/opt/My App/server' --x", "stdio"),
+    # Issue 8 item 7: any other non-URL string is a command line (the shell checks
+    # that its first word exists).
+    ("mcp-server-time", "stdio"),
+    ("mcp-server-git --repository .", "stdio"),
+    ("bash server.sh", "stdio"),
+    ("env K=V cmd", "stdio"),
+    ("my-server", "stdio"),
+    ("go build", "stdio"),
     ("  python server.py  ", "stdio"),
 ]
 
@@ -735,8 +843,6 @@ def test_detection_table(target: Any, expected: str) -> None:
         "stdio://",
         "",
         "   ",
-        "my-server",  # neither URL nor known command
-        "go build",
         "localhost:8000/mcp",  # a URL without its scheme, not a path
         "python 'unclosed",
         [],
@@ -930,3 +1036,11 @@ def test_redact_server_config() -> None:
 def test_redact_rejects_other_types() -> None:
     with pytest.raises(TypeError):
         redact_config(["headers"])  # type: ignore[arg-type]
+
+
+def test_ignored_keys_warning_uses_the_file_spelling() -> None:
+    # In a file "http" is Streamable HTTP, so a plain entry is named "plain_http".
+    doc = {"mcpServers": {"p": {"type": "plain_http", "url": "https://h", "ping": 5}}}
+    configs, warnings = parse_server_definitions(doc)
+    assert [c.type for c in configs] == ["http"]
+    assert warnings == ["server 'p': ignored keys that do not apply to plain_http: ping"]

@@ -284,12 +284,14 @@ def sdk_http_server(
     *,
     stateless: bool = False,
     json_response: bool = False,
+    path: str | None = None,
     startup_timeout: float = SDK_STARTUP_TIMEOUT,
 ) -> Iterator[Peer]:
     """tests/servers/sdk_server.py (official SDK mcp==2.3.0, uvicorn) on 127.0.0.1.
 
     mode "streamable-http" (url = base + "/mcp"; flags "+stateless", "+json" or the keyword
-    arguments) or "sse" (url = base + "/sse"; it announces ``/messages/?session_id=<hex>``).
+    arguments; ``path="/"`` mounts it at the root instead, url = base + "/") or "sse"
+    (url = base + "/sse"; it announces ``/messages/?session_id=<hex>``).
     """
     base, stateless, json_response = _parse_sdk_mode(mode, stateless, json_response)
 
@@ -300,11 +302,17 @@ def sdk_http_server(
             args.append("--stateless")
         if json_response:
             args.append("--json-response")
+        if path is not None:
+            args += ["--path", path]
         return args
 
+    if path is not None and base == "sse":
+        raise ValueError("path= applies to streamable-http only")
     label = base + ("+stateless" if stateless else "") + ("+json" if json_response else "")
-    path = "/sse" if base == "sse" else "/mcp"
-    with _process_peer(argv, path=path, kind="sdk", mode=label, timeout=startup_timeout) as peer:
+    endpoint = path or ("/sse" if base == "sse" else "/mcp")
+    with _process_peer(
+        argv, path=endpoint, kind="sdk", mode=label, timeout=startup_timeout
+    ) as peer:
         yield peer
 
 

@@ -6,7 +6,7 @@ Start it over stdio (the default; the SDK serves both the ``initialize`` handsha
 
     python tests/servers/sdk_server.py
     python tests/servers/sdk_server.py --transport streamable-http --port 8765 \
-        [--stateless] [--json-response]
+        [--stateless] [--json-response] [--path /]
     python tests/servers/sdk_server.py --transport sse --port 8765
 
 What it offers (names are part of the test contract, keep them stable):
@@ -432,6 +432,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--json-response", action="store_true", help="streamable-http: json_response=True"
     )
+    parser.add_argument(
+        "--path", default="/mcp", help="streamable-http: the endpoint path (e.g. / for the root)"
+    )
     args = parser.parse_args(argv)
     if args.transport == "stdio":
         mcp.run()
@@ -444,6 +447,7 @@ def main(argv: list[str] | None = None) -> None:
             port=args.port,
             stateless_http=args.stateless,
             json_response=args.json_response,
+            streamable_http_path=args.path,
         )
 
 

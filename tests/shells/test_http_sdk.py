@@ -505,10 +505,15 @@ def test_fallback_to_legacy_sse(shell: Shell) -> None:
 
         shell.run(scenario, peer + "/", read_timeout=HTTP_READ_TIMEOUT, deadline=DEADLINE)
         methods = [(r.method, r.path) for r in rec.requests]
-        # Streamable HTTP first (refused; a URL without a path posts to /rpc, HTTP-5),
-        # then the event stream.
+        # Streamable HTTP first (refused: the URL is used as given, so it posts to "/",
+        # which serves only the legacy GET stream), then the event stream.
         first = rec.requests[0]
-        assert (first.method, first.rpc_method, first.status) == ("POST", "initialize", 404)
+        assert (first.method, first.path, first.rpc_method, first.status) == (
+            "POST",
+            "/",
+            "initialize",
+            405,
+        )
         assert methods[1] == ("GET", "/")
         assert {r.path for r in rec.posts()[1:]} == {"/messages"}
 

@@ -1,0 +1,289 @@
+"""Server definitions as data: raw dicts and ``mcpServers`` documents (CONN-18..20).
+
+The shells read the file; this module parses what they hand in and never touches the
+filesystem.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any, Final
+from urllib.parse import urlsplit
+
+from .server_config import (
+    ServerConfig,
+    TransportType,
+    _shown,
+    http_config,
+    sse_config,
+    stdio_config,
+    streamable_http_config,
+)
+
+__all__ = ["TYPE_SPELLINGS", "config_from_dict", "parse_server_definitions"]
+
+
+# Spellings of ``type`` seen in the wild, compared with case and separators removed.
+# "http" means what Claude Code, VS Code and Cursor write it for: a Streamable HTTP
+# server (spec 2025-03-26 and later, "Transports"). Plain JSON-RPC over HTTP, which no
+# host writes, has a spelling of its own. ``transport=`` on connect() keeps its own
+# vocabulary (CONN-11: "http" is plain HTTP there); see docs/usage.md.
+_TYPE_ALIASES: Final[Mapping[str, TransportType]] = {
+    "stdio": "stdio",
+    "sse": "sse",
+    "http": "streamable_http",
+    "streamablehttp": "streamable_http",
+    "plainhttp": "http",
+}
+#: Every spelling :func:`config_from_dict` and :func:`parse_server_definitions` accept
+#: for ``type`` (case is ignored, and so are ``-``/``_``), and the transport it selects.
+TYPE_SPELLINGS: Final[Mapping[str, TransportType]] = {
+    "stdio": "stdio",
+    "http": "streamable_http",
+    "streamable-http": "streamable_http",
+    "streamable_http": "streamable_http",
+    "streamableHttp": "streamable_http",
+    "sse": "sse",
+    "plain_http": "http",
+}
+_COMMON_KEYS: Final = frozenset(
+    {"type", "transport", "name", "read_timeout", "retries", "retry_backoff"}
+)
+_KEYS_BY_TYPE: Final[Mapping[str, frozenset[str]]] = {
+    "stdio": _COMMON_KEYS
+    | {"command", "args", "env", "cwd", "protocol", "discover_timeout", "max_line_size"},
+    "sse": _COMMON_KEYS | {"url", "base_url", "headers", "ping"},
+    "http": _COMMON_KEYS
+    | {"url", "base_url", "endpoint", "headers", "protocol", "discover_timeout", "oauth_provider"},
+    "streamable_http": _COMMON_KEYS
+    | {
+        "url",
+        "base_url",
+        "endpoint",
+        "headers",
+        "protocol",
+        "discover_timeout",
+        "oauth_provider",
+        "max_decompressed_body_bytes",
+    },
+}
+# Keys a definition file may carry for humans or other hosts; never an error.
+_IGNORED_KEYS: Final = frozenset({"comment", "description"})
+_SSE_TOKEN: Final = re.compile(r"(?<![a-z0-9])sse(?![a-z0-9])")
+
+
+def _normalise_type(value: object) -> TransportType:
+    if isinstance(value, str):
+        found = _TYPE_ALIASES.get(value.strip().lower().replace("_", "").replace("-", ""))
+        if found is not None:
+            return found
+    raise ValueError(
+        f"unknown server type {_shown(value)} (expected stdio, http, streamable-http, "
+        "streamable_http, streamableHttp, sse or plain_http)"
+    )
+
+
+def _infer_type(entry: Mapping[str, Any]) -> TransportType | None:
+    """CONN-20: command/args → stdio; a URL mentioning ``sse`` → sse; other URL → streamable.
+
+    "Mentioning sse" means ``sse`` as a token of the host or path (``/sse``,
+    ``/mcp-sse``, ``sse.example.com``), so ``/assessment`` does not count.
+    """
+    if "command" in entry or "args" in entry:
+        return "stdio"
+    url = entry.get("url", entry.get("base_url"))
+    if isinstance(url, str):
+        try:
+            parts = urlsplit(url)
+        except ValueError:
+            return "streamable_http"
+        if _SSE_TOKEN.search(f"{parts.netloc}{parts.path}".lower()):
+            return "sse"
+        return "streamable_http"
+    if "env" in entry:
+        return "stdio"
+    return None
+
+
+def _entry_url(entry: Mapping[str, Any]) -> Any:
+    url, base_url = entry.get("url"), entry.get("base_url")
+    if url is not None and base_url is not None and url != base_url:
+        raise ValueError("'url' and 'base_url' disagree; give one of them")
+    if url is None and base_url is None:
+        raise ValueError("missing 'url' (or 'base_url')")
+    return url if url is not None else base_url
+
+
+def _build(entry: Mapping[str, Any], kind: TransportType, name: object) -> ServerConfig:
+    opts: dict[str, Any] = {
+        key: entry[key]
+        for key in ("read_timeout", "retries", "retry_backoff")
+        if entry.get(key) is not None
+    }
+    if name is not None:
+        opts["name"] = name
+    if kind in ("stdio", "http", "streamable_http"):
+        for key in ("protocol", "discover_timeout"):
+            if entry.get(key) is not None:
+                opts[key] = entry[key]
+    if kind == "stdio":
+        command = entry.get("command")
+        args = entry.get("args")
+        if command is None:
+            raise ValueError("a stdio server needs 'command'")
+        if isinstance(command, str) and args is not None:
+            # mcpServers convention: "command" is the executable itself (its path may
+            # contain spaces) and "args" the rest, so it is not shell-split.
+            command = [command]
+        for key in ("env", "cwd", "max_line_size"):
+            if entry.get(key) is not None:
+                opts[key] = entry[key]
+        return stdio_config(command, args=args, **opts)
+    for key in ("headers", "endpoint"):
+        if entry.get(key) is not None:
+            opts[key] = entry[key]
+    url = _entry_url(entry)
+    if kind == "sse":
+        opts.pop("endpoint", None)
+        if entry.get("protocol") == "modern":
+            # CONN-13: an explicit contradiction is an error, not silently dropped.
+            raise ValueError("protocol='modern' is not possible over the legacy SSE transport")
+        if entry.get("ping") is not None:
+            opts["ping"] = entry["ping"]
+        return sse_config(url, **opts)
+    if entry.get("oauth_provider") is not None:
+        opts["oauth_provider"] = entry["oauth_provider"]
+    if kind == "http":
+        return http_config(url, **opts)
+    if entry.get("max_decompressed_body_bytes") is not None:
+        opts["max_decompressed_body_bytes"] = entry["max_decompressed_body_bytes"]
+    return streamable_http_config(url, **opts)
+
+
+def config_from_dict(d: Mapping[str, Any], *, name: str | None = None) -> ServerConfig:
+    """A :class:`ServerConfig` from a raw dict (CONN-18).
+
+    Keys: ``type`` (``stdio``; ``http``, ``streamable-http``, ``streamable_http`` or
+    ``streamableHttp`` for Streamable HTTP, as Claude Code, VS Code and Cursor write it;
+    ``sse``; ``plain_http`` for plain JSON-RPC over HTTP; see :data:`TYPE_SPELLINGS`;
+    ``transport`` is accepted as its alias; inferred as in
+    :func:`parse_server_definitions` when absent), ``name``,
+    ``command`` (string or argv), ``args``, ``env``, ``cwd``, ``url`` or its alias
+    ``base_url``, ``endpoint``, ``headers``, ``read_timeout``, ``retries``,
+    ``retry_backoff``, ``ping``, ``max_decompressed_body_bytes``, ``protocol``,
+    ``discover_timeout``, ``max_line_size``, ``oauth_provider``. Unset options take
+    the builder's default for that type; keys that do not apply are ignored.
+
+    A string ``command`` is shell-split unless ``args`` is given, in which case it is
+    the executable itself (the ``mcpServers`` convention).
+
+    Raises:
+        ValueError: not a mapping, unknown/missing type, or an invalid value.
+    """
+    if not isinstance(d, Mapping):
+        raise ValueError(f"a server config must be a mapping, got {type(d).__name__}")
+    raw_type = d.get("type", d.get("transport"))
+    if raw_type is not None:
+        kind = _normalise_type(raw_type)
+    else:
+        inferred = _infer_type(d)
+        if inferred is None:
+            raise ValueError("cannot tell the server type: give 'type', 'command' or 'url'")
+        kind = inferred
+    return _build(d, kind, name if name is not None else d.get("name"))
+
+
+def _servers_key(obj: object) -> str | None:
+    """The key holding the server table: ``mcpServers`` (Claude, Cursor, most hosts) or
+    ``servers`` (VS Code's mcp.json), unless the object is itself one server."""
+    if not isinstance(obj, Mapping):
+        return None
+    if "mcpServers" in obj:
+        return "mcpServers"
+    if "servers" in obj and not {"type", "transport", "command", "url", "base_url"} & set(obj):
+        return "servers"
+    return None
+
+
+def parse_server_definitions(obj: object) -> tuple[list[ServerConfig], list[str]]:
+    """Parse a server definition document (CONN-19, CONN-20).
+
+    Accepts ``{"mcpServers": {name: {...}}}`` (or ``mcpServers`` as a list), VS Code's
+    ``{"servers": {name: {...}}}`` (its ``inputs`` are not expanded), a bare list of
+    server objects, or one server object. Leniency, each noted in the
+    returned warnings for the shell to log: a missing ``type`` is inferred; ``comment``
+    and ``description`` keys are ignored silently; unknown keys are ignored; entries
+    with ``"disabled": true`` are skipped; invalid entries and duplicate names are
+    skipped.
+
+    Returns:
+        ``(configs, warnings)``.
+
+    Raises:
+        ValueError: the document is not one of the accepted shapes (e.g. a number).
+    """
+    entries: list[tuple[str | None, object]]
+    key = _servers_key(obj)
+    if key is not None:
+        assert isinstance(obj, Mapping)
+        servers = obj[key]
+        if isinstance(servers, Mapping):
+            entries = [(str(name), value) for name, value in servers.items()]
+        elif isinstance(servers, list):
+            entries = [(None, value) for value in servers]
+        else:
+            raise ValueError(f"{key!r} must be an object or an array, got {type(servers).__name__}")
+    elif isinstance(obj, list):
+        entries = [(None, value) for value in obj]
+    elif isinstance(obj, Mapping):
+        entries = [(None, obj)]
+    else:
+        raise ValueError(
+            "a server definition must be an object with 'mcpServers', an array of "
+            f"servers or one server object, got {type(obj).__name__}"
+        )
+
+    configs: list[ServerConfig] = []
+    warnings: list[str] = []
+    seen: set[str] = set()
+    for index, (key, entry) in enumerate(entries):
+        name = key
+        if name is None and isinstance(entry, Mapping):
+            given = entry.get("name")
+            name = given if isinstance(given, str) and given else None
+        label = f"server {name!r}" if name is not None else f"server #{index}"
+        if not isinstance(entry, Mapping):
+            warnings.append(f"{label}: skipped, expected an object, got {type(entry).__name__}")
+            continue
+        if entry.get("disabled") is True:
+            warnings.append(f"{label}: skipped, marked disabled")
+            continue
+        if name is not None and name in seen:
+            warnings.append(f"{label}: skipped, duplicate server name")
+            continue
+        raw_type = entry.get("type", entry.get("transport"))
+        try:
+            if raw_type is not None:
+                kind = _normalise_type(raw_type)
+            else:
+                inferred = _infer_type(entry)
+                if inferred is None:
+                    raise ValueError("no 'type', and neither 'command' nor 'url' to infer it")
+                kind = inferred
+                warnings.append(f"{label}: no 'type' given; inferred {kind!r}")
+            config = _build(entry, kind, name)
+        except ValueError as exc:
+            warnings.append(f"{label}: skipped, invalid: {exc}")
+            continue
+        unknown = set(entry) - _KEYS_BY_TYPE[kind] - _IGNORED_KEYS - {"disabled"}
+        if unknown:
+            shown = ", ".join(sorted(map(str, unknown)))
+            # Named by its file spelling: in a file "http" means Streamable HTTP.
+            spelled = "plain_http" if kind == "http" else kind
+            warnings.append(f"{label}: ignored keys that do not apply to {spelled}: {shown}")
+        warnings.extend(f"{label}: {note}" for note in config.warnings)
+        if name is not None:
+            seen.add(name)
+        configs.append(config)
+    return configs, warnings

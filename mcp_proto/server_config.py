@@ -1,0 +1,500 @@
+"""``ServerConfig`` and its builders: one server's configuration as validated data.
+
+Every builder returns a frozen :class:`ServerConfig`; a bad value raises ``ValueError``
+naming the option (CONN-17, HTTP-5/6, SIZE-2, SSE-8). Nothing here opens, resolves or
+executes anything.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import shlex
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Final, Literal
+from urllib.parse import SplitResult, urlsplit
+
+import attrs
+
+__all__ = [
+    "DEFAULT_MAX_DECOMPRESSED_BODY_BYTES",
+    "MAX_SECONDS",
+    "ProtocolMode",
+    "ServerConfig",
+    "TransportType",
+    "http_config",
+    "sse_config",
+    "stdio_argv",
+    "stdio_config",
+    "streamable_http_config",
+]
+
+TransportType = Literal["stdio", "sse", "http", "streamable_http"]
+ProtocolMode = Literal["auto", "modern", "legacy"]
+
+#: Default bound on a gzip-decoded Streamable HTTP body (SIZE-1/2): 64 MiB.
+DEFAULT_MAX_DECOMPRESSED_BODY_BYTES: Final = 64 * 2**20
+
+#: Upper bound of every duration option (``read_timeout``, ``retry_backoff``, ``ping``,
+#: ``discover_timeout``), about 31 years: larger values overflow the shells' waits.
+MAX_SECONDS: Final = 10**9
+
+_TRANSPORTS: Final = ("stdio", "sse", "http", "streamable_http")
+_PROTOCOLS: Final = ("auto", "modern", "legacy")
+_CONTROL_OR_SPACE: Final = re.compile(r"[\x00-\x20\x7f]")
+_HEADER_UNSAFE: Final = re.compile(r"[\r\n\x00]")
+
+
+# --------------------------------------------------------------------- value checks
+
+
+def _shown(value: object) -> str:
+    """``repr`` of a bad value, cut short: a 400-digit number must not flood the message
+    (and past 4300 digits ``repr`` of an int raises ``ValueError`` itself)."""
+    if isinstance(value, int) and value.bit_length() > 64:
+        return f"an integer of {value.bit_length()} bits"
+    text = repr(value)
+    return text if len(text) <= 40 else f"{text[:20]}...({len(text)} characters)"
+
+
+def _number(value: object, what: str, *, allow_zero: bool = False) -> float:
+    # bool is an int subclass; ``read_timeout=True`` is a mistake, not one second.
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"{what} must be a number, got {_shown(value)}")
+    # A huge int has no float (OverflowError), and anything past MAX_SECONDS overflows
+    # the shells' timed waits (threading's TIMEOUT_MAX, time_t): compare before converting.
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(f"{what} must be a finite number, got {value!r}")
+    if value > MAX_SECONDS:
+        raise ValueError(f"{what} must be at most {MAX_SECONDS} seconds, got {_shown(value)}")
+    if value < 0 or (value == 0 and not allow_zero):
+        bound = "non-negative" if allow_zero else "positive"
+        raise ValueError(f"{what} must be {bound}, got {_shown(value)}")
+    return float(value)
+
+
+def _integer(value: object, what: str, *, allow_zero: bool = False) -> int:
+    # Integers are only ever compared (counts, byte limits), so a huge one is harmless.
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{what} must be an integer, got {_shown(value)}")
+    if value < 0 or (value == 0 and not allow_zero):
+        bound = "non-negative" if allow_zero else "positive"
+        raise ValueError(f"{what} must be a {bound} integer, got {_shown(value)}")
+    return value
+
+
+def _string_map(value: object, what: str, *, header: bool = False) -> dict[str, str]:
+    """A copy of a str→str mapping; JSON numbers are accepted as values and stringified."""
+    if not isinstance(value, Mapping):
+        raise ValueError(f"{what} must be a mapping of strings, got {type(value).__name__}")
+    out: dict[str, str] = {}
+    for key, item in value.items():
+        if not isinstance(key, str) or not key:
+            raise ValueError(f"{what}: keys must be non-empty strings, got {key!r}")
+        if isinstance(item, (int, float)) and not isinstance(item, bool):
+            if isinstance(item, int) and item.bit_length() > 64:
+                # str() of a huge int is slow, and fails past 4300 digits.
+                raise ValueError(f"{what}[{key!r}]: {_shown(item)} is not a usable value")
+            item = str(item)
+        if not isinstance(item, str):
+            raise ValueError(f"{what}[{key!r}] must be a string, got {type(item).__name__}")
+        # CR/LF in a header would let configuration inject extra header lines.
+        if header and (_HEADER_UNSAFE.search(key) or _HEADER_UNSAFE.search(item)):
+            raise ValueError(f"{what}[{key!r}] must not contain CR, LF or NUL")
+        out[key] = item
+    return out
+
+
+def _headers(value: object) -> dict[str, str]:
+    return {} if value is None else _string_map(value, "headers", header=True)
+
+
+def _env(value: object) -> dict[str, str] | None:
+    if value is None:
+        return None
+    env = _string_map(value, "env")
+    for key, item in env.items():
+        # The OS cannot pass these: spawning would fail with a bare ValueError.
+        if "=" in key or "\x00" in key or "\x00" in item:
+            raise ValueError(f"env[{key!r}]: names must not contain '=' or NUL, values NUL")
+    return env
+
+
+def _argv(value: object) -> tuple[str, ...]:
+    if isinstance(value, str):
+        # A bare string would become a tuple of characters.
+        raise ValueError("command must be an argv sequence here; use stdio_config() for strings")
+    if not isinstance(value, Iterable):
+        raise ValueError(f"command must be a sequence of strings, got {type(value).__name__}")
+    argv = tuple(value)
+    for part in argv:
+        if not isinstance(part, str):
+            raise ValueError(f"command parts must be strings, got {_shown(part)}")
+        if "\x00" in part:
+            # exec() takes C strings: spawning would fail with a bare ValueError.
+            raise ValueError(f"command parts must not contain NUL, got {_shown(part)}")
+    return argv
+
+
+def _parse_http_url(url: object, what: str = "URL") -> SplitResult:
+    """Validate an http(s) URL with a host (HTTP-6); raise ``ValueError`` otherwise."""
+    if not isinstance(url, str) or not url:
+        raise ValueError(f"{what} must be a non-empty string, got {_shown(url)}")
+    if _CONTROL_OR_SPACE.search(url):
+        raise ValueError(f"{what} must not contain spaces or control characters: {url!r}")
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError on a malformed port
+    except ValueError as exc:
+        raise ValueError(f"invalid {what} {url!r}: {exc}") from None
+    if parts.scheme.lower() not in ("http", "https"):
+        raise ValueError(f"{what} must use http or https, got {_shown(url)}")
+    if not parts.hostname:
+        raise ValueError(f"{what} has no host: {url!r}")
+    return parts
+
+
+def _url_warnings(url: str | None) -> tuple[str, ...]:
+    if url is None:
+        return ()
+    try:
+        host = urlsplit(url).hostname
+    except ValueError:
+        return ()
+    if host == "0.0.0.0":
+        # HTTP-6: a listen-all address, not a destination; usually meant 127.0.0.1.
+        return (
+            f"server URL {url!r} uses 0.0.0.0, which may be insecure; "
+            "consider 127.0.0.1 for localhost",
+        )
+    return ()
+
+
+def _check_endpoint(endpoint: object) -> str:
+    if not isinstance(endpoint, str) or not endpoint.startswith("/"):
+        raise ValueError(f"endpoint must be a path starting with '/', got {_shown(endpoint)}")
+    # "//host/x" is a network-path reference: joined to the base it would change host.
+    if endpoint.startswith("//"):
+        raise ValueError(f"endpoint must not start with '//', got {_shown(endpoint)}")
+    if _CONTROL_OR_SPACE.search(endpoint):
+        raise ValueError(f"endpoint must not contain spaces or control characters: {endpoint!r}")
+    return endpoint
+
+
+# --------------------------------------------------------------------- ServerConfig
+
+
+@attrs.frozen(kw_only=True, unsafe_hash=False)
+class ServerConfig:
+    """One server's configuration, as the shells consume it.
+
+    For ``http``/``streamable_http``, ``url`` is the origin (``scheme://host[:port]``)
+    and ``endpoint`` the path (plus query) requests go to; :attr:`endpoint_url` joins
+    them. For ``sse``, ``url`` is the event-stream URL and ``endpoint`` is unset (the
+    server names the POST endpoint). For ``stdio``, ``command`` is the argv.
+
+    Build it with :func:`stdio_config`, :func:`sse_config`, :func:`http_config`,
+    :func:`streamable_http_config` or :func:`config_from_dict`; direct construction
+    validates too. Holds dicts, so it is unhashable.
+
+    Raises:
+        ValueError: an invalid or inconsistent value.
+    """
+
+    type: TransportType
+    name: str | None = None
+    command: tuple[str, ...] = attrs.field(default=(), converter=_argv)
+    env: Mapping[str, str] | None = attrs.field(default=None, converter=_env, repr=False)
+    cwd: str | None = None
+    url: str | None = None
+    endpoint: str | None = None
+    headers: Mapping[str, str] = attrs.field(factory=dict, converter=_headers, repr=False)
+    read_timeout: float = 30.0
+    retries: int = 0
+    retry_backoff: float = 1.0
+    ping: float | None = None
+    max_decompressed_body_bytes: int = DEFAULT_MAX_DECOMPRESSED_BODY_BYTES
+    protocol: ProtocolMode = "auto"
+    discover_timeout: float | None = None
+    max_line_size: int | None = None
+    #: An OAuth provider object for the shell (AUTH-3); opaque to the core.
+    oauth_provider: object | None = attrs.field(default=None, repr=False)
+
+    def __attrs_post_init__(self) -> None:
+        if self.type not in _TRANSPORTS:
+            allowed = ", ".join(_TRANSPORTS)
+            raise ValueError(f"type must be one of {allowed}, got {_shown(self.type)}")
+        if self.name is not None and (not isinstance(self.name, str) or not self.name):
+            raise ValueError(f"name must be a non-empty string or None, got {_shown(self.name)}")
+        _number(self.read_timeout, "read_timeout")
+        _integer(self.retries, "retries", allow_zero=True)
+        _number(self.retry_backoff, "retry_backoff", allow_zero=True)
+        if self.ping is not None:
+            _number(self.ping, "ping")
+        # SIZE-2: non-positive or non-integer limits are rejected.
+        _integer(self.max_decompressed_body_bytes, "max_decompressed_body_bytes")
+        if self.protocol not in _PROTOCOLS:
+            raise ValueError(
+                f"protocol must be one of {', '.join(_PROTOCOLS)}, got {_shown(self.protocol)}"
+            )
+        if self.discover_timeout is not None:
+            _number(self.discover_timeout, "discover_timeout")
+        if self.max_line_size is not None:
+            _integer(self.max_line_size, "max_line_size")
+        if self.type == "stdio":
+            self._check_stdio()
+        else:
+            self._check_remote()
+
+    def _check_stdio(self) -> None:
+        if not self.command or not self.command[0]:
+            raise ValueError("a stdio server needs a non-empty command")
+        if self.cwd is not None and (
+            not isinstance(self.cwd, str) or not self.cwd or "\x00" in self.cwd
+        ):
+            raise ValueError(f"cwd must be a non-empty string without NUL, got {_shown(self.cwd)}")
+        for field in ("url", "endpoint"):
+            if getattr(self, field) is not None:
+                raise ValueError(f"{field} does not apply to a stdio server")
+        if self.headers:
+            raise ValueError("headers do not apply to a stdio server")
+
+    def _check_remote(self) -> None:
+        if self.command:
+            raise ValueError(f"command does not apply to a {self.type} server")
+        for field in ("env", "cwd"):
+            if getattr(self, field) is not None:
+                raise ValueError(f"{field} does not apply to a {self.type} server")
+        _parse_http_url(self.url, "url")
+        if self.type == "sse":
+            # SSE-8 / CONN-13: HTTP+SSE is a handshake-era transport; it has no era to
+            # probe, so asking for a modern server over it is a contradiction.
+            if self.protocol == "modern":
+                raise ValueError("protocol='modern' is not possible over the legacy SSE transport")
+            if self.discover_timeout is not None:
+                raise ValueError("discover_timeout does not apply to the SSE transport")
+            if self.endpoint is not None:
+                raise ValueError("endpoint does not apply to SSE (the server announces it)")
+        else:
+            _check_endpoint(self.endpoint)
+
+    @property
+    def endpoint_url(self) -> str | None:
+        """The URL requests go to (HTTP types), the stream URL (SSE), ``None`` for stdio."""
+        if self.type == "stdio":
+            return None
+        if self.type == "sse":
+            return self.url
+        return f"{self.url}{self.endpoint}"
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        """Advisory notes about this configuration for the shell to log (e.g. 0.0.0.0)."""
+        return _url_warnings(self.url)
+
+
+# ------------------------------------------------------------------------- builders
+
+
+def _split_base_url(base_url: object) -> tuple[str, str]:
+    """``(origin, path_and_query)`` of an http(s) base URL, the path exactly as given.
+
+    A URL is used as given (issue 8 item 3; the official SDK client does the same): a
+    server mounted at ``/`` is reached at ``http://h/`` or ``http://h``, and a trailing
+    ``/`` is kept, since ``/mcp`` and ``/mcp/`` can be different routes. Only an empty
+    path becomes ``/``, which is what an HTTP client sends for it (RFC 9110 §4.2.1). The
+    query string stays (some servers take an API key there).
+    """
+    parts = _parse_http_url(base_url, "base_url")
+    origin = f"{parts.scheme.lower()}://{parts.netloc}"
+    path = parts.path or "/"
+    return origin, f"{path}?{parts.query}" if parts.query else path
+
+
+def stdio_config(
+    command: str | Sequence[str],
+    *,
+    args: Sequence[str] | None = None,
+    name: str | None = None,
+    env: Mapping[str, str] | None = None,
+    cwd: str | None = None,
+    read_timeout: float = 15.0,
+    retries: int = 0,
+    retry_backoff: float = 1.0,
+    protocol: ProtocolMode = "auto",
+    discover_timeout: float | None = None,
+    max_line_size: int | None = None,
+) -> ServerConfig:
+    """Configuration for a server run as a child process over stdio (CONN-17).
+
+    Args:
+        command: an argv sequence, or a string split with :func:`shlex.split` (POSIX
+            rules: quote arguments containing spaces).
+        args: appended to the argv.
+        env: extra environment variables for the child (the shell merges them).
+        cwd: working directory for the child.
+        protocol: ``"auto"`` probes for the 2026-07-28 era, ``"modern"``/``"legacy"``
+            force one (LIFE-8).
+        discover_timeout: bound on the ``server/discover`` probe (LIFE-7).
+        max_line_size: override of ``Limits.max_line_size`` for this server.
+
+    Raises:
+        ValueError: an empty/unparseable command or an invalid option.
+    """
+    argv = list(stdio_argv(command))
+    if args is not None:
+        if not isinstance(args, (list, tuple)):
+            raise ValueError(f"args must be a list of strings, got {type(args).__name__}")
+        argv.extend(_argv(args))
+    return ServerConfig(
+        type="stdio",
+        name=name,
+        command=tuple(argv),
+        env=env,
+        cwd=cwd,
+        read_timeout=read_timeout,
+        retries=retries,
+        retry_backoff=retry_backoff,
+        protocol=protocol,
+        discover_timeout=discover_timeout,
+        max_line_size=max_line_size,
+    )
+
+
+def sse_config(
+    base_url: str,
+    *,
+    headers: Mapping[str, str] | None = None,
+    read_timeout: float = 30.0,
+    ping: float | None = 10.0,
+    retries: int = 0,
+    retry_backoff: float = 1.0,
+    name: str | None = None,
+) -> ServerConfig:
+    """Configuration for a legacy HTTP+SSE server (deprecated transport; CONN-17).
+
+    ``base_url`` is the event-stream URL, kept as given (after validation).
+
+    Raises:
+        ValueError: not an http(s) URL with a host, or an invalid option.
+    """
+    _parse_http_url(base_url, "base_url")
+    return ServerConfig(
+        type="sse",
+        name=name,
+        url=base_url,
+        headers=headers,
+        read_timeout=read_timeout,
+        ping=ping,
+        retries=retries,
+        retry_backoff=retry_backoff,
+    )
+
+
+def http_config(
+    base_url: str,
+    *,
+    endpoint: str | None = None,
+    headers: Mapping[str, str] | None = None,
+    read_timeout: float = 30.0,
+    retries: int = 3,
+    retry_backoff: float = 1.0,
+    name: str | None = None,
+    protocol: ProtocolMode = "auto",
+    discover_timeout: float | None = None,
+    oauth_provider: object | None = None,
+) -> ServerConfig:
+    """Configuration for a plain JSON-RPC-over-HTTP (request/response) server (CONN-17).
+
+    HTTP-5: with ``endpoint`` left at ``None`` the URL is used as given: its path is the
+    endpoint (``https://h/api`` → ``/api``, ``https://h`` → ``/``). An explicit
+    ``endpoint`` wins and the base URL's path is dropped (as the Ruby client does);
+    ``endpoint="/rpc"`` gives the Ruby client's default path.
+
+    Raises:
+        ValueError: not an http(s) URL with a host, or an invalid option.
+    """
+    origin, path = _split_base_url(base_url)
+    if endpoint is None:
+        endpoint = path
+    return ServerConfig(
+        type="http",
+        name=name,
+        url=origin,
+        endpoint=endpoint,
+        headers=headers,
+        read_timeout=read_timeout,
+        retries=retries,
+        retry_backoff=retry_backoff,
+        protocol=protocol,
+        discover_timeout=discover_timeout,
+        oauth_provider=oauth_provider,
+    )
+
+
+def streamable_http_config(
+    base_url: str,
+    *,
+    endpoint: str | None = None,
+    headers: Mapping[str, str] | None = None,
+    read_timeout: float = 30.0,
+    retries: int = 3,
+    retry_backoff: float = 1.0,
+    name: str | None = None,
+    max_decompressed_body_bytes: int = DEFAULT_MAX_DECOMPRESSED_BODY_BYTES,
+    protocol: ProtocolMode = "auto",
+    discover_timeout: float | None = None,
+    oauth_provider: object | None = None,
+) -> ServerConfig:
+    """Configuration for a Streamable HTTP server (CONN-17).
+
+    HTTP-5: with ``endpoint`` left at ``None`` the URL is used as given: its path is the
+    endpoint (``https://h/mcp`` → ``/mcp``, ``https://h`` and ``https://h/`` → ``/``).
+    An explicit ``endpoint`` always wins.
+
+    Raises:
+        ValueError: not an http(s) URL with a host, or an invalid option (SIZE-2:
+            ``max_decompressed_body_bytes`` must be a positive integer).
+    """
+    origin, path = _split_base_url(base_url)
+    if endpoint is None:
+        endpoint = path
+    return ServerConfig(
+        type="streamable_http",
+        name=name,
+        url=origin,
+        endpoint=endpoint,
+        headers=headers,
+        read_timeout=read_timeout,
+        retries=retries,
+        retry_backoff=retry_backoff,
+        max_decompressed_body_bytes=max_decompressed_body_bytes,
+        protocol=protocol,
+        discover_timeout=discover_timeout,
+        oauth_provider=oauth_provider,
+    )
+
+
+# ------------------------------------------------------------------------ stdio argv
+
+
+def _is_stdio_url(text: str) -> bool:
+    return text.strip()[:8].lower() == "stdio://"
+
+
+def stdio_argv(target: str | Sequence[str]) -> tuple[str, ...]:
+    """The argv of a stdio target: strips ``stdio://`` and shell-splits a string.
+
+    Raises:
+        ValueError: empty, unbalanced quotes, or a non-string argv element.
+    """
+    if isinstance(target, str):
+        text = target.strip()
+        if _is_stdio_url(text):
+            text = text[8:]
+        argv = tuple(shlex.split(text))
+    else:
+        argv = _argv(target)
+    if not argv or not argv[0]:
+        raise ValueError(f"empty stdio command: {target!r}")
+    return argv
