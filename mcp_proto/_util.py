@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any, Final
 
-__all__ = ["NEED_DATA", "Sentinel", "sanitize_peer_text"]
+__all__ = ["MAX_SECONDS", "NEED_DATA", "Sentinel", "check_seconds", "sanitize_peer_text", "shown"]
 
 
 class Sentinel(type):
@@ -55,3 +56,35 @@ def sanitize_peer_text(text: str, *, cap: int) -> str:
     if original > cap or len(escaped) > cap:
         return escaped[:cap] + f"... (truncated from {original} chars)"
     return escaped
+
+
+#: Upper bound of every duration (the config options ``read_timeout``, ``retry_backoff``,
+#: ``ping``, ``discover_timeout`` and a request's ``timeout=``), about 31 years: larger
+#: values overflow the shells' waits (threading's TIMEOUT_MAX, time_t).
+MAX_SECONDS: Final = 10**9
+
+
+def shown(value: object) -> str:
+    """``repr`` of a bad value, cut short: a 400-digit number must not flood the message
+    (and past 4300 digits ``repr`` of an int raises ``ValueError`` itself)."""
+    if isinstance(value, int) and value.bit_length() > 64:
+        return f"an integer of {value.bit_length()} bits"
+    text = repr(value)
+    return text if len(text) <= 40 else f"{text[:20]}...({len(text)} characters)"
+
+
+def check_seconds(value: object, what: str, *, allow_zero: bool = False) -> float:
+    """A duration in seconds as a float, or ``ValueError`` naming ``what``."""
+    # bool is an int subclass; ``read_timeout=True`` is a mistake, not one second.
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"{what} must be a number, got {shown(value)}")
+    # A huge int has no float (OverflowError), and anything past MAX_SECONDS overflows
+    # the shells' timed waits: compare before converting.
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(f"{what} must be a finite number, got {value!r}")
+    if value > MAX_SECONDS:
+        raise ValueError(f"{what} must be at most {MAX_SECONDS} seconds, got {shown(value)}")
+    if value < 0 or (value == 0 and not allow_zero):
+        bound = "non-negative" if allow_zero else "positive"
+        raise ValueError(f"{what} must be {bound}, got {shown(value)}")
+    return float(value)

@@ -11,10 +11,10 @@ from collections.abc import Mapping
 from typing import Any, Final
 from urllib.parse import urlsplit
 
+from ._util import shown
 from .server_config import (
     ServerConfig,
     TransportType,
-    _shown,
     http_config,
     sse_config,
     stdio_config,
@@ -79,7 +79,7 @@ def _normalise_type(value: object) -> TransportType:
         if found is not None:
             return found
     raise ValueError(
-        f"unknown server type {_shown(value)} (expected stdio, http, streamable-http, "
+        f"unknown server type {shown(value)} (expected stdio, http, streamable-http, "
         "streamable_http, streamableHttp, sse or plain_http)"
     )
 

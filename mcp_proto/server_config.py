@@ -7,7 +7,6 @@ executes anything.
 
 from __future__ import annotations
 
-import math
 import re
 import shlex
 from collections.abc import Iterable, Mapping, Sequence
@@ -15,6 +14,8 @@ from typing import Final, Literal
 from urllib.parse import SplitResult, urlsplit
 
 import attrs
+
+from ._util import MAX_SECONDS, check_seconds, shown
 
 __all__ = [
     "DEFAULT_MAX_DECOMPRESSED_BODY_BYTES",
@@ -35,10 +36,6 @@ ProtocolMode = Literal["auto", "modern", "legacy"]
 #: Default bound on a gzip-decoded Streamable HTTP body (SIZE-1/2): 64 MiB.
 DEFAULT_MAX_DECOMPRESSED_BODY_BYTES: Final = 64 * 2**20
 
-#: Upper bound of every duration option (``read_timeout``, ``retry_backoff``, ``ping``,
-#: ``discover_timeout``), about 31 years: larger values overflow the shells' waits.
-MAX_SECONDS: Final = 10**9
-
 _TRANSPORTS: Final = ("stdio", "sse", "http", "streamable_http")
 _PROTOCOLS: Final = ("auto", "modern", "legacy")
 _CONTROL_OR_SPACE: Final = re.compile(r"[\x00-\x20\x7f]")
@@ -48,38 +45,13 @@ _HEADER_UNSAFE: Final = re.compile(r"[\r\n\x00]")
 # --------------------------------------------------------------------- value checks
 
 
-def _shown(value: object) -> str:
-    """``repr`` of a bad value, cut short: a 400-digit number must not flood the message
-    (and past 4300 digits ``repr`` of an int raises ``ValueError`` itself)."""
-    if isinstance(value, int) and value.bit_length() > 64:
-        return f"an integer of {value.bit_length()} bits"
-    text = repr(value)
-    return text if len(text) <= 40 else f"{text[:20]}...({len(text)} characters)"
-
-
-def _number(value: object, what: str, *, allow_zero: bool = False) -> float:
-    # bool is an int subclass; ``read_timeout=True`` is a mistake, not one second.
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ValueError(f"{what} must be a number, got {_shown(value)}")
-    # A huge int has no float (OverflowError), and anything past MAX_SECONDS overflows
-    # the shells' timed waits (threading's TIMEOUT_MAX, time_t): compare before converting.
-    if isinstance(value, float) and not math.isfinite(value):
-        raise ValueError(f"{what} must be a finite number, got {value!r}")
-    if value > MAX_SECONDS:
-        raise ValueError(f"{what} must be at most {MAX_SECONDS} seconds, got {_shown(value)}")
-    if value < 0 or (value == 0 and not allow_zero):
-        bound = "non-negative" if allow_zero else "positive"
-        raise ValueError(f"{what} must be {bound}, got {_shown(value)}")
-    return float(value)
-
-
 def _integer(value: object, what: str, *, allow_zero: bool = False) -> int:
     # Integers are only ever compared (counts, byte limits), so a huge one is harmless.
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"{what} must be an integer, got {_shown(value)}")
+        raise ValueError(f"{what} must be an integer, got {shown(value)}")
     if value < 0 or (value == 0 and not allow_zero):
         bound = "non-negative" if allow_zero else "positive"
-        raise ValueError(f"{what} must be a {bound} integer, got {_shown(value)}")
+        raise ValueError(f"{what} must be a {bound} integer, got {shown(value)}")
     return value
 
 
@@ -94,7 +66,7 @@ def _string_map(value: object, what: str, *, header: bool = False) -> dict[str, 
         if isinstance(item, (int, float)) and not isinstance(item, bool):
             if isinstance(item, int) and item.bit_length() > 64:
                 # str() of a huge int is slow, and fails past 4300 digits.
-                raise ValueError(f"{what}[{key!r}]: {_shown(item)} is not a usable value")
+                raise ValueError(f"{what}[{key!r}]: {shown(item)} is not a usable value")
             item = str(item)
         if not isinstance(item, str):
             raise ValueError(f"{what}[{key!r}] must be a string, got {type(item).__name__}")
@@ -129,17 +101,17 @@ def _argv(value: object) -> tuple[str, ...]:
     argv = tuple(value)
     for part in argv:
         if not isinstance(part, str):
-            raise ValueError(f"command parts must be strings, got {_shown(part)}")
+            raise ValueError(f"command parts must be strings, got {shown(part)}")
         if "\x00" in part:
             # exec() takes C strings: spawning would fail with a bare ValueError.
-            raise ValueError(f"command parts must not contain NUL, got {_shown(part)}")
+            raise ValueError(f"command parts must not contain NUL, got {shown(part)}")
     return argv
 
 
 def _parse_http_url(url: object, what: str = "URL") -> SplitResult:
     """Validate an http(s) URL with a host (HTTP-6); raise ``ValueError`` otherwise."""
     if not isinstance(url, str) or not url:
-        raise ValueError(f"{what} must be a non-empty string, got {_shown(url)}")
+        raise ValueError(f"{what} must be a non-empty string, got {shown(url)}")
     if _CONTROL_OR_SPACE.search(url):
         raise ValueError(f"{what} must not contain spaces or control characters: {url!r}")
     try:
@@ -148,7 +120,7 @@ def _parse_http_url(url: object, what: str = "URL") -> SplitResult:
     except ValueError as exc:
         raise ValueError(f"invalid {what} {url!r}: {exc}") from None
     if parts.scheme.lower() not in ("http", "https"):
-        raise ValueError(f"{what} must use http or https, got {_shown(url)}")
+        raise ValueError(f"{what} must use http or https, got {shown(url)}")
     if not parts.hostname:
         raise ValueError(f"{what} has no host: {url!r}")
     return parts
@@ -172,10 +144,10 @@ def _url_warnings(url: str | None) -> tuple[str, ...]:
 
 def _check_endpoint(endpoint: object) -> str:
     if not isinstance(endpoint, str) or not endpoint.startswith("/"):
-        raise ValueError(f"endpoint must be a path starting with '/', got {_shown(endpoint)}")
+        raise ValueError(f"endpoint must be a path starting with '/', got {shown(endpoint)}")
     # "//host/x" is a network-path reference: joined to the base it would change host.
     if endpoint.startswith("//"):
-        raise ValueError(f"endpoint must not start with '//', got {_shown(endpoint)}")
+        raise ValueError(f"endpoint must not start with '//', got {shown(endpoint)}")
     if _CONTROL_OR_SPACE.search(endpoint):
         raise ValueError(f"endpoint must not contain spaces or control characters: {endpoint!r}")
     return endpoint
@@ -223,22 +195,22 @@ class ServerConfig:
     def __attrs_post_init__(self) -> None:
         if self.type not in _TRANSPORTS:
             allowed = ", ".join(_TRANSPORTS)
-            raise ValueError(f"type must be one of {allowed}, got {_shown(self.type)}")
+            raise ValueError(f"type must be one of {allowed}, got {shown(self.type)}")
         if self.name is not None and (not isinstance(self.name, str) or not self.name):
-            raise ValueError(f"name must be a non-empty string or None, got {_shown(self.name)}")
-        _number(self.read_timeout, "read_timeout")
+            raise ValueError(f"name must be a non-empty string or None, got {shown(self.name)}")
+        check_seconds(self.read_timeout, "read_timeout")
         _integer(self.retries, "retries", allow_zero=True)
-        _number(self.retry_backoff, "retry_backoff", allow_zero=True)
+        check_seconds(self.retry_backoff, "retry_backoff", allow_zero=True)
         if self.ping is not None:
-            _number(self.ping, "ping")
+            check_seconds(self.ping, "ping")
         # SIZE-2: non-positive or non-integer limits are rejected.
         _integer(self.max_decompressed_body_bytes, "max_decompressed_body_bytes")
         if self.protocol not in _PROTOCOLS:
             raise ValueError(
-                f"protocol must be one of {', '.join(_PROTOCOLS)}, got {_shown(self.protocol)}"
+                f"protocol must be one of {', '.join(_PROTOCOLS)}, got {shown(self.protocol)}"
             )
         if self.discover_timeout is not None:
-            _number(self.discover_timeout, "discover_timeout")
+            check_seconds(self.discover_timeout, "discover_timeout")
         if self.max_line_size is not None:
             _integer(self.max_line_size, "max_line_size")
         if self.type == "stdio":
@@ -252,7 +224,7 @@ class ServerConfig:
         if self.cwd is not None and (
             not isinstance(self.cwd, str) or not self.cwd or "\x00" in self.cwd
         ):
-            raise ValueError(f"cwd must be a non-empty string without NUL, got {_shown(self.cwd)}")
+            raise ValueError(f"cwd must be a non-empty string without NUL, got {shown(self.cwd)}")
         for field in ("url", "endpoint"):
             if getattr(self, field) is not None:
                 raise ValueError(f"{field} does not apply to a stdio server")

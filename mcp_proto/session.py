@@ -27,7 +27,7 @@ import attrs
 from . import jsonrpc
 from ._session_data import REQUIRED_CAPABILITY, ServerInfo, as_float, log_message
 from ._unusable import note_for, quote_line, recover_response_id
-from ._util import NEED_DATA, sanitize_peer_text
+from ._util import NEED_DATA, check_seconds, sanitize_peer_text
 from .errors import (
     CapabilityError,
     ConnectionError,
@@ -269,6 +269,10 @@ class Session:
         ``notifications/progress`` become ``ProgressReceived`` events while it is in
         flight (PROG-1).
         """
+        if timeout is not None:
+            # A caller's timeout=1e300 or 10**400 must be a clear error here, not an
+            # OverflowError from the shell's timed wait (issue 11's "bad input" rule).
+            timeout = check_seconds(timeout, "timeout", allow_zero=True)
         allowed = _ALLOWED_REQUESTS.get(self.state, frozenset())
         if allowed is not None and method not in allowed:
             raise LocalProtocolError(f"cannot send {method} in state {self.state.value}")

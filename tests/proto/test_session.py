@@ -323,6 +323,37 @@ def test_max_pending_requests() -> None:
     assert session.pending_count == 3
 
 
+@pytest.mark.parametrize(
+    ("timeout", "message"),
+    [
+        (1e300, "timeout must be at most 1000000000 seconds, got 1e+300"),
+        (10**400, "timeout must be at most 1000000000 seconds, got an integer of 1329 bits"),
+        (float("inf"), "timeout must be a finite number, got inf"),
+        (float("nan"), "timeout must be a finite number, got nan"),
+        (-1, "timeout must be non-negative, got -1"),
+        (True, "timeout must be a number, got True"),
+        ("5", "timeout must be a number, got '5'"),
+    ],
+)
+def test_unusable_timeout_is_a_value_error_and_leaves_no_trace(timeout: Any, message: str) -> None:
+    """A caller's timeout=1e300 used to reach the blocking shell's timed wait and end in
+    a bare OverflowError there; 10**400 failed on ``now + timeout`` itself."""
+    session = ready_session()
+    with pytest.raises(ValueError) as info:
+        session.send_request("ping", None, now=0.0, timeout=timeout)
+    assert str(info.value) == message
+    assert session.pending_count == 0
+    assert session.next_deadline() is None
+    assert sent(session) == []
+
+
+def test_timeout_bounds_are_accepted() -> None:
+    session = ready_session()
+    session.send_request("ping", None, now=0.0, timeout=0)
+    session.send_request("ping", None, now=0.0, timeout=10**9)
+    assert session.next_deadline() == 0.0
+
+
 def test_unserialisable_params_leave_no_trace() -> None:
     session = ready_session()
     with pytest.raises(TypeError):

@@ -326,6 +326,18 @@ def test_concurrent_calls_get_their_own_answers(shell: Shell) -> None:
     assert results[21]["structuredContent"] == {"sum": 42}
 
 
+def test_unusable_timeout_is_a_clear_error_and_the_client_stays_usable(shell: Shell) -> None:
+    """``timeout=1e300`` raised a bare OverflowError from the blocking shell's wait."""
+
+    async def scenario(c: Any) -> Any:
+        for bad in (1e300, 10**400, float("inf")):
+            with pytest.raises(ValueError, match=r"^timeout must be"):
+                await c.call_tool("add", {"a": 1, "b": 2}, timeout=bad)
+        return await c.call_tool("add", {"a": 20, "b": 22}, timeout=10**9)
+
+    assert shell.run(scenario, SDK_SERVER)["structuredContent"] == {"sum": 42}
+
+
 def test_invalid_structured_output_raises_in_strict_mode(shell: Shell) -> None:
     async def scenario(c: Any) -> None:
         with pytest.raises(errors.ValidationError, match="bad_structured"):
