@@ -34,11 +34,12 @@ from mcp_proto.http import (
     classify_response,
     error_for_response,
     resolve_sse_endpoint,
+    session_expired_error,
 )
 from mcp_proto.session import ServerInfo, Session
 from mcp_proto.sse import SSEEvent, SSEParser
 
-from ._base import BaseServer, SessionExpired
+from ._base import BaseServer
 from ._http_common import (
     ERROR_BODY_CAP,
     GET_READY_WAIT,
@@ -226,7 +227,7 @@ class _HttpServer(BaseServer):
             return
         if kind is ResponseKind.SESSION_EXPIRED:
             self._state.session_id = None  # dead: not to be DELETEd or sent again
-            raise SessionExpired()
+            raise session_expired_error(self.name, method)
         if kind is ResponseKind.JSON:
             decoder = decoder_for(
                 header(response.headers, b"content-encoding"),

@@ -27,7 +27,7 @@ from mcp_proto.effects import Call, CallHost, Connect, Effect, Log, Notify, Op, 
 from mcp_proto.errors import MCPError
 from mcp_proto.handlers import Handlers, Reply, serve_request
 from mcp_proto.limits import Limits
-from mcp_proto.targets import TargetOptions, fallback_error, plan_targets
+from mcp_proto.targets import TargetOptions, fallback_error, may_fall_back, plan_targets
 from mcp_proto.types import Implementation, Prompt, ResourceContent, Root, Tool
 
 from ._base import BaseServer
@@ -564,7 +564,11 @@ async def connect(
                     break
                 except MCPError as exc:
                     failures.append((candidate, exc))
-                    if len(plan.configs) == 1:
+                    # Issue 9: never fall back after a 401/403 or any answer that proves
+                    # an MCP server is there; the core decides from typed facts.
+                    session = server._session
+                    answered = session is not None and session.server is not None
+                    if len(plan.configs) == 1 or not may_fall_back(exc, server_answered=answered):
                         raise
             else:
                 raise fallback_error(plan, failures)

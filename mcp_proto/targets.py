@@ -4,7 +4,8 @@
 this module decides, without any I/O, which servers a target names and, for each, the
 transports to try in order. The shell then tries them, after looking up each command's
 first word (:func:`command_not_found` words the error), and reports a failed fallback
-chain with :func:`fallback_error`, so both shells say the same thing.
+chain with :func:`fallback_error`, so both shells say the same thing. Whether a failed
+try may go on to the next transport at all is :func:`may_fall_back`'s decision.
 """
 
 from __future__ import annotations
@@ -16,7 +17,15 @@ from typing import Any, Final, Literal
 import attrs
 
 from .detection import detect_transport, split_targets
-from .errors import AllTransportsFailedError, CommandNotFoundError, MCPError
+from .errors import (
+    AllTransportsFailedError,
+    CommandNotFoundError,
+    IncompatibleServerError,
+    MCPError,
+    ServerError,
+    SessionExpiredError,
+    UnauthorizedError,
+)
 from .server_config import (
     ServerConfig,
     http_config,
@@ -32,6 +41,7 @@ __all__ = [
     "TargetOptions",
     "command_not_found",
     "fallback_error",
+    "may_fall_back",
     "plan_targets",
 ]
 
@@ -191,3 +201,42 @@ def fallback_error(
         f"could not connect to {plan.describe()}; tried all transports: {tried}",
         attempts=attempts,
     )
+
+
+def may_fall_back(error: MCPError, *, server_answered: bool = False) -> bool:
+    """Whether ``connect`` may try the next transport after ``error`` (CONN-6, issue 9).
+
+    Falling back is for a URL that does not speak the transport just tried. It never
+    happens after an answer that proves an MCP server is there: trying another
+    transport would hide the real failure behind "tried all transports" and send the
+    request (and any credentials) again. Decided from facts only, never from text:
+
+    =====================================================  ===========
+    what happened                                          fall back?
+    =====================================================  ===========
+    ``server_answered``: the server answered initialize    no
+    (the shell's fact; e.g. it then failed after an
+    ``Mcp-Session-Id`` was assigned)
+    HTTP 401/403 (:class:`UnauthorizedError`,              no
+    :class:`InsufficientScopeError`)
+    a JSON-RPC error response, also in a 4xx/5xx body     no
+    (:class:`ServerError` with a ``code``)
+    the session expired (:class:`SessionExpiredError`)     no
+    the initialize result named a version this client      no
+    does not speak (:class:`IncompatibleServerError`)
+    connection refused, reset, TLS or other transport      yes
+    failure (:class:`TransportError`)
+    HTTP 404/405/406/415 or another status without a       yes
+    JSON-RPC body (:class:`ServerError` without a code)
+    an HTML page or another unexpected content type,       yes
+    a non-event-stream answer to the SSE GET, no
+    ``endpoint`` event, a timeout
+    =====================================================  ===========
+    """
+    if server_answered:
+        return False
+    if isinstance(error, (UnauthorizedError, SessionExpiredError, IncompatibleServerError)):
+        return False
+    # A ServerError without a code is a bare HTTP status (404, 405, 406, 415...): the
+    # URL does not serve this transport. With a code, a JSON-RPC peer answered.
+    return not (isinstance(error, ServerError) and error.code is not None)
