@@ -35,6 +35,7 @@ from mcp_proto.http import (
     error_for_response,
     resolve_sse_endpoint,
     session_expired_error,
+    unauthorized_error,
 )
 from mcp_proto.session import ServerInfo, Session
 from mcp_proto.sse import SSEEvent, SSEParser
@@ -554,6 +555,12 @@ class SseServer(_HttpServer):
                 kind = classify_response(
                     response.status, header(response.headers, b"content-type"), sent_session=False
                 )
+                if kind is ResponseKind.UNAUTHORIZED:  # typed from facts (issue 9)
+                    error = unauthorized_error(
+                        response.status, header(response.headers, b"www-authenticate")
+                    )
+                    self._stream_error = error
+                    return
                 if kind is not ResponseKind.SSE:
                     error = ConnectionError(
                         f"server {self.name!r}: GET {self.url} answered HTTP {response.status}, "
