@@ -19,6 +19,7 @@ from mcp_proto import events as ev
 from mcp_proto import jsonrpc, llm
 from mcp_proto.client import ClientCore, ServerEntry
 from mcp_proto.config import (
+    ProtocolMode,
     ServerConfig,
     config_from_dict,
     redact_config,
@@ -531,6 +532,9 @@ async def connect(
     retry_backoff: float | None = None,
     endpoint: str | None = None,
     ping: float | None = None,
+    protocol: ProtocolMode = "auto",
+    discover_timeout: float | None = None,
+    oauth_provider: object | None = None,
     **client_kwargs: Any,
 ) -> AsyncIterator[Client]:
     """``async with connect(target, ...) as client:`` — a connected client whose
@@ -549,6 +553,9 @@ async def connect(
             retry_backoff=retry_backoff,
             endpoint=endpoint,
             ping=ping,
+            protocol=protocol,
+            discover_timeout=discover_timeout,
+            oauth_provider=oauth_provider,
         ),
     )
     check_commands(plans)

@@ -27,7 +27,9 @@ from .errors import (
     UnauthorizedError,
 )
 from .server_config import (
+    ProtocolMode,
     ServerConfig,
+    check_unbuilt_options,
     http_config,
     sse_config,
     stdio_argv,
@@ -65,6 +67,11 @@ class TargetOptions:
     retry_backoff: float | None = None
     endpoint: str | None = None
     ping: float | None = None
+    #: Era and auth options (CONN-12): ``"auto"``/``"legacy"`` are today's behaviour;
+    #: the rest is refused by :func:`check_unbuilt_options` until built (issue 9 item 7).
+    protocol: ProtocolMode = "auto"
+    discover_timeout: float | None = None
+    oauth_provider: object | None = None
 
 
 @attrs.frozen
@@ -87,11 +94,14 @@ def _config(
     kind: str, target: str | tuple[str, ...], name: str | None, o: TargetOptions
 ) -> ServerConfig:
     common = _given(read_timeout=o.read_timeout, retries=o.retries, retry_backoff=o.retry_backoff)
+    if kind == "sse":
+        # CONN-13: HTTP+SSE has no era to choose; the protocol option is dropped.
+        assert isinstance(target, str)
+        return sse_config(target, name=name, headers=o.headers, **common, **_given(ping=o.ping))
+    common["protocol"] = o.protocol
     if kind == "stdio":
         return stdio_config(stdio_argv(target), name=name, env=o.env, cwd=o.cwd, **common)
     assert isinstance(target, str)
-    if kind == "sse":
-        return sse_config(target, name=name, headers=o.headers, **common, **_given(ping=o.ping))
     if kind == "http":
         return http_config(
             target, name=name, headers=o.headers, **common, **_given(endpoint=o.endpoint)
@@ -115,13 +125,16 @@ def plan_targets(
 
     Raises:
         TransportDetectionError: the transport cannot be determined.
-        ValueError: an option is invalid for the transport.
+        ValueError: an option is invalid for the transport, or not supported yet
+            (``protocol="modern"``, ``discover_timeout``, ``oauth_provider``).
     """
     o = options or TargetOptions()
+    # Issue 9 item 7: refused before anything is detected, started or sent.
+    check_unbuilt_options(o.protocol, o.discover_timeout, o.oauth_provider)
     targets = split_targets(target)
     plans: list[Plan] = []
     for i, single in enumerate(targets):
-        kind = detect_transport(single, transport=transport)
+        kind = detect_transport(single, transport=transport, protocol=o.protocol)
         server_name = name if len(targets) == 1 else (f"{name}_{i}" if name else None)
         if kind == "http_auto":
             kinds = ["streamable_http", "sse", "http"] if len(targets) == 1 else ["streamable_http"]
