@@ -113,6 +113,9 @@ unauthorized           every request (any method, any path) -> HTTP 401, text bo
                        "Unauthorized", ``WWW-Authenticate: Bearer resource_metadata=
                        "<base>/.well-known/oauth-protected-resource", scope="a b",
                        error="invalid_token"``: a protected MCP server without a token.
+refuse_after_initialize  POST initialize (any path) -> the normal result with Mcp-Session-Id
+                       ``hs-1``; every other request -> HTTP 400, text body "Bad Request"
+                       (no JSON-RPC body): a server that answered, then refuses.
 slow                   tools/call is never answered: no status line at all (with ``+sse``: 200
                        text/event-stream headers, then nothing); the connection is held until the
                        client closes it. notifications/cancelled POSTs -> 202 (recorded, and
@@ -180,6 +183,7 @@ STREAMABLE_MODES = frozenset(
         "jsonrpc_400",
         "forbidden_scope",
         "unauthorized",
+        "refuse_after_initialize",
         "slow",
         "batch",
     }
@@ -899,6 +903,13 @@ class HostileHTTPServer:
         path = ex.req.path
         if self.mode == "unauthorized":
             self._unauthorized(ex)
+            return
+        if self.mode == "refuse_after_initialize":
+            msg = ex.req.json if ex.req.method == "POST" else None
+            if isinstance(msg, dict) and msg.get("method") == "initialize" and "id" in msg:
+                self._reply(ex, self._answer(msg), [("Mcp-Session-Id", "hs-1")])
+            else:
+                ex.respond_text(400, "Bad Request")
             return
         if self.mode in LEGACY_MODES:
             if path in ("/sse", "/"):

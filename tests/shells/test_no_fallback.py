@@ -84,3 +84,23 @@ def test_an_expired_session_is_a_session_expired_error(shell: Shell) -> None:
         shell.run(scenario, peer.url, read_timeout=HTTP_READ_TIMEOUT, deadline=DEADLINE)
         assert len(peer.recorder.posts("tools/call")) == 2
         assert len(peer.recorder.sessions) == 2
+
+
+def test_no_fallback_once_the_server_answered_initialize(shell: Shell) -> None:
+    # The server answered initialize (and assigned an Mcp-Session-Id), then refused
+    # notifications/initialized with a bare 400. A bare 400 alone would fall back; after
+    # an answer to initialize it proves the server is there, so connect stops.
+    with hostile_http_server("refuse_after_initialize") as peer:
+        with pytest.raises(errors.ServerError) as info:
+            shell.run(_never, peer.base + "/", read_timeout=HTTP_READ_TIMEOUT, deadline=DEADLINE)
+        rec = peer.recorder
+        initializes = rec.posts("initialize")
+        others = [r for r in rec.requests if r.rpc_method != "initialize"]
+    assert not isinstance(info.value, errors.AllTransportsFailedError)
+    assert str(info.value) == "HTTP 400 from the server"
+    assert len(initializes) == 1  # plain HTTP (which would initialize again) never tried
+    # Everything else belongs to that one Streamable HTTP session (the initialized
+    # notification, its standalone GET stream, the closing DELETE): HTTP+SSE, which
+    # would GET without a session id, was never tried.
+    assert rec.posts("notifications/initialized")
+    assert {r.header("mcp-session-id") for r in others} == {"hs-1"}
