@@ -20,7 +20,7 @@ from mcp_proto import events as ev
 from mcp_proto._util import NEED_DATA
 from mcp_proto.config import ServerConfig
 from mcp_proto.effects import Call
-from mcp_proto.errors import ConnectionError, MCPError
+from mcp_proto.errors import ConnectionError, MCPError, SessionExpiredError
 from mcp_proto.http import backoff_delay, is_retryable
 from mcp_proto.limits import Limits
 from mcp_proto.session import ServerInfo, Session, State
@@ -35,8 +35,9 @@ __all__ = ["BaseServer", "SessionExpired"]
 CLOSE_ANSWER_WAIT = 0.5
 
 
-class SessionExpired(Exception):
-    """Raised by an HTTP ``_send`` when the server answered 404 to our session id."""
+#: Raised by an HTTP ``_send`` when the server answered 404 to our session id: the
+#: core's typed error (issue 9 item 4), under the name the transports catch it by.
+SessionExpired = SessionExpiredError
 
 
 class _Waiter:
@@ -224,13 +225,13 @@ class BaseServer(ServerView):
         while True:
             try:
                 return self._request_once(method, params, timeout=timeout, progress=progress)
-            except SessionExpired:
+            except SessionExpired as expired:
                 # 2025-11-25 Session Management: start a new session on 404.
                 self._logger.info("server %s: the session expired; starting a new one", self.name)
                 with self._connect_lock:
-                    self._teardown(ConnectionError(f"server {self.name!r}: the session expired"))
-                if expired_once or not is_retryable(method, ConnectionError("expired")):
-                    raise ConnectionError(
+                    self._teardown(expired)
+                if expired_once or not is_retryable(method, expired):
+                    raise SessionExpiredError(
                         f"server {self.name!r}: the session expired during {method}; "
                         "a new session was started but the request was not re-sent"
                     ) from None

@@ -16,6 +16,7 @@ from mcp_proto import events as ev
 from mcp_proto import jsonrpc, llm
 from mcp_proto.client import ClientCore, ServerEntry
 from mcp_proto.config import (
+    ProtocolMode,
     ServerConfig,
     config_from_dict,
     parse_server_definitions,
@@ -25,7 +26,7 @@ from mcp_proto.effects import Call, CallHost, Connect, Effect, Log, Notify, Op, 
 from mcp_proto.errors import MCPError
 from mcp_proto.handlers import Handlers, Reply, serve_request
 from mcp_proto.limits import Limits
-from mcp_proto.targets import TargetOptions, fallback_error, plan_targets
+from mcp_proto.targets import TargetOptions, fallback_error, may_fall_back, plan_targets
 from mcp_proto.types import Implementation, Prompt, ResourceContent, Root, Tool
 
 from ._base import BaseServer
@@ -544,6 +545,9 @@ def connect(
     retry_backoff: float | None = None,
     endpoint: str | None = None,
     ping: float | None = None,
+    protocol: ProtocolMode = "auto",
+    discover_timeout: float | None = None,
+    oauth_provider: object | None = None,
     **client_kwargs: Any,
 ) -> Client:
     """Connect to one server (or several: a list of targets) and return the client.
@@ -554,15 +558,22 @@ def connect(
     HTTP (CONN-6). Any other string is a command line (``"mcp-server-time"``,
     ``"python server.py"``, ``"bash server.sh"``, ``"env K=V cmd"``, ``"stdio://cmd"``),
     as is an argv list; its first word must resolve on the child's PATH or as a file
-    relative to ``cwd``. Every other keyword goes to :class:`Client`. The servers are
-    connected before this returns; on failure nothing is left running.
+    relative to ``cwd``. ``protocol`` may be ``"auto"`` (default) or ``"legacy"``: both
+    use the handshake era today; ``protocol="modern"``, ``discover_timeout`` and
+    ``oauth_provider`` are not supported yet and raise ``ValueError`` before anything
+    starts. Every other keyword goes to :class:`Client`. The servers are connected
+    before this returns; on failure nothing is left running. The fallback chain stops
+    at the first answer that proves an MCP server is there (a 401/403, a JSON-RPC
+    answer): that error is raised as it is.
 
     Raises:
         CommandNotFoundError: a command's first word does not resolve (nothing started).
         AllTransportsFailedError: every transport of the fallback chain failed; the
             message names each URL tried.
         TransportDetectionError: the target is neither a URL nor a command line.
+        UnauthorizedError: HTTP 401/403; carries the Bearer challenge's fields.
         ConnectionError: the server could not be reached or refused the handshake.
+        ValueError: an invalid option, or one not supported yet.
     """
     plans = plan_targets(
         target,
@@ -577,6 +588,9 @@ def connect(
             retry_backoff=retry_backoff,
             endpoint=endpoint,
             ping=ping,
+            protocol=protocol,
+            discover_timeout=discover_timeout,
+            oauth_provider=oauth_provider,
         ),
     )
     check_commands(plans)
@@ -593,7 +607,11 @@ def connect(
                     break
                 except MCPError as exc:
                     failures.append((candidate, exc))
-                    if len(plan.configs) == 1:
+                    # Issue 9: never fall back after a 401/403 or any answer that proves
+                    # an MCP server is there; the core decides from typed facts.
+                    session = server._session
+                    answered = session is not None and session.server is not None
+                    if len(plan.configs) == 1 or not may_fall_back(exc, server_answered=answered):
                         raise
             else:
                 raise fallback_error(plan, failures)

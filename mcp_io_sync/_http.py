@@ -34,11 +34,13 @@ from mcp_proto.http import (
     classify_response,
     error_for_response,
     resolve_sse_endpoint,
+    session_expired_error,
+    unauthorized_error,
 )
 from mcp_proto.session import ServerInfo, Session
 from mcp_proto.sse import SSEEvent, SSEParser
 
-from ._base import BaseServer, SessionExpired
+from ._base import BaseServer
 from ._http_common import (
     ERROR_BODY_CAP,
     GET_READY_WAIT,
@@ -226,7 +228,7 @@ class _HttpServer(BaseServer):
             return
         if kind is ResponseKind.SESSION_EXPIRED:
             self._state.session_id = None  # dead: not to be DELETEd or sent again
-            raise SessionExpired()
+            raise session_expired_error(self.name, method)
         if kind is ResponseKind.JSON:
             decoder = decoder_for(
                 header(response.headers, b"content-encoding"),
@@ -553,6 +555,12 @@ class SseServer(_HttpServer):
                 kind = classify_response(
                     response.status, header(response.headers, b"content-type"), sent_session=False
                 )
+                if kind is ResponseKind.UNAUTHORIZED:  # typed from facts (issue 9)
+                    error = unauthorized_error(
+                        response.status, header(response.headers, b"www-authenticate")
+                    )
+                    self._stream_error = error
+                    return
                 if kind is not ResponseKind.SSE:
                     error = ConnectionError(
                         f"server {self.name!r}: GET {self.url} answered HTTP {response.status}, "

@@ -19,6 +19,7 @@ from mcp_proto import events as ev
 from mcp_proto import jsonrpc, llm
 from mcp_proto.client import ClientCore, ServerEntry
 from mcp_proto.config import (
+    ProtocolMode,
     ServerConfig,
     config_from_dict,
     redact_config,
@@ -27,7 +28,7 @@ from mcp_proto.effects import Call, CallHost, Connect, Effect, Log, Notify, Op, 
 from mcp_proto.errors import MCPError
 from mcp_proto.handlers import Handlers, Reply, serve_request
 from mcp_proto.limits import Limits
-from mcp_proto.targets import TargetOptions, fallback_error, plan_targets
+from mcp_proto.targets import TargetOptions, fallback_error, may_fall_back, plan_targets
 from mcp_proto.types import Implementation, Prompt, ResourceContent, Root, Tool
 
 from ._base import BaseServer
@@ -531,6 +532,9 @@ async def connect(
     retry_backoff: float | None = None,
     endpoint: str | None = None,
     ping: float | None = None,
+    protocol: ProtocolMode = "auto",
+    discover_timeout: float | None = None,
+    oauth_provider: object | None = None,
     **client_kwargs: Any,
 ) -> AsyncIterator[Client]:
     """``async with connect(target, ...) as client:`` — a connected client whose
@@ -549,6 +553,9 @@ async def connect(
             retry_backoff=retry_backoff,
             endpoint=endpoint,
             ping=ping,
+            protocol=protocol,
+            discover_timeout=discover_timeout,
+            oauth_provider=oauth_provider,
         ),
     )
     check_commands(plans)
@@ -564,7 +571,11 @@ async def connect(
                     break
                 except MCPError as exc:
                     failures.append((candidate, exc))
-                    if len(plan.configs) == 1:
+                    # Issue 9: never fall back after a 401/403 or any answer that proves
+                    # an MCP server is there; the core decides from typed facts.
+                    session = server._session
+                    answered = session is not None and session.server is not None
+                    if len(plan.configs) == 1 or not may_fall_back(exc, server_answered=answered):
                         raise
             else:
                 raise fallback_error(plan, failures)

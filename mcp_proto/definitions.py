@@ -15,6 +15,7 @@ from ._util import shown
 from .server_config import (
     ServerConfig,
     TransportType,
+    check_unbuilt_options,
     http_config,
     sse_config,
     stdio_config,
@@ -116,6 +117,11 @@ def _entry_url(entry: Mapping[str, Any]) -> Any:
 
 
 def _build(entry: Mapping[str, Any], kind: TransportType, name: object) -> ServerConfig:
+    # Issue 9 item 7: an option this client cannot honour yet is an error (so a file's
+    # entry carrying one is skipped with a warning naming it), for every type.
+    check_unbuilt_options(
+        entry.get("protocol", "auto"), entry.get("discover_timeout"), entry.get("oauth_provider")
+    )
     opts: dict[str, Any] = {
         key: entry[key]
         for key in ("read_timeout", "retries", "retry_backoff")
@@ -146,9 +152,6 @@ def _build(entry: Mapping[str, Any], kind: TransportType, name: object) -> Serve
     url = _entry_url(entry)
     if kind == "sse":
         opts.pop("endpoint", None)
-        if entry.get("protocol") == "modern":
-            # CONN-13: an explicit contradiction is an error, not silently dropped.
-            raise ValueError("protocol='modern' is not possible over the legacy SSE transport")
         if entry.get("ping") is not None:
             opts["ping"] = entry["ping"]
         return sse_config(url, **opts)
@@ -174,6 +177,8 @@ def config_from_dict(d: Mapping[str, Any], *, name: str | None = None) -> Server
     ``retry_backoff``, ``ping``, ``max_decompressed_body_bytes``, ``protocol``,
     ``discover_timeout``, ``max_line_size``, ``oauth_provider``. Unset options take
     the builder's default for that type; keys that do not apply are ignored.
+    ``protocol="modern"``, ``discover_timeout`` and ``oauth_provider`` are not supported
+    yet: they raise ``ValueError`` whatever the type (issue 9 item 7).
 
     A string ``command`` is shell-split unless ``args`` is given, in which case it is
     the executable itself (the ``mcpServers`` convention).
@@ -215,7 +220,8 @@ def parse_server_definitions(obj: object) -> tuple[list[ServerConfig], list[str]
     returned warnings for the shell to log: a missing ``type`` is inferred; ``comment``
     and ``description`` keys are ignored silently; unknown keys are ignored; entries
     with ``"disabled": true`` are skipped; invalid entries and duplicate names are
-    skipped.
+    skipped, and so is an entry with an option not supported yet (``"protocol":
+    "modern"``, ``discover_timeout``, ``oauth_provider``), its warning naming the key.
 
     Returns:
         ``(configs, warnings)``.

@@ -24,6 +24,7 @@ __all__ = [
     "CommandNotFoundError",
     "ConnectionError",
     "HeaderMismatchError",
+    "IncompatibleServerError",
     "InputRequiredError",
     "InsufficientScopeError",
     "LineTooLongError",
@@ -42,6 +43,7 @@ __all__ = [
     "SchemaError",
     "ServerError",
     "ServerNotFound",
+    "SessionExpiredError",
     "TaskError",
     "TaskNotFound",
     "TaskReplacedError",
@@ -50,6 +52,7 @@ __all__ = [
     "TransientServerError",
     "TransportDetectionError",
     "TransportError",
+    "UnauthorizedError",
     "UnsupportedProtocolVersionError",
     "ValidationError",
     "server_error_from",
@@ -67,15 +70,79 @@ class ConnectionError(MCPError):
 MCPConnectionError = ConnectionError
 
 
-class InsufficientScopeError(ConnectionError):
-    """HTTP 403 with a Bearer ``insufficient_scope`` challenge."""
+class UnauthorizedError(ConnectionError):
+    """The server refused our credentials: HTTP 401, or a 403 (AUTH, §B3 "HTTP 401/403").
+
+    Built from the response's facts (status and ``WWW-Authenticate``), never from text.
+    The Bearer challenge's parameters (RFC 6750 § 3, RFC 9728 § 5.1) are kept for an
+    OAuth flow to act on: ``resource_metadata`` (the protected resource metadata URL),
+    ``scope``, ``error`` (e.g. ``"invalid_token"``) and ``error_description``; each is
+    ``None`` when the challenge did not carry it. ``status`` is 401 or 403.
+    """
 
     def __init__(
-        self, message: str, *, scope: str | None = None, error_description: str | None = None
+        self,
+        message: str,
+        *,
+        status: int = 401,
+        resource_metadata: str | None = None,
+        scope: str | None = None,
+        error: str | None = None,
+        error_description: str | None = None,
     ) -> None:
         super().__init__(message)
+        self.status = status
+        self.resource_metadata = resource_metadata
         self.scope = scope
+        self.error = error
         self.error_description = error_description
+
+
+class InsufficientScopeError(UnauthorizedError):
+    """HTTP 403 with a Bearer ``insufficient_scope`` challenge (still a ``ConnectionError``)."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int = 403,
+        resource_metadata: str | None = None,
+        scope: str | None = None,
+        error: str | None = "insufficient_scope",
+        error_description: str | None = None,
+    ) -> None:
+        super().__init__(
+            message,
+            status=status,
+            resource_metadata=resource_metadata,
+            scope=scope,
+            error=error,
+            error_description=error_description,
+        )
+
+
+class SessionExpiredError(ConnectionError):
+    """The server answered HTTP 404 to a request carrying our ``Mcp-Session-Id``.
+
+    2025-11-25 § Session Management: the session is over and the client starts a new
+    one. The shells replace the session and re-send the request when the retry table
+    allows it (RETRY-6); otherwise (``tools/call``, or a second expiry) the caller gets
+    this error, and the next request runs on the new session.
+    """
+
+
+class IncompatibleServerError(ConnectionError):
+    """The server answered ``initialize`` but cannot be used: it named a protocol
+    revision this client does not speak (or none), or its result was not an object.
+
+    Lifecycle § Version Negotiation: the client SHOULD disconnect. The answer proves an
+    MCP server is there, so ``connect`` does not try another transport (issue 9).
+    ``protocol_version`` is the server's value when it was a string.
+    """
+
+    def __init__(self, message: str, *, protocol_version: str | None = None) -> None:
+        super().__init__(message)
+        self.protocol_version = protocol_version
 
 
 class TransportError(MCPError):

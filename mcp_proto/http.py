@@ -23,13 +23,16 @@ import attrs
 
 from .errors import (
     ConnectionError,
+    IncompatibleServerError,
     InsufficientScopeError,
     MCPError,
     RequestTimeoutError,
     ResponseTooLargeError,
     ServerError,
+    SessionExpiredError,
     TransientServerError,
     TransportError,
+    UnauthorizedError,
     server_error_from,
 )
 from .sse import SSEEvent, is_retainable_event_id
@@ -46,6 +49,8 @@ __all__ = [
     "is_retryable",
     "resolve_sse_endpoint",
     "same_origin",
+    "session_expired_error",
+    "unauthorized_error",
 ]
 
 #: Streamable HTTP: "The client MUST include an Accept header, listing both
@@ -180,6 +185,28 @@ def _bearer_param(www_authenticate: str | None, name: str) -> str | None:
     return None
 
 
+def unauthorized_error(status: int, www_authenticate: str | None) -> UnauthorizedError:
+    """The typed error for an HTTP 401 or 403, from the status and the Bearer challenge
+    (issue 9 item 4: from facts, never from text).
+
+    401 → :class:`UnauthorizedError`; 403 with ``error="insufficient_scope"`` →
+    :class:`InsufficientScopeError` (RFC 6750 § 3.1); any other 403 →
+    :class:`UnauthorizedError` with ``status=403``. Each carries the challenge's
+    ``resource_metadata`` (RFC 9728 § 5.1), ``scope``, ``error`` and
+    ``error_description``.
+    """
+    fields = {
+        name: _bearer_param(www_authenticate, name)
+        for name in ("resource_metadata", "scope", "error", "error_description")
+    }
+    if status == 403 and fields["error"] == "insufficient_scope":
+        return InsufficientScopeError(
+            "Authorization failed: HTTP 403 (insufficient_scope)", status=403, **fields
+        )
+    # The challenge's values are peer text: kept in fields, never put in the message.
+    return UnauthorizedError(f"Authorization failed: HTTP {status}", status=status, **fields)
+
+
 def error_for_response(
     status: int,
     body: bytes,
@@ -191,18 +218,13 @@ def error_for_response(
 
     A JSON-RPC error carried by a 4xx keeps its code, data and typed class (e.g.
     -32020 → ``HeaderMismatchError``); 5xx is ``TransientServerError`` (retryable);
-    401/403 is ``ConnectionError`` (403 ``insufficient_scope`` →
-    ``InsufficientScopeError``).
+    401/403 is :func:`unauthorized_error`. A 404 to a request that carried a session id
+    is not an error here: :func:`classify_response` calls it ``SESSION_EXPIRED`` and the
+    shell raises :class:`SessionExpiredError`.
     """
-    error = _jsonrpc_error_in(body)
     if status in (401, 403):
-        if status == 403 and _bearer_param(www_authenticate, "error") == "insufficient_scope":
-            return InsufficientScopeError(
-                "Authorization failed: HTTP 403 (insufficient_scope)",
-                scope=_bearer_param(www_authenticate, "scope"),
-                error_description=_bearer_param(www_authenticate, "error_description"),
-            )
-        return ConnectionError(f"Authorization failed: HTTP {status}")
+        return unauthorized_error(status, www_authenticate)
+    error = _jsonrpc_error_in(body)
     if 500 <= status < 600:
         if error is not None:
             typed = server_error_from(error, method=method)
@@ -215,19 +237,27 @@ def error_for_response(
     return ServerError(f"HTTP {status} from the server", method=method)
 
 
+def session_expired_error(name: str, method: str | None) -> SessionExpiredError:
+    """The error for a 404 answered to our ``Mcp-Session-Id`` (2025-11-25 § Session
+    Management), raised by the shell's send; ``request`` decides with
+    :func:`is_retryable` whether to re-send on a new session."""
+    during = f" during {method}" if method else ""
+    return SessionExpiredError(f"server {name!r}: the session expired{during}")
+
+
 def is_retryable(method: str, error: BaseException) -> bool:
-    """The retry table (RETRY-1..3, TIME-3, SIZE-2): only failures where the request
-    most likely did not complete are retried — transport errors and HTTP 5xx — and
-    never ``tools/call``, a timeout, or a too-large response."""
+    """The retry table (RETRY-1..3, RETRY-6, TIME-3, SIZE-2), by error type only: only
+    failures where the request most likely did not complete are retried — transport
+    errors, HTTP 5xx and an expired session (re-sent once on a new session) — and never
+    ``tools/call``, a timeout, a too-large response, a JSON-RPC/4xx error or a refused
+    authorization."""
     if method in NEVER_RETRIED:
         return False
     if isinstance(error, (RequestTimeoutError, ResponseTooLargeError)):
         return False
     if isinstance(error, TransientServerError):
         return True
-    if isinstance(error, (ServerError, InsufficientScopeError)):
-        return False
-    if isinstance(error, ConnectionError) and str(error).startswith("Authorization failed"):
+    if isinstance(error, (ServerError, UnauthorizedError, IncompatibleServerError)):
         return False
     return isinstance(error, (TransportError, ConnectionError))
 

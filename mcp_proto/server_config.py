@@ -23,6 +23,7 @@ __all__ = [
     "ProtocolMode",
     "ServerConfig",
     "TransportType",
+    "check_unbuilt_options",
     "http_config",
     "sse_config",
     "stdio_argv",
@@ -43,6 +44,38 @@ _HEADER_UNSAFE: Final = re.compile(r"[\r\n\x00]")
 
 
 # --------------------------------------------------------------------- value checks
+
+
+def check_unbuilt_options(
+    protocol: object = "auto", discover_timeout: object = None, oauth_provider: object = None
+) -> None:
+    """Refuse an option that this client does not implement yet (issue 9 item 7).
+
+    No option is accepted and silently ignored: until the 2026-07-28 revision lands
+    (issue 10) there is no era to choose and no ``server/discover`` probe to bound, and
+    there is no OAuth flow yet (docs/roadmap.md). ``protocol="auto"`` and ``"legacy"``
+    are accepted: both describe what the client does today (the handshake era; ``auto``
+    does not probe yet).
+
+    Raises:
+        ValueError: ``protocol="modern"``, any ``discover_timeout``, any
+            ``oauth_provider``; one line naming the option.
+    """
+    if protocol == "modern":
+        raise ValueError(
+            "protocol='modern' is not supported yet: this client speaks the handshake era "
+            "only (2025-11-25 and earlier); the 2026-07-28 revision is issue 10"
+        )
+    if discover_timeout is not None:
+        raise ValueError(
+            "discover_timeout is not supported yet: it bounds the 2026-07-28 server/discover "
+            "probe, which this client does not make (issue 10)"
+        )
+    if oauth_provider is not None:
+        raise ValueError(
+            "oauth_provider is not supported yet: this client has no OAuth flow; send a "
+            "token with headers={'Authorization': 'Bearer <token>'}"
+        )
 
 
 def _integer(value: object, what: str, *, allow_zero: bool = False) -> int:
@@ -189,7 +222,8 @@ class ServerConfig:
     protocol: ProtocolMode = "auto"
     discover_timeout: float | None = None
     max_line_size: int | None = None
-    #: An OAuth provider object for the shell (AUTH-3); opaque to the core.
+    #: An OAuth provider object for the shell (AUTH-3); opaque to the core. Not
+    #: supported yet: anything but ``None`` raises (issue 9 item 7).
     oauth_provider: object | None = attrs.field(default=None, repr=False)
 
     def __attrs_post_init__(self) -> None:
@@ -209,8 +243,7 @@ class ServerConfig:
             raise ValueError(
                 f"protocol must be one of {', '.join(_PROTOCOLS)}, got {shown(self.protocol)}"
             )
-        if self.discover_timeout is not None:
-            check_seconds(self.discover_timeout, "discover_timeout")
+        check_unbuilt_options(self.protocol, self.discover_timeout, self.oauth_provider)
         if self.max_line_size is not None:
             _integer(self.max_line_size, "max_line_size")
         if self.type == "stdio":
@@ -239,12 +272,9 @@ class ServerConfig:
                 raise ValueError(f"{field} does not apply to a {self.type} server")
         _parse_http_url(self.url, "url")
         if self.type == "sse":
-            # SSE-8 / CONN-13: HTTP+SSE is a handshake-era transport; it has no era to
-            # probe, so asking for a modern server over it is a contradiction.
-            if self.protocol == "modern":
-                raise ValueError("protocol='modern' is not possible over the legacy SSE transport")
-            if self.discover_timeout is not None:
-                raise ValueError("discover_timeout does not apply to the SSE transport")
+            # SSE-8 / CONN-13 (protocol='modern' or discover_timeout over HTTP+SSE, a
+            # handshake-era transport) will be a contradiction to refuse here once those
+            # options exist; today check_unbuilt_options refuses them everywhere.
             if self.endpoint is not None:
                 raise ValueError("endpoint does not apply to SSE (the server announces it)")
         else:
@@ -305,9 +335,12 @@ def stdio_config(
         args: appended to the argv.
         env: extra environment variables for the child (the shell merges them).
         cwd: working directory for the child.
-        protocol: ``"auto"`` probes for the 2026-07-28 era, ``"modern"``/``"legacy"``
-            force one (LIFE-8).
-        discover_timeout: bound on the ``server/discover`` probe (LIFE-7).
+        protocol: ``"auto"`` (default) or ``"legacy"``: both use the handshake era
+            today (``"auto"`` will probe for the 2026-07-28 era once issue 10 lands:
+            LIFE-8); ``"modern"`` raises ``ValueError`` (see
+            :func:`check_unbuilt_options`).
+        discover_timeout: not supported yet (LIFE-7, issue 10): any value raises
+            ``ValueError``.
         max_line_size: override of ``Limits.max_line_size`` for this server.
 
     Raises:
@@ -383,6 +416,10 @@ def http_config(
     ``endpoint`` wins and the base URL's path is dropped (as the Ruby client does);
     ``endpoint="/rpc"`` gives the Ruby client's default path.
 
+    ``protocol`` is ``"auto"`` or ``"legacy"`` (both the handshake era today);
+    ``protocol="modern"``, ``discover_timeout`` and ``oauth_provider`` are not supported
+    yet and raise ``ValueError`` (:func:`check_unbuilt_options`).
+
     Raises:
         ValueError: not an http(s) URL with a host, or an invalid option.
     """
@@ -423,6 +460,10 @@ def streamable_http_config(
     HTTP-5: with ``endpoint`` left at ``None`` the URL is used as given: its path is the
     endpoint (``https://h/mcp`` → ``/mcp``, ``https://h`` and ``https://h/`` → ``/``).
     An explicit ``endpoint`` always wins.
+
+    ``protocol`` is ``"auto"`` or ``"legacy"`` (both the handshake era today);
+    ``protocol="modern"``, ``discover_timeout`` and ``oauth_provider`` are not supported
+    yet and raise ``ValueError`` (:func:`check_unbuilt_options`).
 
     Raises:
         ValueError: not an http(s) URL with a host, or an invalid option (SIZE-2:

@@ -31,6 +31,7 @@ from ._util import NEED_DATA, check_seconds, sanitize_peer_text
 from .errors import (
     CapabilityError,
     ConnectionError,
+    IncompatibleServerError,
     LocalProtocolError,
     MCPError,
     RemoteProtocolError,
@@ -191,20 +192,21 @@ class Session:
         """Take the server's ``InitializeResult``; queue ``notifications/initialized``.
 
         Raises:
-            ConnectionError: the server named a revision this client does not speak (or
-                none, or sent no object). Lifecycle § Version Negotiation: the client
-                SHOULD disconnect; the shell does so on this error.
+            IncompatibleServerError: the server named a revision this client does not
+                speak (or none, or sent no object); a ``ConnectionError``. Lifecycle
+                § Version Negotiation: the client SHOULD disconnect; the shell does so.
         """
         if self.state is not State.INITIALIZING:
             raise LocalProtocolError(f"cannot complete a handshake in state {self.state.value}")
         if not isinstance(result, dict):
-            raise ConnectionError("the server's initialize result is not an object")
+            raise IncompatibleServerError("the server's initialize result is not an object")
         version = result.get("protocolVersion")
         if not isinstance(version, str) or version not in self.supported_versions:
             shown = sanitize_peer_text(repr(version), cap=64)
-            raise ConnectionError(
+            raise IncompatibleServerError(
                 f"the server answered initialize with protocol version {shown}; "
-                f"this client speaks {', '.join(self.supported_versions)}"
+                f"this client speaks {', '.join(self.supported_versions)}",
+                protocol_version=version if isinstance(version, str) else None,
             )
         caps = result.get("capabilities")
         server_info: Implementation | None

@@ -4,7 +4,8 @@
 this module decides, without any I/O, which servers a target names and, for each, the
 transports to try in order. The shell then tries them, after looking up each command's
 first word (:func:`command_not_found` words the error), and reports a failed fallback
-chain with :func:`fallback_error`, so both shells say the same thing.
+chain with :func:`fallback_error`, so both shells say the same thing. Whether a failed
+try may go on to the next transport at all is :func:`may_fall_back`'s decision.
 """
 
 from __future__ import annotations
@@ -16,9 +17,19 @@ from typing import Any, Final, Literal
 import attrs
 
 from .detection import detect_transport, split_targets
-from .errors import AllTransportsFailedError, CommandNotFoundError, MCPError
+from .errors import (
+    AllTransportsFailedError,
+    CommandNotFoundError,
+    IncompatibleServerError,
+    MCPError,
+    ServerError,
+    SessionExpiredError,
+    UnauthorizedError,
+)
 from .server_config import (
+    ProtocolMode,
     ServerConfig,
+    check_unbuilt_options,
     http_config,
     sse_config,
     stdio_argv,
@@ -32,6 +43,7 @@ __all__ = [
     "TargetOptions",
     "command_not_found",
     "fallback_error",
+    "may_fall_back",
     "plan_targets",
 ]
 
@@ -55,6 +67,11 @@ class TargetOptions:
     retry_backoff: float | None = None
     endpoint: str | None = None
     ping: float | None = None
+    #: Era and auth options (CONN-12): ``"auto"``/``"legacy"`` are today's behaviour;
+    #: the rest is refused by :func:`check_unbuilt_options` until built (issue 9 item 7).
+    protocol: ProtocolMode = "auto"
+    discover_timeout: float | None = None
+    oauth_provider: object | None = None
 
 
 @attrs.frozen
@@ -77,11 +94,14 @@ def _config(
     kind: str, target: str | tuple[str, ...], name: str | None, o: TargetOptions
 ) -> ServerConfig:
     common = _given(read_timeout=o.read_timeout, retries=o.retries, retry_backoff=o.retry_backoff)
+    if kind == "sse":
+        # CONN-13: HTTP+SSE has no era to choose; the protocol option is dropped.
+        assert isinstance(target, str)
+        return sse_config(target, name=name, headers=o.headers, **common, **_given(ping=o.ping))
+    common["protocol"] = o.protocol
     if kind == "stdio":
         return stdio_config(stdio_argv(target), name=name, env=o.env, cwd=o.cwd, **common)
     assert isinstance(target, str)
-    if kind == "sse":
-        return sse_config(target, name=name, headers=o.headers, **common, **_given(ping=o.ping))
     if kind == "http":
         return http_config(
             target, name=name, headers=o.headers, **common, **_given(endpoint=o.endpoint)
@@ -105,13 +125,16 @@ def plan_targets(
 
     Raises:
         TransportDetectionError: the transport cannot be determined.
-        ValueError: an option is invalid for the transport.
+        ValueError: an option is invalid for the transport, or not supported yet
+            (``protocol="modern"``, ``discover_timeout``, ``oauth_provider``).
     """
     o = options or TargetOptions()
+    # Issue 9 item 7: refused before anything is detected, started or sent.
+    check_unbuilt_options(o.protocol, o.discover_timeout, o.oauth_provider)
     targets = split_targets(target)
     plans: list[Plan] = []
     for i, single in enumerate(targets):
-        kind = detect_transport(single, transport=transport)
+        kind = detect_transport(single, transport=transport, protocol=o.protocol)
         server_name = name if len(targets) == 1 else (f"{name}_{i}" if name else None)
         if kind == "http_auto":
             kinds = ["streamable_http", "sse", "http"] if len(targets) == 1 else ["streamable_http"]
@@ -191,3 +214,42 @@ def fallback_error(
         f"could not connect to {plan.describe()}; tried all transports: {tried}",
         attempts=attempts,
     )
+
+
+def may_fall_back(error: MCPError, *, server_answered: bool = False) -> bool:
+    """Whether ``connect`` may try the next transport after ``error`` (CONN-6, issue 9).
+
+    Falling back is for a URL that does not speak the transport just tried. It never
+    happens after an answer that proves an MCP server is there: trying another
+    transport would hide the real failure behind "tried all transports" and send the
+    request (and any credentials) again. Decided from facts only, never from text:
+
+    =====================================================  ===========
+    what happened                                          fall back?
+    =====================================================  ===========
+    ``server_answered``: the server answered initialize    no
+    (the shell's fact; e.g. it then failed after an
+    ``Mcp-Session-Id`` was assigned)
+    HTTP 401/403 (:class:`UnauthorizedError`,              no
+    :class:`InsufficientScopeError`)
+    a JSON-RPC error response, also in a 4xx/5xx body     no
+    (:class:`ServerError` with a ``code``)
+    the session expired (:class:`SessionExpiredError`)     no
+    the initialize result named a version this client      no
+    does not speak (:class:`IncompatibleServerError`)
+    connection refused, reset, TLS or other transport      yes
+    failure (:class:`TransportError`)
+    HTTP 404/405/406/415 or another status without a       yes
+    JSON-RPC body (:class:`ServerError` without a code)
+    an HTML page or another unexpected content type,       yes
+    a non-event-stream answer to the SSE GET, no
+    ``endpoint`` event, a timeout
+    =====================================================  ===========
+    """
+    if server_answered:
+        return False
+    if isinstance(error, (UnauthorizedError, SessionExpiredError, IncompatibleServerError)):
+        return False
+    # A ServerError without a code is a bare HTTP status (404, 405, 406, 415...): the
+    # URL does not serve this transport. With a code, a JSON-RPC peer answered.
+    return not (isinstance(error, ServerError) and error.code is not None)

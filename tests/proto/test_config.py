@@ -80,7 +80,6 @@ def test_stdio_config_options() -> None:
         retries=2,
         retry_backoff=0.5,
         protocol="legacy",
-        discover_timeout=2.5,
         max_line_size=1024,
     )
     assert config.name == "local"
@@ -90,7 +89,7 @@ def test_stdio_config_options() -> None:
     assert config.retries == 2
     assert config.retry_backoff == 0.5
     assert config.protocol == "legacy"
-    assert config.discover_timeout == 2.5
+    assert config.discover_timeout is None
     assert config.max_line_size == 1024
 
 
@@ -166,7 +165,8 @@ def test_sse_config() -> None:
 
 
 def test_sse_has_no_era() -> None:
-    # SSE-8 / CONN-13: the legacy-only transport refuses modern-era options.
+    # SSE-8 / CONN-13: the legacy-only transport refuses modern-era options (today every
+    # transport does: issue 9 item 7).
     base = sse_config("http://h/sse")
     with pytest.raises(ValueError, match="modern"):
         attrs.evolve(base, protocol="modern")
@@ -192,27 +192,22 @@ def test_http_config_defaults_and_options() -> None:
         retries=0,
         retry_backoff=0,
         name="api",
-        protocol="modern",
-        discover_timeout=3,
+        protocol="legacy",
     )
     assert custom.endpoint_url == "https://api.example.com/v1/jsonrpc"
-    assert custom.protocol == "modern"
-    assert custom.discover_timeout == 3
+    assert custom.protocol == "legacy"
     assert custom.retry_backoff == 0
 
 
 def test_streamable_http_config_options() -> None:
-    provider = object()
     config = streamable_http_config(
         "https://api.example.com/mcp",
         max_decompressed_body_bytes=256 * 2**20,
         protocol="legacy",
-        discover_timeout=1,
-        oauth_provider=provider,
     )
     assert config.max_decompressed_body_bytes == 256 * 2**20
     assert config.protocol == "legacy"
-    assert config.oauth_provider is provider
+    assert config.oauth_provider is None
 
 
 @pytest.mark.parametrize("limit", [0, -1, 1.5, "64", True, None])
@@ -356,13 +351,9 @@ def test_server_config_frozen_unhashable_and_equal() -> None:
 
 
 def test_config_from_dict_streamable_with_url_alias() -> None:
-    provider = object()
-    config = config_from_dict(
-        {"type": "streamable_http", "base_url": "https://h/mcp", "oauth_provider": provider}
-    )
+    config = config_from_dict({"type": "streamable_http", "base_url": "https://h/mcp"})
     assert config.type == "streamable_http"
     assert config.endpoint_url == "https://h/mcp"
-    assert config.oauth_provider is provider
     assert config_from_dict(
         {"type": "streamable_http", "url": "https://h/mcp"}
     ) == config_from_dict({"type": "streamable_http", "base_url": "https://h/mcp"})
@@ -1017,13 +1008,12 @@ def test_redact_recursive_through_lists_and_dicts_without_mutation() -> None:
 
 
 def test_redact_server_config() -> None:
-    provider = object()
-    config = streamable_http_config(
-        "https://h/mcp", headers={"Authorization": "Bearer t"}, oauth_provider=provider
-    )
+    config = streamable_http_config("https://h/mcp", headers={"Authorization": "Bearer t"})
     out = redact_config(config)
     assert out["headers"] == {"Authorization": REDACTED}
-    assert out["oauth_provider"] == REDACTED
+    assert out["oauth_provider"] is None
+    # A raw config dict may still carry a provider (a ServerConfig refuses one today).
+    assert redact_config({"oauth_provider": object()})["oauth_provider"] == REDACTED
     assert out["url"] == "https://h"
     assert out["type"] == "streamable_http"
     assert out["env"] is None

@@ -28,6 +28,7 @@ from mcp_proto.errors import (
     ServerError,
     TransientServerError,
     TransportError,
+    UnauthorizedError,
     UnsupportedProtocolVersionError,
 )
 from mcp_proto.http import (
@@ -275,7 +276,10 @@ def test_5xx_with_a_jsonrpc_body_keeps_code_and_data_but_stays_transient() -> No
 def test_401_and_403_are_authorization_failures(status: int) -> None:
     for body in (b"", rpc_error(-32001, "denied")):
         error = error_for_response(status, body, method="tools/list")
-        assert type(error) is ConnectionError
+        # Issue 9 item 4: a typed UnauthorizedError (still a ConnectionError, §B1).
+        assert type(error) is UnauthorizedError
+        assert isinstance(error, ConnectionError)
+        assert error.status == status
         assert str(error) == f"Authorization failed: HTTP {status}"
         assert not isinstance(error, ServerError)
         assert not is_retryable("tools/list", error)
@@ -337,7 +341,7 @@ def test_403_without_a_bearer_insufficient_scope_is_a_plain_auth_failure(
     challenge: str | None,
 ) -> None:
     error = error_for_response(403, b"", method="tools/call", www_authenticate=challenge)
-    assert type(error) is ConnectionError
+    assert type(error) is UnauthorizedError
     assert str(error) == "Authorization failed: HTTP 403"
 
 
@@ -345,7 +349,7 @@ def test_insufficient_scope_only_on_403() -> None:
     challenge = 'Bearer error="insufficient_scope", scope="s"'
     assert (
         type(error_for_response(401, b"", method=None, www_authenticate=challenge))
-        is ConnectionError
+        is UnauthorizedError
     )
 
 

@@ -109,6 +109,13 @@ jsonrpc_400            tools/call -> HTTP 400, application/json, body a JSON-RPC
                        "data": {"header": "Mcp-Name", "expected": "t", "received": "x"}}``.
 forbidden_scope        tools/call -> HTTP 403, ``WWW-Authenticate: Bearer
                        error="insufficient_scope", scope="a b"``, text body "Forbidden".
+unauthorized           every request (any method, any path) -> HTTP 401, text body
+                       "Unauthorized", ``WWW-Authenticate: Bearer resource_metadata=
+                       "<base>/.well-known/oauth-protected-resource", scope="a b",
+                       error="invalid_token"``: a protected MCP server without a token.
+refuse_after_initialize  POST initialize (any path) -> the normal result with Mcp-Session-Id
+                       ``hs-1``; every other request -> HTTP 400, text body "Bad Request"
+                       (no JSON-RPC body): a server that answered, then refuses.
 slow                   tools/call is never answered: no status line at all (with ``+sse``: 200
                        text/event-stream headers, then nothing); the connection is held until the
                        client closes it. notifications/cancelled POSTs -> 202 (recorded, and
@@ -175,6 +182,8 @@ STREAMABLE_MODES = frozenset(
         "drop_mid_stream",
         "jsonrpc_400",
         "forbidden_scope",
+        "unauthorized",
+        "refuse_after_initialize",
         "slow",
         "batch",
     }
@@ -892,6 +901,16 @@ class HostileHTTPServer:
             ex.respond_text(202, "Accepted")
             return
         path = ex.req.path
+        if self.mode == "unauthorized":
+            self._unauthorized(ex)
+            return
+        if self.mode == "refuse_after_initialize":
+            msg = ex.req.json if ex.req.method == "POST" else None
+            if isinstance(msg, dict) and msg.get("method") == "initialize" and "id" in msg:
+                self._reply(ex, self._answer(msg), [("Mcp-Session-Id", "hs-1")])
+            else:
+                ex.respond_text(400, "Bad Request")
+            return
         if self.mode in LEGACY_MODES:
             if path in ("/sse", "/"):
                 if ex.req.method == "GET":
@@ -1221,6 +1240,11 @@ class HostileHTTPServer:
         challenge = 'Bearer error="insufficient_scope", scope="a b"'
         ex.respond_text(403, "Forbidden", [("WWW-Authenticate", challenge)])
         return True
+
+    def _unauthorized(self, ex: Exchange) -> None:
+        metadata = f"{self.url_base}/.well-known/oauth-protected-resource"
+        challenge = f'Bearer resource_metadata="{metadata}", scope="a b", error="invalid_token"'
+        ex.respond_text(401, "Unauthorized", [("WWW-Authenticate", challenge)])
 
     def _post_slow(self, ex: Exchange, msg: dict[str, Any]) -> bool:
         if msg.get("method") != "tools/call":
