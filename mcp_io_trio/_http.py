@@ -9,7 +9,7 @@ instead of threads and ``trio.move_on_at`` instead of timed waits.
 from __future__ import annotations
 
 import ssl
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import httpcore
@@ -50,30 +50,11 @@ from mcp_proto.session import ServerInfo, Session
 from mcp_proto.sse import SSEEvent, SSEParser
 
 from ._base import BaseServer, SessionExpired
+from ._chunks import Next, drop_chunks, read_chunks
+from ._chunks import each_chunk as _each_chunk
 from ._pool import AsyncConnectionPool
 
 __all__ = ["HttpServer", "SseServer", "StreamableHttpServer"]
-
-
-async def _each_chunk(response: httpcore.Response, on_chunk: Callable[[bytes], bool]) -> None:
-    """Feed a body to ``on_chunk`` until it returns True (stop) or the body ends.
-
-    Leaving ``async for … in response.aiter_stream()`` early (``break``, ``return`` or an
-    exception) leaves httpcore's nested async generators unfinished, and trio warns
-    about each. So a stop cancels a scope around the loop instead: the ``Cancelled``
-    unwinds inside httpcore and every generator is closed. An exception raised by
-    ``on_chunk`` is re-raised after the loop has been unwound the same way."""
-    error: BaseException | None = None
-    with trio.CancelScope() as scope:
-        async for chunk in response.aiter_stream():
-            try:
-                stop = on_chunk(chunk)
-            except Exception as exc:
-                error, stop = exc, True
-            if stop:
-                scope.cancel()
-    if error is not None:
-        raise error
 
 
 class _HttpServer(BaseServer):
@@ -95,6 +76,9 @@ class _HttpServer(BaseServer):
         self._state = HttpSessionState(configured_headers=dict(config.headers))
         self._heads = PostHeads(self._state, streamable=self.streamable, gzip=self.request_gzip)
         self._scope = trio.CancelScope()
+        # Scopes of the tasks reading the rest of a POST's SSE stream after the answer
+        # (see _read_tail): cancelled on close.
+        self._tails: set[trio.CancelScope] = set()
         url = config.endpoint_url
         if url is None:
             raise ValueError(f"server {self.name!r}: an HTTP transport needs a URL")
@@ -119,6 +103,8 @@ class _HttpServer(BaseServer):
 
     async def _close(self) -> None:
         self._scope.cancel()
+        for tail in self._tails:
+            tail.cancel()
         pool, session_id = self._pool, self._state.session_id
         if pool is not None and session_id is not None:
             # Session management: DELETE the session we no longer need.
@@ -167,16 +153,27 @@ class _HttpServer(BaseServer):
         deadline = session.deadline_of(request_id) if request_id is not None else None
         sent_session = self._state.session_id is not None
         try:
-            async with pool.stream(
+            # ``async with`` by hand: the response may outlive this call, its rest read
+            # (and the response closed) by a background task (see _read_tail).
+            owner = pool.stream(
                 b"POST",
                 self._post_url(),
                 headers=self._heads.get(),
                 content=frame,
                 extensions=self._timeouts(self._read_budget(deadline)),
-            ) as response:
+            )
+            response = await owner.__aenter__()
+            try:
                 if method == "initialize":
                     self._state.capture_session(str_headers(response.headers))
-                await self._handle(session, response, request_id, method, sent_session, deadline)
+                handed_over = await self._handle(
+                    session, response, request_id, method, sent_session, deadline, owner
+                )
+            except BaseException as exc:
+                await owner.__aexit__(type(exc), exc, exc.__traceback__)
+                raise
+            if not handed_over:
+                await owner.__aexit__(None, None, None)
         except HTTPCORE_ERRORS as exc:
             if deadline is not None and trio.current_time() >= deadline:
                 await self._expire(session)
@@ -191,14 +188,17 @@ class _HttpServer(BaseServer):
         method: str | None,
         sent_session: bool,
         deadline: float | None,
-    ) -> None:
+        owner: Any,
+    ) -> bool:
+        """Take in a POST's response. True if the response (``owner``, its open
+        context) was handed to a background task that reads the rest of it."""
         kind = classify_response(
             response.status, header(response.headers, b"content-type"), sent_session=sent_session
         )
         if kind is ResponseKind.ACCEPTED:
             async for _ in response.aiter_stream():
                 pass
-            return
+            return False
         if kind is ResponseKind.SESSION_EXPIRED:
             self._state.session_id = None  # dead: not to be DELETEd or sent again
             raise SessionExpired()
@@ -217,10 +217,9 @@ class _HttpServer(BaseServer):
             await _each_chunk(response, keep)
             parts.append(decoder.finish())
             self._deliver(session, [b"".join(parts)])
-            return
+            return False
         if kind is ResponseKind.SSE:
-            await self._read_stream(session, response, request_id, deadline)
-            return
+            return await self._read_stream(session, response, request_id, deadline, owner)
         body = bytearray()
 
         def collect(chunk: bytes) -> bool:
@@ -241,20 +240,28 @@ class _HttpServer(BaseServer):
         )
 
     async def _read_stream(
-        self, session: Session, response: httpcore.Response, request_id: Any, deadline: float | None
-    ) -> None:
+        self,
+        session: Session,
+        response: httpcore.Response,
+        request_id: Any,
+        deadline: float | None,
+        owner: Any,
+    ) -> bool:
         """Feed a POST's SSE stream to the session; resume it with GET + Last-Event-ID
-        if it breaks before our response arrived (2025-11-25 § Resumability)."""
+        if it breaks before our response arrived (2025-11-25 § Resumability). Once the
+        response is in, the caller has it at once and the rest of the stream is read
+        in the background (True: ``owner`` was handed over, see _read_tail)."""
         stream = SseStream()  # this POST's own cursor (2025-11-25 § Resumability)
         try:
-            await self._consume_sse(session, response, deadline, stream, request_id)
+            if await self._consume_sse(session, response, deadline, stream, request_id, owner):
+                return True
         except HTTPCORE_ERRORS:
             pass
         resumes = 0
         while request_id is not None and session.is_pending(request_id):
             if deadline is not None and trio.current_time() >= deadline:
                 await self._expire(session)
-                return
+                return False
             if stream.last_event_id is None or resumes >= MAX_RESUMES:
                 raise ResponseStreamClosedError(
                     f"server {self.name!r}: the response stream closed before the response"
@@ -262,6 +269,7 @@ class _HttpServer(BaseServer):
             resumes += 1
             await trio.sleep(self._state.reconnect_delay)
             await self._resume(session, stream, deadline, request_id)
+        return False
 
     async def _resume(
         self,
@@ -298,10 +306,13 @@ class _HttpServer(BaseServer):
         deadline: float | None,
         stream: SseStream,
         until: Any = None,
-    ) -> None:
+        owner: Any = None,
+    ) -> bool:
         """Feed an SSE stream to the session. With ``until`` (a request id), stop as
         soon as that request is answered: a server need not close the stream, and the
-        caller is waiting for exactly that answer."""
+        caller is waiting for exactly that answer. With ``owner`` too (a POST's open
+        response), what follows the answer is read in the background instead of
+        dropped (→ True: ``owner`` was handed over)."""
         decoder = decoder_for(
             header(response.headers, b"content-encoding"),
             self.config.max_decompressed_body_bytes,
@@ -309,29 +320,94 @@ class _HttpServer(BaseServer):
         parser = SSEParser(max_event_size=self._limits.max_line_size)
         expired = False
 
-        def on_chunk(chunk: bytes) -> bool:
-            nonlocal expired
+        def feed(chunk: bytes) -> None:
             data = decoder.feed(chunk)
             if data:  # an inflater may yield nothing yet (e.g. only a gzip header)
                 parser.receive_data(data)
             self._pump_sse(session, parser, stream)
+
+        def finish() -> None:
+            tail = decoder.finish()
+            if tail:
+                parser.receive_data(tail)
+            self._pump_sse(session, parser, stream)
+
+        def on_chunk(chunk: bytes) -> Next:
+            nonlocal expired
+            feed(chunk)
             if until is not None and not session.is_pending(until):
-                return True
+                return Next.STOP if owner is None else Next.PAUSE
             if deadline is not None and trio.current_time() >= deadline:
                 expired = True
-                return True
-            return False
+                return Next.STOP
+            return Next.GO
 
-        await _each_chunk(response, on_chunk)
+        chunks = response.aiter_stream()
+        if not await read_chunks(chunks, on_chunk):
+            return await self._hand_over_tail(session, chunks, feed, finish, owner)
         if expired:
             await self._expire(session)
-            return
+            return False
         if until is not None and not session.is_pending(until):
-            return
-        tail = decoder.finish()
-        if tail:
-            parser.receive_data(tail)
-        self._pump_sse(session, parser, stream)
+            return False
+        finish()
+        return False
+
+    async def _hand_over_tail(
+        self,
+        session: Session,
+        chunks: AsyncIterator[bytes],
+        feed: Callable[[bytes], None],
+        finish: Callable[[], None],
+        owner: Any,
+    ) -> bool:
+        """Start the task reading the rest of a POST stream (True), or, when the client
+        is closing and there is no nursery to run it in, drop the rest (False)."""
+        try:
+            nursery = self._nursery()
+            nursery.start_soon(self._read_tail, session, chunks, feed, finish, owner)
+        except RuntimeError:
+            await drop_chunks(chunks)
+            return False
+        return True
+
+    async def _read_tail(
+        self,
+        session: Session,
+        chunks: AsyncIterator[bytes],
+        feed: Callable[[bytes], None],
+        finish: Callable[[], None],
+        owner: Any,
+    ) -> None:
+        """Read a POST's SSE stream on after the caller got its answer, and close it: a
+        server may send notifications (or requests) there after the result, and they
+        are delivered (issue 9, item 6), without making the caller wait for the end of
+        the stream. Bounded: ``read_timeout`` in all, each read by the request's read
+        timeout, cancelled when the connection is closed."""
+        scope = trio.CancelScope(deadline=trio.current_time() + self.read_timeout)
+        self._tails.add(scope)
+
+        def on_chunk(chunk: bytes) -> Next:
+            if session is not self._session:
+                return Next.STOP  # a reconnect replaced the session: nothing to feed
+            feed(chunk)
+            return Next.GO
+
+        try:
+            with scope:
+                if await read_chunks(chunks, on_chunk) and session is self._session:
+                    finish()
+        except HTTPCORE_ERRORS:
+            pass  # the stream broke after the answer: nothing is waiting for it
+        except MCPError as exc:
+            self._logger.debug("server %s: after the response: %s", self.name, exc)
+        finally:
+            self._tails.discard(scope)
+            with trio.CancelScope(shield=True):
+                try:
+                    await owner.__aexit__(None, None, None)
+                except HTTPCORE_ERRORS:
+                    pass
 
     def _pump_sse(self, session: Session, parser: SSEParser, stream: SseStream) -> None:
         messages = []

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from ._http_support import HTTP_READ_TIMEOUT, PeerPool
+from ._http_support import HTTP_READ_TIMEOUT, PeerPool, hostile_http_server
 from .conftest import SDK_SERVER, Shell, text_of
 
 STEPS = 5
@@ -126,3 +126,60 @@ def test_a_progress_callback_may_call_the_server_itself(shell: Shell) -> None:
         assert inner_results == ["done"]
 
     shell.run(scenario, SDK_SERVER)
+
+
+# ---------------------------------------------------------------------- after the result
+
+
+def _after_result_notes(seen: list[tuple[str, Any]]) -> list[Any]:
+    return [
+        params.get("data")
+        for method, params in seen
+        if method == "notifications/message" and params.get("logger") == "after_result"
+    ]
+
+
+def test_notifications_after_the_result_on_the_post_stream_are_delivered(shell: Shell) -> None:
+    """The scripted server answers tools/call on an SSE stream and then sends three
+    notifications on that same stream before ending it. Both shells deliver them; the
+    calls made afterwards work normally (the stream's connection was finished cleanly)."""
+    seen: list[tuple[str, Any]] = []
+
+    async def scenario(c: Any) -> None:
+        c.on_notification(lambda server, method, params: seen.append((method, params)))
+        for round_ in (1, 2):
+            result = await c.call_tool("t")
+            assert text_of(result) == "ok"
+            # Bounded wait (the Trio shell reads the rest of the stream in the
+            # background after handing the caller its result).
+            assert await shell.wait_for(
+                lambda r=round_: len(_after_result_notes(seen)) >= 3 * r, timeout=10
+            ), _after_result_notes(seen)
+            await c.flush_callbacks()
+        assert await c.ping() == {}
+
+    with hostile_http_server("after_result") as peer:
+        shell.run(scenario, peer.url, read_timeout=HTTP_READ_TIMEOUT)
+        posts = peer.recorder.posts("tools/call")
+    assert _after_result_notes(seen) == ["after 1", "after 2", "after 3"] * 2
+    assert len(posts) == 2  # each call sent once
+
+
+def test_a_post_stream_left_open_after_the_result_ends_with_the_client(shell: Shell) -> None:
+    """The server keeps the stream open after its notifications: the call still
+    returns its result, the notifications are delivered, and the stream's connection
+    is closed (by the read timeout or by closing the client): nothing left behind, no
+    hang at close."""
+    seen: list[tuple[str, Any]] = []
+
+    async def scenario(c: Any) -> None:
+        c.on_notification(lambda server, method, params: seen.append((method, params)))
+        assert text_of(await c.call_tool("t")) == "ok"
+        assert await shell.wait_for(lambda: len(_after_result_notes(seen)) >= 3, timeout=10)
+
+    with hostile_http_server("after_result", hold=True) as peer:
+        shell.run(scenario, peer.url, read_timeout=3.0)
+        assert peer.recorder.wait_for(
+            lambda r: "after_result: client closed" in r.notes, timeout=10
+        ), peer.recorder.notes
+    assert _after_result_notes(seen) == ["after 1", "after 2", "after 3"]
