@@ -341,6 +341,7 @@ class BaseServer(ServerView):
             waiter.task = None
             self._waiters.pop(rid, None)
             self._progress.pop(rid, None)
+            self._progressed.discard(rid)
             if session.cancel_request(rid, "Request cancelled by the client") and (
                 session is self._session
             ):
