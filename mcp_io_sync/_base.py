@@ -334,9 +334,12 @@ class BaseServer(ServerView):
             raise
         for rid, waiter in started:
             try:
-                outcomes.append((self._answer(session, rid, waiter), None))
+                outcomes.append((self._wait(session, rid, waiter), None))
             except MCPError as exc:
                 outcomes.append((None, exc))
+            finally:
+                if waiter.settle is not None:  # see _request_once
+                    waiter.settle()
         return outcomes
 
     def _request_once(
@@ -371,19 +374,14 @@ class BaseServer(ServerView):
                 self._progress.pop(rid, None)
                 session.cancel_request(rid, "send failed", notify=False)
             raise
-        return self._answer(session, rid, waiter)
-
-    def _answer(self, session: Session, rid: Any, waiter: _Waiter) -> Any:
-        """Wait for the answer; then, if progress callbacks were queued for this call,
-        until they have run: a call returns only after the callbacks for the progress
-        that arrived before its result (issue 9, item 6). Nothing to wait for (and no
-        cost) for a call without progress callbacks."""
         try:
             return self._wait(session, rid, waiter)
         finally:
-            settle = waiter.settle
-            if settle is not None:
-                settle()
+            # Progress callbacks were queued for this call: it returns (or raises) only
+            # once they have run (issue 9, item 6). Inline, not a helper: no extra
+            # frame on the hot path, where ``settle`` is None.
+            if waiter.settle is not None:
+                waiter.settle()
 
     def notify(
         self, method: str, params: dict[str, Any] | None = None, *, only_if_connected: bool = False
