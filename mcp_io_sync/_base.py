@@ -41,7 +41,7 @@ SessionExpired = SessionExpiredError
 
 
 class _Waiter:
-    __slots__ = ("done", "error", "event", "result")
+    __slots__ = ("done", "error", "event", "result", "settle")
 
     def __init__(self) -> None:
         # Made only by a caller that actually blocks (most calls are answered to the
@@ -52,6 +52,9 @@ class _Waiter:
         self.done = False  # answered (the event may also be set to hand over a role)
         self.result: Any = None
         self.error: MCPError | None = None
+        # Set (by the client, before ``done``) only for a call whose progress callbacks
+        # were queued: waits until they have run (see BaseServer._dispatch).
+        self.settle: Callable[[], None] | None = None
 
     def get_event(self) -> threading.Event:
         """This waiter's event, made on first use (only by the waiting thread)."""
@@ -91,6 +94,9 @@ class BaseServer(ServerView):
         self._waiters: dict[Any, _Waiter] = {}
         self._many_pool: Any = None  # request_many's threads (HTTP), made on first use
         self._progress: dict[Any, Callable[..., Any]] = {}
+        # Requests for which a progress callback was queued to the client's dispatcher:
+        # their callers wait for those callbacks before returning (see _dispatch).
+        self._progressed: set[Any] = set()
         self._random = random.Random()  # jitter for retry backoff (the shell owns randomness)
 
     # ------------------------------------------------------------ transport hooks
@@ -332,6 +338,9 @@ class BaseServer(ServerView):
                 outcomes.append((self._wait(session, rid, waiter), None))
             except MCPError as exc:
                 outcomes.append((None, exc))
+            finally:
+                if waiter.settle is not None:  # see _request_once
+                    waiter.settle()
         return outcomes
 
     def _request_once(
@@ -366,7 +375,14 @@ class BaseServer(ServerView):
                 self._progress.pop(rid, None)
                 session.cancel_request(rid, "send failed", notify=False)
             raise
-        return self._wait(session, rid, waiter)
+        try:
+            return self._wait(session, rid, waiter)
+        finally:
+            # Progress callbacks were queued for this call: it returns (or raises) only
+            # once they have run (issue 9, item 6). Inline, not a helper: no extra
+            # frame on the hot path, where ``settle`` is None.
+            if waiter.settle is not None:
+                waiter.settle()
 
     def notify(
         self, method: str, params: dict[str, Any] | None = None, *, only_if_connected: bool = False
@@ -470,11 +486,21 @@ class BaseServer(ServerView):
     def _dispatch(self, session: Session, events: list[Any]) -> None:
         for event in events:
             if isinstance(event, (ev.ResponseReceived, ev.RequestFailed)):
+                rid = event.request_id
                 with self._lock:
-                    waiter = self._waiters.pop(event.request_id, None)
-                    self._progress.pop(event.request_id, None)
+                    waiter = self._waiters.pop(rid, None)
+                    progressed = self._progress.pop(rid, None) is not None and (
+                        rid in self._progressed
+                    )
+                    if progressed:
+                        self._progressed.discard(rid)
                 if waiter is None:
                     continue
+                if progressed:
+                    # Its progress callbacks are queued ahead of this point: the client
+                    # queues a marker behind them and sets ``waiter.settle`` (before
+                    # ``done``, so the woken caller sees it) to wait for that marker.
+                    self._on_event(self, ("settle", waiter))
                 if isinstance(event, ev.ResponseReceived):
                     waiter.result = event.result
                 else:
@@ -486,6 +512,8 @@ class BaseServer(ServerView):
             elif isinstance(event, ev.ProgressReceived):
                 with self._lock:
                     callback = self._progress.get(event.request_id)
+                    if callback is not None:
+                        self._progressed.add(event.request_id)
                 if callback is not None:
                     self._on_event(self, ("progress", callback, event))
             elif isinstance(event, ev.ServerRequest):

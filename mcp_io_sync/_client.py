@@ -247,6 +247,8 @@ class Client:
             if kind == "progress":
                 _, callback, progress = event
                 self._submit(lambda: callback(progress.progress, progress.total, progress.message))
+            elif kind == "settle":
+                self._settle_after_callbacks(event[1])
             elif kind == "request":
                 self._serve(server, event[1], event[2])
             elif kind == "closed":
@@ -277,10 +279,11 @@ class Client:
                 # NOTIF-7: a raising callback is logged and stops nothing.
                 self.logger.exception("notification callback failed")
 
-    def _submit(self, job: Callable[[], Any]) -> None:
+    def _submit(self, job: Callable[[], Any]) -> bool:
+        """Queue ``job`` for the dispatcher thread; False if it was not queued."""
         with self._lock:
             if self._closed:
-                return
+                return False
             if self._dispatcher is None:
                 self._dispatcher = threading.Thread(
                     target=self._dispatch_loop, name="mcp-dispatch", daemon=True
@@ -290,6 +293,26 @@ class Client:
             self._dispatch_queue.put_nowait(job)
         except queue.Full:
             self.logger.warning("host callbacks are behind; dropping a notification")
+            return False
+        return True
+
+    def _settle_after_callbacks(self, waiter: Any) -> None:
+        """A call's answer arrived after progress callbacks were queued for it: queue a
+        marker behind them, and have the caller wait for it before returning (issue 9,
+        item 6: a call returns only after those callbacks have run). Called on the
+        reading thread, in order with the queued callbacks."""
+        ran = threading.Event()
+        if not self._submit(ran.set):
+            return  # closed, or the queue overflowed (callbacks were dropped): no wait
+        dispatcher = self._dispatcher
+
+        def settle() -> None:
+            # A callback calling the server itself runs on the dispatcher: the marker
+            # is behind it, so waiting there would never end.
+            if threading.current_thread() is not dispatcher:
+                ran.wait()
+
+        waiter.settle = settle
 
     def _dispatch_loop(self) -> None:
         while True:

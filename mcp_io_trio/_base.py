@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import math
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 import trio
@@ -42,13 +42,16 @@ class _Waiter:
     """One request's answer slot. The waiting task parks itself directly
     (``wait_task_rescheduled``): no ``trio.Event``/``ParkingLot`` per request."""
 
-    __slots__ = ("done", "error", "result", "task")
+    __slots__ = ("done", "error", "result", "settle", "task")
 
     def __init__(self) -> None:
         self.done = False
         self.result: Any = None
         self.error: MCPError | None = None
         self.task: trio.lowlevel.Task | None = None  # set while the caller is parked
+        # Set (by the client, before ``finish``) only for a call whose progress
+        # callbacks were queued: waits until they have run (see BaseServer._dispatch).
+        self.settle: Callable[[], Awaitable[None]] | None = None
 
     def finish(self) -> None:
         self.done = True
@@ -97,6 +100,9 @@ class BaseServer(ServerView):
         self._session: Session | None = None
         self._waiters: dict[Any, _Waiter] = {}
         self._progress: dict[Any, Callable[..., Any]] = {}
+        # Requests for which a progress callback was queued to the client's dispatcher:
+        # their callers wait for those callbacks before returning (see _dispatch).
+        self._progressed: set[Any] = set()
         self._random = random.Random()  # jitter for retry backoff (the shell owns randomness)
         # Request timeouts: one timer task per server sleeps until the earliest deadline
         # it was given (instead of a cancel scope around every wait).
@@ -336,6 +342,7 @@ class BaseServer(ServerView):
             waiter.task = None
             self._waiters.pop(rid, None)
             self._progress.pop(rid, None)
+            self._progressed.discard(rid)
             if session.cancel_request(rid, "Request cancelled by the client") and (
                 session is self._session
             ):
@@ -345,6 +352,10 @@ class BaseServer(ServerView):
                     except (MCPError, SessionExpired):
                         pass
             raise
+        if waiter.settle is not None:
+            # Progress callbacks were queued for this call: it returns only once they
+            # have run (issue 9, item 6). No cost for a call without them.
+            await waiter.settle()
         if waiter.error is not None:
             raise waiter.error
         return waiter.result
@@ -440,10 +451,18 @@ class BaseServer(ServerView):
     def _dispatch(self, session: Session, events: list[Any]) -> None:
         for event in events:
             if isinstance(event, (ev.ResponseReceived, ev.RequestFailed)):
-                waiter = self._waiters.pop(event.request_id, None)
-                self._progress.pop(event.request_id, None)
+                rid = event.request_id
+                waiter = self._waiters.pop(rid, None)
+                progressed = self._progress.pop(rid, None) is not None and rid in self._progressed
+                if progressed:
+                    self._progressed.discard(rid)
                 if waiter is None:
                     continue
+                if progressed:
+                    # Its progress callbacks are queued ahead of this point: the client
+                    # queues a marker behind them and sets ``waiter.settle`` to wait
+                    # for it.
+                    self._on_event(self, ("settle", waiter))
                 if isinstance(event, ev.ResponseReceived):
                     waiter.result = event.result
                 else:
@@ -452,6 +471,7 @@ class BaseServer(ServerView):
             elif isinstance(event, ev.ProgressReceived):
                 callback = self._progress.get(event.request_id)
                 if callback is not None:
+                    self._progressed.add(event.request_id)
                     self._on_event(self, ("progress", callback, event))
             elif isinstance(event, ev.ServerRequest):
                 self._on_event(self, ("request", session, event))

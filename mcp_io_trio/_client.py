@@ -128,6 +128,7 @@ class Client:
         self._limiter = trio.CapacityLimiter(self.limits.server_request_concurrency)
         self._backlog = 0
         self._nursery: trio.Nursery | None = None
+        self._dispatch_task: trio.lowlevel.Task | None = None
         self._nursery_cm: Any = None
 
     def _make_server(self, name: str, config: ServerConfig) -> BaseServer:
@@ -237,6 +238,8 @@ class Client:
             if kind == "progress":
                 _, callback, progress = event
                 self._submit(lambda: callback(progress.progress, progress.total, progress.message))
+            elif kind == "settle":
+                self._settle_after_callbacks(event[1])
             elif kind == "request":
                 self._serve(server, event[1], event[2])
             elif kind == "closed":
@@ -268,15 +271,37 @@ class Client:
             except Exception:
                 self.logger.exception("notification callback failed")
 
-    def _submit(self, job: Callable[[], Any]) -> None:
+    def _submit(self, job: Callable[[], Any]) -> bool:
+        """Queue ``job`` for the dispatcher task; False if it was not queued."""
         try:
             self._send_job.send_nowait(job)
         except trio.WouldBlock:
             self.logger.warning("host callbacks are behind; dropping a notification")
+            return False
         except trio.ClosedResourceError:
-            pass
+            return False
+        return True
+
+    def _settle_after_callbacks(self, waiter: Any) -> None:
+        """A call's answer arrived after progress callbacks were queued for it: queue a
+        marker behind them, and have the caller wait for it before returning (issue 9,
+        item 6: a call returns only after those callbacks have run)."""
+        if self._nursery is None:
+            return  # no dispatcher task runs: nothing would ever set the marker
+        ran = trio.Event()
+        if not self._submit(ran.set):
+            return  # closed, or the queue overflowed (callbacks were dropped): no wait
+
+        async def settle() -> None:
+            # A callback calling the server itself runs in the dispatcher task: the
+            # marker is behind it, so waiting there would never end.
+            if trio.lowlevel.current_task() is not self._dispatch_task:
+                await ran.wait()
+
+        waiter.settle = settle
 
     async def _dispatch_loop(self) -> None:
+        self._dispatch_task = trio.lowlevel.current_task()
         async for job in self._receive_job:
             try:
                 await _maybe_await(job())

@@ -126,6 +126,13 @@ batch                  every tools/call is held until ``arguments.batch`` of the
                        held after ``batch_wait`` s (default 10) is answered with ``isError``
                        "batch: only N calls came".
                        A client that sends one call at a time never gets an answer in time.
+after_result           tools/call -> 200 text/event-stream: the response first (text "ok"), then
+                       a pause of ``pause`` s (default 0.05: the response reaches the client on
+                       its own), then ``notifications`` (default 3) ``notifications/message`` on
+                       the same stream (level "info", logger "after_result", data "after <i>"
+                       for i = 1..n), then the end of the body (with ``hold``: no end, the
+                       connection is held until the client closes it; note "after_result:
+                       client closed"). A client that stops reading at the response loses them.
 legacy_sse_ok          well-behaved legacy HTTP+SSE: GET /sse (or GET /) -> ``event: endpoint``,
                        ``data: /messages?session=abc`` (the 2nd stream gets abc-2, ...);
                        POST /messages?session=<id> -> 202 "Accepted", the JSON-RPC reply comes on
@@ -186,6 +193,7 @@ STREAMABLE_MODES = frozenset(
         "refuse_after_initialize",
         "slow",
         "batch",
+        "after_result",
     }
 )
 LEGACY_MODES = frozenset({"cross_origin_endpoint", "legacy_sse_ok"})
@@ -203,6 +211,7 @@ OPTIONS: dict[str, dict[str, Any]] = {
     "drop_mid_stream": {"retry_ms": 100, "resume": "ok", "drop": "fin"},
     "legacy_sse_ok": {"keepalive": 15.0},
     "batch": {"batch_wait": 10.0},
+    "after_result": {"notifications": 3, "pause": 0.05, "hold": False},
 }
 HUGE_ID_VARIANTS = ("huge", "cr", "crlf", "nonascii", "nul")
 ENDPOINT_VARIANTS = ("port", "host", "evil", "scheme", "userinfo", "netpath")
@@ -1098,6 +1107,26 @@ class HostileHTTPServer:
             who = "server stopped" if self.stopping.is_set() else "client disconnected"
             self.recorder.note(f"gzip_bomb: {who} after {sent} bytes")
             ex.drop()
+        return True
+
+    def _post_after_result(self, ex: Exchange, msg: dict[str, Any]) -> bool:
+        if msg.get("method") != "tools/call":
+            return False
+        ex.start_stream(200)
+        ex.write(message_event(self._answer(msg)))
+        self.stopping.wait(float(self.opts["pause"]))
+        for i in range(1, int(self.opts["notifications"]) + 1):
+            note = {
+                "jsonrpc": "2.0",
+                "method": "notifications/message",
+                "params": {"level": "info", "logger": "after_result", "data": f"after {i}"},
+            }
+            ex.write(message_event(note))
+        if self.opts["hold"] in (True, "1", "true"):
+            self.recorder.note(f"after_result: {ex.hold()}")
+            ex.drop()
+            return True
+        ex.end()
         return True
 
     def _post_endless_sse(self, ex: Exchange, msg: dict[str, Any]) -> bool:
