@@ -278,7 +278,7 @@ def _is_digit(cp: int) -> bool:
 # leading zeros aside, are read as _TOO_BIG: every such number is refused anyway, and
 # int() of a string over 4,300 digits raises a bare ValueError (issue 11, case 2).
 _MAX_DECIMAL_DIGITS = 9
-_TOO_BIG = 10**_MAX_DECIMAL_DIGITS
+_TOO_BIG = 1_000_000_000  # 10 ** _MAX_DECIMAL_DIGITS
 
 
 def _decimal(cps: list[int], start: int, end: int) -> int:
