@@ -90,7 +90,8 @@ def _scratch(module: str) -> Path:
     (where / "_mutate_ids.py").write_text(_IDS_PLUGIN, "utf-8")
     tests = MODULES[module]
     text = (ROOT / "pyproject.toml").read_text("utf-8")
-    text += _PYPROJECT_EXTRA.format(module=module, tests="[" + ", ".join(f'"{t}"' for t in tests) + "]")
+    selection = "[" + ", ".join(f'"{t}"' for t in tests) + "]"
+    text += _PYPROJECT_EXTRA.format(module=module, tests=selection)
     (where / "pyproject.toml").write_text(text, "utf-8")
     return where
 
