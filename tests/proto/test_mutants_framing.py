@@ -161,3 +161,16 @@ def test_retry_that_is_not_ascii_digits_is_ignored(value: bytes) -> None:
     parser = SSEParser()
     parser.receive_data(b"retry: " + value + b"\n\n")
     assert parser.retry is None and parser.next_event() is NEED_DATA
+
+
+def test_an_unterminated_line_past_the_bound_names_the_bound() -> None:
+    parser = SSEParser(10)
+    with pytest.raises(ResponseTooLargeError) as info:
+        parser.receive_data(b"data:" + b"x" * 20)  # no line end yet
+    assert str(info.value) == "an SSE event exceeded max_event_size (10 bytes)"
+
+
+def test_a_bound_below_a_bom_is_refused_with_its_reason() -> None:
+    with pytest.raises(ValueError) as info:
+        SSEParser(2)
+    assert str(info.value) == "max_event_size must be at least 3 bytes"
