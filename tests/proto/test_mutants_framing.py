@@ -69,8 +69,45 @@ def test_line_too_long_message() -> None:
     with pytest.raises(LineTooLongError) as info:
         framer.next_line()
     assert str(info.value) == "a stdio message exceeded max_line_size (8 bytes)"
-    with pytest.raises(LineTooLongError, match="stdio framing was lost after an oversized line"):
+    with pytest.raises(LineTooLongError) as again:
         framer.next_line()
+    assert str(again.value) == "stdio framing was lost after an oversized line"
+
+
+def test_a_terminated_line_too_long_message() -> None:
+    framer = LineFramer(8)
+    framer.receive_data(b"123456789\n")
+    with pytest.raises(LineTooLongError) as info:
+        framer.next_line()
+    assert str(info.value) == "a stdio message exceeded max_line_size (8 bytes)"
+
+
+@pytest.mark.parametrize("zero_copy", [False, True])
+def test_data_after_eof_is_refused_with_its_reason(zero_copy: bool) -> None:
+    framer = LineFramer(8)
+    framer.receive_data(b"")
+    with pytest.raises(RuntimeError) as info:
+        if zero_copy:
+            framer.get_buffer(4)
+        else:
+            framer.receive_data(b"x")
+    assert str(info.value) == "data received after EOF"
+
+
+def test_a_buffer_of_exactly_the_kept_size_is_reused() -> None:
+    """Once everything is read the buffer is kept for reuse up to 4 MiB (so a steady
+    stream of large messages does not reallocate), and dropped above that."""
+    keep = 4 << 20
+    framer = LineFramer(8 << 20)
+    framer.receive_data(b"x" * (keep - 1) + b"\n")
+    assert len(framer.next_line()) == keep - 1  # type: ignore[arg-type]
+    framer.receive_data(b"{}\n")
+    assert len(framer._buf) == keep  # reused, not reallocated
+    assert framer.next_line() == b"{}"
+    framer.receive_data(b"y" * keep + b"\n")
+    assert framer.next_line() == b"y" * keep
+    framer.receive_data(b"{}\n")
+    assert len(framer._buf) < keep  # over the kept size: a fresh buffer
 
 
 def test_a_line_of_exactly_the_limit_passes() -> None:
