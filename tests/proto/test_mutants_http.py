@@ -16,6 +16,7 @@ import pytest
 from mcp_proto.effects import Call, Log, Op
 from mcp_proto.errors import (
     ConnectionError,
+    InsufficientScopeError,
     RemoteProtocolError,
     ServerError,
     TransientServerError,
@@ -23,6 +24,9 @@ from mcp_proto.errors import (
 from mcp_proto.http import (
     MAX_SESSION_ID_LENGTH,
     HttpSessionState,
+    ResponseKind,
+    backoff_delay,
+    classify_response,
     error_for_response,
     resolve_sse_endpoint,
 )
@@ -210,3 +214,49 @@ def test_pagination_malformed_pages(page: Any, message: str) -> None:
     with pytest.raises(RemoteProtocolError) as info:
         drive(list_all("s", "tools/list", "tools", max_pages=10), [page])
     assert str(info.value) == message
+
+
+# ---------------------------------------------------------------- second mutation pass
+
+
+def test_media_type_ignores_every_parameter() -> None:
+    kind = classify_response(200, "application/json; charset=utf-8; x=y", sent_session=False)
+    assert kind is ResponseKind.JSON
+
+
+def test_a_jsonrpc_error_body_of_exactly_1_mib_is_read() -> None:
+    body = _rpc_error(-32602, "bad")
+    body += b" " * (1024 * 1024 - len(body))
+    error = error_for_response(400, body, method="x")
+    assert isinstance(error, ServerError) and error.code == -32602
+
+
+@pytest.mark.parametrize(
+    ("challenge", "scope"),
+    [
+        # A token68 after "Bearer" (lenient: real servers write it) is skipped.
+        ('Bearer mF_9.B5f-4.1JqM, error="insufficient_scope", scope="a b"', "a b"),
+        # Only the first Bearer challenge counts: a second one is not read.
+        ('Bearer realm="x", Bearer error="insufficient_scope", scope="c"', None),
+    ],
+)
+def test_bearer_challenge_edges(challenge: str, scope: str | None) -> None:
+    error = error_for_response(403, b"", method="x", www_authenticate=challenge)
+    if scope is None:
+        assert not isinstance(error, InsufficientScopeError)
+    else:
+        assert isinstance(error, InsufficientScopeError) and error.scope == scope
+
+
+def test_backoff_attempt_message_and_exponent_cap() -> None:
+    with pytest.raises(ValueError) as info:
+        backoff_delay(0, 1.0)
+    assert str(info.value) == "attempt is 1-based"
+    # The exponent stops at 64 (2.0 ** attempt would overflow a float past ~1024).
+    assert backoff_delay(10_000, 1e-300) == 1e-300 * 2.0**64
+
+
+def test_an_endpoint_urljoin_refuses_has_the_same_message() -> None:
+    with pytest.raises(ConnectionError) as info:
+        resolve_sse_endpoint("http://127.0.0.1:8000/sse", "//[")
+    assert str(info.value) == "the server's endpoint event is empty or malformed"
