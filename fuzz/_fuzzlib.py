@@ -180,8 +180,8 @@ def corpus_files(name: str) -> list[Path]:
 def run_corpus(target: Target) -> int:
     """Every corpus file and seed through ``check``; returns how many ran."""
     count = 0
-    for seed in target.seeds:
-        _checked(target, seed)
+    for i, seed in enumerate(target.seeds):
+        _checked(target, seed, origin=f"seed {i} of fuzz/fuzz_{target.name}.py")
         count += 1
     for path in corpus_files(target.name):
         _checked(target, path.read_bytes(), origin=str(path))
