@@ -12,12 +12,27 @@ import types
 from typing import Any
 
 import pytest
-from _proto_support import ALL_CAPS, events, notification, ready_session, result, sent
+from _proto_support import (
+    ALL_CAPS,
+    CLIENT_INFO,
+    error,
+    events,
+    notification,
+    ready_session,
+    result,
+    sent,
+)
 
 import mcp_proto.session as session_module
-from mcp_proto.errors import CapabilityError
-from mcp_proto.events import LogMessage, ResponseReceived
+from mcp_proto.errors import (
+    CapabilityError,
+    ConnectionError,
+    LocalProtocolError,
+    RequestTimeoutError,
+)
+from mcp_proto.events import LogMessage, MessageDiscarded, RequestFailed, ResponseReceived
 from mcp_proto.limits import Limits
+from mcp_proto.session import Session, State
 
 # ---------------------------------------------------------------- capability gating (CAP-1)
 
@@ -162,3 +177,66 @@ def test_structured_log_data_keeps_non_ascii_text() -> None:
     )
     log = next(e for e in events(session) if isinstance(e, LogMessage))
     assert log.text == '{"msg": "café ☃"}'  # not "caf\\u00e9 \\u2603"
+
+
+# ---------------------------------------------------------------- what a user reads first
+
+
+def test_handshake_error_messages() -> None:
+    idle = Session(client_info=CLIENT_INFO, capabilities={})
+    with pytest.raises(LocalProtocolError) as info:
+        idle.complete_handshake({})
+    assert str(info.value) == "cannot complete a handshake in state idle"
+    idle.start_handshake(now=0.0, timeout=None)
+    with pytest.raises(ConnectionError) as refused:
+        idle.complete_handshake([])
+    assert str(refused.value) == "the server's initialize result is not an object"
+
+
+def test_sending_on_a_closed_session_message() -> None:
+    session = ready_session()
+    session.connection_lost(ConnectionError("gone"))
+    assert session.state is State.CLOSED
+    with pytest.raises(LocalProtocolError) as info:
+        session.send_notification("notifications/x")
+    assert str(info.value) == "cannot send on a closed session"
+
+
+def test_deadline_of_a_request() -> None:
+    session = ready_session()
+    timed = session.send_request("ping", None, now=10.0, timeout=5.0)
+    untimed = session.send_request("ping", None, now=10.0, timeout=None)
+    assert session.deadline_of(timed) == 15.0
+    assert session.deadline_of(untimed) is None
+    assert session.deadline_of(12345) is None
+
+
+def test_timeout_message_names_the_method_and_request() -> None:
+    session = ready_session()
+    rid = session.send_request("tools/list", None, now=0.0, timeout=1.0)
+    session.handle_timeout(2.0)
+    (failed,) = [e for e in events(session) if isinstance(e, RequestFailed)]
+    assert isinstance(failed.error, RequestTimeoutError)
+    assert str(failed.error) == f"tools/list timed out (request {rid})"
+
+
+def test_discard_reasons() -> None:
+    session = ready_session()
+    rid = session.send_request("ping", None, now=0.0, timeout=None, want_progress=True)
+    token = sent(session)[0]["params"]["_meta"]["progressToken"]
+    session.receive_message(result(99, {}))
+    session.receive_message(error(None, -32600))
+    session.receive_message(
+        notification("notifications/progress", {"progressToken": "nope", "progress": 1})
+    )
+    session.receive_message(
+        notification("notifications/progress", {"progressToken": token, "progress": "x"})
+    )
+    reasons = [e.reason for e in events(session) if isinstance(e, MessageDiscarded)]
+    assert reasons == [
+        "response to unknown id 99",
+        "error response to no pending request",
+        "progress for an unknown token",
+        "progress without a usable number",
+    ]
+    assert session.is_pending(rid)
