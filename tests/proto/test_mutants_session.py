@@ -240,3 +240,47 @@ def test_discard_reasons() -> None:
         "progress without a usable number",
     ]
     assert session.is_pending(rid)
+
+
+def test_request_refusal_messages() -> None:
+    idle = Session(client_info=CLIENT_INFO, capabilities={})
+    with pytest.raises(LocalProtocolError) as info:
+        idle.send_request("tools/list", None, now=0.0, timeout=None)
+    assert str(info.value) == "cannot send tools/list in state idle"
+    idle.start_handshake(now=0.0, timeout=None)
+    with pytest.raises(LocalProtocolError) as again:
+        idle.start_handshake(now=0.0, timeout=None)
+    assert str(again.value) == "cannot start a handshake in state initializing"
+
+    session = ready_session(limits=Limits(max_pending_requests=1))
+    session.send_request(
+        "ping", {"_meta": {"progressToken": "t"}}, now=0.0, timeout=None, want_progress=True
+    )
+    with pytest.raises(LocalProtocolError) as full:
+        session.send_request("ping", None, now=0.0, timeout=None)
+    assert str(full.value) == "too many requests in flight"
+
+    session = ready_session()
+    session.send_request(
+        "ping", {"_meta": {"progressToken": "t"}}, now=0.0, timeout=None, want_progress=True
+    )
+    cases = [
+        ({"_meta": 5}, "params._meta must be an object"),
+        ({"_meta": {"progressToken": 1.5}}, "progressToken must be a string or an integer"),
+        ({"_meta": {"progressToken": "t"}}, "progressToken 't' is already in use"),
+    ]
+    for params, message in cases:
+        with pytest.raises(ValueError) as bad:
+            session.send_request("ping", params, now=0.0, timeout=None, want_progress=True)
+        assert str(bad.value) == message
+
+
+def test_refused_version_message_lists_what_the_client_speaks() -> None:
+    session = Session(client_info=CLIENT_INFO, capabilities={})
+    session.start_handshake(now=0.0, timeout=None)
+    with pytest.raises(ConnectionError) as info:
+        session.complete_handshake({"protocolVersion": "1999-01-01", "capabilities": {}})
+    assert str(info.value) == (
+        "the server answered initialize with protocol version '1999-01-01'; this client"
+        " speaks " + ", ".join(session.supported_versions)
+    )
