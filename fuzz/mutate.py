@@ -35,7 +35,10 @@ MODULES: dict[str, list[str]] = {
     "http": ["tests/proto/test_http.py", "tests/proto/test_mutants_http.py"],
     "session": ["tests/proto/test_session.py", "tests/proto/test_mutants_session.py"],
     "pagination": ["tests/proto/test_client_core.py", "tests/proto/test_mutants_http.py"],
-    "compression": ["tests/proto/test_compression.py"],
+    "compression": [
+        "tests/proto/test_compression.py",
+        "tests/proto/test_mutants_compression.py",
+    ],
     "jsonrpc": [
         "tests/proto/test_jsonrpc.py",
         "tests/proto/test_jsonrpc_backends.py",
