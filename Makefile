@@ -52,3 +52,19 @@ bench: $(STAMP)
 
 clean:
 	rm -rf $(VENV) tests/peers/node_modules .pytest_cache .mypy_cache .ruff_cache
+
+# Fuzzing (issue 11): each target in fuzz/ for FUZZ_SECONDS, coverage-guided under
+# atheris (installed here, into the venv, if it installs), else the hypothesis
+# byte-stream driver. `make test` only replays fuzz/corpus/ (tests/proto/test_fuzz_targets.py).
+FUZZ_SECONDS ?= 300
+FUZZ_TARGETS ?=
+fuzz: $(STAMP)
+	-$(PY) -m pip install -q --disable-pip-version-check -e '.[fuzz]'
+	$(PY) fuzz/run.py $(FUZZ_TARGETS) --seconds $(FUZZ_SECONDS)
+
+# Mutation testing (issue 11), one pure module at a time against its own tests; not part
+# of `make test`. MUTATE_MODULES picks modules; scores are recorded in docs/testing.md.
+MUTATE_MODULES ?=
+mutate: $(STAMP)
+	$(PY) -m pip install -q --disable-pip-version-check -e '.[mutate]'
+	$(PY) fuzz/mutate.py $(MUTATE_MODULES)

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import sys
 from collections.abc import Iterable, Sequence
@@ -401,6 +402,19 @@ def run_plain(iterations: int, seed: int) -> int:
             sys.stderr.write(f"invariant broken at iteration {i} (seed {seed}); input:\n{data!r}\n")
             raise
     return iterations
+
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _fuzzlib import Target  # noqa: E402
+
+#: The target record for ``fuzz/run.py`` and the corpus test (the same ``check_one``).
+TARGET = Target(
+    name="session",
+    check=check_one,
+    seeds=tuple(seed + b"\n" for seed in SEEDS),
+    max_len=4096,
+    description="stdio bytes -> framer -> Session -> serve_request -> replies",
+)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -274,6 +274,22 @@ def _is_digit(cp: int) -> bool:
     return 0x30 <= cp <= 0x39
 
 
+# Decimal numbers in a pattern (repetition counts, back-references) longer than this,
+# leading zeros aside, are read as _TOO_BIG: every such number is refused anyway, and
+# int() of a string over 4,300 digits raises a bare ValueError (issue 11, case 2).
+_MAX_DECIMAL_DIGITS = 9
+_TOO_BIG = 1_000_000_000  # 10 ** _MAX_DECIMAL_DIGITS
+
+
+def _decimal(cps: list[int], start: int, end: int) -> int:
+    """The ASCII digits ``cps[start:end]`` as an int, clamped to ``_TOO_BIG``."""
+    while start < end - 1 and cps[start] == 0x30:
+        start += 1
+    if end - start > _MAX_DECIMAL_DIGITS:
+        return _TOO_BIG
+    return int("".join(chr(x) for x in cps[start:end]))
+
+
 def _count_groups(cps: list[int]) -> int:
     """Capturing groups in the pattern (needed before parsing: ``\\N`` must name one)."""
     count = 0
@@ -427,7 +443,7 @@ class _Parser:
                 j += 1
             if j == start:
                 return None, j
-            return int("".join(chr(x) for x in cps[start:j])), j
+            return _decimal(cps, start, j), j
 
         low, i = digits(i)
         if low is None:
@@ -461,7 +477,8 @@ class _Parser:
         else:
             return atom
         low, high = bounds
-        if high is not None and high < low:
+        # Two clamped counts cannot be ordered; both are refused just below anyway.
+        if high is not None and high < low and high != _TOO_BIG:
             raise self._error("numbers out of order in {} quantifier")
         if low > _MAX_REPEAT or (high is not None and high > _MAX_REPEAT):
             self._cannot(f"a repetition count above {_MAX_REPEAT} is more than the engine can run")
@@ -560,9 +577,11 @@ class _Parser:
             start = self.pos
             while _is_digit(self._peek() or 0):
                 self.pos += 1
-            number = int("".join(chr(x) for x in self.cps[start : self.pos]))
+            number = _decimal(self.cps, start, self.pos)
             if number > self.total_groups:
-                raise self._error(f"\\{number} names no capturing group")
+                digits = "".join(chr(x) for x in self.cps[start : min(self.pos, start + 12)])
+                more = "..." if self.pos - start > 12 else ""
+                raise self._error(f"\\{digits}{more} names no capturing group")
             ref = _Reference(number, None)
             self.references.append(ref)
             return ref

@@ -148,14 +148,22 @@ def validate_sampling_history(messages: Any) -> str | None:
         if msg["role"] == "user":
             if "tool_result" in kinds and any(k != "tool_result" for k in kinds):
                 return f"message {i} mixes tool results with other content"
-            answered = {c.get("toolUseId") for c in items if c.get("type") == "tool_result"}
+            results = [c for c in items if c.get("type") == "tool_result"]
+            # ToolResultContent.toolUseId is a string (2025-11-25 schema); a list or an
+            # object here is malformed params, not a set member (issue 11, case 1).
+            if not all(isinstance(c.get("toolUseId"), str) for c in results):
+                return f"message {i} has a tool result without a string toolUseId"
+            answered = {c["toolUseId"] for c in results}
             if pending_tool_uses and not pending_tool_uses <= answered:
                 return f"message {i} does not answer every tool use of the previous message"
             pending_tool_uses = set()
         else:
             if pending_tool_uses:
                 return f"message {i} follows unanswered tool uses"
-            pending_tool_uses = {str(c.get("id")) for c in items if c.get("type") == "tool_use"}
+            uses = [c for c in items if c.get("type") == "tool_use"]
+            if not all(isinstance(c.get("id"), str) for c in uses):
+                return f"message {i} has a tool use without a string id"
+            pending_tool_uses = {c["id"] for c in uses}
     return None
 
 

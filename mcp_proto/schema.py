@@ -321,6 +321,22 @@ def _pointer_tokens(fragment: str) -> list[str] | None:
     return [t.replace("~1", "/").replace("~0", "~") for t in fragment[1:].split("/")]
 
 
+# An array index in a JSON Pointer, read as the engine reads it (Rust's usize parser:
+# ASCII digits, optionally "+" and leading zeros, looser than RFC 6901 §4), so that every
+# subschema the engine can reach is walked and its patterns translated. Never
+# str.isdigit(), which accepts "²" (issue 11, case 3), nor int() on any length.
+_ARRAY_INDEX: Final = re.compile(r"\+?0*([0-9]+)")
+
+
+def _array_index(token: str, length: int) -> int:
+    """The index ``token`` names in an array of ``length`` items, or -1 if none."""
+    match = _ARRAY_INDEX.fullmatch(token)
+    if match is None or len(match[1]) > len(str(length)):
+        return -1
+    index = int(match[1])
+    return index if index < length else -1
+
+
 def _pointer(parts: Any) -> str:
     return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
 
@@ -590,8 +606,8 @@ class _Preparer:
             for token in tokens:
                 if isinstance(node, dict) and token in node:
                     node = node[token]
-                elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
-                    node = node[int(token)]
+                elif isinstance(node, list) and (index := _array_index(token, len(node))) >= 0:
+                    node = node[index]
                 else:
                     node = None
                     break

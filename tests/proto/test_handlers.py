@@ -430,6 +430,38 @@ def test_invalid_histories(messages: Any, problem: str | None) -> None:
     assert called == []  # the handler never runs on a malformed history
 
 
+@pytest.mark.parametrize("tool_use_id", [[], {}, None, 5])
+def test_unhashable_tool_use_id_is_invalid_params(tool_use_id: Any) -> None:
+    """Issue 11, case 1: ``"toolUseId": []`` made serve_request raise TypeError
+    (unhashable), which both shells turned into -32603 and an ERROR traceback."""
+    params = {
+        "messages": [
+            {"role": "user", "content": {"type": "tool_result", "toolUseId": tool_use_id}}
+        ],
+        "maxTokens": 5,
+    }
+    called: list[Any] = []
+    reply, driver = serve(Handlers(sampling=called.append), "sampling/createMessage", params)
+    assert reply == Reply(
+        code=-32602,
+        message="Invalid sampling request: message 0 has a tool result without a string toolUseId",
+    )
+    assert called == [] and driver.logs == []
+
+
+@pytest.mark.parametrize("tool_id", [[], {}, None, 7])
+def test_tool_use_without_string_id_is_invalid_params(tool_id: Any) -> None:
+    use = {"type": "tool_use", "id": tool_id, "name": "weather", "input": {}}
+    messages = [user(TEXT), assistant(use), user(RES_A)]
+    reply, _ = serve(
+        Handlers(sampling=lambda m: "x"), "sampling/createMessage", {"messages": messages}
+    )
+    assert reply.code == -32602
+    assert reply.message == (
+        "Invalid sampling request: message 1 has a tool use without a string id"
+    )
+
+
 def test_missing_messages_is_invalid() -> None:
     reply, _ = serve(Handlers(sampling=lambda: "x"), "sampling/createMessage", {})
     assert reply.code == -32602

@@ -1,0 +1,87 @@
+"""Fuzz target: the stdio framer (``mcp_proto.stdio.LineFramer``).
+
+Feeds: a server's stdout bytes. The first byte picks ``max_line_size`` and ``decode``, the
+second how the rest is chunked; the rest is the stream.
+
+Contract: only ``LineTooLongError`` escapes, and only from ``next_line``; the lines (and
+whether and where the bound trips) do not depend on chunking, nor on ``receive_data``
+versus ``get_buffer``/``buffer_updated``; no line holds a newline or exceeds the bound; what
+stays buffered after ``NEED_DATA`` is within the bound (issue 11: compaction).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from _fuzzlib import Reader, Target
+
+from mcp_proto import NEED_DATA
+from mcp_proto.errors import LineTooLongError
+from mcp_proto.stdio import EOF, LineFramer
+
+LIMITS = (1, 4, 16, 64, 1 << 20)
+
+
+def _run(chunks: list[bytes], limit: int, decode: bool, zero_copy: bool) -> list[Any]:
+    framer = LineFramer(limit, decode=decode)
+    out: list[Any] = []
+
+    def pump() -> bool:
+        while True:
+            line = framer.next_line()
+            if line is NEED_DATA:
+                assert framer.buffered <= limit, "unread input beyond the line bound"
+                return True
+            if isinstance(line, EOF):
+                out.append("EOF")
+                return False
+            assert isinstance(line, (bytes, str)) and line and not line.isspace()
+            raw = line.encode("utf-8") if isinstance(line, str) else line
+            assert b"\n" not in raw and len(raw) <= limit
+            out.append(line)
+
+    try:
+        for chunk in [*chunks, b""]:
+            if zero_copy:
+                with framer.get_buffer(max(len(chunk), 1)) as view:
+                    view[: len(chunk)] = chunk
+                framer.buffer_updated(len(chunk))
+            else:
+                framer.receive_data(chunk)
+            if not pump():
+                break
+    except LineTooLongError:
+        out.append("too long")
+    return out
+
+
+def check(data: bytes) -> None:
+    reader = Reader(data)
+    head = reader.byte()
+    limit, decode = LIMITS[head % len(LIMITS)], bool(head & 0x80)
+    step = 1 + reader.below(16)
+    stream = reader.rest()
+    whole = _run([stream] if stream else [], limit, decode, zero_copy=False)
+    pieces = [stream[i : i + step] for i in range(0, len(stream), step)]
+    assert _run(pieces, limit, decode, zero_copy=False) == whole, "chunking changed lines"
+    assert _run(pieces, limit, decode, zero_copy=True) == whole, "get_buffer changed lines"
+
+
+TARGET = Target(
+    name="stdio",
+    description="stdout bytes -> LineFramer (chunked, zero-copy) -> lines",
+    check=check,
+    seeds=(
+        b"\x04\x03" + b'{"jsonrpc":"2.0","id":1,"result":{}}\n',
+        b"\x84\x01" + b"\xef\xbb\xbf{}\r\n\n\r\n{}\r",
+        b"\x02\x05" + b"\nabc\r\n" + b"x" * 20 + b"\n",
+        b"\x03\x02" + b"12345678901234567\n1234\n",
+        b"\x00\x00" + b"\xff\xfe\n \t \n",
+    ),
+    max_len=2048,
+)
+
+if __name__ == "__main__":
+    from run import main
+
+    main(["stdio"])
