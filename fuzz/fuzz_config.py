@@ -131,10 +131,6 @@ def check(data: bytes) -> None:
     except ValueError as exc:
         assert str(exc)
         configs, warnings = [], []
-    except OverflowError:
-        # Issue 11 item 4 (a 400-digit timeout aborts the whole file): known, fixed by
-        # another helper's branch; this exclusion goes at merge.
-        configs, warnings = [], []
     assert all(isinstance(w, str) for w in warnings)
     for config in configs:
         assert isinstance(config, ServerConfig)
@@ -143,10 +139,6 @@ def check(data: bytes) -> None:
         redacted = redact_config(document)
     except TypeError:
         assert not isinstance(document, Mapping)
-        return
-    except RecursionError:
-        # Issue 11 item 5 (redact_config on a mapping ~500 levels deep): known, fixed by
-        # another helper's branch; this exclusion goes at merge.
         return
     assert isinstance(document, Mapping) and isinstance(redacted, dict)
     _check_redacted(redacted)
