@@ -1,5 +1,5 @@
 """Fuzz target: the SSE parser (``mcp_proto.sse.SSEParser``) and the HTTP resumption state
-it feeds (``HttpSessionState.note_event``).
+it feeds (``HttpSessionState.note_event`` with one ``SseStream``).
 
 Feeds: the body of a ``text/event-stream`` response. The first byte picks
 ``max_event_size``, the second the chunk size; the rest is the stream.
@@ -17,7 +17,12 @@ from _fuzzlib import Reader, Target
 
 from mcp_proto import NEED_DATA
 from mcp_proto.errors import ResponseTooLargeError
-from mcp_proto.http import MAX_RECONNECT_DELAY, MIN_RECONNECT_DELAY, HttpSessionState
+from mcp_proto.http import (
+    MAX_RECONNECT_DELAY,
+    MIN_RECONNECT_DELAY,
+    HttpSessionState,
+    SseStream,
+)
 from mcp_proto.sse import SSEEvent, SSEParser, is_retainable_event_id
 
 LIMITS = (3, 8, 32, 256, 1 << 20)
@@ -26,6 +31,7 @@ LIMITS = (3, 8, 32, 256, 1 << 20)
 def _run(chunks: list[bytes], limit: int) -> list[Any]:
     parser = SSEParser(limit)
     state = HttpSessionState()
+    stream = SseStream()
     out: list[Any] = []
 
     def drain() -> None:
@@ -35,10 +41,10 @@ def _run(chunks: list[bytes], limit: int) -> list[Any]:
             assert event.id is None or isinstance(event.id, str)
             assert event.retry is None or (isinstance(event.retry, int) and event.retry >= 0)
             assert len(event.data.encode("utf-8", "surrogatepass")) <= 3 * limit
-            state.note_event(event)
+            state.note_event(event, stream)
             out.append(event)
-        state.note_id(parser.last_event_id)
-        assert state.last_event_id is None or is_retainable_event_id(state.last_event_id)
+        stream.note_id(parser.last_event_id)
+        assert stream.last_event_id is None or is_retainable_event_id(stream.last_event_id)
         assert MIN_RECONNECT_DELAY <= state.reconnect_delay <= MAX_RECONNECT_DELAY
 
     try:
