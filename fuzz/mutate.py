@@ -32,8 +32,18 @@ ROOT = Path(__file__).resolve().parents[1]
 MODULES: dict[str, list[str]] = {
     "sse": ["tests/proto/test_sse.py", "tests/proto/test_mutants_framing.py"],
     "stdio": ["tests/proto/test_stdio_framer.py", "tests/proto/test_mutants_framing.py"],
-    "http": ["tests/proto/test_http.py", "tests/proto/test_mutants_http.py"],
-    "session": ["tests/proto/test_session.py", "tests/proto/test_mutants_session.py"],
+    "http": [
+        "tests/proto/test_http.py",
+        "tests/proto/test_mutants_http.py",
+        "tests/proto/test_http_streams.py",
+        "tests/proto/test_http_errors.py",
+    ],
+    "session": [
+        "tests/proto/test_session.py",
+        "tests/proto/test_mutants_session.py",
+        "tests/proto/test_session_close.py",
+        "tests/proto/test_unusable_output.py",
+    ],
     "pagination": ["tests/proto/test_client_core.py", "tests/proto/test_mutants_http.py"],
     "compression": [
         "tests/proto/test_compression.py",
