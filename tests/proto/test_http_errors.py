@@ -144,6 +144,8 @@ def test_404_to_our_session_id_is_a_session_expired_error() -> None:
     assert type(error) is SessionExpiredError
     assert isinstance(error, ConnectionError)
     assert str(error) == "server 'srv': the session expired during tools/list"
+    # A notification or the GET stream has no method to name (a mutation-run survivor).
+    assert str(session_expired_error("srv", None)) == "server 'srv': the session expired"
 
 
 @pytest.mark.parametrize("method", ["tools/list", "resources/read", "ping", "prompts/get"])
