@@ -37,6 +37,7 @@ from mcp_proto.errors import (
     CapabilityError,
     ConnectionError,
     HeaderMismatchError,
+    IncompatibleServerError,
     LocalProtocolError,
     MCPError,
     MissingRequiredClientCapabilityError,
@@ -146,6 +147,11 @@ def test_refused_versions_raise_connection_error(server_result: Any) -> None:
     with pytest.raises(ConnectionError) as info:
         session.complete_handshake(event.result)
     assert not isinstance(info.value, ServerError)
+    # The typed fact the connect fallback and the user read: the revision the server
+    # named, when it named one as a string (a mutation-run survivor without this).
+    assert isinstance(info.value, IncompatibleServerError)
+    named = server_result.get("protocolVersion") if isinstance(server_result, dict) else None
+    assert info.value.protocol_version == (named if isinstance(named, str) else None)
     assert session.state is State.INITIALIZING  # the shell disconnects next
     assert session.server is None
     assert sent(session) == []  # no notifications/initialized
