@@ -166,6 +166,12 @@ def test_refused_version_text_is_sanitised() -> None:
     assert "\n" not in message
     assert "FAKE LOG LINE" in message
     assert len(message) < 400
+    # Exactly 64 characters of the peer's repr are quoted (a mutation-run survivor).
+    quoted = "'\\nFAKE LOG LINE" + "x" * 48
+    assert message == (
+        f"the server answered initialize with protocol version {quoted}... (truncated "
+        "from 517 chars); this client speaks 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05"
+    )
 
 
 def test_handshake_tolerates_malformed_optional_fields() -> None:
