@@ -25,10 +25,12 @@ import json
 import os
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from mcp_proto.effects import CallHost, Log
 
 FUZZ_DIR = Path(__file__).resolve().parent
 CORPUS_DIR = FUZZ_DIR / "corpus"
@@ -165,6 +167,28 @@ def json_input(data: bytes, build: Callable[[Reader], Any]) -> Any:
         except (ValueError, RecursionError):
             pass
     return build(Reader(data))
+
+
+def drive_host_op(op: Generator[Any, Any, Any]) -> Any:
+    """Run a core operation that only asks the host (``serve_request``) as a shell would:
+    a ``CallHost`` runs here, its exception thrown back into the operation; a ``Log``
+    must carry a known level. Returns the operation's result."""
+    value: Any = None
+    error: BaseException | None = None
+    while True:
+        try:
+            effect = op.throw(error) if error is not None else op.send(value)
+        except StopIteration as stop:
+            return stop.value
+        value, error = None, None
+        if isinstance(effect, CallHost):
+            try:
+                value = effect.fn(*effect.args)
+            except Exception as exc:  # host code: thrown back, as the shells do
+                error = exc
+        else:
+            assert isinstance(effect, Log), effect
+            assert effect.level in ("DEBUG", "INFO", "WARNING", "ERROR"), effect
 
 
 # ---------------------------------------------------------------- drivers

@@ -16,10 +16,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from _fuzzlib import Reader, Target, json_input, json_value
+from _fuzzlib import Reader, Target, drive_host_op, json_input, json_value
 
 from mcp_proto import jsonrpc
-from mcp_proto.effects import CallHost, Log
 from mcp_proto.handlers import Handlers, Reply, serve_request
 from mcp_proto.types import Root
 
@@ -157,24 +156,7 @@ def check(data: bytes) -> None:
         elicitation=handler,
         roots=lambda: [Root("file:///r")] if not raises else handler(),
     )
-    op = serve_request(handlers, method, params, server="fuzz")
-    value: Any = None
-    error: BaseException | None = None
-    while True:
-        try:
-            effect = op.throw(error) if error is not None else op.send(value)
-        except StopIteration as stop:
-            reply = stop.value
-            break
-        value, error = None, None
-        if isinstance(effect, CallHost):
-            try:
-                value = effect.fn(*effect.args)
-            except Exception as exc:  # host code: thrown back, as the shells do
-                error = exc
-        else:
-            assert isinstance(effect, Log), effect
-            assert effect.level in ("DEBUG", "INFO", "WARNING", "ERROR")
+    reply = drive_host_op(serve_request(handlers, method, params, server="fuzz"))
     assert isinstance(reply, Reply)
     if reply.code is None:
         jsonrpc.encode_result(1, reply.result)

@@ -31,8 +31,11 @@ import sys
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+# The shared fuzzing helpers sit beside this file (it also runs as a plain script).
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _fuzzlib import Target, drive_host_op
+
 from mcp_proto import NEED_DATA
-from mcp_proto.effects import CallHost, Log
 from mcp_proto.errors import LineTooLongError, MCPError, TransportError
 from mcp_proto.events import (
     LogMessage,
@@ -121,23 +124,7 @@ def _make_session(max_line_size: int) -> Session:
 
 def _serve(session: Session, event: ServerRequest) -> tuple[Any, ...]:
     """Answer a server request as a shell would (host handlers are plain functions)."""
-    op = serve_request(_HANDLERS, event.method, event.params, server="fuzz")
-    value: Any = None
-    error: BaseException | None = None
-    while True:
-        try:
-            effect = op.throw(error) if error is not None else op.send(value)
-        except StopIteration as stop:
-            reply = stop.value
-            break
-        value, error = None, None
-        if isinstance(effect, CallHost):
-            try:
-                value = effect.fn(*effect.args)
-            except Exception as exc:  # host code: thrown back, as the shells do
-                error = exc
-        else:
-            assert isinstance(effect, Log), effect
+    reply = drive_host_op(serve_request(_HANDLERS, event.method, event.params, server="fuzz"))
     assert isinstance(reply, Reply)
     if reply.code is not None:
         assert reply.message is not None
@@ -403,9 +390,6 @@ def run_plain(iterations: int, seed: int) -> int:
             raise
     return iterations
 
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _fuzzlib import Target  # noqa: E402
 
 #: The target record for ``fuzz/run.py`` and the corpus test (the same ``check_one``).
 TARGET = Target(
