@@ -24,11 +24,11 @@ tests/peers/node_modules/.package-lock.json: tests/peers/package.json tests/peer
 peers: tests/peers/node_modules/.package-lock.json
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check mcp_proto mcp_io_sync mcp_io_trio tests bench fuzz examples
-	$(VENV)/bin/ruff format --check mcp_proto mcp_io_sync mcp_io_trio
+	$(VENV)/bin/ruff check mcp_proto mcp_io_common mcp_io_sync mcp_io_trio tests bench fuzz examples
+	$(VENV)/bin/ruff format --check mcp_proto mcp_io_common mcp_io_sync mcp_io_trio
 
 typecheck: $(STAMP)
-	$(VENV)/bin/mypy --strict mcp_proto mcp_io_sync mcp_io_trio
+	$(VENV)/bin/mypy --strict mcp_proto mcp_io_common mcp_io_sync mcp_io_trio
 
 # The core's tests run twice: with orjson (the "fast" extra, installed here) and with
 # the standard json module alone, the path of an install without the extra.

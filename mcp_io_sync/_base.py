@@ -23,10 +23,9 @@ from mcp_proto.effects import Call
 from mcp_proto.errors import ConnectionError, MCPError, SessionExpiredError
 from mcp_proto.http import backoff_delay, is_retryable
 from mcp_proto.limits import Limits
+from mcp_proto.server_view import ServerView
 from mcp_proto.session import ServerInfo, Session, State
 from mcp_proto.types import Implementation
-
-from ._view import ServerView
 
 __all__ = ["BaseServer", "SessionExpired"]
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import queue
 import re
@@ -12,6 +11,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
+from mcp_io_common.commands import check_commands
+from mcp_io_common.files import load_definition_file
 from mcp_proto import events as ev
 from mcp_proto import jsonrpc, llm
 from mcp_proto.client import ClientCore, ServerEntry
@@ -19,9 +20,9 @@ from mcp_proto.config import (
     ProtocolMode,
     ServerConfig,
     config_from_dict,
-    parse_server_definitions,
     redact_config,
 )
+from mcp_proto.definitions import unique_server_names
 from mcp_proto.effects import Call, CallHost, Connect, Effect, Log, Notify, Op, ProgressCallback
 from mcp_proto.errors import MCPError
 from mcp_proto.handlers import Handlers, Reply, serve_request
@@ -30,7 +31,6 @@ from mcp_proto.targets import TargetOptions, fallback_error, may_fall_back, plan
 from mcp_proto.types import Implementation, Prompt, ResourceContent, Root, Tool
 
 from ._base import BaseServer
-from ._commands import check_commands
 from ._stdio import StdioServer
 
 if TYPE_CHECKING:  # ssl is only an annotation here; importing it costs start-up time
@@ -60,18 +60,6 @@ def _transport_class(kind: str) -> type[BaseServer]:
 
 _LOGGER = logging.getLogger("mcp_io_sync")
 _LOGGER.addHandler(logging.NullHandler())
-
-
-def _server_names(configs: Sequence[ServerConfig]) -> list[str]:
-    names: list[str] = []
-    for i, cfg in enumerate(configs):
-        base = cfg.name or f"server_{i}"
-        name, n = base, 1
-        while name.lower() in {x.lower() for x in names}:
-            n += 1
-            name = f"{base}_{n}"
-        names.append(name)
-    return names
 
 
 class Client:
@@ -106,7 +94,7 @@ class Client:
         self.limits = limits or Limits()
         if isinstance(client_info, Mapping):
             client_info = Implementation.from_dict(client_info)
-        names = _server_names(configs)
+        names = unique_server_names(configs)
         self._http_options: dict[str, Any] = {"ssl_context": ssl_context, "proxy": proxy}
         self._core = ClientCore(
             [ServerEntry(n, c.type) for n, c in zip(names, configs, strict=True)],
@@ -659,18 +647,3 @@ def create_client(
     if server_definition_file is not None:
         configs.extend(load_definition_file(server_definition_file, logger or _LOGGER))
     return Client(configs, logger=logger, **client_kwargs)
-
-
-def load_definition_file(path: str | Path, logger: logging.Logger) -> list[ServerConfig]:
-    """Read an ``{"mcpServers": {...}}`` file (CONN-19); both shells use this."""
-    path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ValueError(f"cannot read server definition file {str(path)!r}: {exc}") from exc
-    except ValueError as exc:
-        raise ValueError(f"server definition file {str(path)!r} is not valid JSON: {exc}") from exc
-    parsed, warnings = parse_server_definitions(data)
-    for warning in warnings:
-        logger.warning("%s: %s", path, warning)
-    return parsed

@@ -18,6 +18,20 @@ from typing import Any
 
 import httpcore
 
+from mcp_io_common.httpcore_glue import (
+    ERROR_BODY_CAP,
+    GET_READY_WAIT,
+    HTTPCORE_ERRORS,
+    MAX_CONNECTIONS,
+    MAX_RESUMES,
+    PostHeads,
+    deprecation_notice,
+    enc,
+    header,
+    str_headers,
+    transport_error,
+    without_channel,
+)
 from mcp_proto.compression import decoder_for
 from mcp_proto.config import ServerConfig
 from mcp_proto.errors import (
@@ -41,20 +55,6 @@ from mcp_proto.session import ServerInfo, Session
 from mcp_proto.sse import SSEEvent, SSEParser
 
 from ._base import BaseServer
-from ._http_common import (
-    ERROR_BODY_CAP,
-    GET_READY_WAIT,
-    HTTPCORE_ERRORS,
-    MAX_CONNECTIONS,
-    MAX_RESUMES,
-    PostHeads,
-    deprecation_notice,
-    enc,
-    header,
-    str_headers,
-    transport_error,
-    without_channel,
-)
 from ._pool import ConnectionPool
 
 __all__ = ["HttpServer", "SseServer", "StreamableHttpServer"]

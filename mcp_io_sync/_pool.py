@@ -35,37 +35,13 @@ import threading
 import time
 import types
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Any
 
 import httpcore
 
+from mcp_io_common.httpcore_glue import RequestTarget as _Target
+
 __all__ = ["ConnectionPool", "FastBackend"]
-
-
-_DEFAULT_PORTS: Final = {b"http": 80, b"https": 443}
-
-
-class _Target:
-    """A parsed request URL with what every request to it needs precomputed."""
-
-    __slots__ = ("host_header", "origin", "url")
-
-    def __init__(self, url: str) -> None:
-        parsed = httpcore.URL(url)
-        if parsed.scheme not in _DEFAULT_PORTS:
-            raise httpcore.UnsupportedProtocol(
-                f"Request URL has an unsupported protocol '{parsed.scheme.decode()}://'."
-                if parsed.scheme
-                else "Request URL is missing an 'http://' or 'https://' protocol."
-            )
-        self.url = parsed
-        self.origin = parsed.origin
-        default = _DEFAULT_PORTS[parsed.scheme]
-        self.host_header = (
-            parsed.host
-            if parsed.port is None or parsed.port == default
-            else b"%b:%d" % (parsed.host, parsed.port)
-        )
 
 
 class FastBackend(httpcore.NetworkBackend):

@@ -14,6 +14,15 @@ import threading
 import time
 from typing import Any
 
+from mcp_io_common.processes import (
+    BIG_PIPE,
+    KILL,
+    TERMINATE,
+    enlarge_pipes,
+    group_alive,
+    server_group,
+    signal_group,
+)
 from mcp_proto._util import NEED_DATA
 from mcp_proto.config import ServerConfig
 from mcp_proto.errors import (
@@ -26,15 +35,6 @@ from mcp_proto.session import Session
 from mcp_proto.stdio import LineFramer, frame
 
 from ._base import BaseServer
-from ._pipes import (
-    BIG_PIPE,
-    KILL,
-    TERMINATE,
-    enlarge_pipes,
-    group_alive,
-    server_group,
-    signal_group,
-)
 
 __all__ = ["StdioServer"]
 

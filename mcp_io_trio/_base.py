@@ -16,13 +16,13 @@ from typing import Any
 
 import trio
 
-from mcp_io_sync._view import ServerView
 from mcp_proto import events as ev
 from mcp_proto._util import NEED_DATA
 from mcp_proto.config import ServerConfig
 from mcp_proto.errors import ConnectionError, MCPError, SessionExpiredError
 from mcp_proto.http import backoff_delay, is_retryable
 from mcp_proto.limits import Limits
+from mcp_proto.server_view import ServerView
 from mcp_proto.session import ServerInfo, Session, State
 from mcp_proto.types import Implementation
 

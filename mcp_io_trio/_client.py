@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import trio
 
-from mcp_io_sync._client import _server_names, load_definition_file
-from mcp_io_sync._commands import check_commands
+from mcp_io_common.commands import check_commands
+from mcp_io_common.files import load_definition_file
 from mcp_proto import events as ev
 from mcp_proto import jsonrpc, llm
 from mcp_proto.client import ClientCore, ServerEntry
@@ -24,6 +24,7 @@ from mcp_proto.config import (
     config_from_dict,
     redact_config,
 )
+from mcp_proto.definitions import unique_server_names
 from mcp_proto.effects import Call, CallHost, Connect, Effect, Log, Notify, Op, ProgressCallback
 from mcp_proto.errors import MCPError
 from mcp_proto.handlers import Handlers, Reply, serve_request
@@ -100,7 +101,7 @@ class Client:
         self.limits = limits or Limits()
         if isinstance(client_info, Mapping):
             client_info = Implementation.from_dict(client_info)
-        names = _server_names(configs)
+        names = unique_server_names(configs)
         self._http_options: dict[str, Any] = {"ssl_context": ssl_context, "proxy": proxy}
         self._core = ClientCore(
             [ServerEntry(n, c.type) for n, c in zip(names, configs, strict=True)],

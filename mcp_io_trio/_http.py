@@ -13,7 +13,7 @@ from typing import Any
 import httpcore
 import trio
 
-from mcp_io_sync._http_common import (
+from mcp_io_common.httpcore_glue import (
     ERROR_BODY_CAP,
     GET_READY_WAIT,
     HTTPCORE_ERRORS,

@@ -48,7 +48,7 @@ except ImportError:  # pragma: no cover - a future httpcore
             return None
 
 
-from mcp_io_sync._pool import _Target
+from mcp_io_common.httpcore_glue import RequestTarget as _Target
 
 __all__ = ["AsyncConnectionPool", "FastBackend"]
 

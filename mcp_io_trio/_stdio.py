@@ -19,7 +19,7 @@ from typing import Any, cast
 
 import trio
 
-from mcp_io_sync._pipes import (
+from mcp_io_common.processes import (
     BIG_PIPE,
     KILL,
     TERMINATE,

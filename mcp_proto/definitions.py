@@ -7,7 +7,7 @@ filesystem.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 from urllib.parse import urlsplit
 
@@ -22,7 +22,12 @@ from .server_config import (
     streamable_http_config,
 )
 
-__all__ = ["TYPE_SPELLINGS", "config_from_dict", "parse_server_definitions"]
+__all__ = [
+    "TYPE_SPELLINGS",
+    "config_from_dict",
+    "parse_server_definitions",
+    "unique_server_names",
+]
 
 
 # Spellings of ``type`` seen in the wild, compared with case and separators removed.
@@ -293,3 +298,17 @@ def parse_server_definitions(obj: object) -> tuple[list[ServerConfig], list[str]
             seen.add(name)
         configs.append(config)
     return configs, warnings
+
+
+def unique_server_names(configs: Sequence[ServerConfig]) -> list[str]:
+    """Names for servers, in order: each its own ``name`` or ``server_<i>``, made
+    unique case-insensitively by a ``_2``, ``_3``… suffix."""
+    names: list[str] = []
+    for i, cfg in enumerate(configs):
+        base = cfg.name or f"server_{i}"
+        name, n = base, 1
+        while name.lower() in {x.lower() for x in names}:
+            n += 1
+            name = f"{base}_{n}"
+        names.append(name)
+    return names

@@ -20,6 +20,7 @@ __all__ = [
     "MAX_CONNECTIONS",
     "MAX_RESUMES",
     "PostHeads",
+    "RequestTarget",
     "deprecation_notice",
     "enc",
     "header",
@@ -109,3 +110,29 @@ class PostHeads:
 # How long connecting waits for the server to answer the Streamable HTTP GET stream
 # (capped by read_timeout) before the first request; see _after_handshake.
 GET_READY_WAIT = 2.0
+
+
+_DEFAULT_PORTS: Final = {b"http": 80, b"https": 443}
+
+
+class RequestTarget:
+    """A parsed request URL with what every request to it needs precomputed."""
+
+    __slots__ = ("host_header", "origin", "url")
+
+    def __init__(self, url: str) -> None:
+        parsed = httpcore.URL(url)
+        if parsed.scheme not in _DEFAULT_PORTS:
+            raise httpcore.UnsupportedProtocol(
+                f"Request URL has an unsupported protocol '{parsed.scheme.decode()}://'."
+                if parsed.scheme
+                else "Request URL is missing an 'http://' or 'https://' protocol."
+            )
+        self.url = parsed
+        self.origin = parsed.origin
+        default = _DEFAULT_PORTS[parsed.scheme]
+        self.host_header = (
+            parsed.host
+            if parsed.port is None or parsed.port == default
+            else b"%b:%d" % (parsed.host, parsed.port)
+        )

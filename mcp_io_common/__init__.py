@@ -1,0 +1,14 @@
+"""mcp_io_common: the non-protocol mechanics both shells share (issue 9, item 5).
+
+Neither shell imports the other (``tests/test_shell_independence.py``). What both need
+is either pure, and then lives in ``mcp_proto``, or touches the operating system or the
+HTTP library, and then lives here, once:
+
+* ``processes``: pipe sizes and the server's process group (signals, waiting);
+* ``commands``: looking a command's first word up the way the child will see it;
+* ``files``: reading an ``mcpServers`` definition file;
+* ``httpcore_glue``: header encoding, request targets, httpcore's exceptions.
+
+It imports neither shell nor any event-loop library, so importing ``mcp_io_sync`` never
+loads Trio and importing ``mcp_io_trio`` never loads the blocking shell.
+"""
