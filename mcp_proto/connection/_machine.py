@@ -129,6 +129,11 @@ class Connection:
         return self._session.first_unusable if self._session is not None else None
 
     @property
+    def max_line_size(self) -> int:
+        """The bound on one message (a stdio line, an SSE event, a plain JSON body)."""
+        return self.config.max_line_size or self.limits.max_line_size
+
+    @property
     def pending_count(self) -> int:
         """Calls started and not ended yet."""
         return self._calls.open_count
@@ -309,12 +314,14 @@ class Connection:
                 self._outbox = []
             self._transport.closing(now)
         error = self._closed_error()
+        self._drain(now)  # what already arrived comes first
         self._init_rid = None
         self._transport.reset()
+        # Every open call ends now, with this error (none is retried: we are closing).
+        self._fail_all(error)
         if session is not None and session.state is not SessionState.CLOSED:
             session.connection_lost(error)
         self._drain(now)
-        self._fail_all(error)
         self._emit(CloseTransport(graceful=True))
 
     def _fail_all(self, error: MCPError) -> None:
@@ -399,6 +406,13 @@ class Connection:
         if self._close_deadline is not None and now >= self._close_deadline:
             self._finish_close(now)
         self._after(now)
+
+    def _expire(self, now: float) -> None:
+        """Expire what is due now (a transport saw a request outlive its deadline)."""
+        session = self._session
+        if session is not None and session.state is not SessionState.CLOSED:
+            session.handle_timeout(now)
+            self._drain(now)
 
     def frames_to_send(self) -> list[Frame]:
         out, self._frames = self._frames, []
@@ -592,6 +606,8 @@ class Connection:
             # Lifecycle § Version Negotiation: the client SHOULD disconnect.
             self._connect_failed(exc, now)
             return
+        self._transport.negotiated(info)
+        self._flush(now)  # notifications/initialized goes out first (Lifecycle)
         if self._transport.handshake_done(info, now):
             self._on_ready(now)
 

@@ -53,6 +53,9 @@ class Transport:
         """The driver opened it. Call ``conn._on_usable(now)`` once messages can flow."""
         self.conn._on_usable(now)
 
+    def negotiated(self, info: ServerInfo) -> None:
+        """``initialize`` was answered with ``info`` (before anything else is sent)."""
+
     def handshake_done(self, info: ServerInfo, now: float) -> bool:
         """``initialize`` was answered; True if requests may flow at once (else the
         transport calls ``conn._on_ready(now)`` later)."""
