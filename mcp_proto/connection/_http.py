@@ -8,7 +8,7 @@ module sequences them over exchanges:
 * the session id is captured from the head of the exchange that carried
   ``initialize`` (the connection tagged it: no byte matching);
 * a 404 to a request that carried the session id expires the session
-  (``Connection._session_expired``: new handshake, re-sends judged by the pipeline);
+  (``MachineCore._session_expired``: new handshake, re-sends judged by the pipeline);
 * a POST's SSE stream is read to its end (notifications after the result are
   delivered); if it ends before its request's answer, it is resumed with GET and its
   own ``Last-Event-ID`` after the server's ``retry:`` delay, at most ``MAX_RESUMES``
@@ -62,7 +62,7 @@ from ._transport import Outgoing, Transport
 from .frames import AbortExchange, ExchangeFailure, OpenTransport, StartExchange
 
 if TYPE_CHECKING:
-    from ._machine import Connection
+    from ._core import MachineCore
 
 __all__ = ["HttpTransport", "without_channel"]
 
@@ -83,7 +83,7 @@ def _header(headers: list[tuple[str, str]], name: str) -> str | None:
 
 
 class HttpTransport(Transport):
-    def __init__(self, conn: Connection, *, streamable: bool) -> None:
+    def __init__(self, conn: MachineCore, *, streamable: bool) -> None:
         super().__init__(conn)
         self.streamable = streamable
         config = conn.config

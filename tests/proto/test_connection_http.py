@@ -29,6 +29,7 @@ from mcp_proto.connection import (
     Closed,
     CloseTransport,
     Connected,
+    ConnectFailed,
     Diagnostic,
     ExchangeFailure,
     NotificationReceived,
@@ -598,3 +599,20 @@ def test_plain_http_posts_json_only_and_opens_no_get_stream() -> None:
     (initialized,) = h.exchanges()
     assert initialized.method == "POST"
     assert h.conn.next_deadline() is None
+
+
+def test_a_404_to_notifications_initialized_fails_the_connect_instead_of_looping() -> None:
+    h = harness(retries=0)
+    cid = h.conn.start_call("tools/list", now=0.0)
+    h.take_frames()
+    h.conn.transport_opened(0.0)
+    init = only(h.exchanges())
+    h.reply_json(init, init_result(body_of(init)["id"]), headers=[("Mcp-Session-Id", "s")])
+    initialized, _get = h.exchanges()
+    h.reply_status(initialized, 404)
+    events = h.take_events()
+    assert isinstance(events[0], ConnectFailed)
+    assert "refused the handshake" in str(events[0].error)
+    assert [e.call_id for e in events if isinstance(e, CallFailed)] == [cid]
+    # No new initialize: a server refusing every session is not asked forever.
+    assert [x for x in h.exchanges() if x.body and b"initialize" in x.body] == []
