@@ -119,10 +119,14 @@ class Connection(MachineCore):
         self._after(now)
 
     def answer(self, request_id: jsonrpc.RequestId, result: Any, *, now: float = 0.0) -> None:
-        """Answer a server request. Dropped after close (nobody to answer)."""
+        """Answer a server request. Dropped after close (nobody to answer), for a
+        request of an earlier session, and when already answered or refused."""
         session = self._session
         if session is None or session.state is SessionState.CLOSED:
             return
+        if request_id not in self._asked:
+            return
+        self._asked.discard(request_id)
         session.send_response(request_id, result)
         self._answered(now)
 
@@ -139,6 +143,9 @@ class Connection(MachineCore):
         session = self._session
         if session is None or session.state is SessionState.CLOSED:
             return
+        if request_id not in self._asked:
+            return
+        self._asked.discard(request_id)
         session.send_error_response(request_id, code, message, data)
         self._answered(now)
 

@@ -616,3 +616,23 @@ def test_a_404_to_notifications_initialized_fails_the_connect_instead_of_looping
     assert [e.call_id for e in events if isinstance(e, CallFailed)] == [cid]
     # No new initialize: a server refusing every session is not asked forever.
     assert [x for x in h.exchanges() if x.body and b"initialize" in x.body] == []
+
+
+def test_an_answer_to_a_request_of_an_expired_session_is_dropped() -> None:
+    h = harness()
+    get = connect_http(h, session_id="old")
+    assert get is not None
+    h.conn.exchange_data(get.xid, sse_event(b'{"jsonrpc":"2.0","id":1,"method":"roots/list"}'), 0)
+    h.take_events()
+    h.conn.notify("notifications/custom", now=0.0)
+    h.reply_status(only(h.exchanges()), 404)  # the session expired
+    init = only(h.exchanges())
+    h.reply_json(init, init_result(body_of(init)["id"]), headers=[("Mcp-Session-Id", "new")])
+    initialized, get2 = h.exchanges()
+    h.conn.exchange_head(get2.xid, 200, SSE_HEAD, 0.0)
+    h.take_events()
+    # The handler of the old session's request answers late: the new session's server
+    # never asked it (id 1 may mean something else there).
+    h.conn.answer(1, {"roots": []}, now=0.0)
+    h.conn.answer(1, {"roots": []}, now=0.0)
+    assert h.exchanges() == []
