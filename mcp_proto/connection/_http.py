@@ -385,7 +385,15 @@ class HttpTransport(Transport):
     def _pump_sse(self, ex: Exchange, now: float) -> None:
         parser = ex.parser
         assert parser is not None
-        cursor = ex.stream.cursor if ex.stream is not None else self._get_cursor
+        # Each stream's own cursor (2025-11-25 § Resumability): a POST's (shared with
+        # its resumptions), the standalone GET's, or, for a stream nobody resumes (a
+        # notification's), one of its own.
+        if ex.stream is not None:
+            cursor = ex.stream.cursor
+        elif ex.role is Role.GET:
+            cursor = self._get_cursor
+        else:
+            cursor = ex.cursor
         conn = self.conn
         while True:
             event = parser.next_event()
