@@ -643,11 +643,11 @@ def test_a_notifications_sse_answer_does_not_move_the_get_streams_cursor() -> No
     get = connect_http(h)
     assert get is not None
     h.conn.exchange_data(get.xid, b"id: g-1\ndata:\n\n", 0.0)
+    h.conn.exchange_end(get.xid, 0.0)  # reconnects after the delay
     h.conn.notify("notifications/custom", now=0.0)
     post = only(h.exchanges())
     h.conn.exchange_head(post.xid, 200, SSE_HEAD, 0.0)
     h.conn.exchange_data(post.xid, b"id: other-9\ndata:\n\n", 0.0)
     h.conn.exchange_end(post.xid, 0.0)
-    h.conn.exchange_end(get.xid, 0.0)
     h.advance(h.conn.next_deadline() or 0.0)
     assert header(only(h.exchanges()), "Last-Event-ID") == "g-1"
