@@ -347,6 +347,7 @@ class MachineCore:
     def fail_attempt(self, rid: jsonrpc.RequestId, error: MCPError, now: float) -> None:
         """A transport learnt that the attempt ``rid`` failed (HTTP status, broken
         exchange, too large a body)."""
+        self._drain(now)  # what arrived before the failure comes first
         session = self._session
         if session is None or not session.is_pending(rid):
             return

@@ -628,7 +628,7 @@ def test_an_answer_to_a_request_of_an_expired_session_is_dropped() -> None:
     h.reply_status(only(h.exchanges()), 404)  # the session expired
     init = only(h.exchanges())
     h.reply_json(init, init_result(body_of(init)["id"]), headers=[("Mcp-Session-Id", "new")])
-    initialized, get2 = h.exchanges()
+    _initialized, get2 = h.exchanges()
     h.conn.exchange_head(get2.xid, 200, SSE_HEAD, 0.0)
     h.take_events()
     # The handler of the old session's request answers late: the new session's server
@@ -651,3 +651,20 @@ def test_a_notifications_sse_answer_does_not_move_the_get_streams_cursor() -> No
     h.conn.exchange_end(post.xid, 0.0)
     h.advance(h.conn.next_deadline() or 0.0)
     assert header(only(h.exchanges()), "Last-Event-ID") == "g-1"
+
+
+def test_events_before_an_oversized_one_are_delivered() -> None:
+    h = harness(limits=Limits(max_line_size=1024))
+    connect_http(h)
+    cid = h.conn.start_call("tools/list", now=0.0)
+    post = only(h.exchanges())
+    h.conn.exchange_head(post.xid, 200, SSE_HEAD, 0.0)
+    chunk = sse_event(notification("notifications/message", {"level": "info", "data": "hi"}))
+    h.conn.exchange_data(post.xid, chunk + b"data: " + b"x" * 2000 + b"\n", 0.0)
+    events = h.take_events()
+    assert [type(e).__name__ for e in events] == [
+        "LogMessage",
+        "NotificationReceived",
+        "CallFailed",
+    ]
+    assert events[-1].call_id == cid and isinstance(events[-1].error, ResponseTooLargeError)
