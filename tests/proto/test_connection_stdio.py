@@ -428,3 +428,17 @@ def test_a_server_request_is_answered_once() -> None:
     h.conn.answer("never-asked", {}, now=0.0)
     (only_answer,) = h.written()
     assert only_answer["error"]["code"] == -1
+
+
+def test_lines_before_an_oversized_one_are_delivered_first() -> None:
+    h = harness(max_line_size=1024)
+    h.connect_stdio()
+    done = h.conn.start_call("ping", now=0.0)
+    waiting = h.conn.start_call("tools/list", now=0.0)
+    first, _ = h.written()
+    h.conn.receive_data(result(first["id"], {}) + b"\n" + b"x" * 2000, 0.0)
+    events = h.take_events()
+    assert events[0] == CallSucceeded(done, "ping", {})
+    assert isinstance(events[1], Diagnostic)  # the line too long, for the log
+    assert isinstance(events[2], Disconnected)
+    assert [e.call_id for e in events[3:]] == [waiting]
