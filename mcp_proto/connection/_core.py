@@ -473,8 +473,8 @@ class MachineCore:
             refused.__cause__ = error
             self._connect_failed(refused, now)
             return
-        self._diagnostic("info", f"server {self.name!r}: the session expired; starting a new one")
         self._drain(now)
+        self._diagnostic("info", f"server {self.name!r}: the session expired; starting a new one")
         self._init_rid = None
         self._internal.clear()
         self._transport.reset()

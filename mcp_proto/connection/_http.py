@@ -482,6 +482,7 @@ class HttpTransport(Transport):
         """``ex`` cannot be read (too large, bad gzip, the exchange failed)."""
         self._drop(ex)
         if ex.role is Role.GET:
+            self.conn._drain(now)  # what arrived first is reported first
             self.conn._diagnostic("debug", f"server {self.conn.name!r}: GET stream: {error}")
             self._get_failed(now)
             return
@@ -490,6 +491,7 @@ class HttpTransport(Transport):
     def _attempt_error(self, ex: Exchange, error: MCPError, now: float) -> None:
         if ex.rid is None:
             # A notification or an answer: nobody waits for it; say so in the log.
+            self.conn._drain(now)  # what arrived first is reported first
             self.conn._diagnostic(
                 "debug", f"server {self.conn.name!r}: could not send {ex.what}: {error}"
             )
@@ -564,6 +566,7 @@ class HttpTransport(Transport):
         self._release(now)
         self._get_failures += 1
         if self._get_failures >= GET_MAX_FAILURES:
+            self.conn._drain(now)  # what arrived first is reported first
             self.conn._diagnostic(
                 "debug",
                 f"server {self.conn.name!r}: the GET stream failed "
