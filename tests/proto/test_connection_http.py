@@ -37,6 +37,7 @@ from mcp_proto.connection import (
 )
 from mcp_proto.errors import (
     InsufficientScopeError,
+    RemoteProtocolError,
     RequestTimeoutError,
     ResponseStreamClosedError,
     ResponseTooLargeError,
@@ -668,3 +669,36 @@ def test_events_before_an_oversized_one_are_delivered() -> None:
         "CallFailed",
     ]
     assert events[-1].call_id == cid and isinstance(events[-1].error, ResponseTooLargeError)
+
+
+def test_bad_encodings_are_typed_errors() -> None:
+    h = harness(retries=0)
+    connect_http(h)
+    a = h.conn.start_call("tools/list", now=0.0)
+    post = only(h.exchanges())
+    h.conn.exchange_head(
+        post.xid, 200, [("Content-Type", "application/json"), ("Content-Encoding", "br")], 0
+    )
+    (failed,) = h.take_events()
+    assert failed.call_id == a and isinstance(failed.error, RemoteProtocolError)
+    assert "Content-Encoding" in str(failed.error)
+    b = h.conn.start_call("tools/list", now=0.0)
+    post = only(h.exchanges())
+    h.conn.exchange_head(
+        post.xid, 200, [("Content-Type", "application/json"), ("Content-Encoding", "gzip")], 0
+    )
+    h.conn.exchange_data(post.xid, b"not gzip at all", 0.0)
+    (failed,) = h.take_events()
+    assert failed.call_id == b and isinstance(failed.error, RemoteProtocolError)
+    c = h.conn.start_call("tools/list", now=0.0)
+    post = only(h.exchanges())
+    h.conn.exchange_head(post.xid, 200, [("Content-Type", "application/json")], 0.0)
+    h.conn.exchange_data(post.xid, b"{not json", 0.0)
+    h.conn.exchange_end(post.xid, 0.0)
+    events = h.take_events()
+    assert [type(e).__name__ for e in events] == ["MessageDiscarded"]
+    assert h.conn.pending_count == 1 and c in h.conn._calls.calls
+    h.advance(30.0)  # the call times out; the garbage is named in the error
+    (failed,) = h.take_events()
+    assert failed.call_id == c and isinstance(failed.error, RequestTimeoutError)
+    assert "{not json" in str(failed.error)
