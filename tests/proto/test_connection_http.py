@@ -702,3 +702,93 @@ def test_bad_encodings_are_typed_errors() -> None:
     (failed,) = h.take_events()
     assert failed.call_id == c and isinstance(failed.error, RequestTimeoutError)
     assert "{not json" in str(failed.error)
+
+
+def test_a_refused_resume_counts_against_the_limit() -> None:
+    h = harness(retries=0)
+    connect_http(h)
+    cid = h.conn.start_call("tools/list", now=0.0)
+    post = only(h.exchanges())
+    h.conn.exchange_head(post.xid, 200, SSE_HEAD, 0.0)
+    h.conn.exchange_data(post.xid, b"id: 5\ndata:\n\n", 0.0)
+    h.conn.exchange_end(post.xid, 0.0)
+    for _ in range(3):
+        h.advance(h.conn.next_deadline() or 0.0)
+        resume = only(h.exchanges())
+        assert header(resume, "Last-Event-ID") == "5"
+        h.reply_status(resume, 405)
+    (failed,) = h.take_events()
+    assert failed.call_id == cid and isinstance(failed.error, ResponseStreamClosedError)
+
+
+def test_a_cut_off_events_retry_sets_the_resume_delay() -> None:
+    h = harness(retries=0)
+    connect_http(h)
+    h.conn.start_call("tools/list", now=0.0)
+    post = only(h.exchanges())
+    h.conn.exchange_head(post.xid, 200, SSE_HEAD, 0.0)
+    # The retry field takes effect though its event never completes (WHATWG).
+    h.conn.exchange_data(post.xid, b"id: 5\ndata:\n\nretry: 250\n", 0.0)
+    h.conn.exchange_failed(post.xid, ExchangeFailure("network", "reset"), 0.0)
+    assert h.conn.next_deadline() == 0.25
+
+
+def test_a_send_failure_after_the_deadline_is_the_timeout() -> None:
+    h = harness(retries=3)
+    connect_http(h)
+    cid = h.conn.start_call("resources/read", {"uri": "x"}, now=0.0, timeout=2.0)
+    post = only(h.exchanges())
+    h.now = 2.5  # the driver saw the failure late, before its timer fired
+    h.conn.exchange_failed(post.xid, ExchangeFailure("read_timeout"), 2.5)
+    (failed,) = h.take_events()
+    assert failed.call_id == cid and isinstance(failed.error, RequestTimeoutError)
+    cancelled = [body_of(x) for x in h.exchanges()]
+    assert [m["method"] for m in cancelled] == ["notifications/cancelled"]
+
+
+def test_an_exchange_ending_before_its_head_is_a_protocol_error() -> None:
+    h = harness(retries=0)
+    connect_http(h)
+    cid = h.conn.start_call("tools/list", now=0.0)
+    post = only(h.exchanges())
+    h.conn.exchange_end(post.xid, 0.0)
+    (failed,) = h.take_events()
+    assert failed.call_id == cid and isinstance(failed.error, RemoteProtocolError)
+
+
+def test_a_resume_answered_404_expires_the_session() -> None:
+    h = harness()
+    connect_http(h, session_id="old")
+    cid = h.conn.start_call("tools/list", now=0.0)
+    post = only(h.exchanges())
+    h.conn.exchange_head(post.xid, 200, SSE_HEAD, 0.0)
+    h.conn.exchange_data(post.xid, b"id: 5\ndata:\n\n", 0.0)
+    h.conn.exchange_end(post.xid, 0.0)
+    h.advance(h.conn.next_deadline() or 0.0)
+    h.reply_status(only(h.exchanges()), 404)
+    assert "session expired" in h.take_events()[0].message
+    init = only(h.exchanges())
+    assert body_of(init)["method"] == "initialize"
+    h.reply_json(init, init_result(body_of(init)["id"]), headers=[("Mcp-Session-Id", "new")])
+    _initialized, get = h.exchanges()
+    h.conn.exchange_head(get.xid, 200, SSE_HEAD, h.now)
+    resent = only(h.exchanges())
+    h.reply_json(resent, result(body_of(resent)["id"], {"tools": []}))
+    assert h.take_events()[-1] == CallSucceeded(cid, "tools/list", {"tools": []})
+
+
+def test_a_session_expiry_during_the_close_grace_just_closes() -> None:
+    h = harness()
+    get = connect_http(h)
+    assert get is not None
+    h.conn.exchange_data(get.xid, sse_event(b'{"jsonrpc":"2.0","id":9,"method":"roots/list"}'), 0)
+    h.take_events()
+    h.conn.notify("notifications/custom", now=0.0)
+    note = only(h.exchanges())
+    h.conn.close(0.0)
+    h.reply_status(note, 404)
+    frames = h.take_frames()
+    assert frames[-1] == CloseTransport(graceful=True)
+    assert not any(
+        isinstance(f, StartExchange) and f.body and b"initialize" in f.body for f in frames
+    )
