@@ -114,8 +114,3 @@ class Transport:
 
     def wants_exchange(self, xid: int) -> bool:
         return False
-
-
-def lost_error(error: MCPError) -> MCPError:
-    """Identity; a named hook for wrapping transport-loss errors later."""
-    return error

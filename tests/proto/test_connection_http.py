@@ -37,6 +37,7 @@ from mcp_proto.connection import (
 )
 from mcp_proto.errors import (
     InsufficientScopeError,
+    LocalProtocolError,
     RemoteProtocolError,
     RequestTimeoutError,
     ResponseStreamClosedError,
@@ -792,3 +793,11 @@ def test_a_session_expiry_during_the_close_grace_just_closes() -> None:
     assert not any(
         isinstance(f, StartExchange) and f.body and b"initialize" in f.body for f in frames
     )
+
+
+def test_a_driver_feeding_stdio_input_to_http_is_told() -> None:
+    h = harness()
+    with pytest.raises(LocalProtocolError):
+        h.conn.receive_data(b"{}\n", 0.0)
+    with pytest.raises(LocalProtocolError):
+        h.conn.receive_eof(0.0)
