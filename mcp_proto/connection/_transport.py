@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from .. import jsonrpc
-from ..errors import LocalProtocolError, MCPError
+from ..errors import LocalProtocolError
 from ..session import ServerInfo
 
 if TYPE_CHECKING:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import gzip
 import json
 
+import pytest
 from _machine_driver import (
     JITTER_R,
     SSE_HEAD,
