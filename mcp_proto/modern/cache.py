@@ -329,6 +329,18 @@ class ResultCache:
             del self._entries[key]
         return len(doomed)
 
+    def cursor_rejected(
+        self, method: str, params: Mapping[str, Any] | None, error: BaseException
+    ) -> bool:
+        """Handle a list request's failure: when it is the server rejecting the cursor
+        (:func:`is_cursor_rejection`), drop that list's cached pages and return True —
+        the restart signal: an auto-paginated listing restarts once from the first
+        page, an explicit ``cursor=`` call raises (CACHE-12). Otherwise False."""
+        if method not in CACHEABLE_METHODS or not is_cursor_rejection(params, error):
+            return False
+        self.drop_list(method)
+        return True
+
     def clear(self) -> None:
         self._entries.clear()
 

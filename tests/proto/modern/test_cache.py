@@ -330,3 +330,17 @@ def test_stale_entry_available_for_fallback_but_not_as_fresh() -> None:
 )
 def test_stale_policy(error: BaseException, transport: str, allowed: bool) -> None:
     assert may_serve_stale(error, transport) is allowed
+
+
+def test_cursor_rejected_is_the_restart_signal() -> None:
+    # CACHE-12: one call classifies the failure and drops the pages.
+    cache = ResultCache()
+    store(cache, "tools/list", None, tools())
+    store(cache, "tools/list", {"cursor": "c"}, tools())
+    rejected = errors.ServerError("bad cursor", code=-32602)
+    assert not cache.cursor_rejected("tools/list", None, rejected)  # no cursor sent
+    assert not cache.cursor_rejected("tools/list", {"cursor": "c"}, errors.TransportError("x"))
+    assert len(cache) == 2
+    assert cache.cursor_rejected("tools/list", {"cursor": "c"}, rejected)
+    assert len(cache) == 0
+    assert not cache.cursor_rejected("tools/call", {"cursor": "c"}, rejected)
