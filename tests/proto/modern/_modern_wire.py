@@ -41,7 +41,7 @@ def assert_valid(definition: str, instance: Any) -> None:
     assert not problems, f"not a valid {definition}: {problems}"
 
 
-def request(method: str, params: dict[str, Any], request_id: int = 1) -> dict[str, Any]:
+def request(method: str, params: dict[str, Any], request_id: int | str = 1) -> dict[str, Any]:
     """A JSON-RPC request message as the client would send it."""
     return {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
 
