@@ -192,9 +192,17 @@ def _input_schema(tool_or_schema: Any) -> tuple[Any, str | None]:
     """(inputSchema, tool name) of a :class:`Tool`, a wire tool, or a bare schema."""
     if isinstance(tool_or_schema, Tool):
         return tool_or_schema.input_schema, tool_or_schema.name
-    if isinstance(tool_or_schema, Mapping) and "inputSchema" in tool_or_schema:
+    if isinstance(tool_or_schema, Mapping):
         name = tool_or_schema.get("name")
-        return tool_or_schema["inputSchema"], name if isinstance(name, str) else None
+        if "inputSchema" in tool_or_schema:
+            return tool_or_schema["inputSchema"], name if isinstance(name, str) else None
+        if (
+            isinstance(name, str)
+            and "type" not in tool_or_schema
+            and "properties" not in tool_or_schema
+        ):
+            # A tools/list entry without inputSchema: some servers use "schema" (TOOL-12).
+            return tool_or_schema.get("schema"), name
     return tool_or_schema, None
 
 

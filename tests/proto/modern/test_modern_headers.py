@@ -596,3 +596,54 @@ def test_public_name() -> None:
     assert mcp_proto.header_params is header_params
     assert callable(mcp_proto.header_params.validate_tool)
     assert callable(mcp_proto.header_params.headers_for)
+
+
+def test_a_tool_listed_with_a_schema_key_is_checked_too() -> None:
+    # TOOL-12: some servers send "schema" instead of "inputSchema".
+    tool = {
+        "name": "old",
+        "schema": {"type": "object", "properties": {"v": {"type": "number", "x-mcp-header": "V"}}},
+    }
+    assert filter_tools([tool])[0] == []
+    assert filter_tools([{"name": "bare"}]) == ([{"name": "bare"}], [])
+
+
+# ------------------------------------------------ model-based property test
+
+_TYPES = ["string", "integer", "boolean", "number", "object", "array", "null", None]
+_ANNOTATIONS = st.one_of(
+    st.none(),  # no annotation
+    st.sampled_from(
+        ["Region", "region", "X-Id", "a.b", "", "A B", "A:B", "Ré", "a\tb", "~!#$%&'*+-.^_`|"]
+    ),
+    st.text(max_size=4),
+)
+
+
+@given(st.lists(st.tuples(_ANNOTATIONS, st.sampled_from(_TYPES)), max_size=6))
+def test_annotation_rules_against_a_reference_model(
+    props: list[tuple[str | None, str | None]],
+) -> None:
+    properties: dict[str, Any] = {}
+    for i, (annotation, kind) in enumerate(props):
+        prop: dict[str, Any] = {} if kind is None else {"type": kind}
+        if annotation is not None:
+            prop["x-mcp-header"] = annotation
+        properties[f"p{i}"] = prop
+    # The model: the rules of server/tools.mdx § x-mcp-header, written independently.
+    token = re.compile(r"[A-Za-z0-9!#$%&'*+.^_`|~-]+")
+    annotated = [(a, k) for a, k in props if a is not None]
+    lowered = [a.lower() for a, _ in annotated]
+    valid = (
+        all(token.fullmatch(a) and a.isascii() for a, _ in annotated)
+        and all(k in ("string", "integer", "boolean") for _, k in annotated)
+        and len(set(lowered)) == len(lowered)
+    )
+    schema = {"type": "object", "properties": properties}
+    assert (header_params.validate_tool(schema) == []) == valid
+    if valid:
+        expected = {(f"p{i}",): f"Mcp-Param-{a}" for i, (a, _) in enumerate(props) if a is not None}
+        assert header_params(schema) == expected
+    else:
+        with pytest.raises(HeaderAnnotationError):
+            header_params(schema)
