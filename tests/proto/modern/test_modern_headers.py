@@ -1,9 +1,9 @@
-"""HTTP headers of the 2026-07-28 revision: encoding, x-mcp-header rules, whole requests.
+"""HTTP header values of the 2026-07-28 revision: encoding, x-mcp-header rules, mirroring.
 
-Rows HDR-1..4, HDR-6, HDR-7, LIFE-11. The tables come from the spec
-(streamable-http.mdx § Value Encoding) and from what the official conformance
-scenarios http-standard-headers, http-custom-headers and http-invalid-tool-headers
-serve and check.
+Rows HDR-1, HDR-2, HDR-3, HDR-4. The tables come from the spec (streamable-http.mdx
+§ Value Encoding, server/tools.mdx § x-mcp-header) and from what the official
+conformance scenarios http-custom-headers and http-invalid-tool-headers serve and
+check. Whole requests are in test_modern_request_headers.py.
 """
 
 from __future__ import annotations
@@ -12,22 +12,16 @@ import re
 from typing import Any
 
 import pytest
+from _modern_tools import CUSTOM, CUSTOM_ARGS, INVALID_TOOLS, tool_def
 from hypothesis import given
 from hypothesis import strategies as st
 
-import mcp_proto
-from mcp_proto.errors import (
-    HeaderAnnotationError,
-    LocalProtocolError,
-    ValidationError,
-)
+from mcp_proto.errors import HeaderAnnotationError, ValidationError
 from mcp_proto.modern.headers import (
     decode_header_value,
     encode_header_value,
-    filter_tools,
     header_params,
     param_headers,
-    request_headers,
 )
 from mcp_proto.types import Tool
 
@@ -107,116 +101,6 @@ def test_plain_ascii_is_sent_as_is_unless_it_looks_encoded(value: str) -> None:
     assert (encode_header_value(value) == value) == plain
 
 
-# ----------------------------------------------------------- annotation rules
-
-
-def _tool(name: str, properties: dict[str, Any], **extra: Any) -> dict[str, Any]:
-    return {
-        "name": name,
-        "inputSchema": {"type": "object", "properties": properties, **extra},
-    }
-
-
-#: http-invalid-tool-headers: each invalid tool and the rule it breaks.
-INVALID_TOOLS = [
-    (_tool("invalid_empty_header", {"value": {"type": "string", "x-mcp-header": ""}}), "not-empty"),
-    (
-        _tool("invalid_object_header", {"data": {"type": "object", "x-mcp-header": "Data"}}),
-        "primitive-only",
-    ),
-    (
-        _tool(
-            "invalid_array_header",
-            {"items": {"type": "array", "items": {"type": "string"}, "x-mcp-header": "Items"}},
-        ),
-        "primitive-only",
-    ),
-    (
-        _tool("invalid_null_header", {"nil": {"type": "null", "x-mcp-header": "Nil"}}),
-        "primitive-only",
-    ),
-    (
-        _tool(
-            "invalid_duplicate_same_case",
-            {
-                "field1": {"type": "string", "x-mcp-header": "Region"},
-                "field2": {"type": "string", "x-mcp-header": "Region"},
-            },
-        ),
-        "unique",
-    ),
-    (
-        _tool(
-            "invalid_duplicate_diff_case",
-            {
-                "field1": {"type": "string", "x-mcp-header": "MyField"},
-                "field2": {"type": "string", "x-mcp-header": "myfield"},
-            },
-        ),
-        "unique",
-    ),
-    (
-        _tool("invalid_space_in_name", {"value": {"type": "string", "x-mcp-header": "My Region"}}),
-        "charset",
-    ),
-    (
-        _tool(
-            "invalid_colon_in_name", {"value": {"type": "string", "x-mcp-header": "Region:Primary"}}
-        ),
-        "charset",
-    ),
-    (
-        _tool("invalid_non_ascii_name", {"value": {"type": "string", "x-mcp-header": "Région"}}),
-        "charset",
-    ),
-    (
-        _tool(
-            "invalid_control_char_name", {"value": {"type": "string", "x-mcp-header": "Region\t1"}}
-        ),
-        "charset",
-    ),
-    # Beyond the conformance set: the other rules of § Schema Extension.
-    (_tool("number_type", {"n": {"type": "number", "x-mcp-header": "N"}}), "primitive-only"),
-    (_tool("no_type", {"n": {"x-mcp-header": "N"}}), "primitive-only"),
-    (
-        _tool("type_list", {"n": {"type": ["string", "null"], "x-mcp-header": "N"}}),
-        "primitive-only",
-    ),
-    (_tool("not_a_string", {"n": {"type": "string", "x-mcp-header": 7}}), "charset"),
-    (_tool("cr_lf", {"n": {"type": "string", "x-mcp-header": "A\r\nB"}}), "charset"),
-    (
-        _tool(
-            "under_items",
-            {"l": {"type": "array", "items": {"type": "string", "x-mcp-header": "L"}}},
-        ),
-        "reachable",
-    ),
-    (
-        _tool("under_anyof", {"u": {"anyOf": [{"type": "string", "x-mcp-header": "U"}]}}),
-        "reachable",
-    ),
-    (
-        _tool(
-            "under_defs",
-            {"r": {"$ref": "#/$defs/R"}},
-            **{"$defs": {"R": {"type": "string", "x-mcp-header": "R"}}},
-        ),
-        "reachable",
-    ),
-    (
-        _tool("under_additional", {}, additionalProperties={"type": "string", "x-mcp-header": "A"}),
-        "reachable",
-    ),
-    (
-        _tool(
-            "under_if", {}, **{"if": {"properties": {"a": {"type": "string", "x-mcp-header": "A"}}}}
-        ),
-        "reachable",
-    ),
-    ({"name": "at_root", "inputSchema": {"type": "string", "x-mcp-header": "Root"}}, "reachable"),
-]
-
-
 @pytest.mark.parametrize(("tool", "rule"), INVALID_TOOLS, ids=[t["name"] for t, _ in INVALID_TOOLS])
 def test_each_broken_rule_is_a_typed_error_naming_it(tool: dict[str, Any], rule: str) -> None:
     with pytest.raises(HeaderAnnotationError) as info:
@@ -229,7 +113,7 @@ def test_each_broken_rule_is_a_typed_error_naming_it(tool: dict[str, Any], rule:
 
 
 def test_the_spec_example_maps_the_parameter_to_its_header() -> None:
-    tool = _tool(
+    tool = tool_def(
         "execute_sql",
         {
             "region": {"type": "string", "x-mcp-header": "Region"},
@@ -279,7 +163,7 @@ def test_data_keywords_are_not_annotations() -> None:
 
 
 def test_validate_tool_lists_every_problem_and_the_error_keeps_them() -> None:
-    tool = _tool(
+    tool = tool_def(
         "many",
         {
             "a": {"type": "string", "x-mcp-header": ""},
@@ -302,50 +186,6 @@ def test_a_self_referencing_host_schema_terminates() -> None:
     schema["properties"]["loop"] = schema
     schema["anyOf"] = [schema]
     assert header_params(schema) == {}
-
-
-# ------------------------------------------------------------- value mirroring
-
-#: The annotated tool http-custom-headers serves, and the arguments it asks for.
-CUSTOM = _tool(
-    "test_custom_headers",
-    {
-        "region": {"type": "string", "x-mcp-header": "Region"},
-        "priority": {"type": "integer", "x-mcp-header": "Priority"},
-        "verbose": {"type": "boolean", "x-mcp-header": "Verbose"},
-        "debug": {"type": "boolean", "x-mcp-header": "Debug"},
-        "empty_val": {"type": "string", "x-mcp-header": "EmptyVal"},
-        "method_val": {"type": "string", "x-mcp-header": "Method"},
-        "float_val": {"type": "number"},
-        "non_ascii_val": {"type": "string", "x-mcp-header": "NonAscii"},
-        "whitespace_val": {"type": "string", "x-mcp-header": "Whitespace"},
-        "leading_space_val": {"type": "string", "x-mcp-header": "LeadingSpace"},
-        "trailing_space_val": {"type": "string", "x-mcp-header": "TrailingSpace"},
-        "internal_space_val": {"type": "string", "x-mcp-header": "InternalSpace"},
-        "control_char_val": {"type": "string", "x-mcp-header": "ControlChar"},
-        "crlf_val": {"type": "string", "x-mcp-header": "CrLf"},
-        "tab_val": {"type": "string", "x-mcp-header": "Tab"},
-        "query": {"type": "string"},
-    },
-)
-CUSTOM_ARGS = {
-    "region": "us-west1",
-    "priority": 42,
-    "verbose": False,
-    "debug": True,
-    "empty_val": "",
-    "method_val": "test-method",
-    "float_val": 3.14159,
-    "non_ascii_val": "Hello, 世界",
-    "whitespace_val": " padded ",
-    "leading_space_val": " us-west1",
-    "trailing_space_val": "us-west1 ",
-    "internal_space_val": "us west 1",
-    "control_char_val": "line1\nline2",
-    "crlf_val": "line1\r\nline2",
-    "tab_val": "\tindented",
-    "query": "SELECT * FROM users",
-}
 
 
 def test_the_conformance_arguments_become_these_headers() -> None:
@@ -423,189 +263,6 @@ def test_a_value_that_cannot_be_mirrored_is_a_typed_error(value: Any) -> None:
 def test_arguments_must_be_an_object() -> None:
     with pytest.raises(ValidationError, match="arguments must be an object"):
         header_params.headers_for(CUSTOM, ["us-west1"])
-
-
-# ------------------------------------------------------------- whole requests
-
-
-def _names(headers: list[tuple[str, str]]) -> list[str]:
-    return [name.lower() for name, _ in headers]
-
-
-@pytest.mark.parametrize(
-    ("method", "params", "name"),
-    [
-        (
-            "tools/call",
-            {"name": "get_weather", "arguments": {"location": "Seattle, WA"}},
-            "get_weather",
-        ),
-        ("tools/call", {"name": "my-hyphenated-tool"}, "my-hyphenated-tool"),
-        (
-            "resources/read",
-            {"uri": "file:///projects/myapp/config.json"},
-            "file:///projects/myapp/config.json",
-        ),
-        (
-            "resources/read",
-            {"uri": "https://example.com/resource?id=123"},
-            "https://example.com/resource?id=123",
-        ),
-        ("prompts/get", {"name": "test_prompt"}, "test_prompt"),
-        ("prompts/get", {"name": "résumé"}, "=?base64?csOpc3Vtw6k=?="),
-    ],
-)
-def test_standard_headers_of_named_methods(method: str, params: dict[str, Any], name: str) -> None:
-    headers = request_headers(method, params, protocol_version="2026-07-28")
-    assert headers == [
-        ("MCP-Protocol-Version", "2026-07-28"),
-        ("Mcp-Method", method),
-        ("Mcp-Name", name),
-    ]
-
-
-@pytest.mark.parametrize(
-    "method",
-    [
-        "server/discover",
-        "tools/list",
-        "resources/list",
-        "prompts/list",
-        "resources/templates/list",
-        "completion/complete",
-    ],
-)
-def test_other_methods_carry_no_mcp_name(method: str) -> None:
-    headers = request_headers(method, {"_meta": {}}, protocol_version="2026-07-28")
-    assert headers == [("MCP-Protocol-Version", "2026-07-28"), ("Mcp-Method", method)]
-    assert request_headers(method, None, protocol_version="2026-07-28") == headers
-
-
-def test_tools_call_mirrors_the_tools_annotations() -> None:
-    params = {"name": "test_custom_headers", "arguments": CUSTOM_ARGS}
-    headers = request_headers("tools/call", params, protocol_version="2026-07-28", tool=CUSTOM)
-    assert headers[:3] == [
-        ("MCP-Protocol-Version", "2026-07-28"),
-        ("Mcp-Method", "tools/call"),
-        ("Mcp-Name", "test_custom_headers"),
-    ]
-    assert dict(headers[3:]) == header_params.headers_for(CUSTOM, CUSTOM_ARGS)
-    # Without the tool's definition (never listed) there is nothing to mirror.
-    assert len(request_headers("tools/call", params, protocol_version="2026-07-28")) == 3
-
-
-def test_configured_mcp_param_headers_are_dropped_in_modern_requests() -> None:
-    # HDR-6: the client owns Mcp-Param-* (and the standard names); the rest is kept.
-    configured = {
-        "Authorization": "Bearer t",
-        "Mcp-Param-Region": "forged",
-        "mcp-param-other": "x",
-        "MCP-PROTOCOL-VERSION": "2025-11-25",
-        "mcp-method": "x",
-        "Mcp-Name": "x",
-        "X-Trace": "1",
-    }
-    params = {"name": "test_custom_headers", "arguments": {"region": "us-west1"}}
-    headers = request_headers(
-        "tools/call", params, protocol_version="2026-07-28", tool=CUSTOM, configured=configured
-    )
-    assert headers == [
-        ("MCP-Protocol-Version", "2026-07-28"),
-        ("Mcp-Method", "tools/call"),
-        ("Mcp-Name", "test_custom_headers"),
-        ("Mcp-Param-Region", "us-west1"),
-        ("Authorization", "Bearer t"),
-        ("X-Trace", "1"),
-    ]
-    # The same as pairs.
-    pairs = request_headers(
-        "tools/list", {}, protocol_version="2026-07-28", configured=list(configured.items())
-    )
-    assert _names(pairs) == ["mcp-protocol-version", "mcp-method", "authorization", "x-trace"]
-
-
-@pytest.mark.parametrize(
-    ("method", "params", "version"),
-    [
-        ("tools/call", {}, "2026-07-28"),
-        ("tools/call", {"name": 7}, "2026-07-28"),
-        ("resources/read", {"name": "x"}, "2026-07-28"),
-        ("tools/list\r\nX-Evil: 1", {}, "2026-07-28"),
-        ("", {}, "2026-07-28"),
-        ("tools/list", {}, "2026-07-28\n"),
-        ("tools/list", [], "2026-07-28"),
-    ],
-)
-def test_what_cannot_be_carried_is_a_typed_error(method: str, params: Any, version: str) -> None:
-    with pytest.raises(ValidationError):
-        request_headers(method, params, protocol_version=version)
-
-
-def test_headers_for_another_tool_are_a_caller_bug() -> None:
-    with pytest.raises(LocalProtocolError):
-        request_headers("tools/call", {"name": "other"}, protocol_version="2026-07-28", tool=CUSTOM)
-
-
-def test_an_invalid_tool_is_refused_when_building_headers() -> None:
-    tool, _ = INVALID_TOOLS[0]
-    with pytest.raises(HeaderAnnotationError):
-        request_headers(
-            "tools/call", {"name": tool["name"]}, protocol_version="2026-07-28", tool=tool
-        )
-
-
-# ----------------------------------------------------------------- filter_tools
-
-
-def test_invalid_tools_are_dropped_with_a_warning_naming_them() -> None:
-    valid = _tool("valid_tool", {"region": {"type": "string", "x-mcp-header": "Region"}})
-    tools = [valid] + [tool for tool, _ in INVALID_TOOLS[:10]]
-    kept, warnings = filter_tools(tools)
-    assert kept == [valid]
-    assert len(warnings) == 10
-    for (tool, rule), warning in zip(INVALID_TOOLS[:10], warnings, strict=True):
-        assert repr(tool["name"]) in warning
-        assert f"({rule})" in warning
-        assert "\n" not in warning and "\t" not in warning
-
-
-def test_filter_tools_keeps_order_and_takes_tool_objects() -> None:
-    parsed = [Tool.from_dict(t) for t, _ in INVALID_TOOLS[:2]] + [
-        Tool.from_dict(CUSTOM),
-        Tool.from_dict(_tool("t", {})),
-    ]
-    kept, warnings = filter_tools(parsed)
-    assert [t.name for t in kept] == ["test_custom_headers", "t"]
-    assert len(warnings) == 2
-
-
-def test_stdio_ignores_annotations() -> None:
-    # HDR-7: other transports MAY ignore x-mcp-header entirely; this client does.
-    tools = [tool for tool, _ in INVALID_TOOLS]
-    assert filter_tools(tools, http=False) == (tools, [])
-
-
-def test_a_peer_tool_name_cannot_forge_log_lines() -> None:
-    tool = _tool("evil\nWARNING fake", {"v": {"type": "string", "x-mcp-header": ""}})
-    _, warnings = filter_tools([tool])
-    assert "\n" not in warnings[0]
-
-
-def test_public_name() -> None:
-    # HDR-4 / §E: mcp_proto.header_params, callable, with validate_tool and headers_for.
-    assert mcp_proto.header_params is header_params
-    assert callable(mcp_proto.header_params.validate_tool)
-    assert callable(mcp_proto.header_params.headers_for)
-
-
-def test_a_tool_listed_with_a_schema_key_is_checked_too() -> None:
-    # TOOL-12: some servers send "schema" instead of "inputSchema".
-    tool = {
-        "name": "old",
-        "schema": {"type": "object", "properties": {"v": {"type": "number", "x-mcp-header": "V"}}},
-    }
-    assert filter_tools([tool])[0] == []
-    assert filter_tools([{"name": "bare"}]) == ([{"name": "bare"}], [])
 
 
 # ------------------------------------------------ model-based property test
