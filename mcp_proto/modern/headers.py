@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import math
 import re
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
@@ -160,27 +161,27 @@ def decode_header_value(value: str) -> str:
 
 def _render(value: Any, path: tuple[str, ...]) -> str:
     """The string form of an argument value (§ Value Encoding, "Type conversion")."""
-    where = ".".join(path)
+    where = shown(".".join(path))
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValidationError(f"argument {where} is {value!r}, which JSON cannot carry")
+        if not value.is_integer():
+            return repr(value)  # shortest round-trip form; servers compare numerically
+        # 42.0 is the integer 42 in JSON Schema.
+        value = int(value)
     if isinstance(value, int):
         if abs(value) > _MAX_SAFE_INTEGER:
             raise ValidationError(
-                f"argument {where!r} is mirrored into an x-mcp-header but {shown(value)} is "
+                f"argument {where} is mirrored into an x-mcp-header but {shown(value)} is "
                 f"outside the safe integer range (±{_MAX_SAFE_INTEGER})"
             )
         return str(value)
-    if isinstance(value, float):
-        if value != value or value in (float("inf"), float("-inf")):
-            raise ValidationError(f"argument {where!r} is {value!r}, which JSON cannot carry")
-        if value.is_integer() and abs(value) <= _MAX_SAFE_INTEGER:
-            # 42.0 is the integer 42 in JSON Schema; servers compare numerically.
-            return str(int(value))
-        return repr(value)
     if isinstance(value, str):
         return value
     raise ValidationError(
-        f"argument {where!r} is mirrored into an x-mcp-header but is "
+        f"argument {where} is mirrored into an x-mcp-header but is "
         f"{type(value).__name__}; only strings, integers and booleans can be"
     )
 
@@ -244,6 +245,8 @@ def _check(schema: Any) -> tuple[dict[tuple[str, ...], str], list[_Problem]]:
     found: dict[tuple[str, ...], str] = {}
     problems: list[_Problem] = []
     taken: dict[str, str] = {}  # lower-cased name → where it was first used
+    # Messages quote peer text through shown(): capped, so a megabyte-long property
+    # or header name cannot blow up an error message or a log line.
     for path, node in _annotations(schema):
         name = node[_ANNOTATION]
         where = ".".join(path) if path else "<root>"
@@ -265,19 +268,19 @@ def _check(schema: Any) -> tuple[dict[tuple[str, ...], str], list[_Problem]]:
                 (
                     "charset",
                     path,
-                    f"x-mcp-header of {where!r} is {type(name).__name__}, not a string",
+                    f"x-mcp-header of {shown(where)} is {type(name).__name__}, not a string",
                 )
             )
             continue
         if name == "":
-            problems.append(("not-empty", path, f"x-mcp-header of {where!r} is empty"))
+            problems.append(("not-empty", path, f"x-mcp-header of {shown(where)} is empty"))
             continue
         if not _TOKEN.fullmatch(name):
             problems.append(
                 (
                     "charset",
                     path,
-                    f"x-mcp-header {name!r} of {where!r} is not an HTTP field-name token "
+                    f"x-mcp-header {shown(name)} of {shown(where)} is not an HTTP field-name token "
                     "(RFC 9110 tchar: no spaces, colons, control or non-ASCII characters)",
                 )
             )
@@ -288,7 +291,7 @@ def _check(schema: Any) -> tuple[dict[tuple[str, ...], str], list[_Problem]]:
                 (
                     "primitive-only",
                     path,
-                    f"x-mcp-header {name!r} is on {where!r} of type {shown(kind)}; only "
+                    f"x-mcp-header {shown(name)} is on {shown(where)} of type {shown(kind)}; only "
                     "'string', 'integer' and 'boolean' properties may carry one",
                 )
             )
@@ -299,8 +302,8 @@ def _check(schema: Any) -> tuple[dict[tuple[str, ...], str], list[_Problem]]:
                 (
                     "unique",
                     path,
-                    f"x-mcp-header {name!r} of {where!r} repeats the one of {first!r} "
-                    "(names are compared case-insensitively)",
+                    f"x-mcp-header {shown(name)} of {shown(where)} repeats the one of "
+                    f"{shown(first)} (names are compared case-insensitively)",
                 )
             )
             continue
@@ -443,7 +446,7 @@ def request_headers(
     """
     params = params if params is not None else {}
     if not isinstance(params, Mapping):
-        raise ValidationError(f"{method} params must be an object, got {shown(params)}")
+        raise ValidationError(f"{shown(method)} params must be an object, got {shown(params)}")
     # Mcp-Method and MCP-Protocol-Version have no encoded form: they must be plain.
     for label, value in (("method", method), ("protocol version", protocol_version)):
         if not isinstance(value, str) or not value or not _PLAIN.fullmatch(value):

@@ -244,7 +244,13 @@ def test_nested_values_are_read_at_their_exact_path() -> None:
 
 @pytest.mark.parametrize(
     ("value", "rendered"),
-    [(2**53 - 1, "9007199254740991"), (-(2**53 - 1), "-9007199254740991"), (42.0, "42"), (0, "0")],
+    [
+        (2**53 - 1, "9007199254740991"),
+        (-(2**53 - 1), "-9007199254740991"),
+        (42.0, "42"),
+        (0, "0"),
+        (2.5, "2.5"),  # not an integer: the server's own schema check will say so
+    ],
 )
 def test_integers_in_the_safe_range_are_decimal(value: Any, rendered: str) -> None:
     schema = {"type": "object", "properties": {"n": {"type": "integer", "x-mcp-header": "N"}}}
@@ -252,7 +258,7 @@ def test_integers_in_the_safe_range_are_decimal(value: Any, rendered: str) -> No
 
 
 @pytest.mark.parametrize(
-    "value", [2**53, -(2**53), 10**400, float("nan"), float("inf"), {"a": 1}, [1]]
+    "value", [2**53, -(2**53), 10**400, 1e300, float("nan"), float("inf"), {"a": 1}, [1]]
 )
 def test_a_value_that_cannot_be_mirrored_is_a_typed_error(value: Any) -> None:
     schema = {"type": "object", "properties": {"n": {"type": "integer", "x-mcp-header": "N"}}}
