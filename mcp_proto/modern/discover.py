@@ -44,6 +44,7 @@ from ..errors import (
 )
 from ..types import Implementation
 from ..versions import LEGACY_VERSIONS, MODERN_VERSIONS
+from .cache import parse_hints
 from .meta import SERVER_INFO, request_meta, result_type
 
 __all__ = [
@@ -182,16 +183,16 @@ def parse_discover_result(result: Any, *, ours: Sequence[str] = MODERN_VERSIONS)
     except ValidationError:
         server_info = None  # self-reported, display only (discover.mdx Note)
     instructions = result.get("instructions")
-    ttl = result.get("ttlMs")
-    scope = result.get("cacheScope")
+    # One rule for every cacheable result (LIFE-20 is CACHE-5 applied to discover).
+    hints = parse_hints(result)
     return DiscoverInfo(
         supported_versions=tuple(versions),
         protocol_version=pick_version(versions, ours),
         capabilities=capabilities,
         server_info=server_info,
         instructions=instructions if isinstance(instructions, str) else None,
-        ttl_ms=ttl if isinstance(ttl, int) and not isinstance(ttl, bool) and ttl > 0 else 0,
-        cache_scope="public" if scope == "public" else "private",
+        ttl_ms=hints.ttl_ms,
+        cache_scope=hints.cache_scope,
     )
 
 
