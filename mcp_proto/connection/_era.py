@@ -42,6 +42,7 @@ import attrs
 from .. import jsonrpc
 from ..errors import (
     IncompatibleServerError,
+    LocalProtocolError,
     MCPError,
     RequestTimeoutError,
     ServerError,
@@ -175,7 +176,18 @@ class EraSteps:
         session = conn._session
         assert session is not None
         _stateless(session, None)
-        params = discover_params(**self._meta_options(version))
+        try:
+            params = discover_params(**self._meta_options(version))
+        except Exception as exc:
+            # The host's request_meta (LIFE-12) is bad or raised: no request can be
+            # built, so the connect fails; a driver input never raises.
+            failed = LocalProtocolError(
+                f"server {conn.name!r}: server/discover cannot be sent: {exc}"
+            )
+            failed.__cause__ = exc
+            self.probe = None
+            conn._connect_failed(failed, now)
+            return
         timeout = conn.config.read_timeout if cached else self.discover_timeout
         conn._take_output()
         # No notifications/cancelled when a probe times out: a legacy server never
