@@ -48,6 +48,7 @@ from ..errors import (
     ServerError,
     TransientServerError,
 )
+from ..http import HttpSessionState
 from ..modern.discover import (
     DISCOVER,
     EraCache,
@@ -76,7 +77,7 @@ from ._transport import Outgoing
 if TYPE_CHECKING:
     from ._core import MachineCore
 
-__all__ = ["DISCOVER_TIMEOUT", "EraSteps", "Probe"]
+__all__ = ["DISCOVER_TIMEOUT", "EraSteps", "Probe", "modern_post_headers"]
 
 #: Default bound of the probe (LIFE-7), capped by ``read_timeout``. A modern server
 #: answers discover as its first message, so this only has to cover the server's start
@@ -349,3 +350,24 @@ class EraSteps:
             method, params = DISCOVER, None
         built = with_meta(params, **self._meta_options(version))
         return method, built, self._headers(method, built, version, tool)
+
+
+def modern_post_headers(
+    conn: MachineCore, out: Outgoing, *, streamable: bool
+) -> tuple[tuple[str, str], ...]:
+    """The headers of a 2026-07-28 POST: no session id; the content negotiation ones,
+    then the request's own (computed by the connection: SHTTP-6, LIFE-11, HDR-6)."""
+    base = HttpSessionState().post_headers(streamable=streamable, gzip=streamable)
+    own = out.headers
+    if own is None:
+        # A message that is not a request (a notification, an answer): the version,
+        # and the configured headers minus the client-owned Mcp-* ones.
+        server = conn.server
+        own = tuple(
+            (name, value)
+            for name, value in conn.config.headers.items()
+            if not name.lower().startswith("mcp-")
+        )
+        if server is not None:
+            own = (("MCP-Protocol-Version", server.protocol_version), *own)
+    return (*base, *own)

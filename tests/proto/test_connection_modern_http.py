@@ -415,3 +415,15 @@ def test_a_cached_legacy_origin_starts_with_initialize() -> None:
     h.take_frames()
     h.conn.transport_opened(0.0)
     assert body_of(only(posted(h)))["method"] == "initialize"
+
+
+def test_a_notification_in_a_modern_session_carries_the_version_and_no_session() -> None:
+    h = harness(headers={"X-Api-Key": "k", "Mcp-Param-Region": "forged"})
+    connect_modern(h, headers=[("Mcp-Session-Id", "s-1")])
+    h.conn.notify("notifications/example", {"k": 1}, now=0.0)
+    note = only(posted(h))
+    assert body_of(note)["method"] == "notifications/example"
+    assert header(note, "MCP-Protocol-Version") == V
+    assert header(note, "X-Api-Key") == "k"
+    assert header(note, "Mcp-Session-Id") is None
+    assert header(note, "Mcp-Param-Region") is None
