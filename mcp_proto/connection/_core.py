@@ -253,6 +253,13 @@ class MachineCore:
     def _after(self, now: float) -> None:
         """After every input: route the session's events, send what may go, flush."""
         self._drain(now)
+        stale = self._era.stale
+        if stale is not None:
+            self._era.stale = None
+            if self.state is ConnectionState.READY:
+                self._era.forget_era(str(stale))
+                self._events.append(Disconnected(stale))
+                self._teardown(stale, now, close=True)
         if self._calls.has_queued or self._notes:
             if self.state is ConnectionState.READY:
                 assert self._session is not None
@@ -423,6 +430,10 @@ class MachineCore:
         self._on_attempt_failed(rid, error, now)
 
     def _judge(self, call: Call, error: MCPError, now: float) -> None:
+        if self.era == "modern" and self._era.answers_like_legacy(call.method, error):
+            # LIFE-18: the era assumed no longer holds; handled once the input is
+            # routed (_after), not in the middle of it.
+            self._era.stale = error
         verdict, detail = self._calls.judge(call, error, now, modern_http=self.modern_http)
         if verdict is Verdict.FAIL:
             assert isinstance(detail, MCPError)

@@ -69,7 +69,7 @@ from ..modern.discover import (
 )
 from ..modern.headers import request_headers
 from ..modern.meta import HostMeta, with_meta
-from ..session import ServerInfo, Session
+from ..session import REQUIRED_CAPABILITY, ServerInfo, Session
 from ..session import State as SessionState
 from ..versions import MODERN_VERSIONS
 from ._transport import Outgoing
@@ -123,6 +123,8 @@ class EraSteps:
         self.probe: Probe | None = None
         self.pid: int | None = None  # the stdio server's process (era cache key)
         self.log_level: str | None = None
+        #: A modern request was answered as a legacy server would (LIFE-18).
+        self.stale: MCPError | None = None
         config = conn.config
         self.http = config.type in ("http", "streamable_http")
         timeout = config.discover_timeout
@@ -301,6 +303,37 @@ class EraSteps:
         session.state = SessionState.IDLE
         session.server = None
         conn._start_handshake(now, session)
+
+    # ------------------------------------------------------------ a stale era
+
+    def answers_like_legacy(self, method: str, error: MCPError) -> bool:
+        """Whether a modern request's failure says the server is not (any longer) a
+        2026-07-28 one (LIFE-18): ``ping`` (``server/discover``) refused the way the
+        probe table calls legacy, or -32601 "method not found" for a method whose
+        capability the server declared (a legacy server without a session knows none)."""
+        if not isinstance(error, ServerError) or isinstance(error, TransientServerError):
+            return False
+        if method == "ping":
+            refusal = {"code": error.code, "message": error.message, "data": error.data}
+            return isinstance(classify_probe(ProbeFailed(refusal)), Legacy)
+        path = REQUIRED_CAPABILITY.get(method)
+        server = self.conn.server
+        return (
+            error.code == -32601
+            and path is not None
+            and server is not None
+            and server.has_capability(*path)
+        )
+
+    def forget_era(self, reason: str) -> None:
+        """Forget the cached era; the next connect probes afresh (LIFE-18)."""
+        self._forget()
+        conn = self.conn
+        conn._diagnostic(
+            "info",
+            f"server {conn.name!r} answered a 2026-07-28 request like a handshake-era "
+            f"server ({reason}); reconnecting with a new probe",
+        )
 
     # ------------------------------------------------------------ modern requests
 
