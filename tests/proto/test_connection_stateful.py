@@ -447,6 +447,276 @@ class StdioMachine(_Base):
         self.pump()
 
 
+@attrs.define
+class Ex:
+    """An HTTP exchange the machine started, as the scripted server sees it."""
+
+    role: str  # "request" (a POST with a request), "message", "get", "resume", "delete"
+    rid: Any = None  # request / resume: the request whose answer it may carry
+    session: str | None = None  # the Mcp-Session-Id it carried
+    head: str | None = None  # None: not answered yet; else "sse" (open stream) or "other"
+    events: int = 0  # SSE events sent (their ids: r<rid>-<n> / g-<n>)
+
+
+def header(headers: tuple[tuple[str, str], ...], name: str) -> str | None:
+    return next((v for k, v in headers if k.lower() == name), None)
+
+
+def sse(data: dict[str, Any] | None, event_id: str | None = None) -> bytes:
+    out = b"" if event_id is None else f"id: {event_id}\n".encode()
+    return out + (b"" if data is None else b"data: " + message(data) + b"\n") + b"\n"
+
+
+SSE_GARBAGE = (
+    b"data: {not json\n\n",
+    b": a comment\n\n",
+    b"event: weird\ndata: x\n\n",
+    b"retry: 1\n\n",
+    b"data: " + b"x" * 600 + b"\n\n",  # past max_line_size
+    b"data: [1, 2]\n\n",
+)
+STATUSES = (400, 401, 403, 404, 405, 500, 503)
+FAILURE_KINDS = ("read_timeout", "timeout", "network", "protocol")
+
+
+class HttpMachine(_Base):
+    """The Streamable HTTP strategy: every message a POST; answers as JSON or SSE on
+    the POST, on a resume GET, and server messages on the standalone GET stream."""
+
+    config = streamable_http_config(
+        "http://127.0.0.1:9/mcp", read_timeout=5.0, retries=1, retry_backoff=0.2
+    )
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ex: dict[int, Ex] = {}  # live exchanges
+        self.sessions = 0
+
+    def perform_transport(self, frame: Any) -> None:
+        if isinstance(frame, frames.AbortExchange):
+            self.ex.pop(frame.xid, None)
+            return
+        assert isinstance(frame, frames.StartExchange), frame
+        assert frame.xid not in self.ex, "an exchange id was reused"
+        session = header(frame.headers, "mcp-session-id")
+        if frame.method == "DELETE":
+            self.ex[frame.xid] = Ex("delete", session=session)
+        elif frame.method == "GET":
+            last = header(frame.headers, "last-event-id")
+            if last is None:
+                assert frame.streaming
+                self.ex[frame.xid] = Ex("get", session=session)
+            else:  # resuming a POST's stream: its own ids are r<rid>-<n>
+                assert last.startswith("r"), f"resumed with another stream's id {last!r}"
+                rid_text, _, n = last[1:].partition("-")
+                rid = int(rid_text)
+                self.ex[frame.xid] = Ex("resume", rid, session, events=int(n))
+                if rid in self.wire:
+                    self.wire[rid].xid = frame.xid
+        else:
+            assert frame.method == "POST" and frame.body is not None
+            msg = json.loads(frame.body)
+            if "method" in msg and "id" in msg:
+                meta = (msg.get("params") or {}).get("_meta") or {}
+                sent = Sent(msg["method"], meta.get("progressToken"), frame.xid)
+                self.wire[msg["id"]] = sent
+                self.ex[frame.xid] = Ex("request", msg["id"], session)
+            else:
+                if msg.get("method") == "notifications/cancelled":
+                    self.wire.pop(msg["params"]["requestId"], None)
+                self.ex[frame.xid] = Ex("message", session=session)
+
+    def transport_gone(self) -> None:
+        super().transport_gone()
+        self.ex.clear()
+
+    # ------------------------------------------------------------ feeding exchanges
+
+    def head(self, xid: int, status: int, content_type: str | None, extra: Any = ()) -> None:
+        ex = self.ex[xid]
+        ex.head = "sse" if content_type == "text/event-stream" else "other"
+        headers = [("content-type", content_type)] if content_type else []
+        self.conn.exchange_head(xid, status, [*headers, *extra], self.now)
+        self.pump()
+        if not self.conn.wants_exchange(xid):
+            self.ex.pop(xid, None)
+
+    def data(self, xid: int, data: bytes, split: int = 0) -> None:
+        for part in (data[:split], data[split:]) if 0 < split < len(data) else (data,):
+            if xid not in self.ex:
+                return
+            self.conn.exchange_data(xid, part, self.now)
+            self.pump()
+            if not self.conn.wants_exchange(xid):
+                self.ex.pop(xid, None)  # the driver closes the response
+
+    def end(self, xid: int) -> None:
+        if self.ex.pop(xid, None) is not None:
+            self.conn.exchange_end(xid, self.now)
+            self.pump()
+
+    def answered(self, ex: Ex) -> bytes:
+        """The SSE events answering ``ex``'s request (with a progress first)."""
+        sent = self.wire.pop(ex.rid, None)
+        if sent is None:
+            return b""
+        out = b""
+        if sent.token is not None:
+            ex.events += 1
+            out += sse(progress_of(sent.token, 1, True), f"r{ex.rid}-{ex.events}")
+        ex.events += 1
+        return out + sse(answer_to(ex.rid, sent.method), f"r{ex.rid}-{ex.events}")
+
+    def respond_well(self, xid: int) -> None:
+        """What a well-behaved server answers to exchange ``xid``."""
+        ex = self.ex[xid]
+        if ex.role == "request":
+            sent = self.wire.pop(ex.rid, None)
+            if sent is None:
+                self.head(xid, 202, None)
+            else:
+                extra = [("Mcp-Session-Id", f"s{self.sessions}")]
+                if sent.method == "initialize":
+                    self.sessions += 1
+                    extra = [("Mcp-Session-Id", f"s{self.sessions}")]
+                self.head(xid, 200, "application/json", extra)
+                self.data(xid, message(answer_to(ex.rid, sent.method)))
+        elif ex.role == "get":
+            self.head(xid, 200, "text/event-stream")
+            return  # the standalone stream stays open
+        elif ex.role == "resume":
+            self.head(xid, 200, "text/event-stream")
+            self.data(xid, self.answered(ex))
+        else:
+            self.head(xid, 202 if ex.role == "message" else 200, None)
+        self.end(xid)
+
+    def settle(self) -> None:
+        for _ in range(100):
+            fresh = [xid for xid, ex in self.ex.items() if ex.head is None]
+            carried = [
+                sent.xid
+                for sent in self.wire.values()
+                if sent.xid in self.ex and self.ex[sent.xid].head == "sse"
+            ]
+            if not fresh and not carried:
+                return
+            for xid in fresh:
+                if xid in self.ex and self.ex[xid].head is None:
+                    self.respond_well(xid)
+            for xid in carried:
+                if xid in self.ex:
+                    self.data(xid, self.answered(self.ex[xid]))
+                    self.end(xid)
+
+    def fresh(self) -> list[int]:
+        return sorted(xid for xid, ex in self.ex.items() if ex.head is None)
+
+    def streams(self) -> list[int]:
+        return sorted(xid for xid, ex in self.ex.items() if ex.head == "sse")
+
+    # ------------------------------------------------------------ the server
+
+    @precondition(lambda self: self.fresh())
+    @rule(pick=st.integers(0, 7))
+    def respond(self, pick: int) -> None:
+        fresh = self.fresh()
+        self.respond_well(fresh[pick % len(fresh)])
+
+    @precondition(lambda self: self.fresh())
+    @rule()
+    def answer_all(self) -> None:
+        self.settle()
+
+    @precondition(lambda self: self.fresh())
+    @rule(pick=st.integers(0, 7), status=st.sampled_from(STATUSES), jsonrpc_body=st.booleans())
+    def respond_status(self, pick: int, status: int, jsonrpc_body: bool) -> None:
+        fresh = self.fresh()
+        xid = fresh[pick % len(fresh)]
+        ex = self.ex[xid]
+        sent = self.wire.pop(ex.rid, None) if ex.role == "request" else None
+        extra = [("WWW-Authenticate", 'Bearer scope="x"')] if status == 401 else []
+        self.head(xid, status, "application/json" if jsonrpc_body else "text/plain", extra)
+        if jsonrpc_body and sent is not None:
+            self.data(xid, message(answer_to(ex.rid, sent.method, "error")))
+        else:
+            self.data(xid, b"no")
+        self.end(xid)
+
+    def fresh_posts(self) -> list[int]:
+        return [x for x in self.fresh() if self.ex[x].role in ("request", "resume")]
+
+    @precondition(lambda self: self.fresh_posts())
+    @rule(
+        pick=st.integers(0, 7),
+        steps=st.integers(0, 2),
+        then=st.sampled_from(["answer", "stay open", "end", "break"]),
+    )
+    def respond_sse(self, pick: int, steps: int, then: str) -> None:
+        """A request answered with an SSE stream: a priming event (an id, no data),
+        maybe progress, then the answer and the end, or the stream left open, or ended
+        or broken before the answer (the machine resumes it: 2025-11-25 §
+        Resumability)."""
+        fresh = self.fresh_posts()
+        xid = fresh[pick % len(fresh)]
+        ex = self.ex[xid]
+        self.head(xid, 200, "text/event-stream")
+        sent = self.wire.get(ex.rid)
+        ex.events += 1
+        data = sse(None, f"r{ex.rid}-{ex.events}")
+        if sent is not None and sent.token is not None:
+            for i in range(steps):
+                ex.events += 1
+                data += sse(progress_of(sent.token, i, True), f"r{ex.rid}-{ex.events}")
+        if then == "answer":
+            data += self.answered(ex)
+        self.data(xid, data)
+        if then in ("answer", "end"):
+            self.end(xid)
+        elif then == "break" and self.ex.pop(xid, None) is not None:
+            self.conn.exchange_failed(xid, ExchangeFailure("network", "cut"), self.now)
+            self.pump()
+
+    @precondition(lambda self: self.streams())
+    @rule(
+        pick=st.integers(0, 7),
+        kind=st.sampled_from(["answer", "notify", "request", "garbage"]),
+        n=st.integers(0, 7),
+        split=st.integers(0, 40),
+    )
+    def stream_event(self, pick: int, kind: str, n: int, split: int) -> None:
+        """One event on an open SSE stream (POST, resume or the standalone GET), maybe
+        cut in two chunks."""
+        streams = self.streams()
+        xid = streams[pick % len(streams)]
+        ex = self.ex[xid]
+        if kind == "answer":
+            data = self.answered(ex) if ex.rid is not None else b""
+        elif kind == "notify":
+            data = sse(notification("notifications/message"))
+        elif kind == "request":
+            data = sse({"jsonrpc": "2.0", "id": f"s{n}", "method": "ping"})
+        else:
+            data = SSE_GARBAGE[n % len(SSE_GARBAGE)]
+        if data:
+            self.data(xid, data, split)
+
+    @precondition(lambda self: self.streams())
+    @rule(pick=st.integers(0, 7))
+    def end_stream(self, pick: int) -> None:
+        streams = self.streams()
+        self.end(streams[pick % len(streams)])
+
+    @precondition(lambda self: self.ex and self.losses < MAX_LOSSES)
+    @rule(pick=st.integers(0, 7), kind=st.sampled_from(FAILURE_KINDS))
+    def fail_exchange(self, pick: int, kind: Any) -> None:
+        self.losses += 1
+        xid = sorted(self.ex)[pick % len(self.ex)]
+        del self.ex[xid]
+        self.conn.exchange_failed(xid, ExchangeFailure(kind, "scripted"), self.now)
+        self.pump()
+
+
 SETTINGS = settings(
     max_examples=100,
     stateful_step_count=50,
@@ -458,4 +728,5 @@ SETTINGS = settings(
 TestStdioConnection = StdioMachine.TestCase
 TestStdioConnection.settings = SETTINGS
 
-_later = (ExchangeFailure, streamable_http_config)
+TestHttpConnection = HttpMachine.TestCase
+TestHttpConnection.settings = SETTINGS
