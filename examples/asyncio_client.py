@@ -56,6 +56,12 @@ FAILURES: list[tuple[type[Exception], FailureKind]] = [
 log = logging.getLogger("asyncio_client")
 
 
+def log_at(level: str, message: str) -> None:
+    """Log at a level given by name, "warning" or "WARNING" (the core's Diagnostic)."""
+    number = logging.getLevelName(level.upper())
+    log.log(number if isinstance(number, int) else logging.WARNING, "%s", message)
+
+
 class AsyncioClient:
     """One server, driven from the running asyncio loop; ``now`` is ``loop.time()``."""
 
@@ -221,7 +227,7 @@ class AsyncioClient:
             if not self._closed.done():
                 self._closed.set_result(None)
         elif isinstance(event, mc.Diagnostic):
-            log.log(logging.getLevelName(event.level), "%s", event.message)
+            log_at(event.level, event.message)
 
     # ------------------------------------------------------------------ stdio
 
@@ -334,7 +340,7 @@ async def run_op(client: AsyncioClient, op: Op[Any]) -> Any:
             if isinstance(effect, Call):
                 outcome = await client.call(effect.method, effect.params, timeout=effect.timeout)
             elif isinstance(effect, Log):
-                log.log(logging.getLevelName(effect.level), "%s", effect.message)
+                log_at(effect.level, effect.message)
     except StopIteration as done:
         return done.value
 

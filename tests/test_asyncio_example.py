@@ -78,6 +78,15 @@ def test_script_lists_tools_over_streamable_http(http_peer: Any) -> None:
     check_tool_list(run_script(http_peer.url))
 
 
+def test_script_logs_the_machines_diagnostics() -> None:
+    """The legacy HTTP+SSE transport makes the machine emit a ``Diagnostic`` (its
+    deprecation notice, level "warning"): the driver logs it and goes on."""
+    with sdk_http_server("sse") as peer:
+        proc = run_script(peer.url)
+    check_tool_list(proc)
+    assert "deprecated" in proc.stderr.lower()
+
+
 @pytest.mark.parametrize(
     ("args", "needle"),
     [
