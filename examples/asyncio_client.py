@@ -201,8 +201,11 @@ class AsyncioClient:
     def _dispatch(self, event: object) -> None:
         if isinstance(event, mc.CallProgress):
             progress = self._calls[event.call_id][1]
-            if progress is not None:
-                progress(event.progress, event.total, event.message)
+            try:
+                if progress is not None:
+                    progress(event.progress, event.total, event.message)
+            except Exception:  # a host's bug must not stop the pump (and every call)
+                log.exception("progress callback failed")
         elif isinstance(event, (mc.CallSucceeded, mc.CallFailed)):
             future = self._calls.pop(event.call_id)[0]
             if future.done():

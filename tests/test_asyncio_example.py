@@ -154,6 +154,18 @@ def test_call_with_progress_runs_every_callback_before_returning() -> None:
     run(scenario)
 
 
+def test_a_failing_progress_callback_does_not_stall_the_call() -> None:
+    async def scenario(client: Any) -> None:
+        def boom(progress: float, total: float | None, message: str | None) -> None:
+            raise RuntimeError("callback bug")
+
+        params = {"name": "progress", "arguments": {"steps": 2, "delay": 0}}
+        result = await client.call("tools/call", params, progress=boom)
+        assert texts(result) == ["done"]
+
+    run(scenario)
+
+
 def test_resources_read() -> None:
     async def scenario(client: Any) -> None:
         result = await client.call("resources/read", {"uri": "demo://text"})
