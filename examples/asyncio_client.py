@@ -377,6 +377,8 @@ def main(argv: list[str] | None = None) -> int:
     except (MCPError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:  # the server was stopped on the way out (close())
+        return 130
     for tool in tools:
         summary = (tool.description or "").strip().split("\n")[0]
         print(f"{tool.name} — {summary}" if summary else tool.name)

@@ -9,12 +9,15 @@ import importlib.util
 import json
 import os
 import shlex
+import signal
 import subprocess
 import sys
+import time
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import psutil
 import pytest
 
 from mcp_proto.config import stdio_config, streamable_http_config
@@ -103,6 +106,36 @@ def test_script_failure_is_one_line_and_exit_1(args: list[str], needle: str) -> 
     assert proc.stderr.startswith("error: ")
     assert needle in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_script_interrupted_stops_the_server_and_exits_130() -> None:
+    """Ctrl-C while the handshake waits: the server (in its own process group, so the
+    terminal's SIGINT does not reach it) is stopped by the driver's close()."""
+    silent = [sys.executable, "-c", "import time; time.sleep(120)"]
+    proc = subprocess.Popen(
+        [sys.executable, str(SCRIPT), "--", *silent],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        children: list[psutil.Process] = []
+        for _ in range(200):  # bounded: until the server process exists
+            children = psutil.Process(proc.pid).children()
+            if children:
+                break
+            time.sleep(0.05)
+        [server] = children
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 130, err
+    assert (out, err) == ("", "")
+    assert not server.is_running()
 
 
 # ------------------------------------------------------------------------ the class
