@@ -439,6 +439,14 @@ class HttpTransport(Transport):
         if not self._pending(stream.rid):
             self._streams.pop(stream.rid, None)
             return
+        session = self.conn._session
+        deadline = session.deadline_of(stream.rid) if session is not None else None
+        if deadline is not None and now >= deadline:
+            # The stream broke because the request outlived its timeout (the read
+            # timeout is what was left of it): that is the timeout, not a broken stream.
+            self._streams.pop(stream.rid, None)
+            self.conn._expire(now)
+            return
         if stream.cursor.last_event_id is None or stream.resumes >= MAX_RESUMES:
             self._streams.pop(stream.rid, None)
             self.conn.fail_attempt(

@@ -802,3 +802,19 @@ def test_a_driver_feeding_stdio_input_to_http_is_told() -> None:
         h.conn.receive_data(b"{}\n", 0.0)
     with pytest.raises(LocalProtocolError):
         h.conn.receive_eof(0.0)
+
+
+def test_a_stream_broken_by_the_requests_own_timeout_is_the_timeout() -> None:
+    h = harness(retries=3)
+    connect_http(h)
+    cid = h.conn.start_call("resources/read", {"uri": "x"}, now=0.0, timeout=2.0)
+    post = only(h.exchanges())
+    h.conn.exchange_head(post.xid, 200, SSE_HEAD, 0.0)
+    h.conn.exchange_data(post.xid, b"id: 5\ndata:\n\n", 0.0)
+    h.now = 2.0
+    h.conn.exchange_failed(post.xid, ExchangeFailure("read_timeout"), 2.0)
+    (failed,) = h.take_events()
+    assert failed.call_id == cid and isinstance(failed.error, RequestTimeoutError)
+    (cancelled,) = h.exchanges()  # no resume: the cancellation only
+    assert body_of(cancelled)["method"] == "notifications/cancelled"
+    assert h.conn.next_deadline() is None
