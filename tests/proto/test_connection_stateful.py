@@ -40,7 +40,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import precondition, rule
 
-from mcp_proto.config import stdio_config, streamable_http_config
+from mcp_proto.config import http_config, stdio_config, streamable_http_config
 from mcp_proto.connection import ExchangeFailure, frames
 
 
@@ -413,6 +413,18 @@ class HttpMachine(_Base):
         self.pump()
 
 
+class PlainHttpMachine(HttpMachine):
+    """Plain HTTP: POSTs answered with JSON, no GET stream (an SSE answer is the
+    server's misbehaviour here, kept among the rules)."""
+
+    config = http_config("http://127.0.0.1:9/rpc", read_timeout=5.0, retries=1, retry_backoff=0.2)
+
+    def perform_transport(self, frame: Any) -> None:
+        if isinstance(frame, frames.StartExchange):
+            assert frame.method != "GET" or header(frame.headers, "last-event-id"), frame
+        super().perform_transport(frame)
+
+
 SETTINGS = settings(
     max_examples=100,
     stateful_step_count=50,
@@ -426,3 +438,6 @@ TestStdioConnection.settings = SETTINGS
 
 TestHttpConnection = HttpMachine.TestCase
 TestHttpConnection.settings = SETTINGS
+
+TestPlainHttpConnection = PlainHttpMachine.TestCase
+TestPlainHttpConnection.settings = SETTINGS
