@@ -27,8 +27,8 @@ from typing import Any
 
 import httpcore
 
+from mcp_proto import NEED_DATA
 from mcp_proto import connection as mc
-from mcp_proto._util import NEED_DATA
 from mcp_proto.config import (
     ServerConfig,
     detect_transport,
