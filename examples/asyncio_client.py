@@ -3,6 +3,7 @@
     python examples/asyncio_client.py "python server.py --flag"    # a command line (shlex)
     python examples/asyncio_client.py -- python server.py --flag   # or its words after --
     python examples/asyncio_client.py http://127.0.0.1:8000/mcp    # Streamable HTTP
+    python examples/asyncio_client.py http://127.0.0.1:8000/sse    # legacy HTTP+SSE
 
 Every protocol rule (handshake, ids, timeouts, retries, sessions, resumption) is in
 ``mcp_proto.connection.Connection``. This file does a host loop's three jobs only
