@@ -4,8 +4,8 @@ A hypothesis ``RuleBasedStateMachine`` plays driver, server and user of one
 ``mcp_proto.connection.Connection`` at once: server bytes (answers to what the machine
 sent, progress, notifications, server requests, garbage, lines cut in two), transport
 events (opened, failed, EOF, closed; over Streamable and plain HTTP: exchange heads,
-bodies, ends and failures), time passing, user calls, cancellations and close, in any order. Time is a
-number; nothing here does I/O. Half the runs use an obliging driver that opens and
+bodies, ends and failures), time passing, user calls, cancellations and close, in any
+order. Time is a number; nothing here does I/O. Half the runs use an obliging driver that opens and
 closes transports at once (so calls get far); the other half leave that to the rules.
 
 What must hold, whatever the order:
