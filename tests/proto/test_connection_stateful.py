@@ -198,12 +198,16 @@ class HttpMachine(_Base):
         if frame.method == "DELETE":
             self.ex[frame.xid] = Ex("delete", session=session)
         elif frame.method == "GET":
+            # Each stream is resumed with its own last id (2025-11-25 § Resumability):
+            # the standalone stream with a g-<n> (or none), a request's with r<rid>-<n>.
             last = header(frame.headers, "last-event-id")
-            if last is None:
-                assert frame.streaming
-                self.ex[frame.xid] = Ex("get", session=session)
-            else:  # resuming a POST's stream: its own ids are r<rid>-<n>
-                assert last.startswith("r"), f"resumed with another stream's id {last!r}"
+            if last is None or frame.streaming:
+                assert frame.streaming, "a request's stream resumed without its id"
+                assert last is None or last.startswith("g-"), f"GET resumed with {last!r}"
+                events = 0 if last is None else int(last[2:])
+                self.ex[frame.xid] = Ex("get", session=session, events=events)
+            else:
+                assert last.startswith("r"), f"a request's stream resumed with {last!r}"
                 rid_text, _, n = last[1:].partition("-")
                 rid = int(rid_text)
                 self.ex[frame.xid] = Ex("resume", rid, session, events=int(n))
@@ -373,6 +377,15 @@ class HttpMachine(_Base):
             self.conn.exchange_failed(xid, ExchangeFailure("network", "cut"), self.now)
             self.pump()
 
+    @precondition(lambda self: self.fresh_posts())
+    @rule(pick=st.integers(0, 7), broken=st.booleans())
+    def cut_then_wait(self, pick: int, broken: bool) -> None:
+        """An SSE answer cut before the answer, then the clock moves to the machine's
+        next deadline (its resume delay, unless a timeout comes first)."""
+        self.respond_sse(pick, 1, "break" if broken else "end")
+        if self.conn.next_deadline() is not None:
+            self.jump_to_deadline()
+
     @precondition(lambda self: self.streams())
     @rule(
         pick=st.integers(0, 7),
@@ -386,12 +399,15 @@ class HttpMachine(_Base):
         streams = self.streams()
         xid = streams[pick % len(streams)]
         ex = self.ex[xid]
+        # Each stream numbers its own events: r<rid>-<n> on a request's, g-<n> on GET's.
+        ex.events += 1
+        event_id = f"r{ex.rid}-{ex.events}" if ex.rid is not None else f"g-{ex.events}"
         if kind == "answer":
             data = self.answered(ex) if ex.rid is not None else b""
         elif kind == "notify":
-            data = sse(notification("notifications/message"))
+            data = sse(notification("notifications/message"), event_id)
         elif kind == "request":
-            data = sse({"jsonrpc": "2.0", "id": f"s{n}", "method": "ping"})
+            data = sse({"jsonrpc": "2.0", "id": f"s{n}", "method": "ping"}, event_id)
         else:
             data = SSE_GARBAGE[n % len(SSE_GARBAGE)]
         if data:
