@@ -17,7 +17,9 @@ What must hold, whatever the order:
   ``mcp_proto.errors.MCPError``; no exception escapes the machine's input methods;
   ``start_call`` raises only the documented caller errors;
 * memory stays bounded: open calls never exceed ``Limits.max_pending_requests`` (small
-  here), and unanswered server requests never exceed those received.
+  here), and unanswered server requests never exceed those received;
+* HTTP: exchange ids are never reused, and a resumed SSE stream carries its own
+  stream's ``Last-Event-ID`` (never another stream's); plain HTTP opens no GET stream.
 """
 
 from __future__ import annotations
