@@ -857,3 +857,22 @@ def test_the_expired_message_names_the_server_and_keeps_the_cause() -> None:
         "a new session was started but the request was not re-sent"
     )
     assert isinstance(failed.error.__cause__, SessionExpiredError)
+
+
+def test_an_http_error_names_the_method_and_answered_streams_are_forgotten() -> None:
+    h = harness(retries=0)
+    connect_http(h)
+    cid = h.conn.start_call("tools/list", now=0.0)
+    h.reply_status(only(h.exchanges()), 500)
+    (failed,) = h.take_events()
+    assert failed.call_id == cid and failed.error.method == "tools/list"
+    # A POST stream answered and ended leaves no state behind (bounded memory).
+    for _ in range(3):
+        h.conn.start_call("tools/list", now=0.0)
+        post = only(h.exchanges())
+        h.conn.exchange_head(post.xid, 200, SSE_HEAD, 0.0)
+        h.conn.exchange_data(post.xid, sse_event(result(body_of(post)["id"], {}), id="1"), 0)
+        h.conn.exchange_end(post.xid, 0.0)
+    transport = h.conn._transport
+    assert transport._streams == {}
+    assert set(transport._ex) == {transport._get_xid}
