@@ -296,6 +296,9 @@ class MachineCore:
         assert session is not None
         method, params = call.method, self._calls.request_params(call)
         headers = None
+        if self.era == "modern" and method == "logging/setLevel":
+            self._set_level_modern(call, params)
+            return
         if self.era == "modern":
             method, params, headers = self._era.build(method, params, call.tool)
         self._take_output()
@@ -311,6 +314,15 @@ class MachineCore:
         (data,) = session.data_to_send()
         self._outbox.append(Outgoing(data, rid, method, headers))
         self._calls.sent(call, rid)
+
+    def _set_level_modern(self, call: Call, params: dict[str, Any] | None) -> None:
+        """LIFE-15 / LOG-2: 2026-07-28 has no ``logging/setLevel``; the level rides as
+        ``_meta`` on every later request, so the call succeeds at once, sending nothing.
+        A bad level raises ``ValueError`` (the caller's, as for any request)."""
+        level = (params or {}).get("level")
+        self._era.set_log_level(level)
+        self._events.append(CallSucceeded(call.call_id, call.method, {}))
+        self._calls.finish(call)
 
     def _send_internal(
         self,

@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any, Final
 import attrs
 
 from .. import jsonrpc
+from .._util import shown
 from ..errors import (
     IncompatibleServerError,
     LocalProtocolError,
@@ -68,7 +69,7 @@ from ..modern.discover import (
     process_key,
 )
 from ..modern.headers import request_headers
-from ..modern.meta import HostMeta, with_meta
+from ..modern.meta import LOG_LEVELS, HostMeta, with_meta
 from ..session import REQUIRED_CAPABILITY, ServerInfo, Session
 from ..session import State as SessionState
 from ..versions import MODERN_VERSIONS
@@ -303,6 +304,15 @@ class EraSteps:
         session.state = SessionState.IDLE
         session.server = None
         conn._start_handshake(now, session)
+
+    def set_log_level(self, level: object) -> None:
+        """Validate and keep the level carried as ``_meta`` (LIFE-15)."""
+        if level is not None and (not isinstance(level, str) or level not in LOG_LEVELS):
+            raise ValueError(
+                f"log level must be one of {', '.join(sorted(LOG_LEVELS))} or None, "
+                f"got {shown(level)}"
+            )
+        self.log_level = level
 
     # ------------------------------------------------------------ a stale era
 

@@ -568,3 +568,33 @@ def test_ordinary_errors_keep_the_modern_session(method: str, code: int) -> None
     h.feed(error(sent["id"], code, "no"))
     assert [type(e) for e in h.take_events()] == [CallFailed]
     assert h.conn.is_connected and h.take_frames() == []
+
+
+def test_set_level_in_a_modern_session_sends_nothing_and_rides_in_meta() -> None:
+    h = harness()
+    queued = h.conn.start_call("logging/setLevel", {"level": "error"}, now=0.0)
+    h.take_frames()
+    h.conn.transport_opened(0.0)
+    (probe,) = h.written()
+    h.feed(discover_result(probe["id"]))
+    assert h.written() == []  # LIFE-15: no logging/setLevel in 2026-07-28
+    assert h.take_events(CallSucceeded) == [CallSucceeded(queued, "logging/setLevel", {})]
+    assert h.conn.log_level == "error"
+    call = h.conn.start_call("logging/setLevel", {"level": "debug"}, now=0.0)
+    assert h.take_events() == [CallSucceeded(call, "logging/setLevel", {})]
+    h.conn.start_call("tools/list", now=0.0)
+    (sent,) = h.written()
+    assert sent["params"]["_meta"][LOG_LEVEL] == "debug"
+    with pytest.raises(ValueError, match="log level"):
+        h.conn.start_call("logging/setLevel", {"level": "chatty"}, now=0.0)
+    assert h.conn.pending_count == 1  # only the tools/list
+    assert h.written() == []
+
+
+def test_set_level_in_a_legacy_session_is_the_request_as_before() -> None:
+    h = harness(protocol="legacy")
+    h.connect_stdio()
+    h.conn.start_call("logging/setLevel", {"level": "error"}, now=0.0)
+    (sent,) = h.written()
+    assert sent["method"] == "logging/setLevel" and sent["params"] == {"level": "error"}
+    assert h.conn.log_level is None
