@@ -384,10 +384,13 @@ class MachineCore:
                     )
             elif isinstance(event, ServerRequest) and self.era == "modern":
                 # LIFE-17: a 2026-07-28 server asks inside results (MRTR), never with a
-                # request of its own: not handed to handlers, never answered.
+                # request of its own: not handed to handlers, never answered (nor
+                # counted as unanswered: close does not wait for it).
                 session._inbound.pop(event.request_id, None)
                 self._events.append(
-                    MessageDiscarded(f"server request {event.method!r} in a 2026-07-28 session")
+                    MessageDiscarded(
+                        f"server request {shown(event.method)} in a 2026-07-28 session"
+                    )
                 )
             else:
                 if isinstance(event, ServerRequest):
