@@ -480,6 +480,15 @@ def restrict_era(era: str) -> None:
         return await call_next(ctx)
 
     mcp._lowlevel_server.middleware.insert(0, only_one_era)
+    if era == "legacy":
+        # On a pipe the SDK's dual-era loop lets the first request pick the era for good: an
+        # enveloped server/discover would turn the connection modern, and the initialize a
+        # client sends next would then be refused with -32022, which no pre-2026 server
+        # does. A legacy-only server serves the handshake loop only.
+        import mcp.server.lowlevel.server as lowlevel
+        from mcp.server.runner import serve_loop
+
+        lowlevel.serve_dual_era_loop = serve_loop  # type: ignore[assignment]
 
 
 class EraHeaderGate:
