@@ -97,6 +97,9 @@ class HttpTransport(Transport):
         self._heads: tuple[tuple[str | None, str | None], tuple[tuple[str, str], ...]] | None
         self._heads = None
         self._streams: dict[jsonrpc.RequestId, PostStream] = {}
+        # The streams waiting to be resumed (resume_at set): next_deadline() runs after
+        # every input, so it looks at these few, not at every stream in flight.
+        self._resuming: dict[jsonrpc.RequestId, PostStream] = {}
         # The standalone GET stream (Streamable HTTP).
         self._get_cursor = SseStream()
         self._get_xid: int | None = None
@@ -137,6 +140,7 @@ class HttpTransport(Transport):
         for ex in list(self._ex.values()):
             self._drop(ex)
         self._streams.clear()
+        self._resuming.clear()
         self._get_xid = None
         self._get_retry_at = None
         self._ready_at = None
@@ -245,9 +249,18 @@ class HttpTransport(Transport):
     # ============================================================ time
 
     def next_deadline(self) -> float | None:
-        times = [s.resume_at for s in self._streams.values() if s.resume_at is not None]
-        times += [t for t in (self._get_retry_at, self._ready_at) if t is not None]
-        return min(times) if times else None
+        best = self._get_retry_at
+        ready = self._ready_at
+        if ready is not None and (best is None or ready < best):
+            best = ready
+        if self._resuming:
+            for rid, stream in list(self._resuming.items()):
+                at = stream.resume_at
+                if at is None or self._streams.get(rid) is not stream:
+                    del self._resuming[rid]  # resumed, or its request ended
+                elif best is None or at < best:
+                    best = at
+        return best
 
     def handle_timeout(self, now: float) -> None:
         if self._ready_at is not None and now >= self._ready_at:
@@ -255,9 +268,12 @@ class HttpTransport(Transport):
         if self._get_retry_at is not None and now >= self._get_retry_at:
             self._get_retry_at = None
             self._open_get(now)
-        for stream in list(self._streams.values()):
-            if stream.resume_at is not None and now >= stream.resume_at:
+        for rid, stream in list(self._resuming.items()):
+            if self._streams.get(rid) is not stream:
+                del self._resuming[rid]
+            elif stream.resume_at is not None and now >= stream.resume_at:
                 stream.resume_at = None
+                del self._resuming[rid]
                 self._resume(stream, now)
 
     # ============================================================ inputs
@@ -472,6 +488,7 @@ class HttpTransport(Transport):
             return
         stream.resumes += 1
         stream.resume_at = now + self.http.reconnect_delay
+        self._resuming[stream.rid] = stream
 
     def _resume(self, stream: PostStream, now: float) -> None:
         if not self._pending(stream.rid):
