@@ -113,8 +113,10 @@ The 2026-07-28 era (issue 10; :mod:`._era`):
   sends discover (the capabilities gate requests) with ``read_timeout``, and a legacy
   answer then forgets the entry and probes afresh (LIFE-18).
 * Modern requests: ``_meta`` from ``meta.with_meta`` on every request; ``ping`` is
-  ``server/discover``; over HTTP ``headers.request_headers`` per request, no session
-  id, no GET stream, no resumption, no DELETE; a response stream that breaks before
+  ``server/discover`` (its caller still gets ``{}``); ``logging/setLevel`` sets
+  ``log_level`` and succeeds at once; over HTTP ``headers.request_headers`` per
+  request, no session id, no GET stream, no resumption, no DELETE; a response stream
+  that breaks before
   the result is re-issued once with a new id (``tools/call`` included), a second break
   fails with ``ResponseStreamClosedError``; a timeout or cancel closes the stream
   (``AbortExchange``) and posts no ``notifications/cancelled`` (stdio still sends it).

@@ -413,7 +413,12 @@ class MachineCore:
         self._transport.attempt_ended(rid, True)
         call = self._calls.detach(rid)
         if call is not None:
-            self._events.append(CallSucceeded(call.call_id, call.method, event.result))
+            result = event.result
+            if call.method == "ping" and self.era == "modern":
+                # LIFE-14: the ping went out as server/discover; its caller asked for a
+                # ping, whose result is empty in every era.
+                result = {}
+            self._events.append(CallSucceeded(call.call_id, call.method, result))
             self._calls.finish(call)
 
     def _on_attempt_failed(self, rid: jsonrpc.RequestId, error: MCPError, now: float) -> None:
