@@ -49,6 +49,7 @@ from ..errors import (
     ServerError,
     TransientServerError,
 )
+from ..http import _OWNED as CLIENT_OWNED
 from ..http import HttpSessionState
 from ..modern.discover import (
     DISCOVER,
@@ -370,7 +371,7 @@ class EraSteps:
                 params,
                 protocol_version=version,
                 tool=tool,
-                configured=self.conn.config.headers,
+                configured=configured_headers(self.conn),
             )
         )
 
@@ -395,6 +396,14 @@ class EraSteps:
         return method, built, self._headers(method, built, version, tool)
 
 
+def configured_headers(conn: MachineCore) -> list[tuple[str, str]]:
+    """The configured headers a modern POST may carry: not the ones the client owns
+    (``Accept``, ``Mcp-Session-Id``, ... as in the handshake era: a configuration cannot
+    forge protocol state; ``request_headers`` drops ``Mcp-Param-*`` and the standard
+    request headers, HDR-6)."""
+    return [(k, v) for k, v in conn.config.headers.items() if k.lower() not in CLIENT_OWNED]
+
+
 def modern_post_headers(
     conn: MachineCore, out: Outgoing, *, streamable: bool
 ) -> tuple[tuple[str, str], ...]:
@@ -408,7 +417,7 @@ def modern_post_headers(
         server = conn.server
         own = tuple(
             (name, value)
-            for name, value in conn.config.headers.items()
+            for name, value in configured_headers(conn)
             if not name.lower().startswith("mcp-")
         )
         if server is not None:

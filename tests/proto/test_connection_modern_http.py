@@ -427,3 +427,30 @@ def test_a_notification_in_a_modern_session_carries_the_version_and_no_session()
     assert header(note, "X-Api-Key") == "k"
     assert header(note, "Mcp-Session-Id") is None
     assert header(note, "Mcp-Param-Region") is None
+
+
+def test_configured_headers_cannot_forge_what_the_client_owns() -> None:
+    # As in the handshake era (docs/http.md): Accept, Content-Type, Mcp-Session-Id, ...
+    # are the client's; a modern POST carries none of the configured copies.
+    forged = {
+        "Accept": "text/html",
+        "Content-Type": "text/plain",
+        "Mcp-Session-Id": "forged",
+        "Last-Event-ID": "e9",
+        "MCP-Protocol-Version": "1999-01-01",
+        "X-Api-Key": "k",
+    }
+    h = harness(headers=forged)
+    probe = open_probe(h)
+    h.reply_json(probe, discover_result(body_of(probe)["id"]))
+    h.conn.start_call("tools/list", now=0.0)
+    h.conn.notify("notifications/example", now=0.0)
+    for x in [probe, *posted(h)]:
+        names = [k.lower() for k, _ in x.headers]
+        assert len(names) == len(set(names)), x.headers  # one copy of each
+        assert header(x, "Accept") == "application/json, text/event-stream"
+        assert header(x, "Content-Type") == "application/json"
+        assert header(x, "Mcp-Session-Id") is None
+        assert header(x, "Last-Event-ID") is None
+        assert header(x, "MCP-Protocol-Version") == V
+        assert header(x, "X-Api-Key") == "k"
