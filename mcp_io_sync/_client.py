@@ -50,12 +50,12 @@ def _transport_class(kind: str) -> type[BaseServer]:
         return StdioServer
     from . import _http
 
-    classes: dict[str, type[BaseServer]] = {
+    classes: dict[str, Any] = {  # (old-base HTTP servers until they switch)
         "streamable_http": _http.StreamableHttpServer,
         "http": _http.HttpServer,
         "sse": _http.SseServer,
     }
-    return classes[kind]
+    return classes[kind]  # type: ignore[no-any-return]
 
 
 _LOGGER = logging.getLogger("mcp_io_sync")
@@ -620,8 +620,7 @@ def connect(
                     failures.append((candidate, exc))
                     # Issue 9: never fall back after a 401/403 or any answer that proves
                     # an MCP server is there; the core decides from typed facts.
-                    session = server._session
-                    answered = session is not None and session.server is not None
+                    answered = server.info is not None
                     if len(plan.configs) == 1 or not may_fall_back(exc, server_answered=answered):
                         raise
             else:

@@ -54,8 +54,8 @@ from mcp_proto.http import (
 from mcp_proto.session import ServerInfo, Session
 from mcp_proto.sse import SSEEvent, SSEParser
 
-from ._base import BaseServer
 from ._pool import ConnectionPool
+from ._session_base import BaseServer
 
 __all__ = ["HttpServer", "SseServer", "StreamableHttpServer"]
 
