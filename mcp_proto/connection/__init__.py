@@ -69,6 +69,13 @@ Outputs:
   ``ServerRequest``, ``NotificationReceived``, ``LogMessage``, ``MessageDiscarded``,
   ``Disconnected``, ``Closed``, ``Diagnostic(level, message)``.
 
+Protocol-policy constants (exported here; the shells keep only OS mechanics such as
+their process ``SHUTDOWN_GRACE`` and pool sizes): ``CLOSE_ANSWER_WAIT`` (0.5 s),
+``MAX_RESUMES`` (3), ``ERROR_BODY_CAP`` (64 KiB), ``GET_READY_WAIT`` (2 s),
+``GET_MAX_FAILURES`` (10), ``GET_MAX_DELAY`` (30 s), ``GET_READ_TIMEOUT_FLOOR``
+(300 s), ``DELETE_TIMEOUT`` (5 s), ``KEEPALIVE_MISSES`` (3), ``PING_TIMEOUT_FACTOR``
+(2.5 ping intervals).
+
 Ordering: a ``CallProgress`` is always emitted before its call's result event; drivers
 run the progress callbacks emitted before a result before returning that result.
 
@@ -80,6 +87,16 @@ them in order, drains ``next_event()``, and re-arms its one timer at
 from __future__ import annotations
 
 from ._calls import CLOSE_ANSWER_WAIT
+from ._exchange import (
+    DELETE_TIMEOUT,
+    ERROR_BODY_CAP,
+    GET_MAX_DELAY,
+    GET_MAX_FAILURES,
+    GET_READ_TIMEOUT_FLOOR,
+    GET_READY_WAIT,
+    MAX_RESUMES,
+)
+from ._legacy_sse import KEEPALIVE_MISSES, PING_TIMEOUT_FACTOR
 from ._machine import Connection, ConnectionState
 from .events import (
     CallCancelledError,
@@ -109,6 +126,15 @@ from .frames import (
 
 __all__ = [
     "CLOSE_ANSWER_WAIT",
+    "DELETE_TIMEOUT",
+    "ERROR_BODY_CAP",
+    "GET_MAX_DELAY",
+    "GET_MAX_FAILURES",
+    "GET_READY_WAIT",
+    "GET_READ_TIMEOUT_FLOOR",
+    "KEEPALIVE_MISSES",
+    "MAX_RESUMES",
+    "PING_TIMEOUT_FACTOR",
     "AbortExchange",
     "CallCancelledError",
     "CallFailed",

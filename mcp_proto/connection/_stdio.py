@@ -23,9 +23,7 @@ class StdioTransport(Transport):
 
     def open(self, now: float) -> None:
         conn = self.conn
-        self._framer = LineFramer(
-            conn.config.max_line_size or conn.limits.max_line_size, decode=True
-        )
+        self._framer = LineFramer(conn.max_line_size, decode=True)
         conn._emit(OpenTransport())
 
     def reset(self) -> None:

@@ -1,4 +1,4 @@
-"""The interface every transport strategy implements for :class:`Connection`.
+"""The interface every transport strategy implements for :class:`MachineCore`.
 
 A strategy turns the connection's outgoing messages into frames and the driver's
 inputs into messages for the session; it owns the transport-level state (the framer,
@@ -17,7 +17,7 @@ from ..errors import LocalProtocolError, MCPError
 from ..session import ServerInfo
 
 if TYPE_CHECKING:
-    from ._machine import Connection
+    from ._core import MachineCore
     from .frames import ExchangeFailure
 
 __all__ = ["Outgoing", "Transport"]
@@ -36,7 +36,7 @@ class Outgoing:
 class Transport:
     """Default behaviour: what a transport without that feature does."""
 
-    def __init__(self, conn: Connection) -> None:
+    def __init__(self, conn: MachineCore) -> None:
         self.conn = conn
 
     # ------------------------------------------------------------ lifecycle
@@ -52,6 +52,9 @@ class Transport:
     def opened(self, now: float) -> None:
         """The driver opened it. Call ``conn._on_usable(now)`` once messages can flow."""
         self.conn._on_usable(now)
+
+    def negotiated(self, info: ServerInfo) -> None:
+        """``initialize`` was answered with ``info`` (before anything else is sent)."""
 
     def handshake_done(self, info: ServerInfo, now: float) -> bool:
         """``initialize`` was answered; True if requests may flow at once (else the

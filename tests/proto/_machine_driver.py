@@ -16,6 +16,7 @@ from _proto_support import ALL_CAPS, notification, request, result, wire
 from mcp_proto import NEED_DATA
 from mcp_proto.config import ServerConfig
 from mcp_proto.connection import (
+    AbortExchange,
     Connection,
     OpenTransport,
     StartExchange,
@@ -185,3 +186,64 @@ def header(x: StartExchange, name: str) -> str | None:
         if key.lower() == name.lower():
             return value
     return None
+
+
+SSE_HEAD = [("Content-Type", "text/event-stream")]
+
+
+def sse_event(
+    data: bytes | str | None = None,
+    *,
+    id: str | None = None,
+    event: str | None = None,
+    retry: int | None = None,
+) -> bytes:
+    """One SSE event's bytes."""
+    lines = []
+    if event is not None:
+        lines.append(f"event: {event}")
+    if id is not None:
+        lines.append(f"id: {id}")
+    if retry is not None:
+        lines.append(f"retry: {retry}")
+    if data is not None:
+        text = data.decode() if isinstance(data, bytes) else data
+        lines.append(f"data: {text}")
+    return ("\n".join(lines) + "\n\n").encode()
+
+
+def connect_http(
+    h: Harness,
+    *,
+    session_id: str | None = "sess-1",
+    caps: dict[str, Any] | None = None,
+    get_status: int | None = 200,
+) -> StartExchange | None:
+    """Open, handshake and (Streamable HTTP) answer the GET stream with ``get_status``
+    (200: an open SSE stream, returned). Leaves frames and events empty."""
+    conn = h.conn
+    conn.connect(h.now)
+    assert h.take_frames() == [OpenTransport()]
+    conn.transport_opened(h.now)
+    (post,) = h.exchanges()
+    init = body_of(post)
+    assert init["method"] == "initialize"
+    headers = [("Mcp-Session-Id", session_id)] if session_id else []
+    h.reply_json(post, init_result(init["id"], caps=caps), headers=headers)
+    xs = h.exchanges()
+    assert body_of(xs[0])["method"] == "notifications/initialized"
+    h.reply_status(xs[0], 202)
+    get = None
+    if conn.config.type == "streamable_http":
+        (get,) = xs[1:]
+        assert get.method == "GET" and get.streaming
+        if get_status == 200:
+            conn.exchange_head(get.xid, 200, SSE_HEAD, h.now)
+        elif get_status is not None:
+            h.reply_status(get, get_status)
+    else:
+        assert xs[1:] == []
+    expected = [] if get_status is None and get is not None else [Connected]
+    assert [type(e) for e in h.take_events()] == expected
+    assert [f for f in h.take_frames() if not isinstance(f, AbortExchange)] == []
+    return get
