@@ -81,14 +81,16 @@ class _Waiter:
 
 
 class _Timer:
-    """The one thread that honours the machine's deadlines while no caller waits.
+    """The one thread that honours every deadline of the machine (callers waiting for
+    an answer also wake at ``next_deadline()``; whoever comes first handles it).
 
     Per server, not per client: a server's machine has its own lock and deadlines,
     and a timer sharing that lock (its condition is built on it) needs no heap across
-    servers and no hand-off between locks. Started on the first deadline that nobody
-    waits for; it sleeps until ``next_deadline()`` and calls ``handle_timeout``. A
-    caller's own deadline (its request timeout) never wakes it: the timer only moves
-    its wake-up earlier when asked to (see ``BaseServer._kick_timer``)."""
+    servers and no hand-off between locks. Started on the first deadline; it sleeps
+    until ``next_deadline()`` and calls ``handle_timeout``. It is woken only when a
+    deadline earlier than the one it sleeps to appears (``BaseServer._kick_timer``):
+    request timeouts of calls made one after the other, each later than the last, do
+    not wake it."""
 
     def __init__(self, server: BaseServer) -> None:
         self.server = server
@@ -172,8 +174,6 @@ class BaseServer(ServerView):
         # Bumped for each transport opened: an answer to a server request goes back
         # only to the connection that asked it.
         self._generation = 0
-        # Callers blocked in a wait that honours next_deadline() (see _kick_timer).
-        self._watchers = 0
         self._timer: _Timer | None = None
 
     # ------------------------------------------------------------ transport hooks
@@ -217,16 +217,12 @@ class BaseServer(ServerView):
         with self._lock:
             self._frames += self._conn.frames_to_send()
             if self._performing or not self._frames:
-                idle = self._watchers == 0
                 perform = False
             else:
                 self._performing = perform = True
         if perform:
             return self._perform_all(inline)
-        if idle:
-            # Input fed by a background thread (an event stream, the stdio reader) may
-            # have set a deadline that no caller waits for.
-            self._kick_timer()
+        self._kick_timer()
         return None
 
     def _take_events(self) -> list[Any]:
@@ -249,7 +245,6 @@ class BaseServer(ServerView):
                     self._frames = []
                     if not frames:
                         self._performing = False
-                        idle = self._watchers == 0
                         break
                 for frame in self._perform_many(frames):
                     if (
@@ -270,8 +265,7 @@ class BaseServer(ServerView):
             with self._lock:
                 self._performing = False
             raise
-        if idle:
-            self._kick_timer()
+        self._kick_timer()
         return own
 
     def _expire(self) -> None:
@@ -281,12 +275,12 @@ class BaseServer(ServerView):
         self._pump()
 
     def _kick_timer(self) -> None:
-        """Have the timer thread honour a deadline that no waiting caller will (called
-        when no caller waits). It wakes only if the deadline is earlier than the one
-        it sleeps to: a sequential caller's request timeouts never wake it."""
+        """After input: make sure the timer thread will honour the machine's next
+        deadline (one set by input from another thread, say a resume delay after a
+        broken stream, may concern a caller asleep until a later one). It wakes only
+        if the deadline is earlier than the one it sleeps to: a sequential caller's
+        request timeouts, each later than the last, do not wake it."""
         with self._lock:
-            if self._watchers:
-                return
             deadline = self._conn.next_deadline()
             if deadline is None:
                 return
@@ -323,22 +317,14 @@ class BaseServer(ServerView):
             return info
         waiter = _Waiter()
         with self._lock:
-            self._watchers += 1
-            try:
-                if conn.is_connected:
-                    info = conn.server
-                    assert info is not None
-                    return info
-                conn.connect(time.monotonic())
-            except BaseException:
-                self._watchers -= 1
-                raise
+            if conn.is_connected:
+                info = conn.server
+                assert info is not None
+                return info
+            conn.connect(time.monotonic())
             self._connect_waiters.append(waiter)
-        try:
-            self._pump()
-            result: ServerInfo = self._wait(waiter)
-        finally:
-            self._unwatch()
+        self._pump()
+        result: ServerInfo = self._wait(waiter)
         return result
 
     def cleanup(self) -> None:
@@ -348,7 +334,6 @@ class BaseServer(ServerView):
         self._read_available()
         waiter = _Waiter()
         with self._lock:
-            self._watchers += 1
             self._close_waiters.append(waiter)
             self._conn.close(time.monotonic())
         try:
@@ -356,17 +341,8 @@ class BaseServer(ServerView):
             self._wait(waiter)
         except MCPError:
             pass
-        finally:
-            self._unwatch()
         self._stop_timer()
         self._stop_transport()
-
-    def _unwatch(self) -> None:
-        with self._lock:
-            self._watchers -= 1
-            idle = self._watchers == 0
-        if idle:
-            self._kick_timer()
 
     # ------------------------------------------------------------ requests
 
@@ -385,18 +361,9 @@ class BaseServer(ServerView):
         """
         waiter = _Waiter()
         with self._lock:
-            self._watchers += 1
-            try:
-                cid = self._conn.start_call(
-                    method,
-                    params,
-                    now=time.monotonic(),
-                    timeout=timeout,
-                    progress=progress is not None,
-                )
-            except BaseException:
-                self._watchers -= 1
-                raise
+            cid = self._conn.start_call(
+                method, params, now=time.monotonic(), timeout=timeout, progress=progress is not None
+            )
             self._waiters[cid] = waiter
             if progress is not None:
                 self._progress[cid] = progress
@@ -407,7 +374,6 @@ class BaseServer(ServerView):
                 own = self._run_exchange(own, waiter)
             return self._wait(waiter)
         finally:
-            self._unwatch()
             # Progress callbacks were queued for this call: it returns (or raises) only
             # once they have run (issue 9, item 6). Inline, not a helper: no extra
             # frame on the hot path, where ``settle`` is None.
@@ -425,7 +391,6 @@ class BaseServer(ServerView):
         outcomes: list[tuple[Any, MCPError | None]] = [(None, None)] * len(calls)
         started: list[tuple[int, int, _Waiter]] = []
         with self._lock:
-            self._watchers += 1
             now = time.monotonic()
             for i, call in enumerate(calls):
                 try:
@@ -443,22 +408,19 @@ class BaseServer(ServerView):
                 if call.progress is not None:
                     self._progress[cid] = call.progress
                 started.append((i, cid, waiter))
-        try:
-            for i, cid, _ in started:
-                self._logger.debug("-> %s %s (call %s)", self.name, calls[i].method, cid)
-            own = self._pump(inline=True)
-            while own is not None:
-                own = self._run_exchange(own, None)
-            for i, _, waiter in started:
-                try:
-                    outcomes[i] = (self._wait(waiter), None)
-                except MCPError as exc:
-                    outcomes[i] = (None, exc)
-                finally:
-                    if waiter.settle is not None:  # see request()
-                        waiter.settle()
-        finally:
-            self._unwatch()
+        for i, cid, _ in started:
+            self._logger.debug("-> %s %s (call %s)", self.name, calls[i].method, cid)
+        own = self._pump(inline=True)
+        while own is not None:
+            own = self._run_exchange(own, None)
+        for i, _, waiter in started:
+            try:
+                outcomes[i] = (self._wait(waiter), None)
+            except MCPError as exc:
+                outcomes[i] = (None, exc)
+            finally:
+                if waiter.settle is not None:  # see request()
+                    waiter.settle()
         return outcomes
 
     def _outcome_of(self, call: Call) -> tuple[Any, MCPError | None]:

@@ -50,12 +50,12 @@ def _transport_class(kind: str) -> type[BaseServer]:
         return StdioServer
     from . import _http
 
-    classes: dict[str, Any] = {  # (old-base HTTP servers until they switch)
+    classes: dict[str, type[BaseServer]] = {
         "streamable_http": _http.StreamableHttpServer,
         "http": _http.HttpServer,
         "sse": _http.SseServer,
     }
-    return classes[kind]  # type: ignore[no-any-return]
+    return classes[kind]
 
 
 _LOGGER = logging.getLogger("mcp_io_sync")
