@@ -28,6 +28,7 @@ from ..events import (
     ProgressReceived,
     RequestFailed,
     ResponseReceived,
+    ServerRequest,
 )
 from ..limits import Limits
 from ..session import ServerInfo, Session
@@ -108,6 +109,9 @@ class MachineCore:
         # Internal requests (keep-alive pings): rid -> what to do with the outcome.
         self._internal: dict[jsonrpc.RequestId, Callable[[bool, float], None]] = {}
         self._close_deadline: float | None = None
+        # Server requests of the current session not answered yet: an answer to
+        # anything else (a request of an expired session, a second answer) is dropped.
+        self._asked: set[jsonrpc.RequestId] = set()
         self._transport = _make_transport(self)
 
     # ================================================================ introspection
@@ -305,6 +309,8 @@ class MachineCore:
                         CallProgress(call.call_id, event.progress, event.total, event.message)
                     )
             else:
+                if isinstance(event, ServerRequest):
+                    self._asked.add(event.request_id)
                 self._events.append(event)  # type: ignore[arg-type]
 
     def _on_response(self, session: Session, event: ResponseReceived, now: float) -> None:
@@ -341,6 +347,7 @@ class MachineCore:
     def fail_attempt(self, rid: jsonrpc.RequestId, error: MCPError, now: float) -> None:
         """A transport learnt that the attempt ``rid`` failed (HTTP status, broken
         exchange, too large a body)."""
+        self._drain(now)  # what arrived before the failure comes first
         session = self._session
         if session is None or not session.is_pending(rid):
             return
@@ -373,6 +380,7 @@ class MachineCore:
         caps = self._transport.capabilities(dict(self._capabilities()))
         session = Session(client_info=self.client_info, capabilities=caps, limits=self.limits)
         self._session = session
+        self._asked = set()
         self.state = ConnectionState.HANDSHAKING
         self._init_rid = session.start_handshake(now=now, timeout=self.config.read_timeout)
         (data,) = session.data_to_send()

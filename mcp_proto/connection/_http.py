@@ -322,7 +322,7 @@ class HttpTransport(Transport):
                 assert ex.decoder is not None and ex.parser is not None
                 text = ex.decoder.feed(data)
                 if text:  # an inflater may yield nothing yet (only a gzip header)
-                    ex.parser.receive_data(text)
+                    self._feed_sse(ex, text, now)
                 self._pump_sse(ex, now)
             elif ex.mode is Mode.ERROR:
                 room = ERROR_BODY_CAP - ex.size
@@ -349,7 +349,7 @@ class HttpTransport(Transport):
                 assert ex.decoder is not None and ex.parser is not None
                 tail = ex.decoder.finish()
                 if tail:
-                    ex.parser.receive_data(tail)
+                    self._feed_sse(ex, tail, now)
                 self._pump_sse(ex, now)
                 self._sse_ended(ex, now)
             elif ex.mode is Mode.ERROR:
@@ -382,10 +382,27 @@ class HttpTransport(Transport):
 
     # ============================================================ reading
 
+    def _feed_sse(self, ex: Exchange, data: bytes, now: float) -> None:
+        assert ex.parser is not None
+        try:
+            ex.parser.receive_data(data)
+        except MCPError:
+            # Complete events before the oversized one are delivered first.
+            self._pump_sse(ex, now)
+            raise
+
     def _pump_sse(self, ex: Exchange, now: float) -> None:
         parser = ex.parser
         assert parser is not None
-        cursor = ex.stream.cursor if ex.stream is not None else self._get_cursor
+        # Each stream's own cursor (2025-11-25 § Resumability): a POST's (shared with
+        # its resumptions), the standalone GET's, or, for a stream nobody resumes (a
+        # notification's), one of its own.
+        if ex.stream is not None:
+            cursor = ex.stream.cursor
+        elif ex.role is Role.GET:
+            cursor = self._get_cursor
+        else:
+            cursor = ex.cursor
         conn = self.conn
         while True:
             event = parser.next_event()

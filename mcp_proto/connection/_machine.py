@@ -10,7 +10,7 @@ from typing import Any
 
 from .. import jsonrpc
 from .._util import NEED_DATA, check_seconds
-from ..errors import LocalProtocolError, MCPError
+from ..errors import CapabilityError, LocalProtocolError, MCPError
 from ..session import State as SessionState
 from ._calls import CLOSE_ANSWER_WAIT
 from ._core import _LIVE, ConnectionState, MachineCore
@@ -40,8 +40,9 @@ class Connection(MachineCore):
         if not isinstance(method, str) or not method:
             raise ValueError("method must be a non-empty string")
         if timeout is None:
-            timeout = self.config.read_timeout
-        timeout = check_seconds(timeout, "timeout", allow_zero=True)
+            timeout = self.config.read_timeout  # validated by ServerConfig
+        else:
+            timeout = check_seconds(timeout, "timeout", allow_zero=True)
         if params is not None and not isinstance(params, dict):
             raise ValueError(f"params must be a dict or None, got {type(params).__name__}")
         meta = (params or {}).get("_meta")
@@ -49,11 +50,10 @@ class Connection(MachineCore):
             raise ValueError("params._meta must be an object")
         if self._calls.open_count >= self.limits.max_pending_requests:
             raise LocalProtocolError("too many requests in flight")
-        session = self._session
-        if session is not None and session.state is SessionState.READY:
-            session.require_capability(method)
         call = self._calls.new(method, params, timeout, progress)
         if self.state is ConnectionState.READY:
+            # The session refuses (CapabilityError, LocalProtocolError, ValueError)
+            # before it changes anything.
             try:
                 self._send_call(call, now)
             except TypeError as exc:
@@ -64,6 +64,13 @@ class Connection(MachineCore):
                 raise
             self._flush(now)
         else:
+            session = self._session
+            if session is not None and session.state is SessionState.READY:
+                try:
+                    session.require_capability(method)  # known from the last handshake
+                except CapabilityError:
+                    self._calls.finish(call)
+                    raise
             try:
                 # Not sendable yet: prove now that it can be encoded, so a caller's
                 # mistake is raised here and not as a failure later.
@@ -112,10 +119,14 @@ class Connection(MachineCore):
         self._after(now)
 
     def answer(self, request_id: jsonrpc.RequestId, result: Any, *, now: float = 0.0) -> None:
-        """Answer a server request. Dropped after close (nobody to answer)."""
+        """Answer a server request. Dropped after close (nobody to answer), for a
+        request of an earlier session, and when already answered or refused."""
         session = self._session
         if session is None or session.state is SessionState.CLOSED:
             return
+        if request_id not in self._asked:
+            return
+        self._asked.discard(request_id)
         session.send_response(request_id, result)
         self._answered(now)
 
@@ -132,6 +143,9 @@ class Connection(MachineCore):
         session = self._session
         if session is None or session.state is SessionState.CLOSED:
             return
+        if request_id not in self._asked:
+            return
+        self._asked.discard(request_id)
         session.send_error_response(request_id, code, message, data)
         self._answered(now)
 

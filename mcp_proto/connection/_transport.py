@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 __all__ = ["Outgoing", "Transport"]
 
 
-@attrs.frozen
+@attrs.define(slots=True)
 class Outgoing:
     """One encoded message to carry, tagged by the connection when it is a request
     (so no transport ever has to parse outgoing bytes to know what they are)."""

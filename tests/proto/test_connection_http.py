@@ -616,3 +616,55 @@ def test_a_404_to_notifications_initialized_fails_the_connect_instead_of_looping
     assert [e.call_id for e in events if isinstance(e, CallFailed)] == [cid]
     # No new initialize: a server refusing every session is not asked forever.
     assert [x for x in h.exchanges() if x.body and b"initialize" in x.body] == []
+
+
+def test_an_answer_to_a_request_of_an_expired_session_is_dropped() -> None:
+    h = harness()
+    get = connect_http(h, session_id="old")
+    assert get is not None
+    h.conn.exchange_data(get.xid, sse_event(b'{"jsonrpc":"2.0","id":1,"method":"roots/list"}'), 0)
+    h.take_events()
+    h.conn.notify("notifications/custom", now=0.0)
+    h.reply_status(only(h.exchanges()), 404)  # the session expired
+    init = only(h.exchanges())
+    h.reply_json(init, init_result(body_of(init)["id"]), headers=[("Mcp-Session-Id", "new")])
+    _initialized, get2 = h.exchanges()
+    h.conn.exchange_head(get2.xid, 200, SSE_HEAD, 0.0)
+    h.take_events()
+    # The handler of the old session's request answers late: the new session's server
+    # never asked it (id 1 may mean something else there).
+    h.conn.answer(1, {"roots": []}, now=0.0)
+    h.conn.answer(1, {"roots": []}, now=0.0)
+    assert h.exchanges() == []
+
+
+def test_a_notifications_sse_answer_does_not_move_the_get_streams_cursor() -> None:
+    h = harness()
+    get = connect_http(h)
+    assert get is not None
+    h.conn.exchange_data(get.xid, b"id: g-1\ndata:\n\n", 0.0)
+    h.conn.exchange_end(get.xid, 0.0)  # reconnects after the delay
+    h.conn.notify("notifications/custom", now=0.0)
+    post = only(h.exchanges())
+    h.conn.exchange_head(post.xid, 200, SSE_HEAD, 0.0)
+    h.conn.exchange_data(post.xid, b"id: other-9\ndata:\n\n", 0.0)
+    h.conn.exchange_end(post.xid, 0.0)
+    h.advance(h.conn.next_deadline() or 0.0)
+    assert header(only(h.exchanges()), "Last-Event-ID") == "g-1"
+
+
+def test_events_before_an_oversized_one_are_delivered() -> None:
+    h = harness(limits=Limits(max_line_size=1024))
+    connect_http(h)
+    cid = h.conn.start_call("tools/list", now=0.0)
+    post = only(h.exchanges())
+    h.conn.exchange_head(post.xid, 200, SSE_HEAD, 0.0)
+    chunk = sse_event(notification("notifications/message", {"level": "info", "data": "hi"}))
+    h.conn.exchange_data(post.xid, chunk + b"data: " + b"x" * 2000 + b"\n", 0.0)
+    events = h.take_events()
+    assert [type(e).__name__ for e in events] == [
+        "LogMessage",
+        "NotificationReceived",
+        "CallFailed",
+    ]
+    assert events[-1].call_id == cid and isinstance(events[-1].error, ResponseTooLargeError)

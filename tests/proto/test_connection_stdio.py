@@ -416,3 +416,15 @@ def test_eof_during_the_close_grace_finishes_the_close_once() -> None:
     assert h.take_frames() == []
     h.conn.transport_closed(1.0)
     assert h.take_events() == [Closed()]
+
+
+def test_a_server_request_is_answered_once() -> None:
+    h = harness()
+    h.connect_stdio()
+    h.feed(request("s1", "roots/list"))
+    h.take_events()
+    h.conn.refuse("s1", -1, "no", now=0.0)
+    h.conn.answer("s1", {"roots": []}, now=0.0)
+    h.conn.answer("never-asked", {}, now=0.0)
+    (only_answer,) = h.written()
+    assert only_answer["error"]["code"] == -1

@@ -29,7 +29,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
-from mcp_proto.config import stdio_config, streamable_http_config
+from mcp_proto.config import http_config, stdio_config, streamable_http_config
 from mcp_proto.connection import (
     AbortExchange,
     CallFailed,
@@ -133,7 +133,7 @@ class ConnectionMachine(RuleBasedStateMachine):
     # ------------------------------------------------------------ setup
 
     @initialize(
-        kind=st.sampled_from(["stdio", "streamable_http"]),
+        kind=st.sampled_from(["stdio", "streamable_http", "http"]),
         retries=st.integers(0, 2),
         connected=st.sampled_from([True, True, True, False]),
     )
@@ -141,6 +141,8 @@ class ConnectionMachine(RuleBasedStateMachine):
         """Most runs begin connected, where most of the protocol happens."""
         if kind == "stdio":
             config = stdio_config(["srv"], retries=retries, read_timeout=10.0)
+        elif kind == "http":
+            config = http_config("http://127.0.0.1:9/mcp", retries=retries, read_timeout=10.0)
         else:
             config = streamable_http_config(
                 "http://127.0.0.1:9/mcp", retries=retries, read_timeout=10.0
@@ -150,8 +152,8 @@ class ConnectionMachine(RuleBasedStateMachine):
             self.h.connect_stdio()
         elif connected:
             get = connect_http(self.h)
-            assert get is not None
-            self.exchanges[get.xid] = [get, "sse"]
+            if get is not None:
+                self.exchanges[get.xid] = [get, "sse"]
 
     # ------------------------------------------------------------ user side
 
@@ -449,7 +451,7 @@ def _walk(m: ConnectionMachine, rng: Any, steps: int) -> None:
         m.bounded()
 
 
-@pytest.mark.parametrize("kind", ["stdio", "streamable_http"])
+@pytest.mark.parametrize("kind", ["stdio", "streamable_http", "http"])
 @settings(max_examples=40, deadline=None)
 @given(rng=st.randoms(use_true_random=False), retries=st.integers(0, 2))
 def test_random_walks_end_every_call_exactly_once(kind: str, rng: Any, retries: int) -> None:
