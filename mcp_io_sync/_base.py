@@ -8,9 +8,9 @@ server object here does three jobs only (issue 9, item 5):
    process and write to it; run HTTP requests on a connection pool) and feeds back
    what happened (bytes, heads, bodies, ends, failures);
 2. honours ``next_deadline()``: a caller waiting for an answer wakes at the machine's
-   next deadline and calls ``handle_timeout``; deadlines nobody waits for (a GET stream
-   reconnect, a keep-alive ping) are the job of one lazily started timer thread per
-   server (:class:`_Timer`);
+   next deadline and calls ``handle_timeout``; a deadline set by input on another
+   thread (a resume delay, a GET stream reconnect, a keep-alive ping) is honoured by
+   one lazily started timer thread per server (:class:`_Timer`);
 3. dispatches the machine's events: results wake their callers, progress and
    notifications go to the client, server requests to its worker pool.
 

@@ -271,7 +271,7 @@ class _HttpServer(BaseServer):
             self._pump()
             if wanted:
                 chunks = response.iter_stream()
-                handed_off = self._read_body(xid, chunks, live, waiter, cm)
+                handed_off = self._read_body(xid, chunks, live, waiter, cm, response)
         except HTTPCORE_ERRORS as exc:
             self._feed_failure(xid, _failure(exc))
         finally:
@@ -280,7 +280,13 @@ class _HttpServer(BaseServer):
         return self._next_own(waiter)
 
     def _read_body(
-        self, xid: int, chunks: Iterator[bytes], live: _Live, waiter: _Waiter | None, cm: Any
+        self,
+        xid: int,
+        chunks: Iterator[bytes],
+        live: _Live,
+        waiter: _Waiter | None,
+        cm: Any,
+        response: httpcore.Response | None = None,
     ) -> bool:
         """Feed the body; True if its rest was handed to an exchange thread."""
         conn = self._conn
@@ -291,7 +297,7 @@ class _HttpServer(BaseServer):
             self._pump()
             if not wanted or live.aborted:
                 return False
-            if waiter is not None and waiter.done and not _readable(live.sock):
+            if waiter is not None and waiter.done and not _more_here(response, live.sock):
                 # The caller has its answer and the server is not done with the stream
                 # (notifications after the result may follow): read on elsewhere.
                 self._submit(self._read_rest, xid, chunks, live, cm)
@@ -342,8 +348,18 @@ class _HttpServer(BaseServer):
         return self._pump(inline=waiter is None or not waiter.done)
 
 
-def _readable(sock: socket.socket | None) -> bool:
-    """True if more of the response is already here (reading it will not block)."""
+def _more_here(response: httpcore.Response | None, sock: socket.socket | None) -> bool:
+    """True if more of the response is already here, so reading on will not wait for
+    the server: bytes h11 holds unparsed (a server often sends the end of the stream in
+    the same write as the last event) or a readable socket."""
+    # httpcore's HTTP/1.1 response stream -> its connection -> the h11 state machine.
+    conn = getattr(getattr(response, "stream", None), "_connection", None)
+    buffered = getattr(getattr(conn, "_h11_state", None), "_receive_buffer", None)
+    try:
+        if buffered is not None and len(buffered):
+            return True
+    except TypeError:
+        pass
     if sock is None:
         return False
     try:
