@@ -88,7 +88,7 @@ class _Timer:
     and a timer sharing that lock (its condition is built on it) needs no heap across
     servers and no hand-off between locks. Started on the first deadline; it sleeps
     until ``next_deadline()`` and calls ``handle_timeout``. It is woken only when a
-    deadline earlier than the one it sleeps to appears (``BaseServer._kick_timer``):
+    deadline earlier than the one it sleeps to appears (``BaseServer._check_timer``):
     request timeouts of calls made one after the other, each later than the last, do
     not wake it."""
 
@@ -203,26 +203,40 @@ class BaseServer(ServerView):
     def _now(self) -> float:
         return time.monotonic()
 
-    def _pump(self, inline: bool = False) -> StartExchange | None:
-        """Dispatch the machine's events and perform its frames, in order.
+    def _pump(
+        self,
+        inline: bool = False,
+        feed: Callable[..., Any] | None = None,
+        *args: Any,
+        timer: bool = True,
+    ) -> StartExchange | None:
+        """Feed the machine (``feed(*args)``, under its lock), dispatch its events and
+        perform its frames, in order.
 
         With ``inline`` (a caller that just started a call over HTTP), the first
         request exchange is not run here but returned, for the caller to run on its
-        own thread: no hand-off between threads on the hot path."""
+        own thread: no hand-off between threads on the hot path. One pass of the hot
+        path takes each lock once. ``timer=False``: the caller is about to wait for
+        the machine's deadlines itself (it just started a call), so the timer thread
+        needs no look."""
         with self._dispatch_lock:
             with self._lock:
+                if feed is not None:
+                    feed(*args)
                 events = self._take_events()
+                frames = self._frames
+                frames += self._conn.frames_to_send()
+                if frames and not self._performing:
+                    self._performing = True
+                    self._frames = []
+                else:
+                    frames = []
+                    if timer:
+                        self._check_timer()
             if events:
                 self._dispatch(events)
-        with self._lock:
-            self._frames += self._conn.frames_to_send()
-            if self._performing or not self._frames:
-                perform = False
-            else:
-                self._performing = perform = True
-        if perform:
-            return self._perform_all(inline)
-        self._kick_timer()
+        if frames:
+            return self._perform_all(frames, inline, timer)
         return None
 
     def _take_events(self) -> list[Any]:
@@ -234,18 +248,15 @@ class BaseServer(ServerView):
                 return out
             out.append(event)
 
-    def _perform_all(self, inline: bool) -> StartExchange | None:
-        """Perform frames until none is left (this thread has the performing role)."""
+    def _perform_all(
+        self, frames: list[Frame], inline: bool, timer: bool = True
+    ) -> StartExchange | None:
+        """Perform ``frames``, then any that come meanwhile, until none is left (this
+        thread has the performing role)."""
         own: StartExchange | None = None
+        conn = self._conn
         try:
-            while True:
-                with self._lock:
-                    frames = self._frames
-                    frames += self._conn.frames_to_send()
-                    self._frames = []
-                    if not frames:
-                        self._performing = False
-                        break
+            while frames:
                 for frame in self._perform_many(frames):
                     if (
                         inline
@@ -259,39 +270,46 @@ class BaseServer(ServerView):
                 with self._dispatch_lock:
                     with self._lock:
                         events = self._take_events()
+                        frames = self._frames
+                        frames += conn.frames_to_send()
+                        self._frames = []
+                        if not frames:
+                            self._performing = False
+                            if timer:
+                                self._check_timer()
                     if events:
                         self._dispatch(events)
         except BaseException:
             with self._lock:
                 self._performing = False
             raise
-        self._kick_timer()
         return own
 
     def _expire(self) -> None:
         """A deadline passed: the machine decides what expired."""
-        with self._lock:
-            self._conn.handle_timeout(time.monotonic())
-        self._pump()
+        self._pump(False, self._handle_timeout)
 
-    def _kick_timer(self) -> None:
-        """After input: make sure the timer thread will honour the machine's next
-        deadline (one set by input from another thread, say a resume delay after a
-        broken stream, may concern a caller asleep until a later one). It wakes only
-        if the deadline is earlier than the one it sleeps to: a sequential caller's
-        request timeouts, each later than the last, do not wake it."""
-        with self._lock:
-            deadline = self._conn.next_deadline()
-            if deadline is None:
-                return
-            timer = self._timer
-            if timer is None:
-                timer = self._timer = _Timer(self)
-                timer.wake_at = deadline
-                timer.thread.start()
-            elif deadline < timer.wake_at:
-                timer.wake_at = deadline
-                timer.cond.notify()
+    def _handle_timeout(self) -> None:
+        self._conn.handle_timeout(time.monotonic())
+
+    def _check_timer(self) -> None:
+        """After input (caller holds ``_lock``): make sure the timer thread will honour
+        the machine's next deadline (one set by input on another thread, say a resume
+        delay after a broken stream, may concern a caller asleep until a later one).
+        It is woken only if the deadline is earlier than the one it sleeps to: the
+        request timeouts of calls made one after the other, each later than the last,
+        do not wake it."""
+        deadline = self._conn.next_deadline()
+        if deadline is None:
+            return
+        timer = self._timer
+        if timer is None:
+            timer = self._timer = _Timer(self)
+            timer.wake_at = deadline
+            timer.thread.start()
+        elif deadline < timer.wake_at:
+            timer.wake_at = deadline
+            timer.cond.notify()
 
     def _stop_timer(self) -> None:
         with self._lock:
@@ -360,16 +378,10 @@ class BaseServer(ServerView):
         pipeline, ``mcp_proto.connection``); this waits for the call's one outcome.
         """
         waiter = _Waiter()
-        with self._lock:
-            cid = self._conn.start_call(
-                method, params, now=time.monotonic(), timeout=timeout, progress=progress is not None
-            )
-            self._waiters[cid] = waiter
-            if progress is not None:
-                self._progress[cid] = progress
-        self._logger.debug("-> %s %s (call %s)", self.name, method, cid)
         try:
-            own = self._pump(inline=True)
+            own = self._pump(
+                True, self._start_call, waiter, method, params, timeout, progress, timer=False
+            )
             while own is not None:
                 own = self._run_exchange(own, waiter)
             return self._wait(waiter)
@@ -379,6 +391,23 @@ class BaseServer(ServerView):
             # frame on the hot path, where ``settle`` is None.
             if waiter.settle is not None:
                 waiter.settle()
+
+    def _start_call(
+        self,
+        waiter: _Waiter,
+        method: str,
+        params: dict[str, Any] | None,
+        timeout: float | None,
+        progress: Callable[..., Any] | None,
+    ) -> None:
+        """Start a call on the machine for ``waiter`` (caller holds ``_lock``)."""
+        cid = self._conn.start_call(
+            method, params, now=time.monotonic(), timeout=timeout, progress=progress is not None
+        )
+        self._waiters[cid] = waiter
+        if progress is not None:
+            self._progress[cid] = progress
+        self._logger.debug("-> %s %s (call %s)", self.name, method, cid)
 
     def request_many(self, calls: Sequence[Call]) -> list[tuple[Any, MCPError | None]]:
         """Several requests at once: each outcome is (result, None) or (None, error).
@@ -478,18 +507,19 @@ class BaseServer(ServerView):
     # ------------------------------------------------------------ events
 
     def _dispatch(self, events: list[Any]) -> None:
-        """Hand the machine's events over (caller holds ``_dispatch_lock``)."""
+        """Hand the machine's events over (caller holds ``_dispatch_lock``).
+
+        The call tables need no other lock here: a call id is added (under ``_lock``,
+        with ``start_call``) before any event about it can exist, and each dict
+        operation is atomic."""
         for event in events:
             kind = type(event)
             if kind is CallSucceeded or kind is CallFailed:
                 cid = event.call_id
-                with self._lock:
-                    waiter = self._waiters.pop(cid, None)
-                    progressed = self._progress.pop(cid, None) is not None and (
-                        cid in self._progressed
-                    )
-                    if progressed:
-                        self._progressed.discard(cid)
+                waiter = self._waiters.pop(cid, None)
+                progressed = self._progress.pop(cid, None) is not None and (cid in self._progressed)
+                if progressed:
+                    self._progressed.discard(cid)
                 if waiter is None:
                     continue
                 if progressed:
@@ -503,10 +533,9 @@ class BaseServer(ServerView):
                     waiter.error = event.error
                 self._wake(waiter)
             elif kind is CallProgress:
-                with self._lock:
-                    callback = self._progress.get(event.call_id)
-                    if callback is not None:
-                        self._progressed.add(event.call_id)
+                callback = self._progress.get(event.call_id)
+                if callback is not None:
+                    self._progressed.add(event.call_id)
                 if callback is not None:
                     self._on_event(self, ("progress", callback, event))
             elif kind is ServerRequest:

@@ -349,17 +349,22 @@ class _HttpServer(BaseServer):
 
 
 def _more_here(response: httpcore.Response | None, sock: socket.socket | None) -> bool:
-    """True if more of the response is already here, so reading on will not wait for
-    the server: bytes h11 holds unparsed (a server often sends the end of the stream in
-    the same write as the last event) or a readable socket."""
+    """True if reading on will not wait for the server: the end of the body is already
+    here (a server often sends it in the same write as the last event, and h11 holds
+    it unparsed), or nothing is held back and the socket has more.
+
+    Bytes h11 holds that are not the end (the line break closing the last chunk, or
+    part of another event) could leave the next read waiting for a server that keeps
+    the stream open: the rest is then read on another thread."""
     # httpcore's HTTP/1.1 response stream -> its connection -> the h11 state machine.
     conn = getattr(getattr(response, "stream", None), "_connection", None)
     buffered = getattr(getattr(conn, "_h11_state", None), "_receive_buffer", None)
     try:
-        if buffered is not None and len(buffered):
-            return True
+        held = bytes(buffered) if buffered is not None else b""
     except TypeError:
-        pass
+        return False
+    if held:
+        return held.endswith(b"0\r\n\r\n")  # the chunked body's last chunk
     if sock is None:
         return False
     try:

@@ -230,6 +230,8 @@ class StdioServer(BaseServer):
     def _perform_many(self, frames: list[Frame]) -> list[Frame]:
         # Consecutive writes (a request_many round: one Write per call) go out in one
         # writev.
+        if len(frames) == 1:
+            return frames
         out: list[Frame] = []
         for f in frames:
             if type(f) is Write and out and type(out[-1]) is Write:
@@ -511,10 +513,7 @@ class StdioServer(BaseServer):
         elif got < _READ_CHUNK:
             proc.read_size = _READ_CHUNK
         if got:
-            with self._lock:
-                if proc is self._proc:
-                    self._conn.buffer_updated(got, time.monotonic())
-            self._pump()
+            self._pump(False, self._got_data, proc, got)
             return
         proc.finished = True
         proc.alive = False
@@ -532,6 +531,11 @@ class StdioServer(BaseServer):
                 detail = f"exit code {code}" if code is not None else ""
                 self._conn.receive_eof(time.monotonic(), detail)
         self._pump()
+
+    def _got_data(self, proc: _Process, nbytes: int) -> None:
+        # (under _lock) ``nbytes`` were read into the machine's buffer.
+        if proc is self._proc:
+            self._conn.buffer_updated(nbytes, time.monotonic())
 
     def _stderr_loop(self, proc: _Process) -> None:
         """Drain the child's stderr continuously (STDIO-5) into the log, bounded: big
