@@ -256,7 +256,7 @@ class MachineCore:
         self._outbox.append(Outgoing(data, rid, call.method))
         self._calls.sent(call, rid)
 
-    def send_internal(
+    def _send_internal(
         self,
         method: str,
         *,
@@ -344,7 +344,7 @@ class MachineCore:
         if call is not None:
             self._judge(call, error, now)
 
-    def fail_attempt(self, rid: jsonrpc.RequestId, error: MCPError, now: float) -> None:
+    def _fail_attempt(self, rid: jsonrpc.RequestId, error: MCPError, now: float) -> None:
         """A transport learnt that the attempt ``rid`` failed (HTTP status, broken
         exchange, too large a body)."""
         self._drain(now)  # what arrived before the failure comes first
@@ -473,8 +473,8 @@ class MachineCore:
             refused.__cause__ = error
             self._connect_failed(refused, now)
             return
-        self._diagnostic("info", f"server {self.name!r}: the session expired; starting a new one")
         self._drain(now)
+        self._diagnostic("info", f"server {self.name!r}: the session expired; starting a new one")
         self._init_rid = None
         self._internal.clear()
         self._transport.reset()

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from .. import jsonrpc
-from ..errors import LocalProtocolError, MCPError
+from ..errors import LocalProtocolError
 from ..session import ServerInfo
 
 if TYPE_CHECKING:
@@ -114,8 +114,3 @@ class Transport:
 
     def wants_exchange(self, xid: int) -> bool:
         return False
-
-
-def lost_error(error: MCPError) -> MCPError:
-    """Identity; a named hook for wrapping transport-loss errors later."""
-    return error

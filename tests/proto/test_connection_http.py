@@ -7,6 +7,7 @@ from __future__ import annotations
 import gzip
 import json
 
+import pytest
 from _machine_driver import (
     JITTER_R,
     SSE_HEAD,
@@ -37,6 +38,8 @@ from mcp_proto.connection import (
 )
 from mcp_proto.errors import (
     InsufficientScopeError,
+    LocalProtocolError,
+    RemoteProtocolError,
     RequestTimeoutError,
     ResponseStreamClosedError,
     ResponseTooLargeError,
@@ -668,3 +671,208 @@ def test_events_before_an_oversized_one_are_delivered() -> None:
         "CallFailed",
     ]
     assert events[-1].call_id == cid and isinstance(events[-1].error, ResponseTooLargeError)
+
+
+def test_bad_encodings_are_typed_errors() -> None:
+    h = harness(retries=0)
+    connect_http(h)
+    a = h.conn.start_call("tools/list", now=0.0)
+    post = only(h.exchanges())
+    h.conn.exchange_head(
+        post.xid, 200, [("Content-Type", "application/json"), ("Content-Encoding", "br")], 0
+    )
+    (failed,) = h.take_events()
+    assert failed.call_id == a and isinstance(failed.error, RemoteProtocolError)
+    assert "Content-Encoding" in str(failed.error)
+    b = h.conn.start_call("tools/list", now=0.0)
+    post = only(h.exchanges())
+    h.conn.exchange_head(
+        post.xid, 200, [("Content-Type", "application/json"), ("Content-Encoding", "gzip")], 0
+    )
+    h.conn.exchange_data(post.xid, b"not gzip at all", 0.0)
+    (failed,) = h.take_events()
+    assert failed.call_id == b and isinstance(failed.error, RemoteProtocolError)
+    c = h.conn.start_call("tools/list", now=0.0)
+    post = only(h.exchanges())
+    h.conn.exchange_head(post.xid, 200, [("Content-Type", "application/json")], 0.0)
+    h.conn.exchange_data(post.xid, b"{not json", 0.0)
+    h.conn.exchange_end(post.xid, 0.0)
+    events = h.take_events()
+    assert [type(e).__name__ for e in events] == ["MessageDiscarded"]
+    assert h.conn.pending_count == 1 and c in h.conn._calls.calls
+    h.advance(30.0)  # the call times out; the garbage is named in the error
+    (failed,) = h.take_events()
+    assert failed.call_id == c and isinstance(failed.error, RequestTimeoutError)
+    assert "{not json" in str(failed.error)
+
+
+def test_a_refused_resume_counts_against_the_limit() -> None:
+    h = harness(retries=0)
+    connect_http(h)
+    cid = h.conn.start_call("tools/list", now=0.0)
+    post = only(h.exchanges())
+    h.conn.exchange_head(post.xid, 200, SSE_HEAD, 0.0)
+    h.conn.exchange_data(post.xid, b"id: 5\ndata:\n\n", 0.0)
+    h.conn.exchange_end(post.xid, 0.0)
+    for _ in range(3):
+        h.advance(h.conn.next_deadline() or 0.0)
+        resume = only(h.exchanges())
+        assert header(resume, "Last-Event-ID") == "5"
+        h.reply_status(resume, 405)
+    (failed,) = h.take_events()
+    assert failed.call_id == cid and isinstance(failed.error, ResponseStreamClosedError)
+
+
+def test_a_cut_off_events_retry_sets_the_resume_delay() -> None:
+    h = harness(retries=0)
+    connect_http(h)
+    h.conn.start_call("tools/list", now=0.0)
+    post = only(h.exchanges())
+    h.conn.exchange_head(post.xid, 200, SSE_HEAD, 0.0)
+    # The retry field takes effect though its event never completes (WHATWG).
+    h.conn.exchange_data(post.xid, b"id: 5\ndata:\n\nretry: 250\n", 0.0)
+    h.conn.exchange_failed(post.xid, ExchangeFailure("network", "reset"), 0.0)
+    assert h.conn.next_deadline() == 0.25
+
+
+def test_a_send_failure_after_the_deadline_is_the_timeout() -> None:
+    h = harness(retries=3)
+    connect_http(h)
+    cid = h.conn.start_call("resources/read", {"uri": "x"}, now=0.0, timeout=2.0)
+    post = only(h.exchanges())
+    h.now = 2.5  # the driver saw the failure late, before its timer fired
+    h.conn.exchange_failed(post.xid, ExchangeFailure("read_timeout"), 2.5)
+    (failed,) = h.take_events()
+    assert failed.call_id == cid and isinstance(failed.error, RequestTimeoutError)
+    cancelled = [body_of(x) for x in h.exchanges()]
+    assert [m["method"] for m in cancelled] == ["notifications/cancelled"]
+
+
+def test_an_exchange_ending_before_its_head_is_a_protocol_error() -> None:
+    h = harness(retries=0)
+    connect_http(h)
+    cid = h.conn.start_call("tools/list", now=0.0)
+    post = only(h.exchanges())
+    h.conn.exchange_end(post.xid, 0.0)
+    (failed,) = h.take_events()
+    assert failed.call_id == cid and isinstance(failed.error, RemoteProtocolError)
+
+
+def test_a_resume_answered_404_expires_the_session() -> None:
+    h = harness()
+    connect_http(h, session_id="old")
+    cid = h.conn.start_call("tools/list", now=0.0)
+    post = only(h.exchanges())
+    h.conn.exchange_head(post.xid, 200, SSE_HEAD, 0.0)
+    h.conn.exchange_data(post.xid, b"id: 5\ndata:\n\n", 0.0)
+    h.conn.exchange_end(post.xid, 0.0)
+    h.advance(h.conn.next_deadline() or 0.0)
+    h.reply_status(only(h.exchanges()), 404)
+    assert "session expired" in h.take_events()[0].message
+    init = only(h.exchanges())
+    assert body_of(init)["method"] == "initialize"
+    h.reply_json(init, init_result(body_of(init)["id"]), headers=[("Mcp-Session-Id", "new")])
+    _initialized, get = h.exchanges()
+    h.conn.exchange_head(get.xid, 200, SSE_HEAD, h.now)
+    resent = only(h.exchanges())
+    h.reply_json(resent, result(body_of(resent)["id"], {"tools": []}))
+    assert h.take_events()[-1] == CallSucceeded(cid, "tools/list", {"tools": []})
+
+
+def test_a_session_expiry_during_the_close_grace_just_closes() -> None:
+    h = harness()
+    get = connect_http(h)
+    assert get is not None
+    h.conn.exchange_data(get.xid, sse_event(b'{"jsonrpc":"2.0","id":9,"method":"roots/list"}'), 0)
+    h.take_events()
+    h.conn.notify("notifications/custom", now=0.0)
+    note = only(h.exchanges())
+    h.conn.close(0.0)
+    h.reply_status(note, 404)
+    frames = h.take_frames()
+    assert frames[-1] == CloseTransport(graceful=True)
+    assert not any(
+        isinstance(f, StartExchange) and f.body and b"initialize" in f.body for f in frames
+    )
+
+
+def test_a_driver_feeding_stdio_input_to_http_is_told() -> None:
+    h = harness()
+    with pytest.raises(LocalProtocolError):
+        h.conn.receive_data(b"{}\n", 0.0)
+    with pytest.raises(LocalProtocolError):
+        h.conn.receive_eof(0.0)
+
+
+def test_a_stream_broken_by_the_requests_own_timeout_is_the_timeout() -> None:
+    h = harness(retries=3)
+    connect_http(h)
+    cid = h.conn.start_call("resources/read", {"uri": "x"}, now=0.0, timeout=2.0)
+    post = only(h.exchanges())
+    h.conn.exchange_head(post.xid, 200, SSE_HEAD, 0.0)
+    h.conn.exchange_data(post.xid, b"id: 5\ndata:\n\n", 0.0)
+    h.now = 2.0
+    h.conn.exchange_failed(post.xid, ExchangeFailure("read_timeout"), 2.0)
+    (failed,) = h.take_events()
+    assert failed.call_id == cid and isinstance(failed.error, RequestTimeoutError)
+    (cancelled,) = h.exchanges()  # no resume: the cancellation only
+    assert body_of(cancelled)["method"] == "notifications/cancelled"
+    assert h.conn.next_deadline() is None
+
+
+def test_a_call_ended_during_its_backoff_is_not_retried() -> None:
+    h = harness(retries=2)
+    connect_http(h)
+    a = h.conn.start_call("tools/list", now=0.0)
+    b = h.conn.start_call("prompts/list", now=0.0)
+    post_a, post_b = h.exchanges()
+    h.reply_status(post_a, 503)
+    h.reply_status(post_b, 503)
+    h.take_events()
+    h.conn.cancel_call(a, "gave up", now=0.1)
+    (failed,) = h.take_events()
+    assert failed.call_id == a
+    # Only b's retry is left; a's stale backoff entry is skipped.
+    h.advance(10.0)
+    (resent,) = h.exchanges()
+    assert body_of(resent)["method"] == "prompts/list"
+    h.conn.close(10.0)
+    (closed,) = h.take_events(CallFailed)
+    assert closed.call_id == b
+    assert h.conn.next_deadline() is None
+    assert [x.method for x in h.exchanges()] == ["DELETE"]
+    h.advance(20.0)
+    assert h.exchanges() == []
+
+
+def test_the_expired_message_names_the_server_and_keeps_the_cause() -> None:
+    h = harness()
+    connect_http(h, session_id="old")
+    cid = h.conn.start_call("tools/call", {"name": "x"}, now=0.0)
+    h.reply_status(only(h.exchanges()), 404)
+    (failed,) = h.take_events(CallFailed)
+    assert failed.call_id == cid
+    assert str(failed.error) == (
+        "server 'srv': the session expired during tools/call; "
+        "a new session was started but the request was not re-sent"
+    )
+    assert isinstance(failed.error.__cause__, SessionExpiredError)
+
+
+def test_an_http_error_names_the_method_and_answered_streams_are_forgotten() -> None:
+    h = harness(retries=0)
+    connect_http(h)
+    cid = h.conn.start_call("tools/list", now=0.0)
+    h.reply_status(only(h.exchanges()), 500)
+    (failed,) = h.take_events()
+    assert failed.call_id == cid and failed.error.method == "tools/list"
+    # A POST stream answered and ended leaves no state behind (bounded memory).
+    for _ in range(3):
+        h.conn.start_call("tools/list", now=0.0)
+        post = only(h.exchanges())
+        h.conn.exchange_head(post.xid, 200, SSE_HEAD, 0.0)
+        h.conn.exchange_data(post.xid, sse_event(result(body_of(post)["id"], {}), id="1"), 0)
+        h.conn.exchange_end(post.xid, 0.0)
+    transport = h.conn._transport
+    assert transport._streams == {}
+    assert set(transport._ex) == {transport._get_xid}

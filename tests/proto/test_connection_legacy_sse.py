@@ -26,10 +26,11 @@ from mcp_proto.connection import (
     ConnectionState,
     Diagnostic,
     Disconnected,
+    ExchangeFailure,
     OpenTransport,
     StartExchange,
 )
-from mcp_proto.errors import ConnectionError, ServerError, UnauthorizedError
+from mcp_proto.errors import ConnectionError, ServerError, TransportError, UnauthorizedError
 
 URL = "http://127.0.0.1:9/sse"
 
@@ -90,7 +91,7 @@ def test_the_endpoint_event_starts_the_handshake_and_answers_come_on_the_stream(
     (post,) = h.exchanges()
     h.reply_status(post, 200, b"Accepted")
     h.conn.exchange_data(stream.xid, sse_event(result(body_of(post)["id"], {"tools": []})), 0)
-    assert h.take_events() == [CallSucceeded(cid, "tools/list", {"tools": []})]
+    assert h.take_events()[-1] == CallSucceeded(cid, "tools/list", {"tools": []})
 
 
 def test_the_deprecation_notice_comes_once_per_process() -> None:
@@ -189,3 +190,66 @@ def test_keepalive_three_unanswered_pings_disconnect() -> None:
     assert "stopped answering pings" in str(lost.error)
     assert isinstance(lost.error, ConnectionError)
     assert CloseTransport(graceful=False) in h.take_frames()
+
+
+def test_a_failed_post_fails_its_call_and_a_broken_stream_disconnects() -> None:
+    h = harness(retries=0)
+    stream = connect_legacy(h)
+    cid = h.conn.start_call("tools/list", now=0.0)
+    (post,) = h.exchanges()
+    h.conn.exchange_failed(post.xid, ExchangeFailure("network", "refused"), 0.0)
+    (failed,) = h.take_events()
+    assert failed.call_id == cid and isinstance(failed.error, TransportError)
+    h.conn.exchange_failed(stream.xid, ExchangeFailure("network", "reset"), 0.0)
+    (lost,) = h.take_events(Disconnected)
+    assert "event stream" in str(lost.error)
+
+
+def test_close_refuses_unanswered_requests_by_post_and_sends_no_delete() -> None:
+    h = harness()
+    stream = connect_legacy(h)
+    h.conn.exchange_data(stream.xid, sse_event(b'{"jsonrpc":"2.0","id":3,"method":"ping"}'), 0)
+    h.take_events()
+    h.conn.close(0.0)
+    h.advance(0.5)
+    (refusal,) = h.exchanges()
+    assert refusal.method == "POST" and body_of(refusal)["error"]["code"] == -32000
+    assert h.take_frames()[-1] == CloseTransport(graceful=True)
+
+
+def test_the_next_call_after_the_stream_ended_reconnects() -> None:
+    h = harness()
+    stream = connect_legacy(h)
+    h.conn.exchange_end(stream.xid, 0.0)
+    h.take_events()
+    h.take_frames()
+    cid = h.conn.start_call("tools/list", now=1.0)
+    assert h.take_frames() == [OpenTransport()]
+    h.now = 1.0
+    h.conn.transport_opened(1.0)
+    (stream,) = h.exchanges()
+    h.conn.exchange_head(stream.xid, 200, SSE_HEAD, 1.0)
+    h.conn.exchange_data(stream.xid, sse_event("/messages?sid=2", event="endpoint"), 1.0)
+    (init,) = h.exchanges()
+    h.reply_status(init, 202)
+    h.conn.exchange_data(stream.xid, sse_event(init_result(body_of(init)["id"])), 1.0)
+    initialized, post = h.exchanges()
+    assert body_of(initialized)["method"] == "notifications/initialized"
+    assert post.url == "http://127.0.0.1:9/messages?sid=2"
+    assert body_of(post)["method"] == "tools/list"
+    h.reply_status(post, 202)
+    h.conn.exchange_data(stream.xid, sse_event(result(body_of(post)["id"], {"tools": []})), 1)
+    assert h.take_events()[-1] == CallSucceeded(cid, "tools/list", {"tools": []})
+
+
+def test_a_ping_post_refused_counts_as_a_miss_at_once() -> None:
+    h = harness(ping=10.0)
+    connect_legacy(h)
+    for _ in range(3):
+        h.advance(h.now + 10.0)
+        (ping,) = h.exchanges()
+        assert body_of(ping)["method"] == "ping"
+        h.reply_status(ping, 503)  # no need to wait for the ping's timeout
+    (lost,) = h.take_events(Disconnected)
+    assert "stopped answering pings" in str(lost.error)
+    assert h.now == 30.0

@@ -428,3 +428,84 @@ def test_a_server_request_is_answered_once() -> None:
     h.conn.answer("never-asked", {}, now=0.0)
     (only_answer,) = h.written()
     assert only_answer["error"]["code"] == -1
+
+
+def test_lines_before_an_oversized_one_are_delivered_first() -> None:
+    h = harness(max_line_size=1024)
+    h.connect_stdio()
+    done = h.conn.start_call("ping", now=0.0)
+    waiting = h.conn.start_call("tools/list", now=0.0)
+    first, _ = h.written()
+    h.conn.receive_data(result(first["id"], {}) + b"\n" + b"x" * 2000, 0.0)
+    events = h.take_events()
+    assert events[0] == CallSucceeded(done, "ping", {})
+    assert isinstance(events[1], Diagnostic)  # the line too long, for the log
+    assert isinstance(events[2], Disconnected)
+    assert [e.call_id for e in events[3:]] == [waiting]
+
+
+def test_a_queued_call_the_server_cannot_serve_fails_with_capability_error() -> None:
+    h = harness()
+    cid = h.conn.start_call("tools/list", now=0.0)  # before the capabilities are known
+    h.take_frames()
+    h.conn.transport_opened(0.0)
+    (init,) = h.written()
+    h.feed(init_result(init["id"], caps={}))
+    assert [m["method"] for m in h.written()] == ["notifications/initialized"]
+    events = h.take_events()
+    assert isinstance(events[0], Connected)
+    assert events[1].call_id == cid and isinstance(events[1].error, CapabilityError)
+
+
+def test_progress_goes_only_to_calls_that_asked_for_it_with_its_message() -> None:
+    h = harness()
+    h.connect_stdio()
+    quiet = h.conn.start_call(
+        "tools/call", {"name": "x", "_meta": {"progressToken": "mine"}}, now=0
+    )
+    loud = h.conn.start_call("tools/call", {"name": "y"}, now=0.0, progress=True)
+    q, loud_msg = h.written()
+    token = loud_msg["params"]["_meta"]["progressToken"]
+    h.feed(
+        notification("notifications/progress", {"progressToken": "mine", "progress": 1}),
+        notification(
+            "notifications/progress", {"progressToken": token, "progress": 2, "message": "half"}
+        ),
+        result(q["id"], {}),
+        result(loud_msg["id"], {}),
+    )
+    assert h.take_events() == [
+        CallProgress(loud, 2.0, None, "half"),
+        CallSucceeded(quiet, "tools/call", {}),
+        CallSucceeded(loud, "tools/call", {}),
+    ]
+
+
+def test_introspection_and_messages() -> None:
+    h = harness()
+    assert h.conn.era == "legacy" and h.conn.server is None and not h.conn.is_connected
+    h.connect_stdio()
+    h.feed(request(1, "roots/list"))
+    h.take_events()
+    h.conn.close(0.0)
+    with pytest.raises(LocalProtocolError, match="server 'srv' is closing"):
+        h.conn.start_call("ping", now=0.0)
+    with pytest.raises(LocalProtocolError, match="server 'srv' is closing"):
+        h.conn.connect(0.0)
+    with pytest.raises(LocalProtocolError, match="server 'srv' is closing"):
+        h.conn.notify("notifications/x", now=0.0)
+
+
+def test_a_retry_diagnostic_is_info_and_a_closed_calls_error_says_so() -> None:
+    h = harness(retries=1)
+    h.connect_stdio()
+    a = h.conn.start_call("tools/list", now=0.0)
+    h.written()
+    h.conn.receive_eof(0.0)
+    (diag,) = h.take_events(Diagnostic)
+    assert diag.level == "info"
+    assert diag.message.startswith("server 'srv': tools/list failed (")
+    h.conn.close(0.0)
+    (failed,) = h.take_events(CallFailed)
+    assert failed.call_id == a
+    assert str(failed.error) == "server 'srv': the client closed the connection"
