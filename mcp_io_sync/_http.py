@@ -67,10 +67,11 @@ def _failure(exc: Exception) -> ExchangeFailure:
 class _Live:
     """An exchange being run: the socket of its response (shut down to abort it)."""
 
-    __slots__ = ("aborted", "sock", "thread")
+    __slots__ = ("aborted", "sock", "thread", "wanted")
 
     def __init__(self) -> None:
         self.aborted = False
+        self.wanted = True  # the machine still wants its body (wants_exchange)
         self.sock: socket.socket | None = None
         self.thread: int | None = None  # the thread running it, once one does
 
@@ -263,13 +264,8 @@ class _HttpServer(BaseServer):
                 live.sock = sock
                 if live.aborted:
                     live.shutdown()
-            with self._lock:
-                self._conn.exchange_head(
-                    xid, response.status, str_headers(response.headers), time.monotonic()
-                )
-                wanted = self._conn.wants_exchange(xid)
-            self._pump()
-            if wanted:
+            self._pump(False, self._head, live, xid, response)
+            if live.wanted:
                 chunks = response.iter_stream()
                 handed_off = self._read_body(xid, chunks, live, waiter, cm, response)
         except HTTPCORE_ERRORS as exc:
@@ -289,23 +285,32 @@ class _HttpServer(BaseServer):
         response: httpcore.Response | None = None,
     ) -> bool:
         """Feed the body; True if its rest was handed to an exchange thread."""
-        conn = self._conn
         for chunk in chunks:
-            with self._lock:
-                conn.exchange_data(xid, chunk, time.monotonic())
-                wanted = conn.wants_exchange(xid)
-            self._pump()
-            if not wanted or live.aborted:
+            self._pump(False, self._data, live, xid, chunk)
+            if not live.wanted or live.aborted:
                 return False
             if waiter is not None and waiter.done and not _more_here(response, live.sock):
                 # The caller has its answer and the server is not done with the stream
                 # (notifications after the result may follow): read on elsewhere.
                 self._submit(self._read_rest, xid, chunks, live, cm)
                 return True
-        with self._lock:
-            conn.exchange_end(xid, time.monotonic())
-        self._pump()
+        self._pump(False, self._end, xid)
         return False
+
+    # Feeding the machine (called under _lock by _pump).
+
+    def _head(self, live: _Live, xid: int, response: httpcore.Response) -> None:
+        conn = self._conn
+        conn.exchange_head(xid, response.status, str_headers(response.headers), time.monotonic())
+        live.wanted = conn.wants_exchange(xid)
+
+    def _data(self, live: _Live, xid: int, chunk: bytes) -> None:
+        conn = self._conn
+        conn.exchange_data(xid, chunk, time.monotonic())
+        live.wanted = conn.wants_exchange(xid)
+
+    def _end(self, xid: int) -> None:
+        self._conn.exchange_end(xid, time.monotonic())
 
     def _read_rest(self, xid: int, chunks: Iterator[bytes], live: _Live, cm: Any) -> None:
         live.thread = threading.get_ident()
@@ -331,17 +336,11 @@ class _HttpServer(BaseServer):
             self._idle.notify_all()
 
     def _feed_failure(self, xid: int, failure: ExchangeFailure) -> None:
-        conn = self._conn
-        with self._lock:
-            now = time.monotonic()
-            # A POST's read timeout is its request's remaining time: when both end
-            # together, the machine hears of the deadline first, so the call fails as
-            # timed out (and is cancelled), not as a broken stream.
-            deadline = conn.next_deadline()
-            if deadline is not None and now >= deadline:
-                conn.handle_timeout(now)
-            conn.exchange_failed(xid, failure, now)
-        self._pump()
+        self._pump(False, self._failed, xid, failure)
+
+    def _failed(self, xid: int, failure: ExchangeFailure) -> None:
+        # (under _lock)
+        self._conn.exchange_failed(xid, failure, time.monotonic())
 
     def _next_own(self, waiter: _Waiter | None) -> StartExchange | None:
         # What this thread found to run next (a caller: only while it still waits).
