@@ -10,7 +10,7 @@ server object here does three jobs only (issue 9, item 5):
 2. honours ``next_deadline()``: a caller waiting for an answer wakes at the machine's
    next deadline and calls ``handle_timeout``; a deadline set by input on another
    thread (a resume delay, a GET stream reconnect, a keep-alive ping) is honoured by
-   one lazily started timer thread per server (:class:`_Timer`);
+   one lazily started timer thread per server (:class:`._timer.Timer`);
 3. dispatches the machine's events: results wake their callers, progress and
    notifications go to the client, server requests to its worker pool.
 
@@ -24,10 +24,10 @@ queued before its result is handed over.
 from __future__ import annotations
 
 import logging
-import math
 import random
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -54,6 +54,8 @@ from mcp_proto.server_view import ServerView
 from mcp_proto.session import ServerInfo
 from mcp_proto.types import Implementation
 
+from ._timer import Timer
+
 __all__ = ["BaseServer"]
 
 
@@ -78,45 +80,6 @@ class _Waiter:
         if self.event is None:
             self.event = threading.Event()
         return self.event
-
-
-class _Timer:
-    """The one thread that honours every deadline of the machine (callers waiting for
-    an answer also wake at ``next_deadline()``; whoever comes first handles it).
-
-    Per server, not per client: a server's machine has its own lock and deadlines,
-    and a timer sharing that lock (its condition is built on it) needs no heap across
-    servers and no hand-off between locks. Started on the first deadline; it sleeps
-    until ``next_deadline()`` and calls ``handle_timeout``. It is woken only when a
-    deadline earlier than the one it sleeps to appears (``BaseServer._check_timer``):
-    request timeouts of calls made one after the other, each later than the last, do
-    not wake it."""
-
-    def __init__(self, server: BaseServer) -> None:
-        self.server = server
-        self.cond = threading.Condition(server._lock)
-        self.wake_at = math.inf  # guarded by the server's lock
-        self.stopped = False
-        self.thread = threading.Thread(
-            target=self._run, name=f"mcp-timer-{server.name}", daemon=True
-        )
-
-    def _run(self) -> None:
-        server = self.server
-        conn = server._conn
-        while True:
-            with self.cond:
-                while True:
-                    if self.stopped:
-                        return
-                    deadline = conn.next_deadline()
-                    now = time.monotonic()
-                    if deadline is not None and now >= deadline:
-                        break
-                    self.wake_at = math.inf if deadline is None else deadline
-                    self.cond.wait(None if deadline is None else deadline - now)
-                self.wake_at = math.inf
-            server._expire()
 
 
 class BaseServer(ServerView):
@@ -165,6 +128,12 @@ class BaseServer(ServerView):
         # Calls for which a progress callback was queued to the client's dispatcher:
         # their callers wait for those callbacks before returning (see _dispatch).
         self._progressed: set[int] = set()
+        # Events taken and not dispatched yet, and whether a dispatch is running on the
+        # thread holding _dispatch_lock: a dispatch that answers at once (a server
+        # request refused as "Client busy") pumps again; what that pump takes is queued
+        # behind the events still being dispatched, never ahead of them.
+        self._events: deque[Any] = deque()
+        self._in_dispatch = False
         self._connect_waiters: list[_Waiter] = []
         self._close_waiters: list[_Waiter] = []
         # Frames taken from the machine, not performed yet, and whether a thread is
@@ -174,7 +143,7 @@ class BaseServer(ServerView):
         # Bumped for each transport opened: an answer to a server request goes back
         # only to the connection that asked it.
         self._generation = 0
-        self._timer: _Timer | None = None
+        self._timer: Timer | None = None
 
     # ------------------------------------------------------------ transport hooks
 
@@ -304,7 +273,7 @@ class BaseServer(ServerView):
             return
         timer = self._timer
         if timer is None:
-            timer = self._timer = _Timer(self)
+            timer = self._timer = Timer(self._lock, self._conn, self._expire, self.name)
             timer.wake_at = deadline
             timer.thread.start()
         elif deadline < timer.wake_at:
@@ -418,31 +387,11 @@ class BaseServer(ServerView):
         if len(calls) < 2:
             return [self._outcome_of(call) for call in calls]
         outcomes: list[tuple[Any, MCPError | None]] = [(None, None)] * len(calls)
-        started: list[tuple[int, int, _Waiter]] = []
-        with self._lock:
-            now = time.monotonic()
-            for i, call in enumerate(calls):
-                try:
-                    cid = self._conn.start_call(
-                        call.method,
-                        call.params,
-                        now=now,
-                        timeout=call.timeout,
-                        progress=call.progress is not None,
-                    )
-                except MCPError as exc:
-                    outcomes[i] = (None, exc)
-                    continue
-                waiter = self._waiters[cid] = _Waiter()
-                if call.progress is not None:
-                    self._progress[cid] = call.progress
-                started.append((i, cid, waiter))
-        for i, cid, _ in started:
-            self._logger.debug("-> %s %s (call %s)", self.name, calls[i].method, cid)
-        own = self._pump(inline=True)
+        started: list[tuple[int, _Waiter]] = []
+        own = self._pump(True, self._start_many, calls, outcomes, started, timer=False)
         while own is not None:
             own = self._run_exchange(own, None)
-        for i, _, waiter in started:
+        for i, waiter in started:
             try:
                 outcomes[i] = (self._wait(waiter), None)
             except MCPError as exc:
@@ -451,6 +400,33 @@ class BaseServer(ServerView):
                 if waiter.settle is not None:  # see request()
                     waiter.settle()
         return outcomes
+
+    def _start_many(
+        self,
+        calls: Sequence[Call],
+        outcomes: list[tuple[Any, MCPError | None]],
+        started: list[tuple[int, _Waiter]],
+    ) -> None:
+        """Start every call of a round (under ``_lock``); one that cannot start gets
+        its error as its outcome."""
+        now = time.monotonic()
+        for i, call in enumerate(calls):
+            try:
+                cid = self._conn.start_call(
+                    call.method,
+                    call.params,
+                    now=now,
+                    timeout=call.timeout,
+                    progress=call.progress is not None,
+                )
+            except MCPError as exc:
+                outcomes[i] = (None, exc)
+                continue
+            waiter = self._waiters[cid] = _Waiter()
+            if call.progress is not None:
+                self._progress[cid] = call.progress
+            started.append((i, waiter))
+            self._logger.debug("-> %s %s (call %s)", self.name, call.method, cid)
 
     def _outcome_of(self, call: Call) -> tuple[Any, MCPError | None]:
         try:
@@ -464,11 +440,11 @@ class BaseServer(ServerView):
     def notify(
         self, method: str, params: dict[str, Any] | None = None, *, only_if_connected: bool = False
     ) -> None:
-        with self._lock:
-            self._conn.notify(
-                method, params, now=time.monotonic(), only_if_connected=only_if_connected
-            )
-        self._pump()
+        self._pump(False, self._notify, method, params, only_if_connected)
+
+    def _notify(self, method: str, params: dict[str, Any] | None, only: bool) -> None:
+        # (under _lock)
+        self._conn.notify(method, params, now=time.monotonic(), only_if_connected=only)
 
     def reply(
         self,
@@ -480,15 +456,21 @@ class BaseServer(ServerView):
         message: str = "",
     ) -> None:
         """Answer a server request on the connection that asked it (``generation``
-        is what the ``("request", generation, event)`` event carried)."""
-        with self._lock:
-            if generation != self._generation:
-                return  # that connection is gone: nobody to answer
-            if code is None:
-                self._conn.answer(request_id, result, now=time.monotonic())
-            else:
-                self._conn.refuse(request_id, code, message, now=time.monotonic())
-        self._pump()
+        is what the ``("request", generation, event)`` event carried). The answer's
+        frames are claimed by this thread in the same lock pass, so it writes them
+        itself (never the thread reading the server's output)."""
+        self._pump(False, self._answer, generation, request_id, result, code, message)
+
+    def _answer(
+        self, generation: Any, request_id: Any, result: Any, code: int | None, message: str
+    ) -> None:
+        # (under _lock)
+        if generation != self._generation:
+            return  # that connection is gone: nobody to answer
+        if code is None:
+            self._conn.answer(request_id, result, now=time.monotonic())
+        else:
+            self._conn.refuse(request_id, code, message, now=time.monotonic())
 
     def _wait(self, waiter: _Waiter) -> Any:
         """Block until ``waiter`` is answered, waking at the machine's deadlines."""
@@ -507,62 +489,71 @@ class BaseServer(ServerView):
     # ------------------------------------------------------------ events
 
     def _dispatch(self, events: list[Any]) -> None:
-        """Hand the machine's events over (caller holds ``_dispatch_lock``).
+        """Hand the machine's events over, in order (caller holds ``_dispatch_lock``).
 
         The call tables need no other lock here: a call id is added (under ``_lock``,
         with ``start_call``) before any event about it can exist, and each dict
         operation is atomic."""
-        for event in events:
-            kind = type(event)
-            if kind is CallSucceeded or kind is CallFailed:
-                cid = event.call_id
-                waiter = self._waiters.pop(cid, None)
-                progressed = self._progress.pop(cid, None) is not None and (cid in self._progressed)
-                if progressed:
-                    self._progressed.discard(cid)
-                if waiter is None:
-                    continue
-                if progressed:
-                    # Its progress callbacks are queued ahead of this point: the client
-                    # queues a marker behind them and sets ``waiter.settle`` (before
-                    # ``done``, so the woken caller sees it) to wait for that marker.
-                    self._on_event(self, ("settle", waiter))
-                if kind is CallSucceeded:
-                    waiter.result = event.result
-                else:
-                    waiter.error = event.error
-                self._wake(waiter)
-            elif kind is CallProgress:
-                callback = self._progress.get(event.call_id)
-                if callback is not None:
-                    self._progressed.add(event.call_id)
-                if callback is not None:
-                    self._on_event(self, ("progress", callback, event))
-            elif kind is ServerRequest:
-                self._on_event(self, ("request", self._generation, event))
-            elif kind is Diagnostic:
-                level = getattr(logging, event.level.upper(), logging.INFO)
-                self._logger.log(level, "%s", event.message)
-            elif kind is Connected:
-                info = event.info
-                self._logger.debug(
-                    "connected to %s (protocol %s)", self.name, info.protocol_version
-                )
-                self._finish(self._connect_waiters, info, None)
-            elif kind is ConnectFailed:
-                self._logger.debug("server %s: connecting failed: %s", self.name, event.error)
-                self._finish(self._connect_waiters, None, event.error)
-                self._on_event(self, ("closed",))
-            elif kind is Disconnected:
-                self._logger.debug("server %s: disconnected: %s", self.name, event.error)
-                self._on_event(self, ("closed",))
-            elif kind is Closed:
-                error = ConnectionError(f"server {self.name!r}: the client closed the connection")
-                self._finish(self._connect_waiters, None, error)
-                self._finish(self._close_waiters, None, None)
-                self._on_event(self, ("closed",))
-            else:  # NotificationReceived, LogMessage, MessageDiscarded
-                self._on_event(self, event)
+        queue = self._events
+        queue.extend(events)
+        if self._in_dispatch:
+            return  # a pump from inside a dispatch: the running loop gets to them
+        self._in_dispatch = True
+        try:
+            while queue:
+                self._dispatch_one(queue.popleft())
+        finally:
+            self._in_dispatch = False
+
+    def _dispatch_one(self, event: Any) -> None:
+        kind = type(event)
+        if kind is CallSucceeded or kind is CallFailed:
+            cid = event.call_id
+            waiter = self._waiters.pop(cid, None)
+            progressed = self._progress.pop(cid, None) is not None and (cid in self._progressed)
+            if progressed:
+                self._progressed.discard(cid)
+            if waiter is None:
+                return
+            if progressed:
+                # Its progress callbacks are queued ahead of this point: the client
+                # queues a marker behind them and sets ``waiter.settle`` (before
+                # ``done``, so the woken caller sees it) to wait for that marker.
+                self._on_event(self, ("settle", waiter))
+            if kind is CallSucceeded:
+                waiter.result = event.result
+            else:
+                waiter.error = event.error
+            self._wake(waiter)
+        elif kind is CallProgress:
+            callback = self._progress.get(event.call_id)
+            if callback is not None:
+                self._progressed.add(event.call_id)
+            if callback is not None:
+                self._on_event(self, ("progress", callback, event))
+        elif kind is ServerRequest:
+            self._on_event(self, ("request", self._generation, event))
+        elif kind is Diagnostic:
+            level = getattr(logging, event.level.upper(), logging.INFO)
+            self._logger.log(level, "%s", event.message)
+        elif kind is Connected:
+            info = event.info
+            self._logger.debug("connected to %s (protocol %s)", self.name, info.protocol_version)
+            self._finish(self._connect_waiters, info, None)
+        elif kind is ConnectFailed:
+            self._logger.debug("server %s: connecting failed: %s", self.name, event.error)
+            self._finish(self._connect_waiters, None, event.error)
+            self._on_event(self, ("closed",))
+        elif kind is Disconnected:
+            self._logger.debug("server %s: disconnected: %s", self.name, event.error)
+            self._on_event(self, ("closed",))
+        elif kind is Closed:
+            error = ConnectionError(f"server {self.name!r}: the client closed the connection")
+            self._finish(self._connect_waiters, None, error)
+            self._finish(self._close_waiters, None, None)
+            self._on_event(self, ("closed",))
+        else:  # NotificationReceived, LogMessage, MessageDiscarded
+            self._on_event(self, event)
 
     def _finish(self, waiters: list[_Waiter], result: Any, error: MCPError | None) -> None:
         with self._lock:
