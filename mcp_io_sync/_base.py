@@ -118,20 +118,19 @@ class BaseServer(ServerView):
         )
         # Guards the machine and the tables below; never held while blocking.
         self._lock = threading.RLock()
-        # Held while events are taken from the machine and dispatched, so that they
-        # reach the client in the machine's order (a progress callback is queued
-        # before its call's result wakes the caller: issue 9, item 6). Reentrant: a
-        # dispatch may answer a server request at once ("Client busy").
+        # Held while queued events are dispatched, so that they reach the client in
+        # the machine's order (a progress callback is queued before its call's result
+        # wakes the caller: issue 9, item 6); a thread that fed input holds it from
+        # before it feeds, so its events are dispatched when its pump returns.
+        # Reentrant: a dispatch may answer a server request at once ("Client busy").
         self._dispatch_lock = threading.RLock()
         self._waiters: dict[int, _Waiter] = {}
         self._progress: dict[int, Callable[..., Any]] = {}
         # Calls for which a progress callback was queued to the client's dispatcher:
         # their callers wait for those callbacks before returning (see _dispatch).
         self._progressed: set[int] = set()
-        # Events taken and not dispatched yet, and whether a dispatch is running on the
-        # thread holding _dispatch_lock: a dispatch that answers at once (a server
-        # request refused as "Client busy") pumps again; what that pump takes is queued
-        # behind the events still being dispatched, never ahead of them.
+        # Events taken from the machine (under _lock, in its order) and not dispatched
+        # yet, and whether a dispatch is running on the thread holding _dispatch_lock.
         self._events: deque[Any] = deque()
         self._in_dispatch = False
         self._connect_waiters: list[_Waiter] = []
@@ -177,7 +176,7 @@ class BaseServer(ServerView):
         inline: bool = False,
         feed: Callable[..., Any] | None = None,
         *args: Any,
-        timer: bool = True,
+        starting: bool = False,
     ) -> StartExchange | None:
         """Feed the machine (``feed(*args)``, under its lock), dispatch its events and
         perform its frames, in order.
@@ -185,37 +184,56 @@ class BaseServer(ServerView):
         With ``inline`` (a caller that just started a call over HTTP), the first
         request exchange is not run here but returned, for the caller to run on its
         own thread: no hand-off between threads on the hot path. One pass of the hot
-        path takes each lock once. ``timer=False``: the caller is about to wait for
-        the machine's deadlines itself (it just started a call), so the timer thread
-        needs no look."""
-        with self._dispatch_lock:
+        path takes each lock once.
+
+        ``starting``: the caller just started calls and is about to wait for them (and
+        for the machine's deadlines) itself. Starting a call produces no event of its
+        own as a rule, so it does not queue behind a dispatch running on another
+        thread, and the timer thread needs no look."""
+        if starting:
             with self._lock:
                 if feed is not None:
                     feed(*args)
-                events = self._take_events()
-                frames = self._frames
-                frames += self._conn.frames_to_send()
-                if frames and not self._performing:
-                    self._performing = True
-                    self._frames = []
-                else:
-                    frames = []
-                    if timer:
-                        self._check_timer()
-            if events:
-                self._dispatch(events)
+                pending = self._queue_events()
+                frames = self._claim_frames(False)
+            if pending:
+                with self._dispatch_lock:
+                    self._drain_events()
+        else:
+            with self._dispatch_lock:
+                with self._lock:
+                    if feed is not None:
+                        feed(*args)
+                    pending = self._queue_events()
+                    frames = self._claim_frames(True)
+                if pending:
+                    self._drain_events()
         if frames:
-            return self._perform_all(frames, inline, timer)
+            return self._perform_all(frames, inline, not starting)
         return None
 
-    def _take_events(self) -> list[Any]:
+    def _queue_events(self) -> bool:
+        """(under ``_lock``) Move the machine's events to the dispatch queue, so that the
+        queue holds them in the machine's order; True if it holds any."""
         conn = self._conn
-        out: list[Any] = []
+        queue = self._events
         while True:
             event = conn.next_event()
             if event is NEED_DATA:
-                return out
-            out.append(event)
+                return bool(queue)
+            queue.append(event)
+
+    def _claim_frames(self, timer: bool) -> list[Frame]:
+        """(under ``_lock``) The frames to perform, if no other thread performs."""
+        frames = self._frames
+        frames += self._conn.frames_to_send()
+        if frames and not self._performing:
+            self._performing = True
+            self._frames = []
+            return frames
+        if timer:
+            self._check_timer()
+        return []
 
     def _perform_all(
         self, frames: list[Frame], inline: bool, timer: bool = True
@@ -238,7 +256,7 @@ class BaseServer(ServerView):
                         self._perform(frame)
                 with self._dispatch_lock:
                     with self._lock:
-                        events = self._take_events()
+                        pending = self._queue_events()
                         frames = self._frames
                         frames += conn.frames_to_send()
                         self._frames = []
@@ -246,8 +264,8 @@ class BaseServer(ServerView):
                             self._performing = False
                             if timer:
                                 self._check_timer()
-                    if events:
-                        self._dispatch(events)
+                    if pending:
+                        self._drain_events()
         except BaseException:
             with self._lock:
                 self._performing = False
@@ -349,7 +367,7 @@ class BaseServer(ServerView):
         waiter = _Waiter()
         try:
             own = self._pump(
-                True, self._start_call, waiter, method, params, timeout, progress, timer=False
+                True, self._start_call, waiter, method, params, timeout, progress, starting=True
             )
             while own is not None:
                 own = self._run_exchange(own, waiter)
@@ -388,7 +406,7 @@ class BaseServer(ServerView):
             return [self._outcome_of(call) for call in calls]
         outcomes: list[tuple[Any, MCPError | None]] = [(None, None)] * len(calls)
         started: list[tuple[int, _Waiter]] = []
-        own = self._pump(True, self._start_many, calls, outcomes, started, timer=False)
+        own = self._pump(True, self._start_many, calls, outcomes, started, starting=True)
         while own is not None:
             own = self._run_exchange(own, None)
         for i, waiter in started:
@@ -488,16 +506,16 @@ class BaseServer(ServerView):
 
     # ------------------------------------------------------------ events
 
-    def _dispatch(self, events: list[Any]) -> None:
-        """Hand the machine's events over, in order (caller holds ``_dispatch_lock``).
+    def _drain_events(self) -> None:
+        """Dispatch the queued events, in order (caller holds ``_dispatch_lock``).
 
         The call tables need no other lock here: a call id is added (under ``_lock``,
         with ``start_call``) before any event about it can exist, and each dict
-        operation is atomic."""
-        queue = self._events
-        queue.extend(events)
+        operation is atomic. A dispatch that pumps again (a server request refused at
+        once as "Client busy") only queues: this loop gets to it."""
         if self._in_dispatch:
-            return  # a pump from inside a dispatch: the running loop gets to them
+            return
+        queue = self._events
         self._in_dispatch = True
         try:
             while queue:
