@@ -1,65 +1,33 @@
-"""Reading an httpcore response body under Trio: to its end, up to a stop, or up to a
-pause after which another task reads on.
+"""Reading an httpcore response body under Trio, to its end or up to a stop.
 
 httpcore's body is a chain of async generators. Leaving ``async for`` over it early
 leaves them unfinished, and trio warns about each one it later collects. So a *stop*
 cancels a scope around the loop: the ``Cancelled`` is raised inside httpcore's read and
-unwinds every generator (the connection is then closed, not reused). A *pause* leaves
-the chain suspended at its ``yield``, intact, for :func:`read_chunks` to be called again
-on the same iterator, from another task: what the Trio shell does with the rest of a
-POST's SSE stream once the caller has its answer (issue 9, item 6).
+unwinds every generator (the connection is then closed, not reused).
 """
 
 from __future__ import annotations
 
-import enum
 from collections.abc import AsyncIterator, Callable
 
-import httpcore
 import trio
 
-__all__ = ["Next", "each_chunk", "read_chunks"]
+__all__ = ["read_chunks"]
 
 
-class Next(enum.Enum):
-    """What ``on_chunk`` wants after a chunk."""
-
-    GO = 0  # read on
-    STOP = 1  # abandon the body (the connection is closed)
-    PAUSE = 2  # return now; the body is read on later by another call
-
-
-async def read_chunks(chunks: AsyncIterator[bytes], on_chunk: Callable[[bytes], Next]) -> bool:
-    """Feed ``chunks`` to ``on_chunk``. True: the body ended (or was stopped, unwound);
-    False: paused, ``chunks`` is still open and must be read on (or dropped with
-    :func:`drop_chunks`). An exception raised by ``on_chunk`` is re-raised after the
-    body has been unwound like a stop."""
+async def read_chunks(chunks: AsyncIterator[bytes], on_chunk: Callable[[bytes], bool]) -> bool:
+    """Feed ``chunks`` to ``on_chunk`` until it returns False (stop) or the body ends.
+    True if the body ended, False if it was stopped (and unwound). An exception raised
+    by ``on_chunk`` is re-raised after the body has been unwound like a stop."""
     error: BaseException | None = None
     with trio.CancelScope() as scope:
         async for chunk in chunks:
             try:
-                what = on_chunk(chunk)
+                go_on = on_chunk(chunk)
             except Exception as exc:
-                error, what = exc, Next.STOP
-            if what is Next.PAUSE:
-                return False
-            if what is Next.STOP:
+                error, go_on = exc, False
+            if not go_on:
                 scope.cancel()
     if error is not None:
         raise error
-    return True
-
-
-async def drop_chunks(chunks: AsyncIterator[bytes]) -> None:
-    """Unwind a paused body without reading it (its connection is closed)."""
-    with trio.CancelScope() as scope:
-        scope.cancel()
-        async for _ in chunks:
-            pass  # pragma: no cover - the first read is cancelled
-
-
-async def each_chunk(response: httpcore.Response, on_chunk: Callable[[bytes], bool]) -> None:
-    """Feed a whole body to ``on_chunk`` until it returns True (stop) or the body ends."""
-    await read_chunks(
-        response.aiter_stream(), lambda chunk: Next.STOP if on_chunk(chunk) else Next.GO
-    )
+    return not scope.cancel_called

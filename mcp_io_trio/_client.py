@@ -599,8 +599,7 @@ async def connect(
                     failures.append((candidate, exc))
                     # Issue 9: never fall back after a 401/403 or any answer that proves
                     # an MCP server is there; the core decides from typed facts.
-                    session = server._session
-                    answered = session is not None and session.server is not None
+                    answered = server.info is not None  # initialize was answered
                     if len(plan.configs) == 1 or not may_fall_back(exc, server_answered=answered):
                         raise
             else:

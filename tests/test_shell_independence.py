@@ -65,3 +65,46 @@ def test_the_checker_sees_an_offending_import(tmp_path: Path) -> None:
     module = tmp_path / "m.py"
     module.write_text("def f():\n    from mcp_io_sync._base import BaseServer\n")
     assert _imports(module) == [(2, "mcp_io_sync._base")]
+
+
+# Protocol vocabulary that has no place in a shell's transport code (issue 9, item 5):
+# header names, method names and the core's retry/SSE machinery. The shell runs
+# exchanges, one timer and a driver; the rules are the machine's (mcp_proto.connection).
+PROTOCOL_VOCABULARY = (
+    '"Last-Event-ID"',
+    '"Mcp-Session-Id"',
+    '"WWW-Authenticate"',
+    '"notifications/',
+    '"initialize"',
+    '"tools/call"',
+    "backoff_delay",
+    "is_retryable",
+    "classify_response",
+    "SSEParser",
+)
+
+#: The Trio shell's transport modules (the client API layer, ``_client.py``, builds
+#: operations from the core and is not transport code).
+TRIO_TRANSPORT = ("_base.py", "_stdio.py", "_http.py", "_chunks.py", "_pool.py")
+
+
+def _vocabulary_in(path: Path) -> list[str]:
+    """``file:line: word`` for every line of ``path`` holding protocol vocabulary."""
+    return [
+        f"{path.name}:{number}: {word}"
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        for word in PROTOCOL_VOCABULARY
+        if word in line
+    ]
+
+
+@pytest.mark.parametrize("module", TRIO_TRANSPORT)
+def test_trio_transport_code_holds_no_protocol_vocabulary(module: str) -> None:
+    assert _vocabulary_in(ROOT / "mcp_io_trio" / module) == []
+
+
+def test_the_vocabulary_checker_sees_a_header_name(tmp_path: Path) -> None:
+    # So the test above can fail: a shell that still sets a protocol header is caught.
+    module = tmp_path / "m.py"
+    module.write_text('headers = {"Mcp-Session-Id": sid}\nok = 1\n')
+    assert _vocabulary_in(module) == ['m.py:1: "Mcp-Session-Id"']

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import logging
 import sys
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +29,6 @@ from mcp_io_trio._base import BaseServer
 from mcp_proto import errors
 from mcp_proto.config import config_from_dict
 from mcp_proto.limits import Limits
-from mcp_proto.session import Session
 from mcp_proto.types import Implementation
 
 from .conftest import hostile
@@ -44,11 +43,10 @@ INIT_RESULT = {
 
 
 class _Loopback(BaseServer):
-    """A transport whose ``_transmit`` never yields (like stdio's fast path): it
-    records what is sent and may answer a request on the spot."""
+    """A stdio transport whose writes never yield (like the pipe's fast path): it
+    records what the machine writes and may answer a request on the spot."""
 
     type = "loopback"
-    _transmit_checkpoints = False
 
     def __init__(self, nursery: trio.Nursery, **kwargs: Any) -> None:
         super().__init__(
@@ -63,35 +61,34 @@ class _Loopback(BaseServer):
             on_event=lambda server, event: None,
             nursery=lambda: nursery,
         )
-        self.open = False
         self.sent: list[dict[str, Any]] = []
         #: called with each request sent after the handshake; returns the result to
         #: deliver at once, or None to leave it pending
         self.answer: Callable[[dict[str, Any]], Any] = lambda msg: None
 
-    def _transport_alive(self) -> bool:
-        return self.open
+    async def _open_transport(self) -> None:
+        pass
 
-    async def _open(self) -> None:
-        self.open = True
+    def _detach_transport(self, graceful: bool) -> Callable[[], Awaitable[None]]:
+        return trio.lowlevel.checkpoint
 
-    async def _close(self) -> None:
-        self.open = False
-
-    async def _transmit(self, session: Session, deadline: float | None = None) -> None:
-        for data in session.data_to_send():
+    def _write(self, messages: list[bytes]) -> bool:
+        for data in messages:
             msg = json.loads(data)
             self.sent.append(msg)
             if "id" not in msg or "method" not in msg:
                 continue
             result = INIT_RESULT if msg["method"] == "initialize" else self.answer(msg)
             if result is not None:
-                self.respond(msg["id"], result)
+                # Fed now, dispatched by the driver once it performed the frames.
+                self.respond(msg["id"], result, dispatch=False)
+        return False
 
-    def respond(self, request_id: Any, result: Any) -> None:
-        assert self._session is not None
+    def respond(self, request_id: Any, result: Any, *, dispatch: bool = True) -> None:
         reply = {"jsonrpc": "2.0", "id": request_id, "result": result}
-        self._deliver(self._session, [json.dumps(reply)])
+        self._conn.receive_data(json.dumps(reply).encode() + b"\n", trio.current_time())
+        if dispatch:
+            self._pump_nowait()
 
     def requests(self, method: str = "ping") -> list[dict[str, Any]]:
         return [m for m in self.sent if m.get("method") == method and "id" in m]
@@ -130,7 +127,7 @@ async def test_cancelled_while_the_answer_is_already_there() -> None:
         assert scope.cancelled_caught
         assert len(server.requests()) == 1
         assert server.cancellations() == []
-        assert server._waiters == {}
+        assert server._calls == {}
         server.answer = lambda msg: {"n": 2}
         assert await server.request("ping") == {"n": 2}
         await server.cleanup()
@@ -148,7 +145,7 @@ async def test_cancelled_while_waiting_sends_notifications_cancelled() -> None:
         assert server.cancellations() == [
             {"requestId": request["id"], "reason": "Request cancelled by the client"}
         ]
-        assert server._waiters == {}
+        assert server._calls == {}
         server.respond(request["id"], {"late": True})  # discarded, nobody waits for it
         server.answer = lambda msg: {"n": 2}
         assert await server.request("ping") == {"n": 2}
@@ -223,7 +220,7 @@ async def test_each_request_times_out_at_its_own_deadline(autojump_clock: Any) -
         assert 1.5 <= failed["short"] < 1.6
         assert 10.0 <= failed["long"] < 10.1
         assert len(server.cancellations()) == 2
-        assert server._waiters == {}
+        assert server._calls == {}
         await server.cleanup()
     assert not server._timer_running
 
