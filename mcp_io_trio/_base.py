@@ -38,6 +38,9 @@ __all__ = ["BaseServer"]
 
 #: What a caller that gave up tells the server (its ``notifications/cancelled`` reason).
 _CANCELLED_REASON = "Request cancelled by the client"
+#: Beyond ``read_timeout``, how long ``cleanup`` waits for the machine's ``Closed``
+#: (more than the close grace and a process's three shutdown steps).
+_CLOSE_SLACK = 10.0
 
 
 class _Waiter:
@@ -290,8 +293,16 @@ class BaseServer(ServerView):
                 waiter = _Waiter()
                 self._closing.append(waiter)
                 conn.close(trio.current_time())
-                await self._pump()
-                await waiter.park()
+                # Every step is bounded (the close grace, the DELETE's timeout, the
+                # exchanges' read timeout, the process's signals); this bound only
+                # keeps a machine that never says Closed from hanging the host.
+                with trio.move_on_after(self.read_timeout + _CLOSE_SLACK) as bound:
+                    await self._pump()
+                    await waiter.park()
+                if bound.cancelled_caught:
+                    if waiter in self._closing:
+                        self._closing.remove(waiter)
+                    self._logger.error("server %s: closing did not complete", self.name)
         if self._timer_scope is not None:
             # Nothing is pending any more: let the timer task see that and end.
             self._timer_scope.deadline = -math.inf

@@ -31,6 +31,7 @@ from mcp_proto.config import config_from_dict
 from mcp_proto.limits import Limits
 from mcp_proto.types import Implementation
 
+from ._http_support import hostile_http_server
 from .conftest import hostile
 
 RECORDING: list[str] = [sys.executable, str(Path(__file__).with_name("recording_server.py"))]
@@ -393,3 +394,34 @@ def test_stdio_cancelled_mid_frame_leaves_no_corrupt_line(tmp_path: Path) -> Non
                 assert stats == {"corrupt": 0, "notes": sent, "intact": True}
 
     trio.run(main)
+
+
+# ------------------------------------------------------------------ HTTP
+
+
+@pytest.mark.parametrize("mode", ["slow", "slow+sse"])
+def test_http_cancelled_call_is_cancelled_in_the_machine(mode: str) -> None:
+    """A Trio caller that gives up on an HTTP call (its scope is cancelled) cancels
+    the call in the machine: the server gets notifications/cancelled for that request,
+    the held exchange is let go, and the connection stays usable."""
+    with hostile_http_server(mode) as peer:
+        rec = peer.recorder
+
+        async def main() -> None:
+            with trio.fail_after(30):
+                async with mcp_io_trio.connect(peer.url, read_timeout=10) as c:
+                    await c.list_tools()
+                    with trio.move_on_after(0.3) as scope:
+                        await c.call_tool("t")
+                    assert scope.cancelled_caught
+                    assert await c.ping() == {}
+
+        trio.run(main)
+        [call] = rec.posts("tools/call")
+        assert rec.wait_for(lambda r: bool(r.cancelled()), timeout=5)
+        assert rec.cancelled() == [
+            {"requestId": call.rpc_id, "reason": "Request cancelled by the client"}
+        ]
+        assert rec.wait_for(
+            lambda r: any(n.startswith("slow: client closed") for n in r.notes), timeout=5
+        ), rec.notes
