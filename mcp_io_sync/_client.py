@@ -23,11 +23,22 @@ from mcp_proto.config import (
     redact_config,
 )
 from mcp_proto.definitions import unique_server_names
-from mcp_proto.effects import Call, CallHost, Connect, Effect, Log, Notify, Op, ProgressCallback
+from mcp_proto.effects import (
+    Attempt,
+    Call,
+    CallHost,
+    Connect,
+    Effect,
+    Log,
+    Notify,
+    Op,
+    ProgressCallback,
+    TryConnect,
+)
 from mcp_proto.errors import MCPError
 from mcp_proto.handlers import Handlers, Reply, serve_request
 from mcp_proto.limits import Limits
-from mcp_proto.targets import TargetOptions, fallback_error, may_fall_back, plan_targets
+from mcp_proto.targets import TargetOptions, connect_all, plan_targets
 from mcp_proto.types import Implementation, Prompt, ResourceContent, Root, Tool
 
 from ._base import BaseServer
@@ -215,6 +226,8 @@ class Client:
             )
         if isinstance(effect, Connect):
             return self._servers[effect.server].ensure_connected()
+        if isinstance(effect, TryConnect):
+            return self._try_connect(effect)
         if isinstance(effect, Notify):
             self._servers[effect.server].notify(
                 effect.method, effect.params, only_if_connected=effect.only_if_connected
@@ -226,6 +239,16 @@ class Client:
             self.logger.log(logging.getLevelName(effect.level), "%s", effect.message)
             return None
         raise TypeError(f"unknown effect {effect!r}")  # pragma: no cover
+
+    def _try_connect(self, effect: TryConnect) -> Attempt:
+        """One try of ``connect``'s transport chain; the core decides what comes next."""
+        if effect.config is not None:
+            self._replace_config(effect.server, effect.config)
+        server = self._servers[effect.server]
+        try:
+            return Attempt(info=server.ensure_connected())
+        except MCPError as exc:
+            return Attempt(error=exc, server_answered=server.server_answered)
 
     # ------------------------------------------------------------ events from servers
 
@@ -607,25 +630,8 @@ def connect(
     check_commands(plans)
     client = Client([plan.configs[0] for plan in plans], **client_kwargs)
     try:
-        for server, plan in zip(client.servers, plans, strict=True):
-            failures: list[tuple[ServerConfig, MCPError]] = []
-            for i, candidate in enumerate(plan.configs):
-                if i:
-                    client._replace_config(server.name, candidate)
-                    server = client.find_server(server.name)
-                try:
-                    server.ensure_connected()
-                    break
-                except MCPError as exc:
-                    failures.append((candidate, exc))
-                    # Issue 9: never fall back after a 401/403 or any answer that proves
-                    # an MCP server is there; the core decides from typed facts.
-                    session = server._session
-                    answered = session is not None and session.server is not None
-                    if len(plan.configs) == 1 or not may_fall_back(exc, server_answered=answered):
-                        raise
-            else:
-                raise fallback_error(plan, failures)
+        # The core tries the transports and decides fallback (targets.connect_op).
+        client._run(connect_all([s.name for s in client.servers], plans))
     except BaseException:
         client.close()
         raise

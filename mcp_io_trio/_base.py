@@ -141,6 +141,11 @@ class BaseServer(ServerView):
     def is_connected(self) -> bool:
         return self._conn.is_connected
 
+    @property
+    def server_answered(self) -> bool:
+        """The server answered ``initialize`` (now or on the last, failed, connect)."""
+        return self._conn.server is not None
+
     # ------------------------------------------------------------ transport hooks
 
     async def _open_transport(self) -> None:

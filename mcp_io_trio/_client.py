@@ -25,11 +25,22 @@ from mcp_proto.config import (
     redact_config,
 )
 from mcp_proto.definitions import unique_server_names
-from mcp_proto.effects import Call, CallHost, Connect, Effect, Log, Notify, Op, ProgressCallback
+from mcp_proto.effects import (
+    Attempt,
+    Call,
+    CallHost,
+    Connect,
+    Effect,
+    Log,
+    Notify,
+    Op,
+    ProgressCallback,
+    TryConnect,
+)
 from mcp_proto.errors import MCPError
 from mcp_proto.handlers import Handlers, Reply, serve_request
 from mcp_proto.limits import Limits
-from mcp_proto.targets import TargetOptions, fallback_error, may_fall_back, plan_targets
+from mcp_proto.targets import TargetOptions, connect_all, plan_targets
 from mcp_proto.types import Implementation, Prompt, ResourceContent, Root, Tool
 
 from ._base import BaseServer
@@ -219,6 +230,8 @@ class Client:
             )
         if isinstance(effect, Connect):
             return await self._servers[effect.server].ensure_connected()
+        if isinstance(effect, TryConnect):
+            return await self._try_connect(effect)
         if isinstance(effect, Notify):
             await self._servers[effect.server].notify(
                 effect.method, effect.params, only_if_connected=effect.only_if_connected
@@ -230,6 +243,16 @@ class Client:
             self.logger.log(logging.getLevelName(effect.level), "%s", effect.message)
             return None
         raise TypeError(f"unknown effect {effect!r}")  # pragma: no cover
+
+    async def _try_connect(self, effect: TryConnect) -> Attempt:
+        """One try of ``connect``'s transport chain; the core decides what comes next."""
+        if effect.config is not None:
+            await self._replace_config(effect.server, effect.config)
+        server = self._servers[effect.server]
+        try:
+            return Attempt(info=await server.ensure_connected())
+        except MCPError as exc:
+            return Attempt(error=exc, server_answered=server.server_answered)
 
     # ------------------------------------------------------------ events from servers
 
@@ -586,24 +609,8 @@ async def connect(
     )
     check_commands(plans)
     async with Client([plan.configs[0] for plan in plans], **client_kwargs) as client:
-        for server, plan in zip(client.servers, plans, strict=True):
-            failures: list[tuple[ServerConfig, MCPError]] = []
-            for i, candidate in enumerate(plan.configs):
-                if i:
-                    await client._replace_config(server.name, candidate)
-                    server = client.find_server(server.name)
-                try:
-                    await server.ensure_connected()
-                    break
-                except MCPError as exc:
-                    failures.append((candidate, exc))
-                    # Issue 9: never fall back after a 401/403 or any answer that proves
-                    # an MCP server is there; the core decides from typed facts.
-                    answered = server.info is not None  # initialize was answered
-                    if len(plan.configs) == 1 or not may_fall_back(exc, server_answered=answered):
-                        raise
-            else:
-                raise fallback_error(plan, failures)
+        # The core tries the transports and decides fallback (targets.connect_op).
+        await client._run(connect_all([s.name for s in client.servers], plans))
         yield client
 
 

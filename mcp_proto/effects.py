@@ -3,17 +3,33 @@
 Multi-step operations (connect, paginated lists, ``tools/call`` with its checks, serving
 a server's request) are generators in the core. They ``yield`` an effect, the shell's
 driver performs it and sends back the outcome (or throws the error into the
-generator). The logic exists once; each shell only knows how to perform five effects.
+generator). The logic exists once; each shell only knows how to perform six effects.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Generator
-from typing import Any, TypeVar, Union
+from typing import TYPE_CHECKING, Any, TypeVar, Union
 
 import attrs
 
-__all__ = ["Call", "CallHost", "Connect", "Effect", "Log", "Notify", "Op", "ProgressCallback"]
+if TYPE_CHECKING:
+    from .errors import MCPError
+    from .server_config import ServerConfig
+    from .session import ServerInfo
+
+__all__ = [
+    "Attempt",
+    "Call",
+    "CallHost",
+    "Connect",
+    "Effect",
+    "Log",
+    "Notify",
+    "Op",
+    "ProgressCallback",
+    "TryConnect",
+]
 
 T = TypeVar("T")
 
@@ -27,6 +43,30 @@ class Connect:
     :class:`~mcp_proto.session.ServerInfo`."""
 
     server: str
+
+
+@attrs.frozen
+class TryConnect:
+    """One try of ``connect``'s transport chain (CONN-6): connect ``server`` and report
+    how it went as an :class:`Attempt`; an :class:`~mcp_proto.errors.MCPError` is
+    returned in it, never raised, together with the fact the core decides fallback on.
+
+    ``config`` ``None``: the server's current configuration. Otherwise the server (not
+    connected yet) is first rebuilt on ``config``, the next transport to try."""
+
+    server: str
+    config: ServerConfig | None = None
+
+
+@attrs.frozen
+class Attempt:
+    """What a :class:`TryConnect` met: the handshake's ``info``, or the ``error``, and
+    whether the server answered ``initialize`` before it (``server_answered``: proof
+    that an MCP server is there, so no other transport is tried, issue 9)."""
+
+    info: ServerInfo | None = None
+    error: MCPError | None = None
+    server_answered: bool = False
 
 
 @attrs.frozen
@@ -72,5 +112,5 @@ class Log:
     message: str
 
 
-Effect = Union[Connect, Call, Notify, CallHost, Log]
+Effect = Union[Connect, TryConnect, Call, Notify, CallHost, Log]
 Op = Generator[Effect, Any, T]

@@ -51,6 +51,14 @@ class ServerView:
         info = self.info
         return info is not None and info.has_capability(*path)
 
+    @property
+    def server_answered(self) -> bool:
+        """Whether the server answered ``initialize`` on the current (or last, failed)
+        connection: proof that an MCP server is at this address, so ``connect`` tries
+        no other transport after a failure (issue 9; :class:`~mcp_proto.effects.Attempt`)."""
+        s = self._session
+        return s is not None and s.server is not None
+
     def _transport_alive(self) -> bool:
         return True
 

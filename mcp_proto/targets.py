@@ -3,9 +3,10 @@
 ``connect("python server.py")``, ``connect("https://h/mcp")``, ``connect([url1, url2])``:
 this module decides, without any I/O, which servers a target names and, for each, the
 transports to try in order. The shell then tries them, after looking up each command's
-first word (:func:`command_not_found` words the error), and reports a failed fallback
-chain with :func:`fallback_error`, so both shells say the same thing. Whether a failed
-try may go on to the next transport at all is :func:`may_fall_back`'s decision.
+first word (:func:`command_not_found` words the error). Connecting with the fallback
+chain is one operation, :func:`connect_op`: it yields a :class:`~mcp_proto.effects.TryConnect`
+per transport, decides with :func:`may_fall_back` whether the next one may be tried, and
+reports a failed chain with :func:`fallback_error`, so both shells say the same thing.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any, Final, Literal
 import attrs
 
 from .detection import detect_transport, split_targets
+from .effects import Attempt, Op, TryConnect
 from .errors import (
     AllTransportsFailedError,
     CommandNotFoundError,
@@ -36,12 +38,15 @@ from .server_config import (
     stdio_config,
     streamable_http_config,
 )
+from .session import ServerInfo
 
 __all__ = [
     "CommandStatus",
     "Plan",
     "TargetOptions",
     "command_not_found",
+    "connect_all",
+    "connect_op",
     "fallback_error",
     "may_fall_back",
     "plan_targets",
@@ -253,3 +258,43 @@ def may_fall_back(error: MCPError, *, server_answered: bool = False) -> bool:
     # A ServerError without a code is a bare HTTP status (404, 405, 406, 415...): the
     # URL does not serve this transport. With a code, a JSON-RPC peer answered.
     return not (isinstance(error, ServerError) and error.code is not None)
+
+
+def connect_op(server: str, plan: Plan) -> Op[ServerInfo]:
+    """Connect ``server`` (already configured with ``plan.configs[0]``) by trying each
+    configuration of ``plan`` in order (CONN-6); returns the handshake's info.
+
+    Each try is one :class:`~mcp_proto.effects.TryConnect`; the first names no config
+    (the server already has it), the next ones the config to rebuild the server on.
+    After a failure the next transport is tried only if :func:`may_fall_back` allows
+    it: never after a 401/403 or any answer that proves an MCP server is there.
+
+    Raises:
+        MCPError: the failure that ended the chain, as the shell met it (a plan with
+            one configuration, or a failure that forbids falling back).
+        AllTransportsFailedError: every configuration failed; names each URL tried.
+    """
+    failures: list[tuple[ServerConfig, MCPError]] = []
+    for i, config in enumerate(plan.configs):
+        attempt: Attempt = yield TryConnect(server, config if i else None)
+        if attempt.error is None:
+            if attempt.info is None:  # pragma: no cover - a driver bug, not peer input
+                raise TypeError("an Attempt needs info or an error")
+            return attempt.info
+        failures.append((config, attempt.error))
+        if len(plan.configs) == 1 or not may_fall_back(
+            attempt.error, server_answered=attempt.server_answered
+        ):
+            raise attempt.error
+    raise fallback_error(plan, failures)
+
+
+def connect_all(servers: Sequence[str], plans: Sequence[Plan]) -> Op[list[ServerInfo]]:
+    """:func:`connect_op` for each server of a ``connect`` target in turn (the names
+    the client gave the plans' servers, in order); the first failure ends it."""
+    if len(servers) != len(plans):
+        raise ValueError("one server name per plan")
+    infos = []
+    for server, plan in zip(servers, plans, strict=True):
+        infos.append((yield from connect_op(server, plan)))
+    return infos

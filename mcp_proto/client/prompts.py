@@ -1,0 +1,66 @@
+"""Prompts: listing and ``prompts/get`` with its required-argument check."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..effects import Call, Op
+from ..errors import (
+    ConnectionError,
+    PromptGetError,
+    RemoteProtocolError,
+    TransportError,
+    ValidationError,
+)
+from ..types import Prompt
+from .router import PASS_THROUGH, Router
+
+__all__ = ["PromptOps"]
+
+
+class PromptOps(Router):
+    """The prompt operations of :class:`~mcp_proto.client.ClientCore`."""
+
+    def list_prompts(self, *, cache: bool = True, server: Any = None) -> Op[list[Prompt]]:
+        return (yield from self._list_across("prompts", cache, server))
+
+    def get_prompt(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        server: Any = None,
+        timeout: float | None = None,
+    ) -> Op[dict[str, Any]]:
+        prompt: Prompt = yield from self._resolve("prompts", name, server)
+        args = {str(k): v for k, v in (arguments or {}).items()}
+        meta = args.pop("_meta", None)
+        for arg in prompt.arguments:
+            if arg.required and arg.name not in args:
+                raise ValidationError(f"prompt {name!r} needs the argument {arg.name!r}")
+        # Prompt arguments are strings on the wire (GetPromptRequest.arguments).
+        params: dict[str, Any] = {
+            "name": name,
+            "arguments": {k: _as_str(v) for k, v in args.items()},
+        }
+        if isinstance(meta, Mapping):
+            params["_meta"] = dict(meta)
+        owner = prompt.server or self._default_server(None)
+        try:
+            result = yield Call(owner, "prompts/get", params, timeout)
+        except PASS_THROUGH:
+            raise
+        except (TransportError, ConnectionError) as exc:
+            raise PromptGetError(f"getting prompt {name!r} from {owner!r} failed: {exc}") from exc
+        if not isinstance(result, dict) or not isinstance(result.get("messages"), list):
+            raise RemoteProtocolError(f"server {owner!r} sent a malformed prompts/get result")
+        return result
+
+
+def _as_str(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    import json
+
+    return json.dumps(value)

@@ -1,0 +1,158 @@
+"""Resources: listing (one page or all), templates, finding the server that owns a URI,
+``resources/read`` and subscriptions (RES-1..RES-16)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Final
+
+from ..effects import Call, Connect, Log, Op
+from ..errors import (
+    AmbiguousResourceURI,
+    CapabilityError,
+    ConnectionError,
+    RemoteProtocolError,
+    ResourceNotFound,
+    ResourceReadError,
+    ServerError,
+    TransportError,
+    ValidationError,
+)
+from ..pagination import list_all
+from ..session import ServerInfo
+from ..types import Resource, ResourceContent, ResourceTemplate
+from .router import PASS_THROUGH, Router
+
+__all__ = ["ResourceOps"]
+
+# JSON-RPC codes that mean "no such resource": -32002 up to 2025-11-25, -32602 in
+# 2026-07-28 (RES-16).
+_RESOURCE_NOT_FOUND: Final = frozenset({-32002, -32602})
+
+
+class ResourceOps(Router):
+    """The resource operations of :class:`~mcp_proto.client.ClientCore`."""
+
+    def list_resources(
+        self, *, cache: bool = True, cursor: str | None = None, server: Any = None
+    ) -> Op[dict[str, Any]]:
+        """``{'resources': [...], 'nextCursor': ...}`` (RES-1). Without ``cursor`` every
+        page of every server; with ``cursor``, that one page of one server."""
+        if cursor is None:
+            resources = yield from self._list_across("resources", cache, server)
+            return {"resources": resources, "nextCursor": None}
+        if server is None and len(self.servers) > 1:
+            raise ValueError("list_resources(cursor=...) needs server= with several servers")
+        name = self._default_server(server)
+        yield Connect(name)
+        result = yield Call(name, "resources/list", {"cursor": cursor})
+        return _page(result, "resources", Resource.from_dict, name)
+
+    def list_resource_templates(
+        self, *, cursor: str | None = None, server: Any = None
+    ) -> Op[dict[str, Any]]:
+        """``{'resourceTemplates': [...], 'nextCursor': ...}`` (RES-4); every page of
+        every server (or one) without ``cursor``."""
+        if cursor is not None:
+            if server is None and len(self.servers) > 1:
+                raise ValueError("list_resource_templates(cursor=...) needs server=")
+            name = self._default_server(server)
+            yield Connect(name)
+            result = yield Call(name, "resources/templates/list", {"cursor": cursor})
+            return _page(result, "resourceTemplates", ResourceTemplate.from_dict, name)
+        templates: list[ResourceTemplate] = []
+        for name in self._servers_for(server):
+            info: ServerInfo = yield Connect(name)
+            if not info.has_capability("resources"):
+                continue
+            raw = yield from list_all(
+                name,
+                "resources/templates/list",
+                "resourceTemplates",
+                max_pages=self.limits.max_pages,
+            )
+            for entry in raw:
+                try:
+                    templates.append(ResourceTemplate.from_dict(entry, server=name))
+                except (ValidationError, ValueError, TypeError) as exc:
+                    yield Log("WARNING", f"server {name!r}: skipping a malformed template: {exc}")
+        return {"resourceTemplates": templates, "nextCursor": None}
+
+    def _resource_owner(self, uri: str, server: Any) -> Op[str]:
+        if server is not None:
+            return self.select_server(server)
+        if len(self.servers) == 1:
+            return self.servers[0].name
+        resources = yield from self._list_across("resources", True, None)
+        owners: list[str] = sorted({r.server for r in resources if r.uri == uri and r.server})
+        if len(owners) > 1:
+            raise AmbiguousResourceURI(f"resource {uri!r} is offered by {owners}: pass server=")
+        if owners:
+            return owners[0]
+        # RES-3: a URI reachable only through a template is not in any list; if exactly
+        # one server offers resources at all, it is the one to ask.
+        capable = []
+        for s in self.servers:
+            info: ServerInfo = yield Connect(s.name)
+            if info.has_capability("resources"):
+                capable.append(s.name)
+        if len(capable) == 1:
+            return capable[0]
+        raise ResourceNotFound(f"no server lists a resource {uri!r}; pass server=")
+
+    def read_resource(
+        self, uri: str, *, server: Any = None, timeout: float | None = None
+    ) -> Op[list[ResourceContent]]:
+        owner = yield from self._resource_owner(uri, server)
+        try:
+            result = yield Call(owner, "resources/read", {"uri": uri}, timeout)
+        except ServerError as exc:
+            if exc.code in _RESOURCE_NOT_FOUND:
+                raise ResourceNotFound(f"server {owner!r}: {exc}") from exc
+            raise
+        except PASS_THROUGH:
+            raise
+        except (TransportError, ConnectionError) as exc:
+            raise ResourceReadError(f"reading {uri!r} from {owner!r} failed: {exc}") from exc
+        if not isinstance(result, dict) or not isinstance(result.get("contents"), list):
+            raise ResourceReadError(f"server {owner!r} sent a malformed resources/read result")
+        contents = []
+        for entry in result["contents"]:
+            try:
+                contents.append(ResourceContent.from_dict(entry))
+            except (ValidationError, ValueError, TypeError) as exc:
+                raise ResourceReadError(f"server {owner!r} sent malformed contents: {exc}") from exc
+        return contents
+
+    def subscribe_resource(self, uri: str, *, server: Any = None) -> Op[bool]:
+        """``resources/subscribe``; True once the server confirmed it (RES-6)."""
+        return (yield from self._subscription("resources/subscribe", uri, server))
+
+    def unsubscribe_resource(self, uri: str, *, server: Any = None) -> Op[bool]:
+        return (yield from self._subscription("resources/unsubscribe", uri, server))
+
+    def _subscription(self, method: str, uri: str, server: Any) -> Op[bool]:
+        owner = yield from self._resource_owner(uri, server)
+        info: ServerInfo = yield Connect(owner)
+        if not info.has_capability("resources", "subscribe"):
+            raise CapabilityError(f"server {owner!r} does not support resource subscriptions")
+        try:
+            yield Call(owner, method, {"uri": uri})
+        except ServerError:
+            raise
+        except (TransportError, ConnectionError) as exc:
+            # RES-6: no confirmation (timeout included) is a ResourceReadError.
+            raise ResourceReadError(
+                f"{method} {uri!r} on {owner!r} was not confirmed: {exc}"
+            ) from exc
+        return True
+
+
+def _page(result: Any, key: str, parse: Callable[..., Any], server: str) -> dict[str, Any]:
+    if not isinstance(result, dict) or not isinstance(result.get(key), list):
+        raise RemoteProtocolError(f"server {server!r} sent a malformed {key} page")
+    next_cursor = result.get("nextCursor")
+    return {
+        key: [parse(entry, server=server) for entry in result[key]],
+        "nextCursor": next_cursor if isinstance(next_cursor, str) else None,
+    }

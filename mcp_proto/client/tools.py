@@ -1,0 +1,215 @@
+"""Tools: listing, finding, ``tools/call`` with its argument and input-schema checks,
+structured-output validation (SCH-1/SCH-2/SCH-18) and ``call_tools``."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from .._schema_plain import is_plain
+from ..effects import Call, Connect, Log, Op, ProgressCallback
+from ..errors import (
+    ConnectionError,
+    RemoteProtocolError,
+    SchemaError,
+    ToolCallError,
+    TransportError,
+    ValidationError,
+)
+from ..session import ServerInfo
+from ..types import Tool
+from ..versions import features_of
+from .router import PASS_THROUGH, Router
+
+__all__ = ["ToolOps"]
+
+
+class ToolOps(Router):
+    """The tool operations of :class:`~mcp_proto.client.ClientCore`."""
+
+    def list_tools(self, *, cache: bool = True, server: Any = None) -> Op[list[Tool]]:
+        """Tools of every server (or one), cached until ``list_changed`` (TOOL-1)."""
+        return (yield from self._list_across("tools", cache, server))
+
+    def find_tools(self, pattern: str | re.Pattern[str]) -> Op[list[Tool]]:
+        """Tools whose name contains ``pattern`` (a string) or matches it (a regex)."""
+        tools = yield from self.list_tools()
+        if isinstance(pattern, str):
+            return [t for t in tools if pattern in t.name]
+        return [t for t in tools if pattern.search(t.name)]
+
+    def find_tool(self, pattern: str | re.Pattern[str]) -> Op[Tool | None]:
+        tools = yield from self.find_tools(pattern)
+        if isinstance(pattern, str):
+            exact = [t for t in tools if t.name == pattern]
+            if exact:
+                return exact[0]
+        return tools[0] if tools else None
+
+    def call_tool(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        server: Any = None,
+        progress: ProgressCallback | None = None,
+        timeout: float | None = None,
+    ) -> Op[dict[str, Any]]:
+        """Call a tool on the server that offers it (TOOL-4) and check the result.
+
+        Raises ``ToolNotFound`` / ``AmbiguousToolName`` (routing), ``ValidationError``
+        (missing required arguments, or structured output in strict mode),
+        ``RequestTimeoutError`` (timeout), ``ServerError`` (the server's JSON-RPC
+        error), ``ToolCallError`` (the connection failed; the outcome is unknown).
+        """
+        tool: Tool = yield from self._resolve("tools", name, server)
+        args = dict(arguments or {})
+        # TOOL-14: a request-level _meta given among the arguments goes to params._meta.
+        meta = args.pop("_meta", None)
+        _check_required(tool, args)
+        yield from _check_input_schema(tool)
+        params: dict[str, Any] = {"name": name, "arguments": args}
+        if isinstance(meta, Mapping):
+            params["_meta"] = dict(meta)
+        owner = tool.server or self._default_server(None)
+        try:
+            result = yield Call(owner, "tools/call", params, timeout, progress)
+        except PASS_THROUGH:
+            raise
+        except (TransportError, ConnectionError) as exc:
+            raise ToolCallError(f"calling tool {name!r} on server {owner!r} failed: {exc}") from exc
+        if not isinstance(result, dict):
+            raise RemoteProtocolError(f"server {owner!r} sent a malformed tools/call result")
+        if tool.has_structured_output and result.get("isError") is not True:
+            info: ServerInfo = yield Connect(owner)  # the negotiated version decides
+            yield from self._check_structured(tool, result, info.protocol_version)
+        return result
+
+    def _check_structured(self, tool: Tool, result: dict[str, Any], version: str) -> Op[None]:
+        """SCH-1/SCH-2/SCH-18: a tool with an outputSchema must return matching
+        ``structuredContent`` on success; ``isError`` results are exempt."""
+        if not tool.has_structured_output or result.get("isError") is True:
+            return
+        structured = result.get("structuredContent")
+        present = (
+            isinstance(structured, dict)
+            if features_of(version).structured_content_object_only
+            else "structuredContent" in result
+        )
+        if not present:
+            problems = [
+                "the result has no structuredContent although the tool declares an outputSchema"
+            ]
+        else:
+            where = f"tool {tool.name!r} on server {tool.server!r}"
+            from ..schema import UnsupportedDialectError, compile  # lazy: jsonschema-rs
+
+            try:
+                validator = compile(tool.output_schema)
+            except UnsupportedDialectError as exc:  # SCH-12: unreadable, in both modes
+                raise ValidationError(f"{where}: output schema {exc.detail}") from None
+            except SchemaError as exc:  # SCH-13: warned about, content not checked
+                yield Log("WARNING", f"structured output of {where} not checked: {exc}")
+                return
+            if validator.unevaluated:  # SCH-7
+                yield Log(
+                    "WARNING",
+                    f"{where}: output schema validation is partial ("
+                    + ", ".join(sorted(validator.unevaluated))
+                    + " not evaluated)",
+                )
+            problems = [str(v) for v in validator.violations(structured)]
+        if not problems:
+            return
+        message = f"tool {tool.name!r} on server {tool.server!r}: " + "; ".join(problems)
+        if self.validate_structured_content == "strict":
+            raise ValidationError(message)
+        yield Log("WARNING", f"structured output check failed: {message}")
+
+    def call_tools(self, calls: Iterable[Mapping[str, Any]]) -> Op[list[dict[str, Any]]]:
+        """Call several tools one after the other (TOOL-6); keys ``name``,
+        ``arguments`` (or ``parameters``), ``server``."""
+        results = []
+        for op in self.tool_call_ops(calls):
+            results.append((yield from op))
+        return results
+
+    def tool_call_ops(self, calls: Iterable[Mapping[str, Any]]) -> list[Op[dict[str, Any]]]:
+        """One ``call_tool`` operation per entry of a ``call_tools`` list (each entry is
+        checked first, so a bad one fails before anything is sent). A shell runs them in
+        turn, or side by side for ``call_tools(..., concurrent=True)``."""
+        entries = []
+        for i, call in enumerate(calls):
+            if not isinstance(call, Mapping) or not isinstance(call.get("name"), str):
+                raise ValueError(f"call {i} needs a 'name'")
+            entries.append((call["name"], call.get("arguments", call.get("parameters")), call))
+        return [
+            self.call_tool(name, args, server=call.get("server")) for name, args, call in entries
+        ]
+
+
+def _check_input_schema(tool: Tool) -> Op[None]:
+    """SCH-11/SCH-13: an inputSchema whose dialect is unsupported stops the call before
+    anything is sent; any other unusable input schema is warned about and the call is
+    still sent (the server owns argument validation). Call it again on a refreshed tool
+    definition before a retry (SCH-20).
+
+    The verdict is kept per schema object (a cached tool list hands out the same object
+    every call), so the hot path of repeated calls pays a dict lookup, not a compile."""
+    schema = tool.input_schema
+    known = _INPUT_VERDICTS.get(id(schema))
+    if known is not None and known[0] is schema:
+        verdict = known[1]
+    else:
+        verdict = None
+        if not is_plain(schema):  # a plain one is certainly usable: no engine needed
+            from ..schema import UnsupportedDialectError, compile  # lazy: jsonschema-rs
+
+            try:
+                compile(schema)
+            except UnsupportedDialectError as exc:
+                verdict = (
+                    "error",
+                    f"tool {tool.name!r} on server {tool.server!r}: input schema {exc.detail}",
+                )
+            except SchemaError as exc:
+                verdict = (
+                    "warn",
+                    f"tool {tool.name!r} on server {tool.server!r}: unusable input schema, the"
+                    f" call is sent anyway: {exc}",
+                )
+        if len(_INPUT_VERDICTS) >= 1024:
+            _INPUT_VERDICTS.clear()
+        _INPUT_VERDICTS[id(schema)] = (schema, verdict)
+    if verdict is None:
+        return
+    if verdict[0] == "error":
+        raise ValidationError(verdict[1])
+    yield Log("WARNING", verdict[1])
+
+
+# id(inputSchema) -> (the schema object itself, its verdict). Holding the object keeps
+# its id from being reused by another schema while the entry lives.
+_INPUT_VERDICTS: dict[int, tuple[Any, tuple[str, str] | None]] = {}
+
+
+def _check_required(tool: Tool, args: Mapping[str, Any]) -> None:
+    """TOOL-5: required parameters without a schema default must be present."""
+    schema = tool.input_schema
+    required = schema.get("required") if isinstance(schema, Mapping) else None
+    if not isinstance(required, list):
+        return
+    props = schema.get("properties")
+    props = props if isinstance(props, Mapping) else {}
+    missing = [
+        r
+        for r in required
+        if isinstance(r, str)
+        and r not in args
+        and not (isinstance(props.get(r), Mapping) and "default" in props[r])
+    ]
+    if missing:
+        raise ValidationError(
+            f"tool {tool.name!r} is missing required argument(s): {', '.join(missing)}"
+        )

@@ -1,0 +1,132 @@
+"""The rest of the client's operations: completion (COMP-1), logging (CAP-3), roots
+(ROOT-1..ROOT-4), ping and raw requests and notifications (TIME-2)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any, Final
+
+from ..effects import Call, Connect, Log, Notify, Op
+from ..errors import CapabilityError, MCPError
+from ..session import ServerInfo
+from ..types import Prompt, Root
+from .router import Router
+
+__all__ = ["LOG_LEVELS", "UtilityOps"]
+
+#: Levels ``logging/setLevel`` accepts (2025-11-25, Server Features § Logging; RFC 5424).
+LOG_LEVELS: Final = (
+    "debug",
+    "info",
+    "notice",
+    "warning",
+    "error",
+    "critical",
+    "alert",
+    "emergency",
+)
+
+
+class UtilityOps(Router):
+    """Completion, logging, roots, ping and raw RPC of :class:`~mcp_proto.client.ClientCore`."""
+
+    def complete(
+        self,
+        ref: Mapping[str, Any],
+        argument: Mapping[str, Any],
+        *,
+        context: Mapping[str, Any] | None = None,
+        server: Any = None,
+    ) -> Op[dict[str, Any]]:
+        """``completion/complete`` (COMP-1) → ``{'values', 'total', 'hasMore'}``."""
+        if not isinstance(ref, Mapping) or ref.get("type") not in ("ref/prompt", "ref/resource"):
+            raise ValueError("ref must be {'type': 'ref/prompt', 'name': ...} or ref/resource")
+        if not isinstance(argument, Mapping) or "name" not in argument:
+            raise ValueError("argument must be {'name': ..., 'value': ...}")
+        if server is None and len(self.servers) > 1 and ref.get("type") == "ref/prompt":
+            prompt: Prompt = yield from self._resolve("prompts", str(ref.get("name")), None)
+            owner = prompt.server or self._default_server(None)
+        else:
+            owner = self._default_server(server)
+        info: ServerInfo = yield Connect(owner)
+        if not info.has_capability("completions"):
+            raise CapabilityError(f"server {owner!r} does not support completions")
+        params: dict[str, Any] = {
+            "ref": dict(ref),
+            "argument": {"name": argument["name"], "value": argument.get("value", "")},
+        }
+        if context is not None:
+            params["context"] = dict(context)
+        result = yield Call(owner, "completion/complete", params)
+        completion = result.get("completion") if isinstance(result, dict) else None
+        if not isinstance(completion, dict):
+            return {"values": []}
+        values = completion.get("values")
+        out: dict[str, Any] = {"values": values if isinstance(values, list) else []}
+        for key in ("total", "hasMore"):
+            if key in completion:
+                out[key] = completion[key]
+        return out
+
+    def set_log_level(self, level: str, *, server: Any = None) -> Op[list[str]]:
+        """``logging/setLevel`` on every server with ``logging`` (skipping the others,
+        CAP-3), or on one (``CapabilityError`` if it lacks it). Returns the names set."""
+        if level not in LOG_LEVELS:
+            raise ValueError(f"log level must be one of {', '.join(LOG_LEVELS)}")
+        done = []
+        for name in self._servers_for(server):
+            info: ServerInfo = yield Connect(name)
+            if not info.has_capability("logging"):
+                if server is not None:
+                    raise CapabilityError(f"server {name!r} does not support logging")
+                continue
+            yield Call(name, "logging/setLevel", {"level": level})
+            done.append(name)
+        return done
+
+    def set_initial_roots(self, roots: Iterable[Root | Mapping[str, Any]]) -> None:
+        """Roots given at construction (an empty list too: it registers roots, to be
+        set later): nobody is connected yet, so nobody is told."""
+        self._roots = tuple(Root.coerce(r) for r in roots)
+        self._roots_registered = True
+
+    def set_roots(self, roots: Iterable[Root | Mapping[str, Any]]) -> Op[None]:
+        """Replace the roots and tell connected servers (ROOT-1, ROOT-3): failures to
+        notify are logged, never raised. A server connected before roots were first
+        registered did not get the ``roots`` capability and is not told (CAP-5); it
+        sees them from its next connection on."""
+        self._roots = tuple(Root.coerce(r) for r in roots)
+        self._roots_registered = True
+        for s in self.servers:
+            try:
+                yield Notify(
+                    s.name, "notifications/roots/list_changed", None, only_if_connected=True
+                )
+            except MCPError as exc:
+                yield Log("WARNING", f"could not tell {s.name!r} that roots changed: {exc}")
+
+    def ping(self, *, server: Any = None, timeout: float | None = None) -> Op[dict[str, Any]]:
+        name = self._default_server(server)
+        yield Connect(name)
+        result = yield Call(name, "ping", None, timeout)
+        return result if isinstance(result, dict) else {}
+
+    def send_rpc(
+        self,
+        method: str,
+        params: Mapping[str, Any] | None = None,
+        *,
+        server: Any = None,
+        timeout: float | None = None,
+    ) -> Op[Any]:
+        """Send any request and return its raw result (TIME-2)."""
+        name = self._default_server(server)
+        yield Connect(name)
+        return (yield Call(name, method, dict(params) if params is not None else None, timeout))
+
+    def send_notification(
+        self, method: str, params: Mapping[str, Any] | None = None, *, server: Any = None
+    ) -> Op[None]:
+        name = self._default_server(server)
+        yield Connect(name)
+        yield Notify(name, method, dict(params) if params is not None else None)
