@@ -159,8 +159,21 @@ class BaseServer(ServerView):
     async def _flush(self) -> None:
         """Wait until what ``_write`` left has been written (the writer's backpressure)."""
 
-    def _start_exchange(self, frame: fr.StartExchange) -> None:
+    def _start_exchange(self, frame: fr.StartExchange, own: bool = False) -> None:
+        """Perform ``StartExchange`` in a task; ``own``: the pumping caller may perform
+        it itself (kept for ``_take_own``; only the last one of a pump is kept)."""
         raise NotImplementedError
+
+    def _take_own(self) -> Any:
+        """The exchange kept for the pumping caller (HTTP), or None."""
+        return None
+
+    def _spawn_own(self, own: Any) -> None:
+        """Perform a kept exchange in a task after all."""
+
+    async def _run_own(self, own: Any, waiter: _Waiter, call_id: int) -> None:
+        """Perform a kept exchange in the caller's task, until ``waiter`` is done (a
+        cancelled caller cancels ``call_id`` before the exchange is reported cut)."""
 
     def _abort_exchange(self, xid: int) -> None:
         raise NotImplementedError
@@ -188,7 +201,7 @@ class BaseServer(ServerView):
                 if isinstance(frame, fr.Write):
                     flush = self._write(frame.messages) or flush
                 elif isinstance(frame, fr.StartExchange):
-                    self._start_exchange(frame)
+                    self._start_exchange(frame, own=not background and not frame.streaming)
                 elif isinstance(frame, fr.AbortExchange):
                     self._abort_exchange(frame.xid)
                 elif isinstance(frame, fr.OpenTransport):
@@ -204,9 +217,11 @@ class BaseServer(ServerView):
                 else:  # pragma: no cover - a frame this driver does not know
                     raise TypeError(f"unknown frame {frame!r}")
 
-    async def _pump(self) -> None:
+    async def _pump(self, own: bool = False) -> Any:
         """After an input from a caller's task: perform the frames (waiting where the
-        transport needs it: opening, a full pipe), then dispatch the events."""
+        transport needs it: opening, a full pipe), then dispatch the events. With
+        ``own``, the last request exchange is returned for the caller to perform
+        itself (``_run_own``) instead of starting a task for it."""
         flush = self._perform(background=False)
         while self._open_wanted:
             self._open_wanted = False
@@ -215,6 +230,11 @@ class BaseServer(ServerView):
         if flush:
             await self._flush()
         self._after_input()
+        mine = self._take_own()
+        if mine is not None and not own:
+            self._spawn_own(mine)
+            return None
+        return mine
 
     def _pump_nowait(self) -> None:
         """After an input from a background task (reader, exchange, timer): the same,
@@ -337,8 +357,15 @@ class BaseServer(ServerView):
             self._progress[call_id] = progress
         self._logger.debug("-> %s %s (call %s)", self.name, method, call_id)
         try:
-            await self._pump()
-            await waiter.park()
+            own = await self._pump(own=True)
+            if own is None:
+                await waiter.park()
+            else:
+                # HTTP: this task performs its own request (no task, no extra pass);
+                # reading its answer was this call's checkpoint.
+                await self._run_own(own, waiter, call_id)
+                if not waiter.done:
+                    await waiter.park()
         except trio.Cancelled:
             self._abandon(call_id)
             raise

@@ -2,17 +2,22 @@
 
 Streamable HTTP, plain HTTP and the deprecated HTTP+SSE differ only in the machine
 (``config.type`` picks its strategy: what to send, what each answer means, the GET
-stream, resumption, keep-alive). Here each ``StartExchange`` is one task in the client's
-nursery that performs the request and feeds the head, the body chunks (still
-compressed) and the end or failure back; ``AbortExchange`` cancels that task. So a
-POST's SSE stream is read to its end after its caller got the answer, and the GET
-streams run in the background, without anyone waiting for them.
+stream, resumption, keep-alive). Here each ``StartExchange`` is performed and its head,
+body chunks (still compressed) and end or failure are fed back; ``AbortExchange``
+cancels it. Who performs it:
+
+* the request a caller just started (the last POST its own call produced) is performed
+  by the caller's task itself, as the round trip's one scheduler pass: it reads until
+  its call has its answer, and hands what is left of the body (a POST's SSE stream goes
+  on after the answer: issue 9, item 6) to a task that reads it to its end;
+* everything else (GET streams, retries, notifications, resumptions, DELETE) is a task
+  in the client's nursery.
 """
 
 from __future__ import annotations
 
 import ssl
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, Union
 
 import httpcore
@@ -24,8 +29,8 @@ from mcp_proto.connection import ExchangeFailure
 from mcp_proto.connection import frames as fr
 from mcp_proto.connection.frames import FailureKind
 
-from ._base import BaseServer
-from ._chunks import read_chunks
+from ._base import BaseServer, _Waiter
+from ._chunks import Next, read_chunks
 from ._pool import AsyncConnectionPool
 
 __all__ = ["HttpServer", "SseServer", "StreamableHttpServer"]
@@ -49,14 +54,17 @@ def _failure(exc: Exception) -> ExchangeFailure:
 
 
 class _Running:
-    """One exchange's task: its scope (``AbortExchange`` cancels it), the pool it
-    uses (closing waits for the exchanges on the pool it closes) and its end."""
+    """One exchange: what to send, the pool it uses (closing waits for the exchanges
+    on the pool it closes), the scope of whoever reads it (``AbortExchange`` cancels
+    it) and its end."""
 
-    __slots__ = ("done", "pool", "scope")
+    __slots__ = ("aborted", "done", "frame", "pool", "scope")
 
-    def __init__(self, pool: _Pool) -> None:
+    def __init__(self, frame: fr.StartExchange, pool: _Pool) -> None:
+        self.frame = frame
         self.pool = pool
         self.scope = trio.CancelScope()
+        self.aborted = False
         self.done = trio.Event()
 
 
@@ -79,6 +87,7 @@ class _HttpServer(BaseServer):
         self._proxy = proxy
         self._pool: _Pool | None = None
         self._exchanges: dict[int, _Running] = {}
+        self._own: _Running | None = None  # see _start_exchange
 
     def _new_pool(self) -> _Pool:
         # TLS verification stays on unless the caller hands in its own context.
@@ -105,7 +114,7 @@ class _HttpServer(BaseServer):
         mine = [running for running in self._exchanges.values() if running.pool is pool]
         if not graceful:
             for running in mine:
-                running.scope.cancel()
+                self._abort_exchange(running.frame.xid)
 
         async def close() -> None:
             """Close the pool once the exchanges already started on it (the DELETE)
@@ -114,67 +123,148 @@ class _HttpServer(BaseServer):
                 for running in mine:
                     await running.done.wait()
             for running in mine:
-                running.scope.cancel()
+                self._abort_exchange(running.frame.xid)
             await pool.aclose()
 
         return close
 
     # ------------------------------------------------------------ exchanges
 
-    def _start_exchange(self, frame: fr.StartExchange) -> None:
+    def _start_exchange(self, frame: fr.StartExchange, own: bool = False) -> None:
         pool = self._pool
         if pool is None:  # the machine opens the transport first: never expected
             self._conn.exchange_failed(
                 frame.xid, ExchangeFailure("network", "no connection pool"), trio.current_time()
             )
             return
-        running = self._exchanges[frame.xid] = _Running(pool)
-        self._nursery().start_soon(self._exchange, frame, running)
+        running = self._exchanges[frame.xid] = _Running(frame, pool)
+        if own:
+            # Kept for the caller whose pump this is (BaseServer._pump); only its last.
+            earlier, self._own = self._own, running
+            if earlier is not None:
+                self._spawn_own(earlier)
+        else:
+            self._nursery().start_soon(self._exchange, running)
+
+    def _take_own(self) -> Any:
+        own, self._own = self._own, None
+        return own
+
+    def _spawn_own(self, own: Any) -> None:
+        self._nursery().start_soon(self._exchange, own)
+
+    async def _run_own(self, own: Any, waiter: _Waiter, call_id: int) -> None:
+        await self._perform_exchange(own, waiter, call_id)
 
     def _abort_exchange(self, xid: int) -> None:
         running = self._exchanges.get(xid)
         if running is not None:
+            running.aborted = True
             running.scope.cancel()
 
     def _timeouts(self, read: float | None) -> dict[str, Any]:
         rt = self.read_timeout
         return {"timeout": {"connect": rt, "write": rt, "pool": rt, "read": read}}
 
-    async def _exchange(self, frame: fr.StartExchange, running: _Running) -> None:
+    async def _exchange(self, running: _Running) -> None:
+        await self._perform_exchange(running)
+
+    async def _perform_exchange(
+        self, running: _Running, waiter: _Waiter | None = None, call_id: int | None = None
+    ) -> None:
         """Perform one request and feed what happens to the machine (head, chunks, end
-        or failure), until the machine needs nothing more of it or aborts it."""
+        or failure), until the machine needs nothing more of it or aborts it. With a
+        ``waiter`` (a caller performing its own call's request), only until that call
+        has its answer: the rest of the body is then read by a task of its own."""
         conn = self._conn
+        frame = running.frame
         xid = frame.xid
-        scope, pool = running.scope, running.pool
+        rest: Any = None  # (the body's iterator, its response context): handed over
         try:
-            with scope:
-                async with pool.stream(
+            with running.scope:
+                # ``async with`` by hand: the response may outlive this call.
+                owner = running.pool.stream(
                     frame.method.encode("ascii"),
                     frame.url,
                     headers=enc(list(frame.headers)),
                     content=frame.body,
                     extensions=self._timeouts(frame.read_timeout),
-                ) as response:
+                )
+                response = await owner.__aenter__()
+                try:
                     conn.exchange_head(
                         xid, response.status, str_headers(response.headers), trio.current_time()
                     )
                     self._pump_nowait()
                     if not conn.wants_exchange(xid):
                         return
+                    chunks = response.aiter_stream()
 
-                    def on_chunk(chunk: bytes) -> bool:
+                    def on_chunk(chunk: bytes) -> Next:
                         conn.exchange_data(xid, chunk, trio.current_time())
                         self._pump_nowait()
-                        return conn.wants_exchange(xid)
+                        if not conn.wants_exchange(xid):
+                            return Next.STOP
+                        return Next.PAUSE if waiter is not None and waiter.done else Next.GO
 
-                    if await read_chunks(response.aiter_stream(), on_chunk):
+                    what = await read_chunks(chunks, on_chunk)
+                    if what is Next.PAUSE:
+                        rest = (chunks, owner)
+                    elif what is Next.GO:
                         conn.exchange_end(xid, trio.current_time())
                         self._pump_nowait()
+                finally:
+                    if rest is None:
+                        with trio.CancelScope(shield=True):
+                            await owner.__aexit__(None, None, None)
         except HTTPCORE_ERRORS as exc:
-            if not scope.cancel_called:
+            if not running.aborted:
+                conn.exchange_failed(xid, _failure(exc), trio.current_time())
+                self._pump_nowait()
+        except trio.Cancelled:
+            # The caller performing its own request was cancelled: the exchange is cut.
+            # Its call is cancelled in the machine first (which then wants nothing more
+            # of the exchange); if the machine still wants it, it learns it broke.
+            if call_id is not None:
+                self._abandon(call_id)
+            if waiter is not None and not running.aborted and conn.wants_exchange(xid):
+                failure = ExchangeFailure("network", "the caller was cancelled")
+                conn.exchange_failed(xid, failure, trio.current_time())
+                self._pump_nowait()
+            raise
+        finally:
+            if rest is not None:
+                running.scope = trio.CancelScope()
+                if running.aborted:
+                    running.scope.cancel()
+                self._nursery().start_soon(self._read_rest, running, *rest)
+            else:
+                self._exchanges.pop(xid, None)
+                running.done.set()
+
+    async def _read_rest(self, running: _Running, chunks: AsyncIterator[bytes], owner: Any) -> None:
+        """Read on a body whose caller has its answer (a POST's SSE stream may carry
+        notifications after the result: issue 9, item 6), to its end."""
+        conn = self._conn
+        xid = running.frame.xid
+
+        def on_chunk(chunk: bytes) -> Next:
+            conn.exchange_data(xid, chunk, trio.current_time())
+            self._pump_nowait()
+            return Next.GO if conn.wants_exchange(xid) else Next.STOP
+
+        try:
+            with running.scope:
+                if await read_chunks(chunks, on_chunk) is Next.GO:
+                    conn.exchange_end(xid, trio.current_time())
+                    self._pump_nowait()
+        except HTTPCORE_ERRORS as exc:
+            if not running.aborted:
                 conn.exchange_failed(xid, _failure(exc), trio.current_time())
                 self._pump_nowait()
         finally:
+            with trio.CancelScope(shield=True):
+                await owner.__aexit__(None, None, None)
             self._exchanges.pop(xid, None)
             running.done.set()
 

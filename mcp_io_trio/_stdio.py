@@ -54,6 +54,7 @@ class _Process:
     def __init__(self, process: trio.Process) -> None:
         self.process = process
         self.pgid = server_group(process.pid)  # started with start_new_session=True
+        self.stdin_fd = _fileno(process.stdin)
         # Bytes taken from the machine and not written yet, in order: whoever writes
         # (a caller, or a flush task) takes from here, so frames never overtake.
         self.outq: deque[memoryview] = deque()
@@ -167,13 +168,17 @@ class StdioServer(BaseServer):
         if proc is None or not proc.alive:
             return False  # the machine learns of the end from the reader
         queue = proc.outq
-        small = max(map(len, messages)) < _READ_CHUNK
+        if len(messages) == 1:
+            small = len(messages[0]) < _READ_CHUNK
+        else:
+            small = max(map(len, messages)) < _READ_CHUNK
         if small and not queue and not proc.write_lock.locked():
             # The usual case: small frames and a pipe with room. One os.write, no lock,
             # no scheduler pass (the caller's checkpoint is parking for its answer).
             data = messages[0] + b"\n" if len(messages) == 1 else b"\n".join(messages) + b"\n"
             try:
-                sent = os.write(_fileno(proc.process.stdin), data)
+                # (alive: stop() has not closed stdin, so this fd is still ours)
+                sent = os.write(proc.stdin_fd, data)
             except BlockingIOError:
                 sent = 0
             except OSError as exc:
