@@ -21,35 +21,32 @@ writes everything (every sample) to ``bench/results/<timestamp>.json`` and
 from __future__ import annotations
 
 import argparse
-import atexit
 import datetime as _dt
 import hashlib
 import json
 import os
 import platform
 import resource
-import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
 from typing import Any
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _revisions import PRODUCT, Revisions, base, compare_table
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 WORKER = os.path.join(HERE, "_worker.py")
 RESULTS = os.path.join(HERE, "results")
 PY = sys.executable
 CPUS: set[int] | None = None  # --cpus: pin every measured process (and its server)
-SOURCE: str | None = None  # --at: measure the product exported from this directory
+REVS = Revisions(())  # --at: the revisions measured (none: the working tree)
 
 
-def _env() -> dict[str, str] | None:
-    if SOURCE is None:
-        return None
-    old = os.environ.get("PYTHONPATH")
-    return {**os.environ, "PYTHONPATH": SOURCE + (os.pathsep + old if old else "")}
+def _env(client: str) -> dict[str, str] | None:
+    return REVS.env(client)
 
 
 def _pin() -> None:
@@ -203,11 +200,17 @@ def run_worker(client: str, workload: str, *extra: str) -> dict[str, Any]:
 
 
 def _run_worker_once(client: str, workload: str, *extra: str) -> dict[str, Any]:
-    cmd = [PY, WORKER, client, workload, *extra]
+    cmd = [PY, WORKER, base(client), workload, *extra]
     waited = wait_for_quiet() if QUIET_WAIT > 0 else 0.0
     busy0, own0, t0 = _machine_busy_s(), _children_cpu_s(), time.perf_counter()
     proc = subprocess.run(
-        cmd, capture_output=True, text=True, timeout=600, cwd=HERE, preexec_fn=_pin, env=_env()
+        cmd,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=HERE,
+        preexec_fn=_pin,
+        env=_env(client),
     )
     wall = time.perf_counter() - t0
     foreign = (_machine_busy_s() - busy0) - (_children_cpu_s() - own0)
@@ -229,29 +232,29 @@ def rotated(items: list[str], k: int) -> list[str]:
     return items[k:] + items[:k]
 
 
-def time_import(stmt: str) -> tuple[float, float]:
+def time_import(stmt: str, client: str = "raw") -> tuple[float, float]:
     """(wall seconds, CPU seconds) of ``python -c stmt`` in a fresh interpreter."""
     if QUIET_WAIT > 0:
         wait_for_quiet()
     cpu0 = _children_cpu_s()
     t0 = time.perf_counter()
-    subprocess.run([PY, "-c", stmt], check=True, cwd=HERE, preexec_fn=_pin, env=_env())
+    subprocess.run([PY, "-c", stmt], check=True, cwd=HERE, preexec_fn=_pin, env=_env(client))
     return time.perf_counter() - t0, _children_cpu_s() - cpu0
 
 
 def measure_imports(clients: list[str], samples: int, log: Any) -> dict[str, Any]:
-    stmts = {c: IMPORTS[c] for c in clients}
+    stmts = {c: IMPORTS[base(c)] for c in clients}
     if "sdk" in clients:
         stmts["sdk_stdio"] = SDK_STDIO_IMPORT
     # Warm the bytecode caches first; the first import after an install compiles .pyc.
-    for stmt in ["pass", *stmts.values()]:
-        time_import(stmt)
+    for c, stmt in [("raw", "pass"), *stmts.items()]:
+        time_import(stmt, c)
     bare: list[tuple[float, float]] = []
     raw: dict[str, list[tuple[float, float]]] = {c: [] for c in stmts}
     for i in range(samples):
         bare.append(time_import("pass"))
         for c in rotated(list(stmts), i):
-            raw[c].append(time_import(stmts[c]))
+            raw[c].append(time_import(stmts[c], c))
     bare_wall = statistics.median(w for w, _ in bare)
     bare_cpu = statistics.median(c for _, c in bare)
     out: dict[str, Any] = {
@@ -275,6 +278,7 @@ def measure_imports(clients: list[str], samples: int, log: Any) -> dict[str, Any
 
 def collect(only: set[str], st: Settings, log: Any) -> dict[str, Any]:
     clients = [c for c in CLIENTS if not (only & set(CLIENTS)) or c in only]
+    clients = REVS.expand(clients, OURS)
     workloads = [w for w in WORKLOADS if not (only & set(WORKLOADS)) or w in only]
     samples: dict[str, dict[str, list[dict[str, Any]]]] = {}
 
@@ -302,7 +306,7 @@ def collect(only: set[str], st: Settings, log: Any) -> dict[str, Any]:
             for i in range(st.reps):
                 for c in rotated(clients, i):
                     add("conc", c, run_worker(c, "conc", "--rounds", str(st.conc_rounds)))
-                    if c == "sync":
+                    if base(c) == "sync":
                         r = run_worker(
                             c, "conc", "--rounds", str(st.conc_rounds), "--threads", "100"
                         )
@@ -392,7 +396,7 @@ def render(
     rows: list[list[str]] = []
     verdicts: dict[str, Any] = {}
     header = ["metric", "unit", "better", *clients]
-    ours = [c for c in OURS if c in clients]
+    ours = [c for c in clients if base(c) in OURS]
     header += [f"{c}/sdk" for c in ours] + ["target"] + [f"{c}" for c in ours]
     for m in METRICS:
         cells = summary.get(f"{m.workload}.{m.key}")
@@ -416,7 +420,7 @@ def render(
         for c in ours:
             ratio = cells[c]["median"] / sdk if (c in cells and sdk) else None
             v = verdict(m, ratio)
-            if m.key == "import_ms" and c != "sync":
+            if m.key == "import_ms" and base(c) != "sync":
                 v = f"({v})" if v else ""  # the issue's import target names mcp_io_sync
             row.append(v)
             if v:
@@ -451,7 +455,7 @@ def render(
         "pipelined requests in one write.",
         "import: median wall time of `python -c 'import X'` minus `python -c pass` (the CPU",
         "row: the same with the child's user+sys time, less sensitive to a busy machine);",
-        "X = " + ", ".join(f"{c}: {IMPORTS[c]!r}" for c in clients) + ".",
+        "X = " + ", ".join(f"{c}: {IMPORTS[base(c)]!r}" for c in clients) + ".",
     ]
     imp = data["samples"].get("import")
     if imp and "sdk_stdio" in imp:
@@ -502,13 +506,11 @@ def render_spread(summary: dict[str, Any], data: dict[str, Any]) -> str:
 
 # ---------------------------------------------------------------------------- main
 
-PRODUCT = ("mcp_proto", "mcp_io_sync", "mcp_io_trio")
-
 
 def source_state() -> dict[str, Any]:
     """What was measured: git HEAD, uncommitted product files, a hash of the sources."""
     repo = os.path.dirname(HERE)
-    root = SOURCE or repo
+    root = REVS.source("sync") or repo
     digest = hashlib.sha256()
     for pkg in PRODUCT:
         for dirpath, dirnames, files in sorted(os.walk(os.path.join(root, pkg))):
@@ -527,29 +529,17 @@ def source_state() -> dict[str, Any]:
         except OSError:
             return ""
 
-    if SOURCE is not None:
-        return {"git_head": AT_COMMIT, "uncommitted": [], "sources_sha256": digest.hexdigest()[:16]}
+    if REVS.labels:
+        return {
+            "git_head": "+".join(REVS.labels),
+            "uncommitted": [],
+            "sources_sha256": digest.hexdigest()[:16],
+        }
     return {
         "git_head": git("rev-parse", "--short", "HEAD"),
         "uncommitted": git("status", "--porcelain", "--", *PRODUCT).splitlines(),
         "sources_sha256": digest.hexdigest()[:16],
     }
-
-
-AT_COMMIT = ""
-
-
-def export_commit(rev: str, dest: str) -> str:
-    """``git archive`` the product packages at ``rev`` into ``dest``; returns the commit."""
-    repo = os.path.dirname(HERE)
-    commit = subprocess.run(
-        ["git", "rev-parse", "--short", rev], capture_output=True, text=True, cwd=repo, check=True
-    ).stdout.strip()
-    archive = subprocess.run(
-        ["git", "archive", commit, *PRODUCT], capture_output=True, cwd=repo, check=True
-    ).stdout
-    subprocess.run(["tar", "-x", "-C", dest], input=archive, check=True)
-    return commit
 
 
 def versions() -> dict[str, str]:
@@ -565,7 +555,7 @@ def versions() -> dict[str, str]:
 
 
 def main() -> None:
-    global CPUS, QUIET_WAIT, SOURCE, AT_COMMIT
+    global CPUS, QUIET_WAIT, REVS
     p = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -591,8 +581,12 @@ def main() -> None:
     p.add_argument(
         "--at",
         metavar="REV",
+        action="append",
+        default=[],
         help="measure the product as committed at REV (e.g. HEAD), exported with git archive "
-        "to a temporary directory, instead of the working tree (which may be mid-edit)",
+        "to a temporary directory, instead of the working tree (which may be mid-edit); "
+        "given twice (--at OLD --at NEW), both revisions are measured side by side in one "
+        "run and compared",
     )
     p.add_argument(
         "--cpus",
@@ -615,10 +609,7 @@ def main() -> None:
     if unknown:
         p.error(f"unknown --only name(s): {', '.join(sorted(unknown))}")
     QUIET_WAIT = args.quiet_wait
-    if args.at:
-        SOURCE = tempfile.mkdtemp(prefix="mcp-bench-src-")
-        atexit.register(shutil.rmtree, SOURCE, True)
-        AT_COMMIT = export_commit(args.at, SOURCE)
+    REVS = Revisions(args.at)
     if args.cpus:
         CPUS = {int(x) for x in args.cpus.split(",")}
     st = QUICK if args.quick else FULL
@@ -645,7 +636,7 @@ def main() -> None:
     log(
         f"measuring {before['git_head']} + {len(before['uncommitted'])} uncommitted product "
         f"file(s), sources {before['sources_sha256']}"
-        + (f" (exported to {SOURCE})" if SOURCE else " (working tree)")
+        + (f" (exported: {', '.join(REVS.labels)})" if REVS.labels else " (working tree)")
     )
     t0 = time.perf_counter()
     data = collect(only, st, log)
@@ -664,8 +655,18 @@ def main() -> None:
         f"{machine['loadavg_start'][0]:.2f} -> {machine['loadavg_end'][0]:.2f}; "
         f"product sources {before['sources_sha256']} at {before['git_head']}"
         f"{' + uncommitted changes' if before['uncommitted'] else ''}"
-        f"{' (--at: exported commit)' if SOURCE else ''})"
+        f"{' (--at: exported commits)' if REVS.labels else ''})"
     )
+    comparison: list[dict[str, Any]] = []
+    if REVS.side_by_side:
+        rows = [
+            (m.label, m.unit, m.higher_is_better, summary.get(f"{m.workload}.{m.key}", {}))
+            for m in METRICS
+        ]
+        ours = [c for c in OURS if any(base(x) == c for x in data["clients"])]
+        text, comparison = compare_table(REVS, ours, rows)
+        print()
+        print(text)
     errors = [
         r["error"]
         for w, v in data["samples"].items()
@@ -696,6 +697,8 @@ def main() -> None:
         "summary": summary,
         "verdicts": verdicts,
         "table": table,
+        "revisions": REVS.labels,
+        "comparison": comparison,
         "foreign_load": foreign_loads(data),
         "raw": data,
         "elapsed_s": elapsed,

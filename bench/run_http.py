@@ -474,15 +474,18 @@ def _stdio_bench() -> Any:
 def run_worker(
     client: str, workload: str, mode: str, st: Settings, threads: int = 0
 ) -> dict[str, Any]:
+    """One sample; ``client`` may name a revision (``sync@abc1234``, see --at)."""
     sb = _stdio_bench()
     extra = ["--warmup", str(st.warmup), "--threads", str(threads)]
     extra += ["--n", str(st.seq_calls)] if workload == "seq" else ["--rounds", str(st.conc_rounds)]
-    cmd = [PY, os.path.abspath(__file__), "--worker", client, workload, mode, *extra]
+    cmd = [PY, os.path.abspath(__file__), "--worker", sb.base(client), workload, mode, *extra]
     last = ""
     for attempt in range(2):
         waited = sb.wait_for_quiet() if sb.QUIET_WAIT > 0 else 0.0
         busy0, own0, t0 = sb._machine_busy_s(), sb._children_cpu_s(), time.perf_counter()
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600, cwd=HERE)
+        proc = subprocess.run(
+            cmd, capture_output=True, text=True, timeout=600, cwd=HERE, env=sb.REVS.env(client)
+        )
         wall = time.perf_counter() - t0
         foreign = (sb._machine_busy_s() - busy0) - (sb._children_cpu_s() - own0)
         for line in proc.stdout.splitlines():
@@ -506,6 +509,7 @@ def collect(only: set[str], st: Settings, log: Any) -> dict[str, Any]:
         return [x for x in names if not (only & set(names)) or x in only]
 
     clients, workloads, modes = pick(CLIENTS), pick(WORKLOADS), pick(MODES)
+    clients = _stdio_bench().REVS.expand(clients, OURS)
     samples: dict[str, dict[str, list[dict[str, Any]]]] = {}
     for rep in range(st.reps):
         t0 = time.perf_counter()
@@ -517,7 +521,7 @@ def collect(only: set[str], st: Settings, log: Any) -> dict[str, Any]:
                 for c in order:
                     r = run_worker(c, workload, mode, st, threads=100)
                     samples.setdefault(f"{workload}.{mode}", {}).setdefault(c, []).append(r)
-                    if c == "sync" and workload == "conc":
+                    if c.split("@")[0] == "sync" and workload == "conc":
                         r = run_worker(c, workload, mode, st, threads=0)
                         key = f"conc_many.{mode}"
                         samples.setdefault(key, {}).setdefault(c, []).append(r)
@@ -546,7 +550,7 @@ def render(
     summary: dict[str, Any], data: dict[str, Any], st: Settings
 ) -> tuple[str, dict[str, Any]]:
     clients = data["clients"]
-    ours = [c for c in OURS if c in clients]
+    ours = [c for c in clients if c.split("@")[0] in OURS]
     header = ["metric", "unit", "better", *clients, *(f"{c}/sdk" for c in ours), "target"]
     header += [*ours, "raw/sdk"] if "raw" in clients else ours
     rows: list[list[str]] = []
@@ -661,6 +665,15 @@ def main() -> None:
         help="diagnostic: pin this driver and so every worker and server it starts to these "
         "CPUs (e.g. 0); the default is no pinning, as a user would run",
     )
+    p.add_argument(
+        "--at",
+        metavar="REV",
+        action="append",
+        default=[],
+        help="measure the product as committed at REV, exported with git archive; given "
+        "twice (--at OLD --at NEW), both revisions are measured side by side in one run and "
+        "compared (as bench/run.py --at)",
+    )
     p.add_argument("--out", help="JSON output path (default bench/results/http-<timestamp>.json)")
     args = p.parse_args()
     if args.cpus:
@@ -674,6 +687,7 @@ def main() -> None:
         st = Settings(**{**st.__dict__, "reps": args.reps})
     sb = _stdio_bench()
     sb.QUIET_WAIT = args.quiet_wait
+    sb.REVS = sb.Revisions(args.at)
 
     def log(msg: str) -> None:
         print(msg, file=sys.stderr, flush=True)
@@ -709,6 +723,21 @@ def main() -> None:
         f"sources {before['sources_sha256']} at {before['git_head']}"
         f"{' + uncommitted changes' if before['uncommitted'] else ''})"
     )
+    comparison: list[dict[str, Any]] = []
+    if sb.REVS.side_by_side:
+        rows = [
+            (
+                m.label,
+                m.unit,
+                m.higher_is_better,
+                summary.get(f"{m.workload}.{m.mode}.{m.key}", {}),
+            )
+            for m in METRICS
+        ]
+        ours = [c for c in OURS if any(x.split("@")[0] == c for x in data["clients"])]
+        text, comparison = sb.compare_table(sb.REVS, ours, rows)
+        print()
+        print(text)
     errors = [
         r for per in data["samples"].values() for rs in per.values() for r in rs if "error" in r
     ]
@@ -729,6 +758,8 @@ def main() -> None:
         "summary": summary,
         "verdicts": verdicts,
         "table": table,
+        "revisions": sb.REVS.labels,
+        "comparison": comparison,
         "raw": data,
         "elapsed_s": elapsed,
     }

@@ -37,6 +37,8 @@ from .limits import Limits as Limits
 from .llm import to_anthropic_tools as to_anthropic_tools
 from .llm import to_google_tools as to_google_tools
 from .llm import to_openai_tools as to_openai_tools
+from .modern.headers import HeaderParams as HeaderParams
+from .modern.headers import header_params as header_params
 from .session import ServerInfo as ServerInfo
 from .session import Session as Session
 from .session import State as State

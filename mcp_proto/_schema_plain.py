@@ -8,6 +8,7 @@ first call. Anything this module does not recognise goes to the real compile.
 
 from __future__ import annotations
 
+import math
 from typing import Any, Final
 
 __all__ = ["KNOWN_DIALECT_URIS", "is_plain"]
@@ -34,7 +35,24 @@ _MAX_DEPTH: Final = 16
 
 
 def _number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+    # Infinity and NaN are not JSON numbers (RFC 8259 § 6): the engine refuses a schema
+    # holding one (json's 1e999 parses to inf), so such a schema is not plain.
+    if isinstance(value, float):
+        return math.isfinite(value)
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _json_data(value: Any, depth: int = 0) -> bool:
+    """Whether an instance value (``default``, ``const``, ``enum``, ``examples``) is JSON
+    data the engine will take: no infinite or NaN floats, at any depth."""
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, (list, dict)):
+        if depth > _MAX_DEPTH:
+            return False
+        items = value.values() if isinstance(value, dict) else value
+        return all(_json_data(v, depth + 1) for v in items)
+    return True
 
 
 def _count(value: Any) -> bool:
@@ -55,9 +73,10 @@ def is_plain(schema: Any, *, _depth: int = 0) -> bool:
             if not isinstance(value, str):
                 return False
         elif key == "default":
-            continue
+            if not _json_data(value):
+                return False
         elif key == "examples":
-            if not isinstance(value, list):
+            if not isinstance(value, list) or not _json_data(value):
                 return False
         elif key == "deprecated":
             if not isinstance(value, bool):
@@ -89,9 +108,12 @@ def is_plain(schema: Any, *, _depth: int = 0) -> bool:
             ):
                 return False
         elif key == "enum":
-            if not isinstance(value, list):
+            if not isinstance(value, list) or not _json_data(value):
                 return False
-        elif key == "const" or (key == "uniqueItems" and isinstance(value, bool)):
+        elif key == "const":
+            if not _json_data(value):
+                return False
+        elif key == "uniqueItems" and isinstance(value, bool):
             continue
         elif key in _NUMBERS:
             if not _number(value):

@@ -1,17 +1,53 @@
-"""Deprecated features and their one-time notices (REQUIREMENTS.md DEP-1, DEP-9).
+"""Deprecated features and their one-time notices (REQUIREMENTS.md DEP-1..10, 12, 15, 16).
 
-The core keeps the registry and the once-per-process state; the shells log the notice
-text when :func:`claim` says it is due. Claiming is atomic under the GIL
-(``set.add`` on a fresh key is decided once), so two threads cannot both log it.
+The core keeps the registry and the once-per-process state; the shells write the notice
+to their logger. Each feature's notice is in one of three states:
+
+- *due*: not yet announced (or its last announcement failed);
+- *in flight*: one caller holds it and is writing it;
+- *announced*: written; never again in this process.
+
+:func:`claim` moves due → in flight and hands the notice to exactly one caller;
+:func:`confirm` moves in flight → announced; :func:`release` moves in flight → due, for
+a logger that raised, filtered the warning or wrote nowhere (DEP-12). A caller finding
+the notice in flight — another thread's first use, or re-entrancy from a formatter or
+log handler touching a deprecated feature — returns at once instead of waiting (DEP-15):
+waiting could deadlock on the logger's own lock, and gains nothing, since the holder
+releases the notice if it could not write it. :func:`announce` runs the whole cycle
+around an ``emit`` callable and never raises.
+
+Claiming is one ``dict.setdefault`` of a fresh token: atomic under the GIL, so two
+threads cannot both win it. "Earliest removal" names a revision, not a date (DEP-8).
 """
 
 from __future__ import annotations
 
-from typing import Final
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
+from typing import Any, Final, Literal
 
 import attrs
 
-__all__ = ["REGISTRY", "Deprecation", "claim", "enabled", "reset"]
+from .errors import LocalProtocolError
+
+__all__ = [
+    "REGISTRY",
+    "Deprecation",
+    "announce",
+    "announced",
+    "claim",
+    "confirm",
+    "enabled",
+    "features_in_meta",
+    "features_in_sampling_request",
+    "registry",
+    "release",
+    "reset",
+    "roots_answer_exposes",
+    "state",
+]
+
+_AFTER_2027: Final = "the first revision published on or after 2027-07-28"
 
 
 @attrs.frozen
@@ -20,6 +56,10 @@ class Deprecation:
     deprecated_since: str
     earliest_removal: str
     migration: str
+    #: Where the deprecation comes from (SEP or PR).
+    source: str = ""
+    #: What counts as using the feature (the notice fires on the first of them).
+    triggers: str = ""
 
     @property
     def notice(self) -> str:
@@ -29,31 +69,171 @@ class Deprecation:
         )
 
 
+#: Every feature the 2026-07-28 revision lists as deprecated (DEP-1..7), by key.
 REGISTRY: Final[dict[str, Deprecation]] = {
+    "roots": Deprecation(
+        feature="Roots",
+        deprecated_since="2026-07-28",
+        earliest_removal=_AFTER_2027,
+        migration=(
+            "Pass directories or files through tool parameters, resource URIs or the "
+            "server's configuration."
+        ),
+        source="SEP-2577",
+        triggers="roots= given, set_roots(), or a roots/list answer carrying a root",
+    ),
+    "sampling": Deprecation(
+        feature="Sampling",
+        deprecated_since="2026-07-28",
+        earliest_removal=_AFTER_2027,
+        migration="Call the LLM provider's API directly.",
+        source="SEP-2577",
+        triggers="sampling_handler= given, or a sampling request served",
+    ),
+    "logging": Deprecation(
+        feature="Logging",
+        deprecated_since="2026-07-28",
+        earliest_removal=_AFTER_2027,
+        migration="Log to stderr (stdio) or use OpenTelemetry.",
+        source="SEP-2577",
+        triggers=(
+            "set_log_level(), io.modelcontextprotocol/logLevel in request_meta or a "
+            "call's _meta, or a notifications/message received"
+        ),
+    ),
     "http_sse": Deprecation(
         feature="The HTTP+SSE transport",
         deprecated_since="2025-03-26",
         earliest_removal="three months after SEP-2596 reaches Final",
         migration="Migrate the server to Streamable HTTP.",
+        source="SEP-2596 (reclassification)",
+        triggers="an HTTP+SSE server once connected",
+    ),
+    "include_context": Deprecation(
+        feature='includeContext "thisServer" / "allServers" in sampling requests',
+        deprecated_since="2025-11-25",
+        earliest_removal="follows Sampling (SEP-2577)",
+        migration='Servers omit the field or send "none".',
+        source="SEP-2596 (reclassification)",
+        triggers='a sampling request with includeContext "thisServer" or "allServers"',
+    ),
+    "oauth_dcr": Deprecation(
+        feature="OAuth Dynamic Client Registration",
+        deprecated_since="2026-07-28",
+        earliest_removal=_AFTER_2027,
+        migration="Use Client ID Metadata Documents or pre-registered credentials.",
+        source="PR #2858",
+        triggers="a client registered dynamically",
     ),
 }
 
 #: Set to False (before creating clients) to silence every notice (DEP-10).
 enabled = True
-_claimed: set[str] = set()
+
+_ANNOUNCED: Final = "announced"
+#: key → _ANNOUNCED, or the token of the caller holding it in flight.
+_state: dict[str, object] = {}
+
+State = Literal["due", "in_flight", "announced"]
+
+
+def _check(key: str) -> None:
+    if key not in REGISTRY:
+        raise LocalProtocolError(f"unknown deprecated feature {key!r}")
 
 
 def claim(key: str) -> Deprecation | None:
-    """The notice for ``key`` if it is still due in this process, else ``None``."""
-    if not enabled or key in _claimed:
+    """The notice for ``key`` if it is due, now in flight for this caller; else
+    ``None`` (announced, silenced, or in flight elsewhere: return at once, DEP-15).
+
+    A caller that gets a notice must :func:`confirm` it once written or
+    :func:`release` it if it could not be; one that does neither leaves it in flight,
+    which only ever means "never again in this process"."""
+    _check(key)
+    if not enabled:
         return None
-    before = len(_claimed)
-    _claimed.add(key)
-    if len(_claimed) == before:  # another thread claimed it in between
+    token = object()
+    if _state.setdefault(key, token) is not token:
         return None
     return REGISTRY[key]
 
 
+def confirm(key: str) -> None:
+    """The claimed notice was written: it is spent for this process (DEP-9)."""
+    _check(key)
+    _state[key] = _ANNOUNCED
+
+
+def release(key: str) -> None:
+    """The claimed notice could not be written (the logger raised, filtered it or
+    writes nowhere): it is due again for a later use (DEP-12)."""
+    _check(key)
+    if _state.get(key) is not _ANNOUNCED:
+        _state.pop(key, None)
+
+
+def announce(key: str, emit: Callable[[str], Any]) -> bool:
+    """Write ``key``'s notice with ``emit`` if it is due. Never raises, never waits.
+
+    ``emit`` receives the notice text; it returns ``False`` when the text went nowhere
+    (a filtered or disabled logger), anything else when it was written. An ``emit`` that
+    raises, or returns ``False``, leaves the notice due. Returns whether this call
+    announced it."""
+    notice = claim(key)
+    if notice is None:
+        return False
+    try:
+        written = emit(notice.notice) is not False
+    except Exception:  # the feature keeps working whatever the logger does (DEP-12)
+        written = False
+    if written:
+        confirm(key)
+    else:
+        release(key)
+    return written
+
+
+def state(key: str) -> State:
+    _check(key)
+    value = _state.get(key)
+    if value is None:
+        return "due"
+    return "announced" if value is _ANNOUNCED else "in_flight"
+
+
+def registry() -> Mapping[str, Deprecation]:
+    """Every deprecated feature, by key (DEP-1). A read-only view."""
+    return MappingProxyType(REGISTRY)
+
+
+def announced() -> frozenset[str]:
+    """The keys whose notice was written in this process."""
+    return frozenset(k for k, v in list(_state.items()) if v is _ANNOUNCED)
+
+
 def reset() -> None:
     """Make every notice due again (for tests)."""
-    _claimed.clear()
+    _state.clear()
+
+
+# ---------------------------------------------------------------- triggers (DEP-2..6, 16)
+
+LOG_LEVEL_META_KEY: Final = "io.modelcontextprotocol/logLevel"
+
+
+def roots_answer_exposes(result: Any) -> bool:
+    """Whether a ``roots/list`` answer uses Roots: only one carrying a root (DEP-16).
+    The always-registered handler answering an empty list exposes nothing."""
+    roots = result.get("roots") if isinstance(result, Mapping) else None
+    return isinstance(roots, list) and len(roots) > 0
+
+
+def features_in_meta(meta: Any) -> tuple[str, ...]:
+    """Deprecated features a request's ``_meta`` uses: a log level (DEP-4)."""
+    return ("logging",) if isinstance(meta, Mapping) and LOG_LEVEL_META_KEY in meta else ()
+
+
+def features_in_sampling_request(params: Any) -> tuple[str, ...]:
+    """Deprecated features a served sampling request uses (DEP-3, DEP-6)."""
+    ctx = params.get("includeContext") if isinstance(params, Mapping) else None
+    return ("sampling", "include_context") if ctx in ("thisServer", "allServers") else ("sampling",)

@@ -23,6 +23,7 @@ __all__ = [
     "CapabilityError",
     "CommandNotFoundError",
     "ConnectionError",
+    "HeaderAnnotationError",
     "HeaderMismatchError",
     "IncompatibleServerError",
     "InputRequiredError",
@@ -53,6 +54,7 @@ __all__ = [
     "TransportDetectionError",
     "TransportError",
     "UnauthorizedError",
+    "UnknownResultTypeError",
     "UnsupportedProtocolVersionError",
     "ValidationError",
     "server_error_from",
@@ -173,6 +175,20 @@ class RemoteProtocolError(TransportError):
     """The peer broke the protocol in a way that ends the connection."""
 
 
+class UnknownResultTypeError(RemoteProtocolError):
+    """A result's ``resultType`` is one this client does not recognise (or not a string).
+
+    2026-07-28 basic § ResultType: "A ``resultType`` of any value unrecognized by the
+    client MUST be considered invalid" (LIFE-19). ``result_type`` is the peer's value,
+    kept as given (it may be any JSON value); ``method`` is the request it answered.
+    """
+
+    def __init__(self, message: str, *, result_type: Any = None, method: str | None = None) -> None:
+        super().__init__(message)
+        self.result_type = result_type
+        self.method = method
+
+
 class LocalProtocolError(MCPError):
     """The caller asked the core for something illegal in the current state (a bug)."""
 
@@ -210,15 +226,65 @@ class TransientServerError(ServerError):
 
 
 class HeaderMismatchError(ServerError):
-    """-32020: HTTP headers did not match the body."""
+    """-32020: HTTP headers did not match the body (2026-07-28 Streamable HTTP § Server
+    Validation). The pipeline refreshes ``tools/list`` and retries once before raising it
+    (HDR-5)."""
 
 
 class MissingRequiredClientCapabilityError(ServerError):
-    """-32021: the server needs a client capability the request did not declare."""
+    """-32021: the server needs a client capability the request did not declare.
+
+    ``required_capabilities`` is the server's ``data.requiredCapabilities`` when it is an
+    object (schema ``MissingRequiredClientCapabilityError``), else ``None``.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        code: int | None = -32021,
+        data: Any = None,
+        method: str | None = None,
+    ) -> None:
+        super().__init__(message, code=code, data=data, method=method)
+        found = data.get("requiredCapabilities") if isinstance(data, dict) else None
+        self.required_capabilities: dict[str, Any] | None = (
+            found if isinstance(found, dict) else None
+        )
 
 
 class UnsupportedProtocolVersionError(ServerError):
-    """-32022: the server does not support the requested protocol version."""
+    """-32022: the server does not support the requested protocol version.
+
+    ``supported`` lists the versions the server named in ``data.supported`` (only its
+    string entries; empty when the data is malformed) and ``requested`` echoes
+    ``data.requested`` when it is a string (schema ``UnsupportedProtocolVersionError``).
+    A client picks a mutually supported version from ``supported`` and retries
+    (2026-07-28 Versioning § Protocol Version Negotiation).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        code: int | None = -32022,
+        data: Any = None,
+        method: str | None = None,
+        supported: tuple[str, ...] | None = None,
+        requested: str | None = None,
+    ) -> None:
+        super().__init__(message, code=code, data=data, method=method)
+        if supported is None:
+            listed = data.get("supported") if isinstance(data, dict) else None
+            # Peer data: keep the string entries only, never fail on the rest.
+            supported = (
+                tuple(v for v in listed if isinstance(v, str)) if isinstance(listed, list) else ()
+            )
+        if requested is None and isinstance(data, dict):
+            found = data.get("requested")
+            requested = found if isinstance(found, str) else None
+        self.supported: tuple[str, ...] = supported
+        self.requested: str | None = requested
 
 
 class CapabilityError(MCPError):
@@ -233,12 +299,49 @@ class SchemaError(ValidationError):
     """A JSON Schema is unusable (bad keyword value, external ``$ref``, bad dialect)."""
 
 
+class HeaderAnnotationError(ValidationError):
+    """A tool's ``x-mcp-header`` annotations break a rule of the 2026-07-28 revision.
+
+    Streamable HTTP § Custom Headers from Tool Parameters: such a tool MUST be excluded
+    from ``tools/list`` (HDR-3). ``rule`` names the first rule broken: ``"not-empty"``,
+    ``"charset"``, ``"unique"``, ``"primitive-only"`` or ``"reachable"`` (the first four
+    are the conformance suite's ``sep-2243-x-mcp-header-*`` check names).
+    ``path`` is the chain of ``properties`` keys to the offending annotation (empty
+    when it sits at the schema root); ``problems`` lists every violation found, one
+    line each; ``tool`` is the tool's name when known.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        rule: str,
+        path: tuple[str, ...] = (),
+        problems: tuple[str, ...] = (),
+        tool: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.rule = rule
+        self.path = path
+        self.problems = problems or (message,)
+        self.tool = tool
+
+
 class ResourceReadError(MCPError):
     """Reading or listing resources failed, or a subscription was not confirmed."""
 
 
 class InputRequiredError(MCPError):
-    """A multi round-trip (``input_required``) exchange could not be completed."""
+    """A multi round-trip (``input_required``) exchange could not be completed.
+
+    §B1: more than 10 rounds, an unanswerable or malformed ``inputRequests``, a host
+    that cancelled the wait, a wait past the request's timeout. It carries what a
+    later ``resume_input_required`` needs: the last ``input_requests`` and the opaque
+    ``request_state`` (echoed byte for byte, MRTR), the original ``request_method``
+    and ``request_params``, and ``input_responses`` already produced (kept, MRTR rows).
+    ``resumable`` is given explicitly by whoever raises it; left out, it is true when
+    the original request is known (there is something to re-send).
+    """
 
     def __init__(
         self,
@@ -248,15 +351,21 @@ class InputRequiredError(MCPError):
         request_state: str | None = None,
         request_method: str | None = None,
         request_params: Any = None,
+        input_responses: Any = None,
+        resumable: bool | None = None,
     ) -> None:
         super().__init__(message)
         self.input_requests = input_requests
         self.request_state = request_state
         self.request_method = request_method
         self.request_params = request_params
+        self.input_responses = input_responses
+        self._resumable = resumable
 
     @property
     def resumable(self) -> bool:
+        if self._resumable is not None:
+            return self._resumable
         return self.request_method is not None
 
 

@@ -34,7 +34,10 @@ Operations (synchronous, never block):
   (default :class:`CallCancelledError`) and ``notifications/cancelled`` for the attempt
   in flight (Session rules: never for ``initialize``). Unknown/ended ids: ignored.
 * ``answer(request_id, result, *, now=0.0)`` / ``refuse(request_id, code, message,
-  data=None, *, now=0.0)``: answer a ``ServerRequest``; dropped after close.
+  data=None, *, now=0.0)``: answer a ``ServerRequest``. Dropped after close, for a
+  request of an earlier session (after a reconnect or a session expiry), and when the
+  request was already answered or refused (once each). ``now`` is optional: an answer
+  starts no timer.
 * ``close(now)``: handlers still answering server requests get ``CLOSE_ANSWER_WAIT``
   (0.5 s, a deadline); what is left is refused (-32000); Streamable HTTP with a session
   sends DELETE; then ``CloseTransport(graceful=True)``; every open call fails with a
@@ -56,18 +59,34 @@ Inputs from the driver:
   (raw, still-compressed bytes), ``exchange_end(xid, now)``,
   ``exchange_failed(xid, ExchangeFailure(kind, detail), now)``; after data, check
   ``wants_exchange(xid)``: False means abandon (close) that response.
-* ``handle_timeout(now)`` when ``now >= next_deadline()``.
+* ``handle_timeout(now)`` when ``now >= next_deadline()`` (calling it early is harmless).
+
+Nothing fed by the driver raises on peer input: a server's garbage becomes a
+``MessageDiscarded`` event, a typed ``CallFailed``/``ConnectFailed``/``Disconnected``,
+or is ignored (input for an exchange the machine no longer wants).
 
 Outputs:
 
 * ``next_deadline() -> float | None``.
 * ``frames_to_send() -> list[Frame]`` (:mod:`.frames`): ``OpenTransport``,
   ``Write(messages)``, ``StartExchange(xid, method, url, headers, body, read_timeout,
-  streaming)``, ``AbortExchange(xid)``, ``CloseTransport(graceful)``.
+  streaming)``, ``AbortExchange(xid)``, ``CloseTransport(graceful)``. Perform them in
+  order. ``AbortExchange`` may name an exchange the driver already finished reading
+  (make it a no-op then); ``wants_exchange(xid)`` may be asked at any time. After
+  ``CloseTransport`` feed nothing more from that transport; an ``OpenTransport`` after
+  it starts a new one (a reconnect).
 * ``next_event() -> Event | NEED_DATA`` (:mod:`.events`): ``Connected``,
   ``ConnectFailed``, ``CallSucceeded``, ``CallFailed``, ``CallProgress``,
   ``ServerRequest``, ``NotificationReceived``, ``LogMessage``, ``MessageDiscarded``,
-  ``Disconnected``, ``Closed``, ``Diagnostic(level, message)``.
+  ``Disconnected``, ``Closed``, ``Diagnostic(level, message)``. ``Connected`` comes
+  after every completed handshake (a reconnect, or a new session after an expiry).
+
+Protocol-policy constants (exported here; the shells keep only OS mechanics such as
+their process ``SHUTDOWN_GRACE`` and pool sizes): ``CLOSE_ANSWER_WAIT`` (0.5 s),
+``MAX_RESUMES`` (3), ``ERROR_BODY_CAP`` (64 KiB), ``GET_READY_WAIT`` (2 s),
+``GET_MAX_FAILURES`` (10), ``GET_MAX_DELAY`` (30 s), ``GET_READ_TIMEOUT_FLOOR``
+(300 s), ``DELETE_TIMEOUT`` (5 s), ``KEEPALIVE_MISSES`` (3), ``PING_TIMEOUT_FACTOR``
+(2.5 ping intervals).
 
 Ordering: a ``CallProgress`` is always emitted before its call's result event; drivers
 run the progress callbacks emitted before a result before returning that result.
@@ -80,6 +99,16 @@ them in order, drains ``next_event()``, and re-arms its one timer at
 from __future__ import annotations
 
 from ._calls import CLOSE_ANSWER_WAIT
+from ._exchange import (
+    DELETE_TIMEOUT,
+    ERROR_BODY_CAP,
+    GET_MAX_DELAY,
+    GET_MAX_FAILURES,
+    GET_READ_TIMEOUT_FLOOR,
+    GET_READY_WAIT,
+    MAX_RESUMES,
+)
+from ._legacy_sse import KEEPALIVE_MISSES, PING_TIMEOUT_FACTOR
 from ._machine import Connection, ConnectionState
 from .events import (
     CallCancelledError,
@@ -109,6 +138,15 @@ from .frames import (
 
 __all__ = [
     "CLOSE_ANSWER_WAIT",
+    "DELETE_TIMEOUT",
+    "ERROR_BODY_CAP",
+    "GET_MAX_DELAY",
+    "GET_MAX_FAILURES",
+    "GET_READY_WAIT",
+    "GET_READ_TIMEOUT_FLOOR",
+    "KEEPALIVE_MISSES",
+    "MAX_RESUMES",
+    "PING_TIMEOUT_FACTOR",
     "AbortExchange",
     "CallCancelledError",
     "CallFailed",

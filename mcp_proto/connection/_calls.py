@@ -91,6 +91,15 @@ class Pipeline:
         call.rid = None
         self.queued.append(call)
 
+    @property
+    def has_queued(self) -> bool:
+        """Whether a call waits for the connection (ended calls still in the queue
+        are dropped here, lazily)."""
+        queued = self.queued
+        while queued and queued[0].state is not CallState.QUEUED:
+            queued.popleft()
+        return bool(queued)
+
     def take_queued(self) -> list[Call]:
         out = [c for c in self.queued if c.state is CallState.QUEUED]
         self.queued.clear()

@@ -103,6 +103,7 @@ class Exchange:
     www_authenticate: str | None = None
     decoder: Decoder | None = None
     parser: SSEParser | None = None
+    cursor: SseStream = attrs.Factory(SseStream)  # used when no stream is resumed
     parts: list[bytes] = attrs.Factory(list)
     size: int = 0
 

@@ -8,7 +8,7 @@ module sequences them over exchanges:
 * the session id is captured from the head of the exchange that carried
   ``initialize`` (the connection tagged it: no byte matching);
 * a 404 to a request that carried the session id expires the session
-  (``Connection._session_expired``: new handshake, re-sends judged by the pipeline);
+  (``MachineCore._session_expired``: new handshake, re-sends judged by the pipeline);
 * a POST's SSE stream is read to its end (notifications after the result are
   delivered); if it ends before its request's answer, it is resumed with GET and its
   own ``Last-Event-ID`` after the server's ``retry:`` delay, at most ``MAX_RESUMES``
@@ -62,7 +62,7 @@ from ._transport import Outgoing, Transport
 from .frames import AbortExchange, ExchangeFailure, OpenTransport, StartExchange
 
 if TYPE_CHECKING:
-    from ._machine import Connection
+    from ._core import MachineCore
 
 __all__ = ["HttpTransport", "without_channel"]
 
@@ -83,7 +83,7 @@ def _header(headers: list[tuple[str, str]], name: str) -> str | None:
 
 
 class HttpTransport(Transport):
-    def __init__(self, conn: Connection, *, streamable: bool) -> None:
+    def __init__(self, conn: MachineCore, *, streamable: bool) -> None:
         super().__init__(conn)
         self.streamable = streamable
         config = conn.config
@@ -322,7 +322,7 @@ class HttpTransport(Transport):
                 assert ex.decoder is not None and ex.parser is not None
                 text = ex.decoder.feed(data)
                 if text:  # an inflater may yield nothing yet (only a gzip header)
-                    ex.parser.receive_data(text)
+                    self._feed_sse(ex, text, now)
                 self._pump_sse(ex, now)
             elif ex.mode is Mode.ERROR:
                 room = ERROR_BODY_CAP - ex.size
@@ -349,7 +349,7 @@ class HttpTransport(Transport):
                 assert ex.decoder is not None and ex.parser is not None
                 tail = ex.decoder.finish()
                 if tail:
-                    ex.parser.receive_data(tail)
+                    self._feed_sse(ex, tail, now)
                 self._pump_sse(ex, now)
                 self._sse_ended(ex, now)
             elif ex.mode is Mode.ERROR:
@@ -382,10 +382,27 @@ class HttpTransport(Transport):
 
     # ============================================================ reading
 
+    def _feed_sse(self, ex: Exchange, data: bytes, now: float) -> None:
+        assert ex.parser is not None
+        try:
+            ex.parser.receive_data(data)
+        except MCPError:
+            # Complete events before the oversized one are delivered first.
+            self._pump_sse(ex, now)
+            raise
+
     def _pump_sse(self, ex: Exchange, now: float) -> None:
         parser = ex.parser
         assert parser is not None
-        cursor = ex.stream.cursor if ex.stream is not None else self._get_cursor
+        # Each stream's own cursor (2025-11-25 § Resumability): a POST's (shared with
+        # its resumptions), the standalone GET's, or, for a stream nobody resumes (a
+        # notification's), one of its own.
+        if ex.stream is not None:
+            cursor = ex.stream.cursor
+        elif ex.role is Role.GET:
+            cursor = self._get_cursor
+        else:
+            cursor = ex.cursor
         conn = self.conn
         while True:
             event = parser.next_event()
@@ -465,6 +482,7 @@ class HttpTransport(Transport):
         """``ex`` cannot be read (too large, bad gzip, the exchange failed)."""
         self._drop(ex)
         if ex.role is Role.GET:
+            self.conn._drain(now)  # what arrived first is reported first
             self.conn._diagnostic("debug", f"server {self.conn.name!r}: GET stream: {error}")
             self._get_failed(now)
             return
@@ -473,6 +491,7 @@ class HttpTransport(Transport):
     def _attempt_error(self, ex: Exchange, error: MCPError, now: float) -> None:
         if ex.rid is None:
             # A notification or an answer: nobody waits for it; say so in the log.
+            self.conn._drain(now)  # what arrived first is reported first
             self.conn._diagnostic(
                 "debug", f"server {self.conn.name!r}: could not send {ex.what}: {error}"
             )
@@ -547,6 +566,7 @@ class HttpTransport(Transport):
         self._release(now)
         self._get_failures += 1
         if self._get_failures >= GET_MAX_FAILURES:
+            self.conn._drain(now)  # what arrived first is reported first
             self.conn._diagnostic(
                 "debug",
                 f"server {self.conn.name!r}: the GET stream failed "

@@ -25,9 +25,9 @@ from ._transport import Outgoing
 from .frames import ExchangeFailure, OpenTransport, StartExchange
 
 if TYPE_CHECKING:
-    from ._machine import Connection
+    from ._core import MachineCore
 
-__all__ = ["KEEPALIVE_MISSES", "LegacySseTransport"]
+__all__ = ["KEEPALIVE_MISSES", "PING_TIMEOUT_FACTOR", "LegacySseTransport"]
 
 #: Unanswered keep-alive pings in a row that mean the stream is dead (SSE-5).
 KEEPALIVE_MISSES: Final = 3
@@ -36,7 +36,7 @@ PING_TIMEOUT_FACTOR: Final = 2.5
 
 
 class LegacySseTransport(HttpTransport):
-    def __init__(self, conn: Connection) -> None:
+    def __init__(self, conn: MachineCore) -> None:
         super().__init__(conn, streamable=False)
         self._endpoint: str | None = None
         self._endpoint_at: float | None = None  # the deadline for the endpoint event

@@ -83,6 +83,7 @@ class StdioTransport(Transport):
                     return False  # delivering ended this connection
         except LineTooLongError as exc:
             self._framer = None
+            conn._drain(now)  # the lines before it come first
             conn._diagnostic("warning", f"server {conn.name!r}: {exc}; dropping the connection")
             conn._on_lost(exc, now)
             return False

@@ -1,4 +1,4 @@
-"""The interface every transport strategy implements for :class:`Connection`.
+"""The interface every transport strategy implements for :class:`MachineCore`.
 
 A strategy turns the connection's outgoing messages into frames and the driver's
 inputs into messages for the session; it owns the transport-level state (the framer,
@@ -13,17 +13,17 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from .. import jsonrpc
-from ..errors import LocalProtocolError, MCPError
+from ..errors import LocalProtocolError
 from ..session import ServerInfo
 
 if TYPE_CHECKING:
-    from ._machine import Connection
+    from ._core import MachineCore
     from .frames import ExchangeFailure
 
 __all__ = ["Outgoing", "Transport"]
 
 
-@attrs.frozen
+@attrs.define(slots=True)
 class Outgoing:
     """One encoded message to carry, tagged by the connection when it is a request
     (so no transport ever has to parse outgoing bytes to know what they are)."""
@@ -36,7 +36,7 @@ class Outgoing:
 class Transport:
     """Default behaviour: what a transport without that feature does."""
 
-    def __init__(self, conn: Connection) -> None:
+    def __init__(self, conn: MachineCore) -> None:
         self.conn = conn
 
     # ------------------------------------------------------------ lifecycle
@@ -114,8 +114,3 @@ class Transport:
 
     def wants_exchange(self, xid: int) -> bool:
         return False
-
-
-def lost_error(error: MCPError) -> MCPError:
-    """Identity; a named hook for wrapping transport-loss errors later."""
-    return error

@@ -7,6 +7,7 @@ from __future__ import annotations
 import gzip
 import json
 
+import pytest
 from _machine_driver import (
     JITTER_R,
     SSE_HEAD,
@@ -29,6 +30,7 @@ from mcp_proto.connection import (
     Closed,
     CloseTransport,
     Connected,
+    ConnectFailed,
     Diagnostic,
     ExchangeFailure,
     NotificationReceived,
@@ -36,6 +38,8 @@ from mcp_proto.connection import (
 )
 from mcp_proto.errors import (
     InsufficientScopeError,
+    LocalProtocolError,
+    RemoteProtocolError,
     RequestTimeoutError,
     ResponseStreamClosedError,
     ResponseTooLargeError,
@@ -598,3 +602,203 @@ def test_plain_http_posts_json_only_and_opens_no_get_stream() -> None:
     (initialized,) = h.exchanges()
     assert initialized.method == "POST"
     assert h.conn.next_deadline() is None
+
+
+def test_a_404_to_notifications_initialized_fails_the_connect_instead_of_looping() -> None:
+    h = harness(retries=0)
+    cid = h.conn.start_call("tools/list", now=0.0)
+    h.take_frames()
+    h.conn.transport_opened(0.0)
+    init = only(h.exchanges())
+    h.reply_json(init, init_result(body_of(init)["id"]), headers=[("Mcp-Session-Id", "s")])
+    initialized, _get = h.exchanges()
+    h.reply_status(initialized, 404)
+    events = h.take_events()
+    assert isinstance(events[0], ConnectFailed)
+    assert "refused the handshake" in str(events[0].error)
+    assert [e.call_id for e in events if isinstance(e, CallFailed)] == [cid]
+    # No new initialize: a server refusing every session is not asked forever.
+    assert [x for x in h.exchanges() if x.body and b"initialize" in x.body] == []
+
+
+def test_an_answer_to_a_request_of_an_expired_session_is_dropped() -> None:
+    h = harness()
+    get = connect_http(h, session_id="old")
+    assert get is not None
+    h.conn.exchange_data(get.xid, sse_event(b'{"jsonrpc":"2.0","id":1,"method":"roots/list"}'), 0)
+    h.take_events()
+    h.conn.notify("notifications/custom", now=0.0)
+    h.reply_status(only(h.exchanges()), 404)  # the session expired
+    init = only(h.exchanges())
+    h.reply_json(init, init_result(body_of(init)["id"]), headers=[("Mcp-Session-Id", "new")])
+    _initialized, get2 = h.exchanges()
+    h.conn.exchange_head(get2.xid, 200, SSE_HEAD, 0.0)
+    h.take_events()
+    # The handler of the old session's request answers late: the new session's server
+    # never asked it (id 1 may mean something else there).
+    h.conn.answer(1, {"roots": []}, now=0.0)
+    h.conn.answer(1, {"roots": []}, now=0.0)
+    assert h.exchanges() == []
+
+
+def test_a_notifications_sse_answer_does_not_move_the_get_streams_cursor() -> None:
+    h = harness()
+    get = connect_http(h)
+    assert get is not None
+    h.conn.exchange_data(get.xid, b"id: g-1\ndata:\n\n", 0.0)
+    h.conn.exchange_end(get.xid, 0.0)  # reconnects after the delay
+    h.conn.notify("notifications/custom", now=0.0)
+    post = only(h.exchanges())
+    h.conn.exchange_head(post.xid, 200, SSE_HEAD, 0.0)
+    h.conn.exchange_data(post.xid, b"id: other-9\ndata:\n\n", 0.0)
+    h.conn.exchange_end(post.xid, 0.0)
+    h.advance(h.conn.next_deadline() or 0.0)
+    assert header(only(h.exchanges()), "Last-Event-ID") == "g-1"
+
+
+def test_events_before_an_oversized_one_are_delivered() -> None:
+    h = harness(limits=Limits(max_line_size=1024))
+    connect_http(h)
+    cid = h.conn.start_call("tools/list", now=0.0)
+    post = only(h.exchanges())
+    h.conn.exchange_head(post.xid, 200, SSE_HEAD, 0.0)
+    chunk = sse_event(notification("notifications/message", {"level": "info", "data": "hi"}))
+    h.conn.exchange_data(post.xid, chunk + b"data: " + b"x" * 2000 + b"\n", 0.0)
+    events = h.take_events()
+    assert [type(e).__name__ for e in events] == [
+        "LogMessage",
+        "NotificationReceived",
+        "CallFailed",
+    ]
+    assert events[-1].call_id == cid and isinstance(events[-1].error, ResponseTooLargeError)
+
+
+def test_bad_encodings_are_typed_errors() -> None:
+    h = harness(retries=0)
+    connect_http(h)
+    a = h.conn.start_call("tools/list", now=0.0)
+    post = only(h.exchanges())
+    h.conn.exchange_head(
+        post.xid, 200, [("Content-Type", "application/json"), ("Content-Encoding", "br")], 0
+    )
+    (failed,) = h.take_events()
+    assert failed.call_id == a and isinstance(failed.error, RemoteProtocolError)
+    assert "Content-Encoding" in str(failed.error)
+    b = h.conn.start_call("tools/list", now=0.0)
+    post = only(h.exchanges())
+    h.conn.exchange_head(
+        post.xid, 200, [("Content-Type", "application/json"), ("Content-Encoding", "gzip")], 0
+    )
+    h.conn.exchange_data(post.xid, b"not gzip at all", 0.0)
+    (failed,) = h.take_events()
+    assert failed.call_id == b and isinstance(failed.error, RemoteProtocolError)
+    c = h.conn.start_call("tools/list", now=0.0)
+    post = only(h.exchanges())
+    h.conn.exchange_head(post.xid, 200, [("Content-Type", "application/json")], 0.0)
+    h.conn.exchange_data(post.xid, b"{not json", 0.0)
+    h.conn.exchange_end(post.xid, 0.0)
+    events = h.take_events()
+    assert [type(e).__name__ for e in events] == ["MessageDiscarded"]
+    assert h.conn.pending_count == 1 and c in h.conn._calls.calls
+    h.advance(30.0)  # the call times out; the garbage is named in the error
+    (failed,) = h.take_events()
+    assert failed.call_id == c and isinstance(failed.error, RequestTimeoutError)
+    assert "{not json" in str(failed.error)
+
+
+def test_a_refused_resume_counts_against_the_limit() -> None:
+    h = harness(retries=0)
+    connect_http(h)
+    cid = h.conn.start_call("tools/list", now=0.0)
+    post = only(h.exchanges())
+    h.conn.exchange_head(post.xid, 200, SSE_HEAD, 0.0)
+    h.conn.exchange_data(post.xid, b"id: 5\ndata:\n\n", 0.0)
+    h.conn.exchange_end(post.xid, 0.0)
+    for _ in range(3):
+        h.advance(h.conn.next_deadline() or 0.0)
+        resume = only(h.exchanges())
+        assert header(resume, "Last-Event-ID") == "5"
+        h.reply_status(resume, 405)
+    (failed,) = h.take_events()
+    assert failed.call_id == cid and isinstance(failed.error, ResponseStreamClosedError)
+
+
+def test_a_cut_off_events_retry_sets_the_resume_delay() -> None:
+    h = harness(retries=0)
+    connect_http(h)
+    h.conn.start_call("tools/list", now=0.0)
+    post = only(h.exchanges())
+    h.conn.exchange_head(post.xid, 200, SSE_HEAD, 0.0)
+    # The retry field takes effect though its event never completes (WHATWG).
+    h.conn.exchange_data(post.xid, b"id: 5\ndata:\n\nretry: 250\n", 0.0)
+    h.conn.exchange_failed(post.xid, ExchangeFailure("network", "reset"), 0.0)
+    assert h.conn.next_deadline() == 0.25
+
+
+def test_a_send_failure_after_the_deadline_is_the_timeout() -> None:
+    h = harness(retries=3)
+    connect_http(h)
+    cid = h.conn.start_call("resources/read", {"uri": "x"}, now=0.0, timeout=2.0)
+    post = only(h.exchanges())
+    h.now = 2.5  # the driver saw the failure late, before its timer fired
+    h.conn.exchange_failed(post.xid, ExchangeFailure("read_timeout"), 2.5)
+    (failed,) = h.take_events()
+    assert failed.call_id == cid and isinstance(failed.error, RequestTimeoutError)
+    cancelled = [body_of(x) for x in h.exchanges()]
+    assert [m["method"] for m in cancelled] == ["notifications/cancelled"]
+
+
+def test_an_exchange_ending_before_its_head_is_a_protocol_error() -> None:
+    h = harness(retries=0)
+    connect_http(h)
+    cid = h.conn.start_call("tools/list", now=0.0)
+    post = only(h.exchanges())
+    h.conn.exchange_end(post.xid, 0.0)
+    (failed,) = h.take_events()
+    assert failed.call_id == cid and isinstance(failed.error, RemoteProtocolError)
+
+
+def test_a_resume_answered_404_expires_the_session() -> None:
+    h = harness()
+    connect_http(h, session_id="old")
+    cid = h.conn.start_call("tools/list", now=0.0)
+    post = only(h.exchanges())
+    h.conn.exchange_head(post.xid, 200, SSE_HEAD, 0.0)
+    h.conn.exchange_data(post.xid, b"id: 5\ndata:\n\n", 0.0)
+    h.conn.exchange_end(post.xid, 0.0)
+    h.advance(h.conn.next_deadline() or 0.0)
+    h.reply_status(only(h.exchanges()), 404)
+    assert "session expired" in h.take_events()[0].message
+    init = only(h.exchanges())
+    assert body_of(init)["method"] == "initialize"
+    h.reply_json(init, init_result(body_of(init)["id"]), headers=[("Mcp-Session-Id", "new")])
+    _initialized, get = h.exchanges()
+    h.conn.exchange_head(get.xid, 200, SSE_HEAD, h.now)
+    resent = only(h.exchanges())
+    h.reply_json(resent, result(body_of(resent)["id"], {"tools": []}))
+    assert h.take_events()[-1] == CallSucceeded(cid, "tools/list", {"tools": []})
+
+
+def test_a_session_expiry_during_the_close_grace_just_closes() -> None:
+    h = harness()
+    get = connect_http(h)
+    assert get is not None
+    h.conn.exchange_data(get.xid, sse_event(b'{"jsonrpc":"2.0","id":9,"method":"roots/list"}'), 0)
+    h.take_events()
+    h.conn.notify("notifications/custom", now=0.0)
+    note = only(h.exchanges())
+    h.conn.close(0.0)
+    h.reply_status(note, 404)
+    frames = h.take_frames()
+    assert frames[-1] == CloseTransport(graceful=True)
+    assert not any(
+        isinstance(f, StartExchange) and f.body and b"initialize" in f.body for f in frames
+    )
+
+
+def test_a_driver_feeding_stdio_input_to_http_is_told() -> None:
+    h = harness()
+    with pytest.raises(LocalProtocolError):
+        h.conn.receive_data(b"{}\n", 0.0)
+    with pytest.raises(LocalProtocolError):
+        h.conn.receive_eof(0.0)

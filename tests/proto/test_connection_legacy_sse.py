@@ -26,10 +26,11 @@ from mcp_proto.connection import (
     ConnectionState,
     Diagnostic,
     Disconnected,
+    ExchangeFailure,
     OpenTransport,
     StartExchange,
 )
-from mcp_proto.errors import ConnectionError, ServerError, UnauthorizedError
+from mcp_proto.errors import ConnectionError, ServerError, TransportError, UnauthorizedError
 
 URL = "http://127.0.0.1:9/sse"
 
@@ -189,3 +190,28 @@ def test_keepalive_three_unanswered_pings_disconnect() -> None:
     assert "stopped answering pings" in str(lost.error)
     assert isinstance(lost.error, ConnectionError)
     assert CloseTransport(graceful=False) in h.take_frames()
+
+
+def test_a_failed_post_fails_its_call_and_a_broken_stream_disconnects() -> None:
+    h = harness(retries=0)
+    stream = connect_legacy(h)
+    cid = h.conn.start_call("tools/list", now=0.0)
+    (post,) = h.exchanges()
+    h.conn.exchange_failed(post.xid, ExchangeFailure("network", "refused"), 0.0)
+    (failed,) = h.take_events()
+    assert failed.call_id == cid and isinstance(failed.error, TransportError)
+    h.conn.exchange_failed(stream.xid, ExchangeFailure("network", "reset"), 0.0)
+    (lost,) = h.take_events(Disconnected)
+    assert "event stream" in str(lost.error)
+
+
+def test_close_refuses_unanswered_requests_by_post_and_sends_no_delete() -> None:
+    h = harness()
+    stream = connect_legacy(h)
+    h.conn.exchange_data(stream.xid, sse_event(b'{"jsonrpc":"2.0","id":3,"method":"ping"}'), 0)
+    h.take_events()
+    h.conn.close(0.0)
+    h.advance(0.5)
+    (refusal,) = h.exchanges()
+    assert refusal.method == "POST" and body_of(refusal)["error"]["code"] == -32000
+    assert h.take_frames()[-1] == CloseTransport(graceful=True)

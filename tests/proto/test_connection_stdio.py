@@ -384,3 +384,61 @@ def test_zero_copy_reads_through_get_buffer() -> None:
     assert h.take_events() == [CallSucceeded(cid, "ping", {})]
     h.conn.buffer_updated(0, 0.0)
     assert isinstance(h.take_events()[0], Disconnected)
+
+
+def test_close_while_opening_ends_the_waiting_call_and_does_not_reopen() -> None:
+    # Found by the stateful test: an ended call left in the queue reopened the
+    # transport once the close completed.
+    h = harness()
+    cid = h.conn.start_call("tools/list", now=0.0)
+    assert h.take_frames() == [OpenTransport()]
+    h.conn.close(0.0)
+    assert h.take_frames() == [CloseTransport(graceful=True)]
+    (failed,) = h.take_events()
+    assert failed.call_id == cid and isinstance(failed.error, ConnectionError)
+    h.conn.transport_closed(0.1)
+    assert h.take_events() == [Closed()]
+    assert h.take_frames() == []
+    assert h.conn.state is ConnectionState.CLOSED
+
+
+def test_eof_during_the_close_grace_finishes_the_close_once() -> None:
+    h = harness()
+    h.connect_stdio()
+    h.feed(request(7, "roots/list"))
+    h.take_events()
+    h.conn.close(0.0)
+    h.conn.receive_eof(0.1)
+    # The process is gone: no refusal is written to it.
+    assert h.take_frames() == [CloseTransport(graceful=False)]
+    h.conn.receive_eof(0.2)
+    h.advance(1.0)
+    assert h.take_frames() == []
+    h.conn.transport_closed(1.0)
+    assert h.take_events() == [Closed()]
+
+
+def test_a_server_request_is_answered_once() -> None:
+    h = harness()
+    h.connect_stdio()
+    h.feed(request("s1", "roots/list"))
+    h.take_events()
+    h.conn.refuse("s1", -1, "no", now=0.0)
+    h.conn.answer("s1", {"roots": []}, now=0.0)
+    h.conn.answer("never-asked", {}, now=0.0)
+    (only_answer,) = h.written()
+    assert only_answer["error"]["code"] == -1
+
+
+def test_lines_before_an_oversized_one_are_delivered_first() -> None:
+    h = harness(max_line_size=1024)
+    h.connect_stdio()
+    done = h.conn.start_call("ping", now=0.0)
+    waiting = h.conn.start_call("tools/list", now=0.0)
+    first, _ = h.written()
+    h.conn.receive_data(result(first["id"], {}) + b"\n" + b"x" * 2000, 0.0)
+    events = h.take_events()
+    assert events[0] == CallSucceeded(done, "ping", {})
+    assert isinstance(events[1], Diagnostic)  # the line too long, for the log
+    assert isinstance(events[2], Disconnected)
+    assert [e.call_id for e in events[3:]] == [waiting]

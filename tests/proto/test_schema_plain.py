@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mcp_proto._schema_plain import KNOWN_DIALECT_URIS, is_plain
+from mcp_proto.errors import SchemaError
 from mcp_proto.schema import compile as compile_schema
 
 _values = st.one_of(
@@ -60,6 +62,27 @@ def _schemas(depth: int = 2) -> st.SearchStrategy[Any]:
 def test_a_plain_schema_always_compiles(schema: Any) -> None:
     if is_plain(schema):
         compile_schema(schema)  # must not raise SchemaError
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"maximum": float("inf")},
+        {"multipleOf": float("inf")},
+        {"minimum": float("-inf")},
+        {"default": float("inf")},
+        {"const": [1, {"a": float("inf")}]},
+        {"enum": [float("inf")]},
+        {"examples": [float("-inf")]},
+        {"properties": {"a": {"maximum": float("inf")}}},
+    ],
+)
+def test_non_finite_numbers_are_not_plain(schema: Any) -> None:
+    # json parses 1e999 as inf; the engine refuses it (not JSON data), so is_plain must
+    # not vouch for it (found by test_a_plain_schema_always_compiles).
+    assert not is_plain(schema)
+    with pytest.raises(SchemaError):
+        compile_schema(schema)
 
 
 def test_typical_tool_schemas_are_plain() -> None:

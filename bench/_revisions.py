@@ -1,0 +1,155 @@
+"""Side-by-side revisions for the benchmarks (issue 9: "the old and the new revision side
+by side in one run, using the --at option").
+
+``--at OLD --at NEW`` exports each revision's product packages with ``git archive`` into
+its own temporary directory; each of our clients is then measured once per revision, as
+``sync@OLD`` and ``sync@NEW``, interleaved with the others in the same run (same machine
+state, same SDK baseline), and a second table compares each revision with the first one.
+One ``--at`` keeps the old meaning: measure that revision instead of the working tree.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+#: The product's packages (the ones a revision may lack are skipped when exporting).
+PRODUCT = ("mcp_proto", "mcp_io_common", "mcp_io_sync", "mcp_io_trio")
+#: A revision may be at most this much worse than the first one in any cell (issue 9).
+TOLERANCE = 0.05
+
+
+def export_commit(rev: str, dest: str) -> str:
+    """``git archive`` the product packages at ``rev`` into ``dest``; returns the commit."""
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", rev], capture_output=True, text=True, cwd=REPO, check=True
+    ).stdout.strip()
+    present = subprocess.run(
+        ["git", "ls-tree", "--name-only", commit, "--", *PRODUCT],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        check=True,
+    ).stdout.split()
+    archive = subprocess.run(
+        ["git", "archive", commit, *present], capture_output=True, cwd=REPO, check=True
+    ).stdout
+    subprocess.run(["tar", "-x", "-C", dest], input=archive, check=True)
+    return commit
+
+
+class Revisions:
+    """The revisions a run measures (none: the working tree)."""
+
+    def __init__(self, revs: Sequence[str]) -> None:
+        self.dirs: dict[str, str] = {}
+        self.labels: list[str] = []
+        for rev in revs:
+            dest = tempfile.mkdtemp(prefix="mcp-bench-src-")
+            atexit.register(shutil.rmtree, dest, True)
+            label = export_commit(rev, dest)
+            if label in self.dirs:
+                raise SystemExit(f"--at {rev}: revision {label} given twice")
+            self.labels.append(label)
+            self.dirs[label] = dest
+
+    @property
+    def side_by_side(self) -> bool:
+        return len(self.labels) > 1
+
+    def expand(self, clients: Iterable[str], ours: Iterable[str]) -> list[str]:
+        """Each of our clients once per revision (``sync@abc1234``) when comparing."""
+        if not self.side_by_side:
+            return list(clients)
+        mine = set(ours)
+        out: list[str] = []
+        for c in clients:
+            out += [f"{c}@{label}" for label in self.labels] if c in mine else [c]
+        return out
+
+    def source(self, client: str) -> str | None:
+        """The exported tree ``client`` runs from (None: the installed working tree)."""
+        if "@" in client:
+            return self.dirs[client.split("@", 1)[1]]
+        if len(self.labels) == 1:
+            return self.dirs[self.labels[0]]
+        return None
+
+    def env(self, client: str) -> dict[str, str] | None:
+        src = self.source(client)
+        if src is None:
+            return None
+        old = os.environ.get("PYTHONPATH")
+        return {**os.environ, "PYTHONPATH": src + (os.pathsep + old if old else "")}
+
+
+def base(client: str) -> str:
+    """``sync@abc1234`` -> ``sync``."""
+    return client.split("@", 1)[0]
+
+
+def compare_table(
+    revs: Revisions, ours: Sequence[str], rows: Iterable[tuple[str, str, bool, dict[str, Any]]]
+) -> tuple[str, list[dict[str, Any]]]:
+    """Each later revision against the first, per metric and client: the medians, the
+    ratio new/old and whether the new one is more than ``TOLERANCE`` worse.
+
+    ``rows``: (label, unit, higher_is_better, cells) with cells = client -> {"median"}."""
+    first, *later = revs.labels
+    header = ["metric", "unit", "client", first, *later, *(f"{x}/{first}" for x in later), ""]
+    lines: list[list[str]] = []
+    findings: list[dict[str, Any]] = []
+    for label, unit, higher, cells in rows:
+        for c in ours:
+            old = cells.get(f"{c}@{first}", {}).get("median")
+            if old is None:
+                continue
+            news = [cells.get(f"{c}@{x}", {}).get("median") for x in later]
+            row = [label, unit, c, f"{old:.1f}", *(f"{v:.1f}" if v else "-" for v in news)]
+            verdict = ""
+            for x, v in zip(later, news, strict=True):
+                if not v or not old:
+                    row.append("-")
+                    continue
+                ratio = v / old
+                worse = (1 - ratio) if higher else (ratio - 1)
+                row.append(f"{ratio:.3f}")
+                bad = worse > TOLERANCE
+                verdict = "WORSE" if bad else (verdict or "ok")
+                findings.append(
+                    {
+                        "metric": label,
+                        "client": c,
+                        "old": old,
+                        "new": v,
+                        "revision": x,
+                        "ratio": ratio,
+                        "worse_by": worse,
+                        "verdict": "WORSE" if bad else "ok",
+                    }
+                )
+            row.append(verdict)
+            lines.append(row)
+    widths = [max(len(r[i]) for r in [header, *lines]) for i in range(len(header))]
+
+    def fmt(r: list[str]) -> str:
+        return "  ".join(
+            cell.ljust(w) if i < 3 else cell.rjust(w)
+            for i, (cell, w) in enumerate(zip(r, widths, strict=True))
+        )
+
+    text = [
+        f"revisions side by side: each against {first} (WORSE: more than "
+        f"{TOLERANCE:.0%} worse in the metric's direction)",
+        fmt(header),
+        fmt(["-" * w for w in widths]),
+        *map(fmt, lines),
+    ]
+    return "\n".join(text), findings
