@@ -104,7 +104,7 @@ class BaseServer(ServerView):
         self._on_event = on_event
         self._nursery = nursery
         self._random = random.Random()  # jitter for the machine's retry backoff
-        self._conn = Connection(
+        self._conn: Connection = Connection(
             config,
             name=name,
             client_info=client_info,
@@ -130,21 +130,6 @@ class BaseServer(ServerView):
         self._timer_deadline = math.inf
         self._timer_scope: trio.CancelScope | None = None
         self._timer_running = False
-
-    # ------------------------------------------------------------ facts
-
-    @property
-    def info(self) -> ServerInfo | None:
-        return self._conn.server
-
-    @property
-    def is_connected(self) -> bool:
-        return self._conn.is_connected
-
-    @property
-    def server_answered(self) -> bool:
-        """The server answered ``initialize`` (now or on the last, failed, connect)."""
-        return self._conn.server is not None
 
     # ------------------------------------------------------------ transport hooks
 
