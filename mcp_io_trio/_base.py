@@ -210,7 +210,14 @@ class BaseServer(ServerView):
         flush = self._perform(background=False)
         while self._open_wanted:
             self._open_wanted = False
-            await self._open()
+            try:
+                await self._open()
+            except trio.Cancelled:
+                # Cancelled before anything was opened (waiting for the previous
+                # transport to go, or before the spawn): the machine still waits for
+                # its OpenTransport, so it is performed in the background.
+                self._nursery().start_soon(self._open_then_pump)
+                raise
             flush = self._perform(background=False) or flush
         if flush:
             await self._flush()

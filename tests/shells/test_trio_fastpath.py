@@ -32,7 +32,7 @@ from mcp_proto.limits import Limits
 from mcp_proto.types import Implementation
 
 from ._http_support import hostile_http_server
-from .conftest import hostile
+from .conftest import hostile, text_of
 
 RECORDING: list[str] = [sys.executable, str(Path(__file__).with_name("recording_server.py"))]
 
@@ -425,3 +425,25 @@ def test_http_cancelled_call_is_cancelled_in_the_machine(mode: str) -> None:
         assert rec.wait_for(
             lambda r: any(n.startswith("slow: client closed") for n in r.notes), timeout=5
         ), rec.notes
+
+
+def test_a_call_cancelled_while_the_old_process_stops_leaves_the_connect_going() -> None:
+    """The connection is dropped (a line over the limit) and its process ignores
+    SIGTERM, so stopping it takes a while; the next call has to wait for it before a new
+    process starts. That caller is cancelled meanwhile: the new process still starts (the
+    machine asked for it), and the call after it works."""
+
+    async def main() -> None:
+        with trio.fail_after(40):
+            async with mcp_io_trio.connect(
+                hostile("sigterm,hugeline"), limits=Limits(max_line_size=1 << 20)
+            ) as c:
+                assert text_of(await c.call_tool("t", {"ok": True})) == "ok"
+                with pytest.raises(errors.LineTooLongError):
+                    await c.call_tool("t", {"size": (1 << 20) + 16384})
+                with trio.move_on_after(0.3) as scope:
+                    await c.call_tool("t", {"ok": True})
+                assert scope.cancelled_caught
+                assert text_of(await c.call_tool("t", {"ok": True})) == "ok"
+
+    trio.run(main)
