@@ -191,16 +191,27 @@ class BaseServer(ServerView):
                     self._abort_exchange(frame.xid)
                 elif isinstance(frame, fr.OpenTransport):
                     if background:
-                        self._nursery().start_soon(self._open_then_pump)
+                        self._spawn(self._open_then_pump)
                     else:
                         self._open_wanted = True
                 elif isinstance(frame, fr.CloseTransport):
                     self._epoch += 1
                     closer = self._detach_transport(frame.graceful)
                     self._closers += 1
-                    self._nursery().start_soon(self._close_then_pump, closer)
+                    self._spawn(self._close_then_pump, closer)
                 else:  # pragma: no cover - a frame this driver does not know
                     raise TypeError(f"unknown frame {frame!r}")
+
+    def _spawn(self, fn: Callable[..., Awaitable[Any]], *args: Any) -> bool:
+        """Start a task in the client's nursery; False when there is none any more (the
+        client is closing: its transports are being closed anyway)."""
+        try:
+            nursery = self._nursery()
+        except RuntimeError:
+            self._logger.debug("server %s: no nursery for %s (closing)", self.name, fn)
+            return False
+        nursery.start_soon(fn, *args)
+        return True
 
     async def _pump(self, own: bool = False) -> Any:
         """After an input from a caller's task: perform the frames (waiting where the
@@ -216,7 +227,7 @@ class BaseServer(ServerView):
                 # Cancelled before anything was opened (waiting for the previous
                 # transport to go, or before the spawn): the machine still waits for
                 # its OpenTransport, so it is performed in the background.
-                self._nursery().start_soon(self._open_then_pump)
+                self._spawn(self._open_then_pump)
                 raise
             flush = self._perform(background=False) or flush
         if flush:
@@ -232,7 +243,7 @@ class BaseServer(ServerView):
         """After an input from a background task (reader, exchange, timer): the same,
         but what must wait is handed to tasks of its own."""
         if self._perform(background=True):
-            self._nursery().start_soon(self._flush)
+            self._spawn(self._flush)
         self._after_input()
 
     def _after_input(self) -> None:
@@ -420,8 +431,7 @@ class BaseServer(ServerView):
         if self._timer_scope is not None:
             self._timer_scope.deadline = deadline
         elif not self._timer_running:
-            self._timer_running = True
-            self._nursery().start_soon(self._timer_loop)
+            self._timer_running = self._spawn(self._timer_loop)
 
     async def _timer_loop(self) -> None:
         """Sleep until the machine's next deadline, hand it the time, repeat; end when

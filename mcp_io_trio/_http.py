@@ -144,14 +144,14 @@ class _HttpServer(BaseServer):
             if earlier is not None:
                 self._spawn_own(earlier)
         else:
-            self._nursery().start_soon(self._exchange, running)
+            self._spawn(self._exchange, running)
 
     def _take_own(self) -> Any:
         own, self._own = self._own, None
         return own
 
     def _spawn_own(self, own: Any) -> None:
-        self._nursery().start_soon(self._exchange, own)
+        self._spawn(self._exchange, own)
 
     async def _run_own(self, own: Any, waiter: _Waiter, call_id: int) -> None:
         await self._perform_exchange(own, waiter, call_id)
@@ -237,8 +237,12 @@ class _HttpServer(BaseServer):
                 running.scope = trio.CancelScope()
                 if running.aborted:
                     running.scope.cancel()
-                self._nursery().start_soon(self._read_rest, running, *rest)
-            else:
+                if not self._spawn(self._read_rest, running, *rest):
+                    running.scope.cancel()  # no task to read it: the rest is dropped
+                    with trio.CancelScope(shield=True):
+                        await self._read_rest(running, *rest)
+                    rest = None
+            if rest is None:
                 self._exchanges.pop(xid, None)
                 running.done.set()
 
