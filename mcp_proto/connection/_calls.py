@@ -147,18 +147,16 @@ class Pipeline:
             heapq.heappop(heap)
         return None
 
-    def due(self, now: float) -> list[Call]:
-        """Calls whose backoff ended: queued again (oldest deadline first)."""
-        out: list[Call] = []
+    def due(self, now: float) -> None:
+        """Queue again the calls whose backoff ended (oldest deadline first)."""
         while True:
             deadline = self.next_deadline()
             if deadline is None or deadline > now:
-                return out
+                return
             _, call_id = heapq.heappop(self._backoff)
             call = self.calls[call_id]
             call.retry_at = None
             self.queue(call)
-            out.append(call)
 
     # -------------------------------------------------------------- hooks
 

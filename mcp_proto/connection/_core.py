@@ -256,7 +256,7 @@ class MachineCore:
         self._outbox.append(Outgoing(data, rid, call.method))
         self._calls.sent(call, rid)
 
-    def send_internal(
+    def _send_internal(
         self,
         method: str,
         *,
@@ -344,7 +344,7 @@ class MachineCore:
         if call is not None:
             self._judge(call, error, now)
 
-    def fail_attempt(self, rid: jsonrpc.RequestId, error: MCPError, now: float) -> None:
+    def _fail_attempt(self, rid: jsonrpc.RequestId, error: MCPError, now: float) -> None:
         """A transport learnt that the attempt ``rid`` failed (HTTP status, broken
         exchange, too large a body)."""
         self._drain(now)  # what arrived before the failure comes first

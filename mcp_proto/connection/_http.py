@@ -439,9 +439,17 @@ class HttpTransport(Transport):
         if not self._pending(stream.rid):
             self._streams.pop(stream.rid, None)
             return
+        session = self.conn._session
+        deadline = session.deadline_of(stream.rid) if session is not None else None
+        if deadline is not None and now >= deadline:
+            # The stream broke because the request outlived its timeout (the read
+            # timeout is what was left of it): that is the timeout, not a broken stream.
+            self._streams.pop(stream.rid, None)
+            self.conn._expire(now)
+            return
         if stream.cursor.last_event_id is None or stream.resumes >= MAX_RESUMES:
             self._streams.pop(stream.rid, None)
-            self.conn.fail_attempt(
+            self.conn._fail_attempt(
                 stream.rid,
                 ResponseStreamClosedError(
                     f"server {self.conn.name!r}: the response stream closed before the response"
@@ -501,7 +509,7 @@ class HttpTransport(Transport):
         if deadline is not None and now >= deadline:
             self.conn._expire(now)  # the request's own timeout, with notifications/cancelled
             return
-        self.conn.fail_attempt(ex.rid, error, now)
+        self.conn._fail_attempt(ex.rid, error, now)
 
     def _judge_error(self, ex: Exchange, now: float) -> None:
         if 200 <= ex.status < 300 or not (100 <= ex.status < 600):

@@ -125,7 +125,7 @@ class LegacySseTransport(HttpTransport):
             conn = self.conn
             ping = conn.config.ping
             if conn.is_connected and ping:
-                conn.send_internal(
+                conn._send_internal(
                     "ping", now=now, timeout=ping * PING_TIMEOUT_FACTOR, done=self._pong
                 )
 

@@ -802,3 +802,58 @@ def test_a_driver_feeding_stdio_input_to_http_is_told() -> None:
         h.conn.receive_data(b"{}\n", 0.0)
     with pytest.raises(LocalProtocolError):
         h.conn.receive_eof(0.0)
+
+
+def test_a_stream_broken_by_the_requests_own_timeout_is_the_timeout() -> None:
+    h = harness(retries=3)
+    connect_http(h)
+    cid = h.conn.start_call("resources/read", {"uri": "x"}, now=0.0, timeout=2.0)
+    post = only(h.exchanges())
+    h.conn.exchange_head(post.xid, 200, SSE_HEAD, 0.0)
+    h.conn.exchange_data(post.xid, b"id: 5\ndata:\n\n", 0.0)
+    h.now = 2.0
+    h.conn.exchange_failed(post.xid, ExchangeFailure("read_timeout"), 2.0)
+    (failed,) = h.take_events()
+    assert failed.call_id == cid and isinstance(failed.error, RequestTimeoutError)
+    (cancelled,) = h.exchanges()  # no resume: the cancellation only
+    assert body_of(cancelled)["method"] == "notifications/cancelled"
+    assert h.conn.next_deadline() is None
+
+
+def test_a_call_ended_during_its_backoff_is_not_retried() -> None:
+    h = harness(retries=2)
+    connect_http(h)
+    a = h.conn.start_call("tools/list", now=0.0)
+    b = h.conn.start_call("prompts/list", now=0.0)
+    post_a, post_b = h.exchanges()
+    h.reply_status(post_a, 503)
+    h.reply_status(post_b, 503)
+    h.take_events()
+    h.conn.cancel_call(a, "gave up", now=0.1)
+    (failed,) = h.take_events()
+    assert failed.call_id == a
+    # Only b's retry is left; a's stale backoff entry is skipped.
+    h.advance(10.0)
+    (resent,) = h.exchanges()
+    assert body_of(resent)["method"] == "prompts/list"
+    h.conn.close(10.0)
+    (closed,) = h.take_events(CallFailed)
+    assert closed.call_id == b
+    assert h.conn.next_deadline() is None
+    assert [x.method for x in h.exchanges()] == ["DELETE"]
+    h.advance(20.0)
+    assert h.exchanges() == []
+
+
+def test_the_expired_message_names_the_server_and_keeps_the_cause() -> None:
+    h = harness()
+    connect_http(h, session_id="old")
+    cid = h.conn.start_call("tools/call", {"name": "x"}, now=0.0)
+    h.reply_status(only(h.exchanges()), 404)
+    (failed,) = h.take_events(CallFailed)
+    assert failed.call_id == cid
+    assert str(failed.error) == (
+        "server 'srv': the session expired during tools/call; "
+        "a new session was started but the request was not re-sent"
+    )
+    assert isinstance(failed.error.__cause__, SessionExpiredError)

@@ -18,6 +18,7 @@ import pytest
 from _machine_driver import (
     SSE_HEAD,
     Harness,
+    body_of,
     connect_http,
     init_result,
     notification,
@@ -29,7 +30,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
-from mcp_proto.config import http_config, stdio_config, streamable_http_config
+from mcp_proto.config import http_config, sse_config, stdio_config, streamable_http_config
 from mcp_proto.connection import (
     AbortExchange,
     CallFailed,
@@ -133,7 +134,7 @@ class ConnectionMachine(RuleBasedStateMachine):
     # ------------------------------------------------------------ setup
 
     @initialize(
-        kind=st.sampled_from(["stdio", "streamable_http", "http"]),
+        kind=st.sampled_from(["stdio", "streamable_http", "http", "sse"]),
         retries=st.integers(0, 2),
         connected=st.sampled_from([True, True, True, False]),
     )
@@ -143,6 +144,10 @@ class ConnectionMachine(RuleBasedStateMachine):
             config = stdio_config(["srv"], retries=retries, read_timeout=10.0)
         elif kind == "http":
             config = http_config("http://127.0.0.1:9/mcp", retries=retries, read_timeout=10.0)
+        elif kind == "sse":
+            config = sse_config(
+                "http://127.0.0.1:9/sse", retries=retries, read_timeout=10.0, ping=2.0
+            )
         else:
             config = streamable_http_config(
                 "http://127.0.0.1:9/mcp", retries=retries, read_timeout=10.0
@@ -150,10 +155,36 @@ class ConnectionMachine(RuleBasedStateMachine):
         self.h = Harness(config, limits=_LIMITS, capabilities={"roots": {}})
         if connected and kind == "stdio":
             self.h.connect_stdio()
+        elif connected and kind == "sse":
+            self._connect_legacy()
         elif connected:
             get = connect_http(self.h)
             if get is not None:
                 self.exchanges[get.xid] = [get, "sse"]
+
+    def _connect_legacy(self) -> None:
+        h = self.h
+        assert h is not None
+        h.conn.connect(h.now)
+        h.take_frames()
+        h.conn.transport_opened(h.now)
+        (stream,) = h.exchanges()
+        h.conn.exchange_head(stream.xid, 200, SSE_HEAD, h.now)
+        h.conn.exchange_data(stream.xid, sse_event("/messages", event="endpoint"), h.now)
+        (init,) = h.exchanges()
+        h.reply_status(init, 202)
+        h.conn.exchange_data(stream.xid, sse_event(init_result(body_of(init)["id"])), h.now)
+        (initialized,) = h.exchanges()
+        h.reply_status(initialized, 202)
+        h.take_events()
+        h.take_frames()
+        self.exchanges[stream.xid] = [stream, "sse"]
+
+    def _legacy_stream(self) -> StartExchange | None:
+        for x, kind in self.exchanges.values():
+            if x.streaming and kind == "sse":
+                return x  # type: ignore[no-any-return]
+        return None
 
     # ------------------------------------------------------------ user side
 
@@ -332,9 +363,24 @@ class ConnectionMachine(RuleBasedStateMachine):
         if "id" not in msg or "method" not in msg:
             msg = {"id": 0, "method": "ping"}
         payload = b"x" * 5000 if how == "big" else self._answer_bytes(msg, how)
-        if entry[1] == "sse":
+        target = x
+        if self.conn.config.type == "sse":
+            # Legacy HTTP+SSE: answers come on the event stream, which also names the
+            # endpoint first.
+            stream = self._legacy_stream()
+            if stream is None:
+                return
+            target = stream
+            if x.method == "GET" and how == "junk":
+                payload = sse_event("/messages", event="endpoint")
+            elif x.method == "GET":
+                payload = sse_event(payload)
+            else:
+                payload = sse_event(payload, id=event_id)
+        elif entry[1] == "sse":
             payload = sse_event(payload, id=event_id)
-        self.do(self.conn.exchange_data, x.xid, payload, self.h.now)  # type: ignore[union-attr]
+        self.do(self.conn.exchange_data, target.xid, payload, self.h.now)  # type: ignore[union-attr]
+        x = target
         if x.xid in self.exchanges and not self.conn.wants_exchange(x.xid):
             self.exchanges.pop(x.xid, None)
 
@@ -451,7 +497,7 @@ def _walk(m: ConnectionMachine, rng: Any, steps: int) -> None:
         m.bounded()
 
 
-@pytest.mark.parametrize("kind", ["stdio", "streamable_http", "http"])
+@pytest.mark.parametrize("kind", ["stdio", "streamable_http", "http", "sse"])
 @settings(max_examples=40, deadline=None)
 @given(rng=st.randoms(use_true_random=False), retries=st.integers(0, 2))
 def test_random_walks_end_every_call_exactly_once(kind: str, rng: Any, retries: int) -> None:
