@@ -58,14 +58,14 @@ class _Running:
     on the pool it closes), the scope of whoever reads it (``AbortExchange`` cancels
     it) and its end."""
 
-    __slots__ = ("aborted", "done", "frame", "pool", "scope")
+    __slots__ = ("aborted", "ended", "frame", "pool", "scope")
 
     def __init__(self, frame: fr.StartExchange, pool: _Pool) -> None:
         self.frame = frame
         self.pool = pool
         self.scope = trio.CancelScope()
         self.aborted = False
-        self.done = trio.Event()
+        self.ended = False
 
 
 class _HttpServer(BaseServer):
@@ -88,6 +88,11 @@ class _HttpServer(BaseServer):
         self._pool: _Pool | None = None
         self._exchanges: dict[int, _Running] = {}
         self._own: _Running | None = None  # see _start_exchange
+        # Set when an exchange ends, while closing waits for some to end.
+        self._some_ended: trio.Event | None = None
+        # Headers as httpcore takes them, by the machine's tuple (a handful of distinct
+        # ones per connection: per session and protocol version).
+        self._heads: dict[tuple[tuple[str, str], ...], list[tuple[bytes, bytes]]] = {}
 
     def _new_pool(self) -> _Pool:
         # TLS verification stays on unless the caller hands in its own context.
@@ -120,8 +125,9 @@ class _HttpServer(BaseServer):
             """Close the pool once the exchanges already started on it (the DELETE)
             ended; a stream the machine did not abort is cut (bounded: read_timeout)."""
             with trio.move_on_after(self.read_timeout):
-                for running in mine:
-                    await running.done.wait()
+                while not all(running.ended for running in mine):
+                    self._some_ended = self._some_ended or trio.Event()
+                    await self._some_ended.wait()
             for running in mine:
                 self._abort_exchange(running.frame.xid)
             await pool.aclose()
@@ -162,6 +168,21 @@ class _HttpServer(BaseServer):
             running.aborted = True
             running.scope.cancel()
 
+    def _encoded(self, headers: tuple[tuple[str, str], ...]) -> list[tuple[bytes, bytes]]:
+        heads = self._heads.get(headers)
+        if heads is None:
+            if len(self._heads) >= 16:
+                self._heads.clear()
+            heads = self._heads[headers] = enc(list(headers))
+        return heads  # not mutated by either pool (both copy it)
+
+    def _ended(self, running: _Running) -> None:
+        self._exchanges.pop(running.frame.xid, None)
+        running.ended = True
+        if self._some_ended is not None:
+            self._some_ended.set()
+            self._some_ended = None
+
     def _timeouts(self, read: float | None) -> dict[str, Any]:
         rt = self.read_timeout
         return {"timeout": {"connect": rt, "write": rt, "pool": rt, "read": read}}
@@ -186,7 +207,7 @@ class _HttpServer(BaseServer):
                 owner = running.pool.stream(
                     frame.method.encode("ascii"),
                     frame.url,
-                    headers=enc(list(frame.headers)),
+                    headers=self._encoded(frame.headers),
                     content=frame.body,
                     extensions=self._timeouts(frame.read_timeout),
                 )
@@ -215,8 +236,7 @@ class _HttpServer(BaseServer):
                         self._pump_nowait()
                 finally:
                     if rest is None:
-                        with trio.CancelScope(shield=True):
-                            await owner.__aexit__(None, None, None)
+                        await owner.__aexit__(None, None, None)  # (shielded within)
         except HTTPCORE_ERRORS as exc:
             if not running.aborted:
                 conn.exchange_failed(xid, _failure(exc), trio.current_time())
@@ -243,8 +263,7 @@ class _HttpServer(BaseServer):
                         await self._read_rest(running, *rest)
                     rest = None
             if rest is None:
-                self._exchanges.pop(xid, None)
-                running.done.set()
+                self._ended(running)
 
     async def _read_rest(self, running: _Running, chunks: AsyncIterator[bytes], owner: Any) -> None:
         """Read on a body whose caller has its answer (a POST's SSE stream may carry
@@ -269,8 +288,7 @@ class _HttpServer(BaseServer):
         finally:
             with trio.CancelScope(shield=True):
                 await owner.__aexit__(None, None, None)
-            self._exchanges.pop(xid, None)
-            running.done.set()
+            self._ended(running)
 
 
 class StreamableHttpServer(_HttpServer):
