@@ -3,8 +3,10 @@
 A server object does three jobs only (issue 9, item 5):
 
 1. it runs what the machine asks for: the transport subclasses perform the frames
-   (``_open_transport``, ``_write``, ``_start_exchange``, ``_abort_exchange``,
-   ``_close_transport``) and feed back what happened (bytes, exchange heads/data/ends);
+   (``_open_transport``, ``_write``/``_flush``, ``_start_exchange``,
+   ``_abort_exchange``, ``_detach_transport``) and feed back what happened (bytes,
+   exchange heads/data/ends/failures); a caller's own HTTP request is performed by the
+   caller's task (``_run_own``), everything else that waits by tasks of its own;
 2. one timer task sleeps until ``conn.next_deadline()`` and calls ``handle_timeout``;
 3. it dispatches the machine's events: a result wakes its parked caller, progress and
    notifications go to the client, server requests to the client's handlers.
@@ -56,7 +58,7 @@ class _Waiter:
         self.error: MCPError | None = None
         self.task: trio.lowlevel.Task | None = None  # set while the caller is parked
         # Set (by the client, before ``finish``) only for a call whose progress
-        # callbacks were queued: waits until they have run (see BaseServer._dispatch).
+        # callbacks were queued: waits until they have run (see BaseServer._finish_call).
         self.settle: Callable[[], Awaitable[None]] | None = None
 
     def finish(self) -> None:
@@ -198,7 +200,8 @@ class BaseServer(ServerView):
                     self._epoch += 1
                     closer = self._detach_transport(frame.graceful)
                     self._closers += 1
-                    self._spawn(self._close_then_pump, closer)
+                    if not self._spawn(self._close_then_pump, closer):
+                        self._closers -= 1  # the client is gone: nothing opens again
                 else:  # pragma: no cover - a frame this driver does not know
                     raise TypeError(f"unknown frame {frame!r}")
 
@@ -298,9 +301,9 @@ class BaseServer(ServerView):
         info = conn.server
         if info is not None and conn.is_connected:  # every request passes here: no pass
             return info
+        conn.connect(trio.current_time())  # (raises only while closing: nothing started)
         waiter = _Waiter()
         self._connecting.append(waiter)
-        conn.connect(trio.current_time())
         try:
             await self._pump()
             await waiter.park()
