@@ -383,7 +383,8 @@ def test_session_expiry_resends_what_may_be_resent_once_on_a_new_session() -> No
     post_list, post_call = h.exchanges()
     h.reply_status(post_list, 404)
     events = h.take_events()
-    assert isinstance(events[0], Diagnostic) and "session expired" in events[0].message
+    assert isinstance(events[0], Diagnostic) and events[0].level == "info"
+    assert events[0].message == "server 'srv': the session expired; starting a new one"
     (failed,) = [e for e in events if isinstance(e, CallFailed)]
     assert failed.call_id == calling and isinstance(failed.error, SessionExpiredError)
     assert "not re-sent" in str(failed.error)
@@ -616,6 +617,7 @@ def test_a_404_to_notifications_initialized_fails_the_connect_instead_of_looping
     events = h.take_events()
     assert isinstance(events[0], ConnectFailed)
     assert "refused the handshake" in str(events[0].error)
+    assert isinstance(events[0].error.__cause__, SessionExpiredError)
     assert [e.call_id for e in events if isinstance(e, CallFailed)] == [cid]
     # No new initialize: a server refusing every session is not asked forever.
     assert [x for x in h.exchanges() if x.body and b"initialize" in x.body] == []
@@ -857,3 +859,22 @@ def test_the_expired_message_names_the_server_and_keeps_the_cause() -> None:
         "a new session was started but the request was not re-sent"
     )
     assert isinstance(failed.error.__cause__, SessionExpiredError)
+
+
+def test_an_http_error_names_the_method_and_answered_streams_are_forgotten() -> None:
+    h = harness(retries=0)
+    connect_http(h)
+    cid = h.conn.start_call("tools/list", now=0.0)
+    h.reply_status(only(h.exchanges()), 500)
+    (failed,) = h.take_events()
+    assert failed.call_id == cid and failed.error.method == "tools/list"
+    # A POST stream answered and ended leaves no state behind (bounded memory).
+    for _ in range(3):
+        h.conn.start_call("tools/list", now=0.0)
+        post = only(h.exchanges())
+        h.conn.exchange_head(post.xid, 200, SSE_HEAD, 0.0)
+        h.conn.exchange_data(post.xid, sse_event(result(body_of(post)["id"], {}), id="1"), 0)
+        h.conn.exchange_end(post.xid, 0.0)
+    transport = h.conn._transport
+    assert transport._streams == {}
+    assert set(transport._ex) == {transport._get_xid}

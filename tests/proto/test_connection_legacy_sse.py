@@ -240,3 +240,16 @@ def test_the_next_call_after_the_stream_ended_reconnects() -> None:
     h.reply_status(post, 202)
     h.conn.exchange_data(stream.xid, sse_event(result(body_of(post)["id"], {"tools": []})), 1)
     assert h.take_events()[-1] == CallSucceeded(cid, "tools/list", {"tools": []})
+
+
+def test_a_ping_post_refused_counts_as_a_miss_at_once() -> None:
+    h = harness(ping=10.0)
+    connect_legacy(h)
+    for _ in range(3):
+        h.advance(h.now + 10.0)
+        (ping,) = h.exchanges()
+        assert body_of(ping)["method"] == "ping"
+        h.reply_status(ping, 503)  # no need to wait for the ping's timeout
+    (lost,) = h.take_events(Disconnected)
+    assert "stopped answering pings" in str(lost.error)
+    assert h.now == 30.0

@@ -19,6 +19,7 @@ from mcp_proto.connection import (
     ConnectionState,
     Diagnostic,
     Disconnected,
+    LogMessage,
     OpenTransport,
     ServerRequest,
 )
@@ -366,10 +367,9 @@ def test_notifications_wait_for_the_connection() -> None:
     h.conn.transport_opened(0.0)
     (init,) = h.written()
     h.feed(init_result(init["id"]))
-    assert [m["method"] for m in h.written()] == [
-        "notifications/initialized",
-        "notifications/custom",
-    ]
+    initialized, custom = h.written()
+    assert initialized["method"] == "notifications/initialized"
+    assert custom == {"jsonrpc": "2.0", "method": "notifications/custom", "params": {"a": 1}}
 
 
 def test_zero_copy_reads_through_get_buffer() -> None:
@@ -442,3 +442,95 @@ def test_lines_before_an_oversized_one_are_delivered_first() -> None:
     assert isinstance(events[1], Diagnostic)  # the line too long, for the log
     assert isinstance(events[2], Disconnected)
     assert [e.call_id for e in events[3:]] == [waiting]
+
+
+def test_a_queued_call_the_server_cannot_serve_fails_with_capability_error() -> None:
+    h = harness()
+    cid = h.conn.start_call("tools/list", now=0.0)  # before the capabilities are known
+    h.take_frames()
+    h.conn.transport_opened(0.0)
+    (init,) = h.written()
+    h.feed(init_result(init["id"], caps={}))
+    assert [m["method"] for m in h.written()] == ["notifications/initialized"]
+    events = h.take_events()
+    assert isinstance(events[0], Connected)
+    assert events[1].call_id == cid and isinstance(events[1].error, CapabilityError)
+
+
+def test_progress_goes_only_to_calls_that_asked_for_it_with_its_message() -> None:
+    h = harness()
+    h.connect_stdio()
+    quiet = h.conn.start_call(
+        "tools/call", {"name": "x", "_meta": {"progressToken": "mine"}}, now=0
+    )
+    loud = h.conn.start_call("tools/call", {"name": "y"}, now=0.0, progress=True)
+    q, loud_msg = h.written()
+    token = loud_msg["params"]["_meta"]["progressToken"]
+    h.feed(
+        notification("notifications/progress", {"progressToken": "mine", "progress": 1}),
+        notification(
+            "notifications/progress", {"progressToken": token, "progress": 2, "message": "half"}
+        ),
+        result(q["id"], {}),
+        result(loud_msg["id"], {}),
+    )
+    assert h.take_events() == [
+        CallProgress(loud, 2.0, None, "half"),
+        CallSucceeded(quiet, "tools/call", {}),
+        CallSucceeded(loud, "tools/call", {}),
+    ]
+
+
+def test_introspection_and_messages() -> None:
+    h = harness()
+    assert h.conn.era == "legacy" and h.conn.server is None and not h.conn.is_connected
+    h.connect_stdio()
+    h.feed(request(1, "roots/list"))
+    h.take_events()
+    h.conn.close(0.0)
+    with pytest.raises(LocalProtocolError, match="server 'srv' is closing"):
+        h.conn.start_call("ping", now=0.0)
+    with pytest.raises(LocalProtocolError, match="server 'srv' is closing"):
+        h.conn.connect(0.0)
+    with pytest.raises(LocalProtocolError, match="server 'srv' is closing"):
+        h.conn.notify("notifications/x", now=0.0)
+
+
+def test_a_retry_diagnostic_is_info_and_a_closed_calls_error_says_so() -> None:
+    h = harness(retries=1)
+    h.connect_stdio()
+    a = h.conn.start_call("tools/list", now=0.0)
+    h.written()
+    h.conn.receive_eof(0.0)
+    (diag,) = h.take_events(Diagnostic)
+    assert diag.level == "info"
+    assert diag.message.startswith("server 'srv': tools/list failed (")
+    h.conn.close(0.0)
+    (failed,) = h.take_events(CallFailed)
+    assert failed.call_id == a
+    assert str(failed.error) == "server 'srv': the client closed the connection"
+
+
+def test_the_limits_reach_the_session() -> None:
+    h = harness(limits=Limits(max_log_message=8))
+    h.connect_stdio()
+    h.feed(notification("notifications/message", {"level": "info", "data": "a" * 100}))
+    (log,) = h.take_events(LogMessage)
+    assert len(log.text) < 40
+
+
+def test_a_queued_call_whose_progress_token_is_taken_fails_alone() -> None:
+    h = harness()
+    params = {"name": "x", "_meta": {"progressToken": "t"}}
+    first = h.conn.start_call("tools/call", params, now=0.0, progress=True)
+    second = h.conn.start_call("tools/call", params, now=0.0, progress=True)
+    h.take_frames()
+    h.conn.transport_opened(0.0)
+    (init,) = h.written()
+    h.feed(init_result(init["id"]))
+    _initialized, sent = h.written()
+    assert sent["params"]["_meta"]["progressToken"] == "t"
+    (failed,) = h.take_events(CallFailed)
+    assert failed.call_id == second and isinstance(failed.error, LocalProtocolError)
+    assert "cannot be sent" in str(failed.error) and "already in use" in str(failed.error)
+    assert h.conn.pending_count == 1 and first in h.conn._calls.calls
