@@ -1,14 +1,18 @@
 """Trio shell: the cheap request path keeps Trio's semantics.
 
-A stdio request is written without a scheduler pass, the caller parks without a
-``trio.Event`` or a cancel scope, and one timer task per server expires requests. These
-tests pin what must not change: every call is a checkpoint (also when its answer is
-already there), a cancelled call abandons its request politely (and a call in an
-already cancelled scope sends nothing), timeouts fire at their own deadline and send
-``notifications/cancelled`` first, and concurrent large and small writes stay whole.
+The server object drives the core machine (``mcp_proto.connection``): a stdio request is
+written without a scheduler pass, the caller parks without a ``trio.Event`` or a cancel
+scope, and one timer task per server hands the machine its deadlines. These tests pin
+what must not change: every call is a checkpoint (also when its answer is already
+there), a cancelled call is cancelled in the machine, which tells the server (and a
+call in an already cancelled scope sends nothing), timeouts fire at their own deadline
+and send ``notifications/cancelled`` first, and concurrent large and small writes stay
+whole.
 
-The first group uses an in-memory transport (answers delivered synchronously or by the
-test) to reach each branch deterministically; the second a real stdio server.
+The first group uses an in-memory transport (the machine's writes answered synchronously
+or by the test) to reach each branch deterministically; then a real stdio server; then
+HTTP (a cancelled call over HTTP) and a cancelled caller whose connect waits for the
+previous process to stop.
 """
 
 from __future__ import annotations
