@@ -86,7 +86,7 @@ PROTOCOL_VOCABULARY = (
 )
 
 #: Shells whose every module is checked (a shell joins once it drives the machine).
-VOCABULARY_FREE_SHELLS = ["mcp_io_sync"]
+VOCABULARY_FREE_SHELLS = ["mcp_io_sync", "mcp_io_trio"]
 
 
 def _vocabulary_in(path: Path) -> list[str]:

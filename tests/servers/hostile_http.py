@@ -145,6 +145,12 @@ post_tail              tools/call ``t`` -> 200 text/event-stream: the response f
                        the POST stream to its end returns from the first call only once the
                        stream is gone, and then gets "nothing held". records notes
                        "post_tail: released", "post_tail: client closed", "post_tail: gave up".
+oversized_tail         tools/call -> 200 text/event-stream, all in ONE write: a
+                       ``notifications/message`` (logger "oversized_tail", data "before"), the
+                       response (text "ok"), then an event whose data is ``size`` bytes of "x"
+                       (default 2 MiB), then the end. A client bounding events below ``size``
+                       still has the notification and the response: complete events before the
+                       oversized one are not lost with it.
 legacy_sse_ok          well-behaved legacy HTTP+SSE: GET /sse (or GET /) -> ``event: endpoint``,
                        ``data: /messages?session=abc`` (the 2nd stream gets abc-2, ...);
                        POST /messages?session=<id> -> 202 "Accepted", the JSON-RPC reply comes on
@@ -207,6 +213,7 @@ STREAMABLE_MODES = frozenset(
         "batch",
         "after_result",
         "post_tail",
+        "oversized_tail",
     }
 )
 LEGACY_MODES = frozenset({"cross_origin_endpoint", "legacy_sse_ok"})
@@ -226,6 +233,7 @@ OPTIONS: dict[str, dict[str, Any]] = {
     "batch": {"batch_wait": 10.0},
     "after_result": {"notifications": 3, "pause": 0.05, "hold": False},
     "post_tail": {"hold_max": 30.0},
+    "oversized_tail": {"size": 2 * MIB},
 }
 HUGE_ID_VARIANTS = ("huge", "cr", "crlf", "nonascii", "nul")
 ENDPOINT_VARIANTS = ("port", "host", "evil", "scheme", "userinfo", "netpath")
@@ -1162,6 +1170,22 @@ class HostileHTTPServer:
             ex.drop()
             return True
         ex.end()
+        return True
+
+    def _post_oversized_tail(self, ex: Exchange, msg: dict[str, Any]) -> bool:
+        if msg.get("method") != "tools/call":
+            return False
+        ex.start_stream(200)
+        oversized = b"event: message\ndata: " + b"x" * int(self.opts["size"]) + b"\n\n"
+        with contextlib.suppress(_Gone):
+            ex.write(
+                message_event(_log_note("oversized_tail", "before"))
+                + message_event(self._answer(msg))
+                + oversized
+            )
+            ex.end()
+            return True
+        ex.drop()
         return True
 
     def _post_post_tail(self, ex: Exchange, msg: dict[str, Any]) -> bool:
