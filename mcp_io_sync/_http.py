@@ -47,6 +47,10 @@ from ._pool import ConnectionPool
 
 __all__ = ["HttpServer", "SseServer", "StreamableHttpServer"]
 
+#: What running an exchange may raise: httpcore's errors, ``ConnectionNotAvailable``
+#: (the pool was closed under the request, at close) and OS errors on the socket.
+_ERRORS = (*HTTPCORE_ERRORS, httpcore.ConnectionNotAvailable, OSError)
+
 #: How long closing waits for the exchanges already started (the DELETE, answers
 #: refused at close) before it closes the pool under them.
 _CLOSE_WAIT = 5.0
@@ -155,9 +159,9 @@ class _HttpServer(BaseServer):
                 name=f"mcp-stream-{self.name}",
                 daemon=True,
             )
+            thread.start()  # before close can see it (a thread is joined once started)
             self._streams = [t for t in self._streams if t.is_alive()]
             self._streams.append(thread)
-            thread.start()
             return
         self._submit(self._run_in_worker, frame)
 
@@ -210,7 +214,7 @@ class _HttpServer(BaseServer):
             self._conn.transport_closed(time.monotonic())
 
     def _stop_transport(self) -> None:
-        for thread in self._streams:
+        for thread in list(self._streams):
             if thread is not threading.current_thread():
                 thread.join(timeout=_CLOSE_WAIT)
         self._streams = []
@@ -252,7 +256,7 @@ class _HttpServer(BaseServer):
                 extensions=self._timeouts(frame.read_timeout),
             )
             response = cm.__enter__()
-        except HTTPCORE_ERRORS as exc:
+        except _ERRORS as exc:
             self._ended(xid)
             self._feed_failure(xid, _failure(exc))
             return self._next_own(waiter)
@@ -268,7 +272,7 @@ class _HttpServer(BaseServer):
             if live.wanted:
                 chunks = response.iter_stream()
                 handed_off = self._read_body(xid, chunks, live, waiter, cm, response)
-        except HTTPCORE_ERRORS as exc:
+        except _ERRORS as exc:
             self._feed_failure(xid, _failure(exc))
         finally:
             if not handed_off:
@@ -316,7 +320,7 @@ class _HttpServer(BaseServer):
         live.thread = threading.get_ident()
         try:
             self._read_body(xid, chunks, live, None, cm)
-        except HTTPCORE_ERRORS as exc:
+        except _ERRORS as exc:
             self._feed_failure(xid, _failure(exc))
         finally:
             self._finish_response(xid, cm)
@@ -326,7 +330,7 @@ class _HttpServer(BaseServer):
         end) and forget the exchange."""
         try:
             cm.__exit__(None, None, None)
-        except HTTPCORE_ERRORS:
+        except _ERRORS:
             pass
         self._ended(xid)
 
