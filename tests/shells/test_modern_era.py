@@ -21,7 +21,7 @@ import pytest
 
 from mcp_proto import errors
 
-from ._http_support import HTTP_READ_TIMEOUT
+from ._http_support import HTTP_READ_TIMEOUT, hostile_http_server
 from .conftest import SDK_SERVER, SERVERS, Shell, text_of
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "proto" / "modern"))
@@ -205,3 +205,34 @@ def test_log_level_rides_in_meta_and_set_level_is_never_sent(shell: Shell, tmp_p
     }
     assert "io.modelcontextprotocol/logLevel" not in echoes["before"]
     assert echoes["after"]["io.modelcontextprotocol/logLevel"] == "error"
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "needle"),
+    [("request_meta", 5, "request_meta"), ("extensions", ["no-prefix"], "extension identifier")],
+)
+def test_bad_era_options_are_refused_before_anything_starts(
+    shell: Shell, option: str, value: Any, needle: str
+) -> None:
+    async def never(c: Any) -> None:
+        raise AssertionError("a client was built")
+
+    with pytest.raises(ValueError, match=needle):
+        shell.run_client(never, [], **{option: value})
+
+
+def test_the_era_is_probed_once_per_origin_per_client(shell: Shell) -> None:
+    # LIFE-18: after cleanup() the next call reconnects; the era of the origin is known
+    # (legacy here), so initialize goes first: no second server/discover.
+    async def scenario(c: Any) -> None:
+        assert await c.ping() == {}
+        await c.cleanup()
+        assert await c.ping() == {}
+        assert c.servers[0].protocol_era == "legacy"
+
+    with hostile_http_server("ok") as peer:
+        shell.run(scenario, peer.base + "/mcp", **options("http"))
+        methods = [r.rpc_method for r in peer.recorder.requests if r.method == "POST"]
+    assert methods.count("server/discover") == 1, methods
+    assert methods.count("initialize") == 2, methods
+    assert methods.index("server/discover") < methods.index("initialize")
