@@ -236,3 +236,29 @@ def test_the_era_is_probed_once_per_origin_per_client(shell: Shell) -> None:
     assert methods.count("server/discover") == 1, methods
     assert methods.count("initialize") == 2, methods
     assert methods.index("server/discover") < methods.index("initialize")
+
+
+def test_a_tools_call_mirrors_its_tool_definition_into_mcp_param_headers(shell: Shell) -> None:
+    # HDR-1 through the shell: a request carrying the tool definition (as the client
+    # core's tools/call effect does) gets the Mcp-Param-* headers of its annotations.
+    tool = {
+        "name": "h",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"region": {"type": "string", "x-mcp-header": "Region"}},
+        },
+    }
+
+    async def scenario(c: Any) -> list[dict[str, Any]]:
+        pending = c.servers[0].request(
+            "tools/call", {"name": "h", "arguments": {"region": "Zürich"}}, tool=tool
+        )
+        if shell.is_trio:
+            await pending
+        return await received(c)
+
+    with modern_peer("http") as target:
+        seen = shell.run(scenario, target, **options("http"))
+    (call,) = [r for r in seen if r["method"] == "tools/call"]
+    assert call["headers"]["mcp-name"] == "h"
+    assert call["headers"]["mcp-param-region"] == "=?base64?WsO8cmljaA==?="
