@@ -364,7 +364,7 @@ def summarize(data: dict[str, Any]) -> dict[str, dict[str, dict[str, float]]]:
         put("rss.maxrss_mib", c, [r["maxrss_kib"] / 1024 for r in rs])
     imp = s.get("import")
     if imp:
-        for c in CLIENTS:
+        for c in data["clients"]:  # with --at OLD --at NEW: sync@OLD, sync@NEW, ...
             if c in imp:
                 # One value (median of totals minus median bare); spread from the totals.
                 for key, samples, bare_key in (
@@ -510,17 +510,19 @@ def render_spread(summary: dict[str, Any], data: dict[str, Any]) -> str:
 def source_state() -> dict[str, Any]:
     """What was measured: git HEAD, uncommitted product files, a hash of the sources."""
     repo = os.path.dirname(HERE)
-    root = REVS.source("sync") or repo
+    # What the workers import: the exported revisions (--at), else the working tree.
+    roots = [REVS.dirs[label] for label in REVS.labels] or [repo]
     digest = hashlib.sha256()
-    for pkg in PRODUCT:
-        for dirpath, dirnames, files in sorted(os.walk(os.path.join(root, pkg))):
-            dirnames.sort()
-            for name in sorted(files):
-                if name.endswith(".py"):
-                    path = os.path.join(dirpath, name)
-                    digest.update(os.path.relpath(path, root).encode())
-                    with open(path, "rb") as f:
-                        digest.update(f.read())
+    for root in roots:
+        for pkg in PRODUCT:
+            for dirpath, dirnames, files in sorted(os.walk(os.path.join(root, pkg))):
+                dirnames.sort()
+                for name in sorted(files):
+                    if name.endswith(".py"):
+                        path = os.path.join(dirpath, name)
+                        digest.update(os.path.relpath(path, root).encode())
+                        with open(path, "rb") as f:
+                            digest.update(f.read())
 
     def git(*args: str) -> str:
         try:
