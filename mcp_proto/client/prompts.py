@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..effects import Call, Op
+from ..effects import Op
 from ..errors import (
     ConnectionError,
     PromptGetError,
@@ -14,6 +14,7 @@ from ..errors import (
     ValidationError,
 )
 from ..types import Prompt
+from . import era
 from .router import PASS_THROUGH, Router
 
 __all__ = ["PromptOps"]
@@ -48,7 +49,7 @@ class PromptOps(Router):
             params["_meta"] = dict(meta)
         owner = prompt.server or self._default_server(None)
         try:
-            result = yield Call(owner, "prompts/get", params, timeout)
+            result = yield from era.request(self, owner, "prompts/get", params, timeout)
         except PASS_THROUGH:
             raise
         except (TransportError, ConnectionError) as exc:

@@ -14,7 +14,8 @@ from typing import Any, Final, Literal
 
 import attrs
 
-from ..effects import Connect, Log, Op
+from .. import deprecations
+from ..effects import CallHost, Connect, Log, Op
 from ..errors import (
     AmbiguousPromptName,
     AmbiguousToolName,
@@ -30,9 +31,14 @@ from ..errors import (
 )
 from ..handlers import Handlers, client_capabilities
 from ..limits import Limits
+from ..modern.cache import CacheKind, ResultCache
+from ..modern.headers import filter_tools
+from ..modern.meta import Extensions, HostMeta, check_extensions
+from ..modern.mrtr import InputRequiredWait
 from ..pagination import list_all
 from ..session import ServerInfo
 from ..types import Implementation, Prompt, Resource, Root, Tool
+from . import era
 
 __all__ = ["DEFAULT_CLIENT_INFO", "PASS_THROUGH", "Router", "ServerEntry"]
 
@@ -43,6 +49,13 @@ _INVALIDATES: Final[dict[str, str]] = {
     "notifications/tools/list_changed": "tools",
     "notifications/prompts/list_changed": "prompts",
     "notifications/resources/list_changed": "resources",
+}
+
+# The result cache's kind of each router list.
+_CACHE_KIND: Final[dict[str, CacheKind]] = {
+    "tools": "tools",
+    "prompts": "prompts",
+    "resources": "resources",
 }
 
 # Failures a call/get/read re-raises as they are instead of wrapping them in
@@ -58,10 +71,17 @@ PASS_THROUGH: Final = (
 
 @attrs.frozen
 class ServerEntry:
-    """A configured server as the core sees it: its name and transport type."""
+    """A configured server as the core sees it: its name and transport type.
+
+    ``authorization`` is the ``Authorization`` header configured for it (the only
+    credential the client sends today): a private cached result of a 2026-07-28 server
+    is bound to its SHA-256 (CACHE-6). ``read_timeout`` bounds an ``input_required``
+    wait when the call gives no timeout (MRTR-7)."""
 
     name: str
     type: str
+    authorization: str | None = attrs.field(default=None, repr=False)
+    read_timeout: float | None = None
 
 
 class Router:
@@ -79,6 +99,12 @@ class Router:
         client_info: Implementation | None = None,
         validate_structured_content: Literal["warn", "strict"] = "warn",
         limits: Limits | None = None,
+        clock: Callable[[], float] | None = None,
+        sleep: Callable[[float], Any] | None = None,
+        on_input_required_wait: Callable[[InputRequiredWait], Any] | None = None,
+        on_deprecated: Callable[[str], Any] | None = None,
+        request_meta: HostMeta = None,
+        extensions: Extensions = (),
     ) -> None:
         if validate_structured_content not in ("warn", "strict"):
             raise ValueError(
@@ -89,7 +115,34 @@ class Router:
         if len({n.lower() for n in names}) != len(names):
             raise ValueError(f"server names must be unique (case-insensitively): {names}")
         self.servers: tuple[ServerEntry, ...] = tuple(servers)
+        # DEP-2..4, DEP-16: notices go to the shell's logger through on_deprecated;
+        # the handlers announce what a served request uses (sampling, roots answers).
+        self.on_deprecated = on_deprecated
+        if on_deprecated is not None and handlers.on_deprecated is None:
+            handlers = attrs.evolve(handlers, on_deprecated=on_deprecated)
         self.handlers = handlers
+        # The shell's monotonic clock and sleep (the core has neither): the result
+        # cache's "now" (CACHE-2) and the input_required waits (MRTR-4) use them.
+        self.clock = clock
+        self.sleep = sleep
+        self.on_input_required_wait = on_input_required_wait
+        # LIFE-12/LIFE-13: validated here, carried by each connection onto every
+        # 2026-07-28 request (the driver hands them to the machine).
+        if request_meta is not None and not callable(request_meta):
+            if not isinstance(request_meta, Mapping):
+                raise TypeError("request_meta must be a mapping or a callable returning one")
+            request_meta = dict(request_meta)
+        self.request_meta: HostMeta = request_meta
+        self.extensions = check_extensions(extensions)
+        if handlers.sampling is not None:
+            self._deprecated("sampling")  # DEP-3: registering the handler uses it
+        if not callable(request_meta) and deprecations.features_in_meta(request_meta):
+            self._deprecated("logging")  # DEP-4: a logLevel in request_meta
+        # server -> whether its connection speaks 2026-07-28 (learned at each Connect).
+        self._modern: dict[str, bool] = {}
+        # CACHE-1..14: one result cache per server, used for 2026-07-28 servers only
+        # (the handshake era keeps the list caches below, TOOL-16).
+        self._result_caches: dict[str, ResultCache] = {}
         self.client_info = client_info or DEFAULT_CLIENT_INFO
         self.validate_structured_content = validate_structured_content
         self.limits = limits or Limits()
@@ -161,7 +214,7 @@ class Router:
     def replace_type(self, name: str, transport_type: str) -> None:
         """A server's transport changed (``connect``'s fallback chain)."""
         self.servers = tuple(
-            ServerEntry(s.name, transport_type) if s.name == name else s for s in self.servers
+            attrs.evolve(s, type=transport_type) if s.name == name else s for s in self.servers
         )
         self.server_disconnected(name)
 
@@ -204,26 +257,99 @@ class Router:
         kind = _INVALIDATES.get(method)
         if kind is not None:
             self._invalidate(server, kind)
+        # NOTIF-3: bookkeeping (above), then cache invalidation, regardless of the
+        # remaining TTL (CACHE-14), before the shell runs listeners and callbacks.
+        cache = self._result_caches.get(server)
+        if cache is not None:
+            cache.invalidate_for(method, params)
+        if method == "notifications/message":
+            self._deprecated("logging")  # DEP-4: a server log message received
 
     def server_disconnected(self, server: str) -> None:
-        """A server's connection ended: what it listed may change on reconnect."""
+        """A server's connection ended: what it listed may change on reconnect. The
+        2026-07-28 result cache stays: its entries carry their own freshness, and a
+        stale one may still stand in after a transient failure (CACHE-3)."""
         for kind in ("tools", "prompts", "resources"):
             self._invalidate(server, kind)
+        self._modern.pop(server, None)  # a reconnection may meet the other era (LIFE-18)
+
+    # ------------------------------------------------------------------ 2026-07-28
+
+    def _deprecated(self, key: str) -> None:
+        """Announce a deprecated feature once per process (DEP-2..4); never raises,
+        never blocks (DEP-12, DEP-15). Without a logger the notice stays due."""
+        emit = self.on_deprecated
+        if emit is not None:
+            deprecations.announce(key, emit)
+
+    def _connect(self, server: str) -> Op[ServerInfo]:
+        """``Connect`` and note the server's era (LIFE-4): the operations below branch
+        on it (caching, input_required, header filtering)."""
+        info: ServerInfo = yield Connect(server)
+        self._modern[server] = info.protocol_era == "modern"
+        return info
+
+    def is_modern(self, server: str) -> bool:
+        """Whether ``server``'s last connection spoke 2026-07-28."""
+        return self._modern.get(server, False)
+
+    def _entry(self, server: str) -> ServerEntry:
+        for s in self.servers:
+            if s.name == server:
+                return s
+        raise ServerNotFound(f"no server named {server!r}")
+
+    def result_cache(self, server: str) -> ResultCache:
+        """``server``'s 2026-07-28 result cache (created on first use)."""
+        cache = self._result_caches.get(server)
+        if cache is None:
+            cache = self._result_caches[server] = ResultCache()
+        return cache
+
+    def _now(self) -> Op[float | None]:
+        if self.clock is None:
+            return None
+        now: float = yield CallHost(self.clock)
+        return now
 
     # ------------------------------------------------------------------ lists and routing
 
+    def _cached_list(self, server: str, kind: str) -> Op[list[Any] | None]:
+        """The parsed list kept for ``server`` when it may be used as is: always in the
+        handshake era (until list_changed, TOOL-16); for a 2026-07-28 server only while
+        its first page's result is fresh (CACHE-2), since ``ttlMs`` governs there."""
+        items = self._store(kind).get(server)
+        if items is None or not self.is_modern(server):
+            return items
+        now = yield from self._now()
+        if now is None or not self.result_cache(server).fresh(_CACHE_KIND[kind], now):
+            return None
+        return items
+
     def _list_one(self, server: str, kind: str, cache: bool) -> Op[list[Any]]:
         store = self._store(kind)
-        if cache and server in store:
-            return store[server]
+        if cache:
+            known = yield from self._cached_list(server, kind)
+            if known is not None:
+                return known
         generation = self._generation.get((server, kind), 0)
-        info: ServerInfo = yield Connect(server)
+        info: ServerInfo = yield from self._connect(server)
         capability = "resources" if kind == "resources" else kind
         if not info.has_capability(capability):
             items: list[Any] = []
         else:
             method = f"{kind}/list"
-            raw = yield from list_all(server, method, kind, max_pages=self.limits.max_pages)
+            raw: list[Any]
+            if self.is_modern(server):
+                raw = yield from era.modern_list_all(self, server, method, kind, use_cached=cache)
+                if kind == "tools":
+                    # HDR-3: over Streamable HTTP a tool whose x-mcp-header annotations
+                    # break the rules is left out, with a warning naming it.
+                    raw, problems = filter_tools(raw, http=self._entry(server).type != "stdio")
+                    for problem in problems:
+                        yield Log("WARNING", f"server {server!r}: {problem}")
+            else:
+                raw = yield from list_all(server, method, kind, max_pages=self.limits.max_pages)
             parse: Callable[..., Any] = {
                 "tools": Tool.from_dict,
                 "prompts": Prompt.from_dict,
@@ -274,7 +400,8 @@ class Router:
         store = self._store(kind)
         names = self._servers_for(server)
         matches: list[Any]
-        if all(n in store for n in names):  # every list cached: no effects needed
+        if all(n in store and not self.is_modern(n) for n in names):
+            # every list cached in the handshake era: no effects needed
             matches = []
             for n in names:
                 matches += self._by_name(n, kind, store[n]).get(name, ())
