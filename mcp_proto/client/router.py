@@ -218,6 +218,20 @@ class Router:
         )
         self.server_disconnected(name)
 
+    def set_authorization(self, name: str, authorization: str | None) -> None:
+        """The ``Authorization`` value now sent to ``name`` (a rotated token): private
+        cached results of the old one stop answering (CACHE-6)."""
+        self.servers = tuple(
+            attrs.evolve(s, authorization=authorization) if s.name == name else s
+            for s in self.servers
+        )
+        if self.is_modern(name):
+            # The parsed lists were read from entries bound to the old value: drop
+            # them, so the next listing asks the cache again with the new one.
+            for kind in ("tools", "prompts", "resources"):
+                self._store(kind).pop(name, None)
+                self._name_index.pop((name, kind), None)
+
     def _servers_for(self, server: Any) -> list[str]:
         if server is None:
             return [s.name for s in self.servers]
