@@ -44,8 +44,16 @@ class ServerView:
 
     @property
     def protocol_era(self) -> str | None:
+        """``"modern"`` (2026-07-28: no handshake, ``server/discover``) or
+        ``"legacy"`` (the handshake era), from the current connection; ``None`` before
+        the era is known (LIFE-4)."""
         info = self.info
         return info.protocol_era if info is not None else None
+
+    @property
+    def is_modern(self) -> bool:
+        """Whether the current connection speaks the 2026-07-28 revision."""
+        return self.protocol_era == "modern"
 
     def has_capability(self, *path: str) -> bool:
         info = self.info

@@ -20,6 +20,7 @@ import attrs
 from ..effects import Call, Log, Op, ProgressCallback
 from ..errors import InputRequiredError, LocalProtocolError, MCPError
 from ..modern.cache import KIND_OF_METHOD, may_serve_stale
+from ..modern.meta import CLIENT_CAPABILITIES, LOG_LEVEL, modern_capabilities
 from ..modern.mrtr import input_required_op, resume_op
 from ..pagination import list_all
 from ._intercept import intercept
@@ -27,7 +28,13 @@ from ._intercept import intercept
 if TYPE_CHECKING:
     from .router import Router
 
-__all__ = ["cached_call", "modern_list_all", "request", "resume_input_required"]
+__all__ = [
+    "cached_call",
+    "key_params",
+    "modern_list_all",
+    "request",
+    "resume_input_required",
+]
 
 #: The router's list kinds a cacheable method fills (their list_changed generation).
 _KINDS_OF_METHOD: dict[str, tuple[str, ...]] = {
@@ -65,15 +72,17 @@ def cached_call(
     SHA-256 of the ``Authorization`` configured for the server (CACHE-6). A failed
     refetch is answered from a stale entry only when :func:`may_serve_stale` says
     the failure is a transient HTTP one (CACHE-3). Without a clock (a core built
-    without one) nothing is cached."""
+    without one) nothing is cached; nor with a ``request_meta`` callable: the client
+    cannot know the ``_meta`` a request will carry before it is built (CACHE-9)."""
     now = yield from core._now()
-    if now is None:
+    if now is None or callable(core.request_meta):
         return (yield Call(server, method, params, timeout))
     cache = core.result_cache(server)
     entry = core._entry(server)
     auth = entry.authorization
+    key = key_params(core, server, params)
     if use_cached:
-        hit = cache.lookup(method, params, now=now, authorization=auth)
+        hit = cache.lookup(method, key, now=now, authorization=auth)
         if hit is not None:
             return hit
     kinds = _KINDS_OF_METHOD.get(method, ())
@@ -82,7 +91,7 @@ def cached_call(
         result = yield Call(server, method, params, timeout)
     except MCPError as exc:
         stale = (
-            cache.stale(method, params, authorization=auth)
+            cache.stale(method, key, authorization=auth)
             if may_serve_stale(exc, entry.type)
             else None
         )
@@ -95,12 +104,33 @@ def cached_call(
         )
         return stale
     received = yield from core._now()
-    cache.store(method, params, result, now=received or now, authorization=auth)
+    cache.store(method, key, result, now=now if received is None else received, authorization=auth)
     if generations != [core._generation.get((server, k), 0) for k in kinds]:
         # A list_changed arrived while this page was in flight: the page may
         # already be out of date, so it is kept (for cache_info) but not fresh.
         cache.invalidate(KIND_OF_METHOD[method])
     return result
+
+
+def key_params(core: Router, server: str, params: dict[str, Any] | None) -> dict[str, Any]:
+    """The params a cache entry is keyed on: the request's own plus the ``_meta`` the
+    connection adds to it — the host's ``request_meta`` (a mapping), the log level
+    and the client capabilities with ``extensions`` (CACHE-7: public entries are
+    shared between callers, never between params). The protocol version and client
+    info are the same for every request of a client and server, so left out."""
+    meta: dict[str, Any] = {}
+    level = core.log_levels.get(server)
+    if level is not None:
+        meta[LOG_LEVEL] = level
+    if isinstance(core.request_meta, Mapping):
+        meta.update(core.request_meta)
+    out = dict(params or {})
+    own = out.get("_meta")
+    if isinstance(own, Mapping):
+        meta.update(own)
+    meta[CLIENT_CAPABILITIES] = modern_capabilities(core.capabilities, core.extensions)
+    out["_meta"] = meta
+    return out
 
 
 def request(

@@ -128,16 +128,13 @@ class Router:
         self.on_input_required_wait = on_input_required_wait
         # LIFE-12/LIFE-13: validated here, carried by each connection onto every
         # 2026-07-28 request (the driver hands them to the machine).
-        if request_meta is not None and not callable(request_meta):
-            if not isinstance(request_meta, Mapping):
-                raise TypeError("request_meta must be a mapping or a callable returning one")
-            request_meta = dict(request_meta)
-        self.request_meta: HostMeta = request_meta
+        self._request_meta: HostMeta = None
+        # server -> the level set_log_level gave a 2026-07-28 server (carried as _meta
+        # by its connection, LIFE-15; part of the cache key, CACHE-7).
+        self.log_levels: dict[str, str] = {}
         self.extensions = check_extensions(extensions)
         if handlers.sampling is not None:
             self._deprecated("sampling")  # DEP-3: registering the handler uses it
-        if not callable(request_meta) and deprecations.features_in_meta(request_meta):
-            self._deprecated("logging")  # DEP-4: a logLevel in request_meta
         # server -> whether its connection speaks 2026-07-28 (learned at each Connect).
         self._modern: dict[str, bool] = {}
         # CACHE-1..14: one result cache per server, used for 2026-07-28 servers only
@@ -159,8 +156,34 @@ class Router:
         self._generation: dict[tuple[str, str], int] = {}
         # (server, kind) -> (the cached list it indexes, name -> items): see _by_name.
         self._name_index: dict[tuple[str, str], tuple[list[Any], dict[str, list[Any]]]] = {}
+        self.request_meta = request_meta  # validated and copied by the setter
 
     # ------------------------------------------------------------------ config
+
+    @property
+    def request_meta(self) -> HostMeta:
+        """The host's ``request_meta`` (LIFE-12): a mapping (copied when set) or a
+        callable evaluated per request by the connection."""
+        return self._request_meta
+
+    @request_meta.setter
+    def request_meta(self, value: HostMeta) -> None:
+        if value is not None and not callable(value):
+            if not isinstance(value, Mapping):
+                raise TypeError("request_meta must be a mapping or a callable returning one")
+            value = dict(value)
+        self._request_meta = value
+        if not callable(value) and deprecations.features_in_meta(value):
+            self._deprecated("logging")  # DEP-4: a logLevel in request_meta
+        # CACHE-7: the parsed lists were read under the old _meta: list again.
+        self._drop_modern_lists()
+
+    def _drop_modern_lists(self, only: str | None = None) -> None:
+        for name in list(self._modern):
+            if self._modern[name] and only in (None, name):
+                for kind in ("tools", "prompts", "resources"):
+                    self._store(kind).pop(name, None)
+                    self._name_index.pop((name, kind), None)
 
     @property
     def capabilities(self) -> dict[str, Any]:
@@ -225,12 +248,9 @@ class Router:
             attrs.evolve(s, authorization=authorization) if s.name == name else s
             for s in self.servers
         )
-        if self.is_modern(name):
-            # The parsed lists were read from entries bound to the old value: drop
-            # them, so the next listing asks the cache again with the new one.
-            for kind in ("tools", "prompts", "resources"):
-                self._store(kind).pop(name, None)
-                self._name_index.pop((name, kind), None)
+        # The parsed lists were read from entries bound to the old value: drop them,
+        # so the next listing asks the cache again with the new one.
+        self._drop_modern_lists(name)
 
     def _servers_for(self, server: Any) -> list[str]:
         if server is None:

@@ -87,6 +87,8 @@ class UtilityOps(Router):
                 # LIFE-15: no logging/setLevel in 2026-07-28; the level rides as _meta
                 # on every request the connection sends from now on.
                 yield SetLogLevel(name, level)
+                self.log_levels[name] = level
+                self._drop_modern_lists(name)  # CACHE-7: the _meta changed
             else:
                 yield Call(name, "logging/setLevel", {"level": level})
             done.append(name)

@@ -215,3 +215,28 @@ def test_tools_call_is_never_cached() -> None:
     drive(core.call_tool("t", {}), d.perform)
     assert len(d.sent("tools/call")) == 2
     assert d.peers["s"].version == MODERN
+
+
+def test_changing_request_meta_or_the_log_level_refetches() -> None:
+    core, d = make({"s": Peer(script={"tools/list": tools_page("t")})}, request_meta={"a": 1})
+    drive(core.list_tools(), d.perform)
+    drive(core.list_tools(), d.perform)
+    assert len(d.sent("tools/list")) == 1
+    core.request_meta = {"a": 2}  # CACHE-7: another _meta, another entry
+    drive(core.list_tools(), d.perform)
+    assert len(d.sent("tools/list")) == 2
+    core.request_meta = {"a": 1}  # the first entry is still fresh
+    drive(core.list_tools(), d.perform)
+    assert len(d.sent("tools/list")) == 2
+    drive(core.set_log_level("debug"), d.perform)
+    drive(core.list_tools(), d.perform)
+    assert len(d.sent("tools/list")) == 3
+
+
+def test_a_request_meta_callable_disables_reuse() -> None:
+    core, d = make(
+        {"s": Peer(script={"tools/list": tools_page("t")})}, request_meta=lambda: {"n": 1}
+    )
+    for _ in range(3):
+        drive(core.list_tools(), d.perform)
+    assert len(d.sent("tools/list")) == 3  # CACHE-9: the _meta is unknown in advance
