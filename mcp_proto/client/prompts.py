@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from .. import deprecations
 from ..effects import Op
 from ..errors import (
     ConnectionError,
@@ -37,6 +38,8 @@ class PromptOps(Router):
         prompt: Prompt = yield from self._resolve("prompts", name, server)
         args = {str(k): v for k, v in (arguments or {}).items()}
         meta = args.pop("_meta", None)
+        if deprecations.features_in_meta(meta):
+            self._deprecated("logging")  # DEP-4: a log level in a call's own _meta
         for arg in prompt.arguments:
             if arg.required and arg.name not in args:
                 raise ValidationError(f"prompt {name!r} needs the argument {arg.name!r}")

@@ -7,6 +7,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from .. import deprecations
 from .._schema_plain import is_plain
 from ..effects import Connect, Log, Op, ProgressCallback
 from ..errors import (
@@ -72,6 +73,8 @@ class ToolOps(Router):
         args = dict(arguments or {})
         # TOOL-14: a request-level _meta given among the arguments goes to params._meta.
         meta = args.pop("_meta", None)
+        if deprecations.features_in_meta(meta):
+            self._deprecated("logging")  # DEP-4: a log level in a call's own _meta
         _check_required(tool, args)
         yield from _check_input_schema(tool)
         params: dict[str, Any] = {"name": name, "arguments": args}

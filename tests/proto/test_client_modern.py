@@ -401,3 +401,26 @@ def test_request_meta_and_extensions_are_validated() -> None:
         make({"s": Peer()}, extensions=["no-prefix"])
     core, _ = make({"s": Peer()}, extensions=["io.example/x"], request_meta={"a": 1})
     assert core.extensions == {"io.example/x": {}} and core.request_meta == {"a": 1}
+
+
+def test_a_log_level_in_a_calls_own_meta_announces_logging() -> None:
+    notes = Notices()
+    core, d = make({"s": Peer(script={"tools/list": {"tools": [tool("t")]}, "tools/call": OK})})
+    core.on_deprecated = notes
+    drive(core.call_tool("t", {"_meta": {"progressToken": 1}}), d.perform)
+    assert notes.lines == []
+    drive(core.call_tool("t", {"_meta": {"io.modelcontextprotocol/logLevel": "debug"}}), d.perform)
+    assert len(notes.lines) == 1 and notes.lines[0].startswith("Logging")
+    assert d.sent("tools/call")[-1].params == {
+        "name": "t",
+        "arguments": {},
+        "_meta": {"io.modelcontextprotocol/logLevel": "debug"},
+    }
+
+
+def test_one_notice_per_process_for_two_clients() -> None:
+    notes = Notices()
+    for _ in range(2):
+        core, d = make({"s": Peer()}, on_deprecated=notes)
+        drive(core.set_roots([{"uri": "file:///tmp"}]), d.perform)
+    assert len(notes.lines) == 1  # DEP-9
