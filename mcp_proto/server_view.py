@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from mcp_proto.config import ServerConfig
+from mcp_proto.modern.cache import CacheInfo, CacheKind, ResultCache
 from mcp_proto.session import ServerInfo, Session, State
 
 __all__ = ["ServerView"]
@@ -16,6 +18,20 @@ class ServerView:
 
     config: ServerConfig
     _session: Session | None
+    #: Set by the client that owns this server: ``(kind, uri) -> CacheInfo | None`` from
+    #: its core's result cache (CACHE-10). Unset: nothing is cached.
+    _cache_info: Callable[[CacheKind, str | None], CacheInfo | None] | None = None
+
+    def cache_info(self, kind: CacheKind, uri: str | None = None) -> CacheInfo | None:
+        """What the 2026-07-28 result cache holds for ``kind`` (``"tools"``,
+        ``"prompts"``, ``"resources"``, ``"resource_templates"``, ``"discover"``, or
+        ``"read"`` with ``uri``): ``CacheInfo(ttl_ms, cache_scope, received_at,
+        fresh)``, or ``None`` when nothing is cached (CACHE-10)."""
+        source = self._cache_info
+        if source is None:
+            ResultCache().cache_info(kind, uri, now=0.0)  # the same argument checks
+            return None
+        return source(kind, uri)
 
     @property
     def info(self) -> ServerInfo | None:

@@ -31,7 +31,7 @@ from ..errors import (
 )
 from ..handlers import Handlers, client_capabilities
 from ..limits import Limits
-from ..modern.cache import CacheKind, ResultCache
+from ..modern.cache import CacheInfo, CacheKind, ResultCache
 from ..modern.headers import filter_tools
 from ..modern.meta import Extensions, HostMeta, check_extensions
 from ..modern.mrtr import InputRequiredWait
@@ -339,6 +339,16 @@ class Router:
         if cache is None:
             cache = self._result_caches[server] = ResultCache()
         return cache
+
+    def cache_info_at(
+        self, server: str, kind: CacheKind, uri: str | None, now: float
+    ) -> CacheInfo | None:
+        """``server.cache_info(kind, uri)`` at ``now`` (the shell's clock), CACHE-10."""
+        cache = self._result_caches.get(server)
+        if cache is None:
+            ResultCache().cache_info(kind, uri, now=now)  # the same argument checks
+            return None
+        return cache.cache_info(kind, uri, now=now)
 
     def _now(self) -> Op[float | None]:
         if self.clock is None:

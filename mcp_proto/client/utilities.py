@@ -8,7 +8,7 @@ from typing import Any, Final
 
 from ..effects import Call, Connect, Log, Notify, Op, SetLogLevel
 from ..errors import CapabilityError, InputRequiredError, MCPError
-from ..modern.cache import CacheInfo, CacheKind, ResultCache
+from ..modern.cache import CacheInfo, CacheKind
 from ..session import ServerInfo
 from ..types import Prompt, Root
 from . import era
@@ -130,12 +130,7 @@ class UtilityOps(Router):
         now = yield from self._now()
         out: dict[str, CacheInfo | None] = {}
         for name in self._servers_for(server):
-            cache = self._result_caches.get(name)
-            if now is None or cache is None:
-                ResultCache().cache_info(kind, uri, now=0.0)  # the same argument checks
-                out[name] = None
-            else:
-                out[name] = cache.cache_info(kind, uri, now=now)
+            out[name] = self.cache_info_at(name, kind, uri, 0.0 if now is None else now)
         return out
 
     def resume_input_required(

@@ -240,3 +240,17 @@ def test_a_request_meta_callable_disables_reuse() -> None:
     for _ in range(3):
         drive(core.list_tools(), d.perform)
     assert len(d.sent("tools/list")) == 3  # CACHE-9: the _meta is unknown in advance
+
+
+def test_a_server_objects_cache_info_reads_its_clients_core() -> None:
+    from mcp_proto.server_view import ServerView
+
+    core, d = make({"s": Peer(script={"tools/list": tools_page("t", ttl=1_000)})})
+    drive(core.list_tools(), d.perform)
+    view = ServerView()
+    assert view.cache_info("tools") is None  # not owned by a client: nothing cached
+    with pytest.raises(ValueError):
+        view.cache_info("read")
+    view._cache_info = lambda kind, uri: core.cache_info_at("s", kind, uri, d.now)
+    assert view.cache_info("tools") == CacheInfo(1_000, "public", 100.0, True)
+    assert view.cache_info("prompts") is None
