@@ -1,0 +1,173 @@
+"""The per-server protocol machine (issue 9): :class:`Connection`.
+
+In the style of h11's ``Connection`` and aioquic's ``QuicConnection``: no I/O, no
+clock, no randomness, no logging, no threads. Every input that can start a timer takes
+``now`` (seconds on the driver's monotonic clock); jitter comes from the ``random``
+callable given to the constructor. It composes :class:`mcp_proto.session.Session`
+(JSON-RPC ids, pending table, deadlines, progress routing, handshake tables) and adds
+the transport and the request pipeline.
+
+Construction::
+
+    conn = Connection(config, name="srv", client_info=Implementation("me", "1"),
+                      capabilities=lambda: {...}, limits=Limits(), random=rng.random)
+
+``config.type`` picks the strategy: ``"stdio"``, ``"streamable_http"``, ``"http"``
+(plain: no capability needing a server→client channel is declared, HTTP-4) or
+``"sse"`` (legacy HTTP+SSE).
+
+Operations (synchronous, never block):
+
+* ``connect(now)``: begin open + handshake (idempotent while connecting/connected).
+  Completion: ``Connected(info)`` or ``ConnectFailed(error)``.
+* ``start_call(method, params=None, *, now, timeout=None, progress=False) -> int``: a
+  call id (stable across retries and re-sends). ``timeout=None`` is
+  ``config.read_timeout``; the timeout applies per attempt. Connects implicitly.
+  Raises synchronously, starting nothing: ``ValueError`` (bad timeout, params not a
+  dict or not JSON-encodable, ``_meta`` not an object, a progress token in use),
+  ``CapabilityError`` (known once connected), ``LocalProtocolError`` (closing, or
+  ``limits.max_pending_requests`` calls open). Exactly one ``CallSucceeded`` /
+  ``CallFailed`` is emitted for every call id, always.
+* ``notify(method, params=None, *, now, only_if_connected=False)``: sent once ready
+  (connecting if needed), or dropped when ``only_if_connected`` and not connected.
+* ``cancel_call(call_id, reason, *, now, error=None)``: ``CallFailed`` with ``error``
+  (default :class:`CallCancelledError`) and ``notifications/cancelled`` for the attempt
+  in flight (Session rules: never for ``initialize``). Unknown/ended ids: ignored.
+* ``answer(request_id, result, *, now=0.0)`` / ``refuse(request_id, code, message,
+  data=None, *, now=0.0)``: answer a ``ServerRequest``. Dropped after close, for a
+  request of an earlier session (after a reconnect or a session expiry), and when the
+  request was already answered or refused (once each). ``now`` is optional: an answer
+  starts no timer.
+* ``close(now)``: handlers still answering server requests get ``CLOSE_ANSWER_WAIT``
+  (0.5 s, a deadline); what is left is refused (-32000); Streamable HTTP with a session
+  sends DELETE; then ``CloseTransport(graceful=True)``; every open call fails with a
+  ``ConnectionError``; ``Closed`` comes after the driver's ``transport_closed(now)``
+  (at once when nothing was open). A later ``start_call``/``connect`` opens anew.
+* Introspection: ``state`` (:class:`ConnectionState`: IDLE, OPENING, HANDSHAKING,
+  READY, CLOSING, CLOSED), ``server`` (``ServerInfo | None``), ``is_connected``,
+  ``first_unusable``, ``era`` (``"legacy"``), ``pending_count`` (open calls),
+  ``unanswered_server_requests``, ``config``, ``name``, ``limits``.
+
+Inputs from the driver:
+
+* ``transport_opened(now)`` / ``transport_failed(error, now)`` after ``OpenTransport``;
+  ``transport_closed(now)`` after ``CloseTransport``.
+* stdio: ``receive_data(data, now)``, ``receive_eof(now, detail="")`` (``detail`` e.g.
+  ``"exit status 1"``, shown in the error), or zero-copy ``get_buffer(n)`` +
+  ``buffer_updated(n, now)`` (``n == 0`` is end of input, like ``LineFramer``).
+* HTTP: ``exchange_head(xid, status, headers, now)``, ``exchange_data(xid, data, now)``
+  (raw, still-compressed bytes), ``exchange_end(xid, now)``,
+  ``exchange_failed(xid, ExchangeFailure(kind, detail), now)``; after data, check
+  ``wants_exchange(xid)``: False means abandon (close) that response.
+* ``handle_timeout(now)`` when ``now >= next_deadline()`` (calling it early is harmless).
+
+Nothing fed by the driver raises on peer input: a server's garbage becomes a
+``MessageDiscarded`` event, a typed ``CallFailed``/``ConnectFailed``/``Disconnected``,
+or is ignored (input for an exchange the machine no longer wants).
+
+Outputs:
+
+* ``next_deadline() -> float | None``.
+* ``frames_to_send() -> list[Frame]`` (:mod:`.frames`): ``OpenTransport``,
+  ``Write(messages)``, ``StartExchange(xid, method, url, headers, body, read_timeout,
+  streaming)``, ``AbortExchange(xid)``, ``CloseTransport(graceful)``. Perform them in
+  order. ``AbortExchange`` may name an exchange the driver already finished reading
+  (make it a no-op then); ``wants_exchange(xid)`` may be asked at any time. After
+  ``CloseTransport`` feed nothing more from that transport; an ``OpenTransport`` after
+  it starts a new one (a reconnect).
+* ``next_event() -> Event | NEED_DATA`` (:mod:`.events`): ``Connected``,
+  ``ConnectFailed``, ``CallSucceeded``, ``CallFailed``, ``CallProgress``,
+  ``ServerRequest``, ``NotificationReceived``, ``LogMessage``, ``MessageDiscarded``,
+  ``Disconnected``, ``Closed``, ``Diagnostic(level, message)``. ``Connected`` comes
+  after every completed handshake (a reconnect, or a new session after an expiry).
+
+Protocol-policy constants (exported here; the shells keep only OS mechanics such as
+their process ``SHUTDOWN_GRACE`` and pool sizes): ``CLOSE_ANSWER_WAIT`` (0.5 s),
+``MAX_RESUMES`` (3), ``ERROR_BODY_CAP`` (64 KiB), ``GET_READY_WAIT`` (2 s),
+``GET_MAX_FAILURES`` (10), ``GET_MAX_DELAY`` (30 s), ``GET_READ_TIMEOUT_FLOOR``
+(300 s), ``DELETE_TIMEOUT`` (5 s), ``KEEPALIVE_MISSES`` (3), ``PING_TIMEOUT_FACTOR``
+(2.5 ping intervals).
+
+Ordering: a ``CallProgress`` is always emitted before its call's result event; drivers
+run the progress callbacks emitted before a result before returning that result.
+
+After every operation or input the driver drains ``frames_to_send()`` and performs
+them in order, drains ``next_event()``, and re-arms its one timer at
+``next_deadline()``.
+"""
+
+from __future__ import annotations
+
+from ._calls import CLOSE_ANSWER_WAIT
+from ._exchange import (
+    DELETE_TIMEOUT,
+    ERROR_BODY_CAP,
+    GET_MAX_DELAY,
+    GET_MAX_FAILURES,
+    GET_READ_TIMEOUT_FLOOR,
+    GET_READY_WAIT,
+    MAX_RESUMES,
+)
+from ._legacy_sse import KEEPALIVE_MISSES, PING_TIMEOUT_FACTOR
+from ._machine import Connection, ConnectionState
+from .events import (
+    CallCancelledError,
+    CallFailed,
+    CallProgress,
+    CallSucceeded,
+    Closed,
+    Connected,
+    ConnectFailed,
+    Diagnostic,
+    Disconnected,
+    Event,
+    LogMessage,
+    MessageDiscarded,
+    NotificationReceived,
+    ServerRequest,
+)
+from .frames import (
+    AbortExchange,
+    CloseTransport,
+    ExchangeFailure,
+    Frame,
+    OpenTransport,
+    StartExchange,
+    Write,
+)
+
+__all__ = [
+    "CLOSE_ANSWER_WAIT",
+    "DELETE_TIMEOUT",
+    "ERROR_BODY_CAP",
+    "GET_MAX_DELAY",
+    "GET_MAX_FAILURES",
+    "GET_READY_WAIT",
+    "GET_READ_TIMEOUT_FLOOR",
+    "KEEPALIVE_MISSES",
+    "MAX_RESUMES",
+    "PING_TIMEOUT_FACTOR",
+    "AbortExchange",
+    "CallCancelledError",
+    "CallFailed",
+    "CallProgress",
+    "CallSucceeded",
+    "CloseTransport",
+    "Closed",
+    "ConnectFailed",
+    "Connected",
+    "Connection",
+    "ConnectionState",
+    "Diagnostic",
+    "Disconnected",
+    "Event",
+    "ExchangeFailure",
+    "Frame",
+    "LogMessage",
+    "MessageDiscarded",
+    "NotificationReceived",
+    "OpenTransport",
+    "ServerRequest",
+    "StartExchange",
+    "Write",
+]

@@ -1,0 +1,585 @@
+"""Streamable HTTP and plain HTTP strategies (2025-11-25 Basic § Transports).
+
+Every message is a POST; its response is 202 (taken), JSON (one message) or an SSE
+stream. What a status and content type mean, which typed error a failure is, the
+headers of each request and the resumption cursors are :mod:`mcp_proto.http`'s; this
+module sequences them over exchanges:
+
+* the session id is captured from the head of the exchange that carried
+  ``initialize`` (the connection tagged it: no byte matching);
+* a 404 to a request that carried the session id expires the session
+  (``MachineCore._session_expired``: new handshake, re-sends judged by the pipeline);
+* a POST's SSE stream is read to its end (notifications after the result are
+  delivered); if it ends before its request's answer, it is resumed with GET and its
+  own ``Last-Event-ID`` after the server's ``retry:`` delay, at most ``MAX_RESUMES``
+  times, else ``ResponseStreamClosedError``;
+* Streamable HTTP only: after the handshake the standalone GET stream is opened (no
+  ``Last-Event-ID``), requests are held until it is answered or ``GET_READY_WAIT``
+  passed; it reconnects after 5xx/network failures with backoff and stops on
+  405/4xx/expiry or after ``GET_MAX_FAILURES`` failures in a row;
+* close sends DELETE with the session id.
+
+Plain HTTP: ``Accept: application/json``, no GET stream, and no client capability
+that needs a server→client channel (HTTP-4).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Final
+
+from .. import jsonrpc
+from ..compression import decoder_for
+from ..errors import (
+    MCPError,
+    RemoteProtocolError,
+    ResponseStreamClosedError,
+)
+from ..http import (
+    HttpSessionState,
+    ResponseKind,
+    SseStream,
+    classify_response,
+    error_for_response,
+    session_expired_error,
+)
+from ..session import ServerInfo
+from ..sse import SSEEvent, SSEParser
+from ._exchange import (
+    DELETE_TIMEOUT,
+    ERROR_BODY_CAP,
+    GET_MAX_DELAY,
+    GET_MAX_FAILURES,
+    GET_READ_TIMEOUT_FLOOR,
+    GET_READY_WAIT,
+    MAX_RESUMES,
+    Exchange,
+    Mode,
+    PostStream,
+    Role,
+    failure_error,
+)
+from ._transport import Outgoing, Transport
+from .frames import AbortExchange, ExchangeFailure, OpenTransport, StartExchange
+
+if TYPE_CHECKING:
+    from ._core import MachineCore
+
+__all__ = ["HttpTransport", "without_channel"]
+
+#: Client capabilities that need a channel for server requests (HTTP-4).
+_CHANNEL_CAPABILITIES: Final = ("roots", "sampling", "elicitation")
+
+
+def without_channel(caps: dict[str, Any]) -> dict[str, Any]:
+    """Plain HTTP has no channel for server requests: declare nothing needing one."""
+    return {k: v for k, v in caps.items() if k not in _CHANNEL_CAPABILITIES}
+
+
+def _header(headers: list[tuple[str, str]], name: str) -> str | None:
+    for key, value in headers:
+        if key.lower() == name:
+            return value
+    return None
+
+
+class HttpTransport(Transport):
+    def __init__(self, conn: MachineCore, *, streamable: bool) -> None:
+        super().__init__(conn)
+        self.streamable = streamable
+        config = conn.config
+        url = config.endpoint_url
+        if url is None:  # pragma: no cover - ServerConfig guarantees a URL
+            raise ValueError(f"server {conn.name!r}: an HTTP transport needs a URL")
+        self.url: str = url
+        self.http = HttpSessionState(configured_headers=dict(config.headers))
+        self._next_xid = 1
+        self._ex: dict[int, Exchange] = {}
+        self._heads: tuple[tuple[str | None, str | None], tuple[tuple[str, str], ...]] | None
+        self._heads = None
+        self._streams: dict[jsonrpc.RequestId, PostStream] = {}
+        # The standalone GET stream (Streamable HTTP).
+        self._get_cursor = SseStream()
+        self._get_xid: int | None = None
+        self._get_failures = 0
+        self._get_retry_at: float | None = None
+        self._ready_at: float | None = None  # the GET-ready wait's deadline
+
+    # ============================================================ lifecycle
+
+    def capabilities(self, caps: dict[str, Any]) -> dict[str, Any]:
+        return caps if self.streamable else without_channel(caps)
+
+    def open(self, now: float) -> None:
+        self.http.reset_session()
+        self.conn._emit(OpenTransport())
+
+    def negotiated(self, info: ServerInfo) -> None:
+        # Sent on every request after initialization (Protocol Version Header),
+        # notifications/initialized included.
+        self.http.protocol_version = info.protocol_version
+
+    def handshake_done(self, info: ServerInfo, now: float) -> bool:
+        if not self.streamable:
+            return True
+        self._get_cursor = SseStream()  # a new session: a new standalone stream
+        self._get_failures = 0
+        self._open_get(now)
+        self._ready_at = now + min(self.conn.config.read_timeout, GET_READY_WAIT)
+        return False
+
+    def reset(self) -> None:
+        for ex in list(self._ex.values()):
+            self._drop(ex)
+        self._streams.clear()
+        self._get_xid = None
+        self._get_retry_at = None
+        self._ready_at = None
+        self.http.reset_session()
+
+    def closing(self, now: float) -> None:
+        # Answers and notifications just handed over (refusals at close) go out: the
+        # driver finishes started exchanges before closing the pool.
+        for xid, ex in list(self._ex.items()):
+            if ex.role is Role.POST and ex.rid is None:
+                del self._ex[xid]
+        session_id = self.http.session_id
+        if session_id is not None and self.streamable:
+            # Session management: a client that no longer needs the session SHOULD send
+            # DELETE with its Mcp-Session-Id (405: the server does not allow it).
+            self.conn._emit(
+                StartExchange(
+                    self._xid(),
+                    "DELETE",
+                    self.url,
+                    tuple(self.http.delete_headers()),
+                    None,
+                    DELETE_TIMEOUT,
+                    False,
+                )
+            )
+
+    def _xid(self) -> int:
+        xid = self._next_xid
+        self._next_xid += 1
+        return xid
+
+    def _drop(self, ex: Exchange) -> None:
+        """Nothing more is wanted from ``ex``: forget it and tell the driver."""
+        if self._ex.pop(ex.xid, None) is not None:
+            self.conn._emit(AbortExchange(ex.xid))
+        if ex.xid == self._get_xid:
+            self._get_xid = None
+
+    def _done(self, ex: Exchange) -> None:
+        """``ex`` ended (its end or failure was fed): forget it."""
+        self._ex.pop(ex.xid, None)
+        if ex.xid == self._get_xid:
+            self._get_xid = None
+
+    # ============================================================ sending
+
+    def request_headers(self, out: Outgoing) -> tuple[tuple[str, str], ...]:
+        """Hook: the headers of the POST carrying ``out``. Headers decided per request
+        (``Mcp-Method``, ``Mcp-Name``, ``Authorization``) plug in here."""
+        http = self.http
+        key = (http.protocol_version, http.session_id)
+        cached = self._heads
+        if cached is None or cached[0] != key:
+            heads = tuple(http.post_headers(streamable=self.streamable, gzip=self.streamable))
+            self._heads = cached = (key, heads)
+        return cached[1]
+
+    def post_url(self) -> str:
+        return self.url
+
+    def _read_timeout(self, rid: jsonrpc.RequestId | None, now: float) -> float:
+        session = self.conn._session
+        deadline = session.deadline_of(rid) if session is not None and rid is not None else None
+        if deadline is None:
+            return self.conn.config.read_timeout
+        return max(0.001, deadline - now)
+
+    def transmit(self, messages: list[Outgoing], now: float) -> None:
+        conn = self.conn
+        for out in messages:
+            ex = Exchange(
+                self._xid(),
+                Role.POST,
+                rid=out.rid,
+                method=out.method,
+                sent_session=self.http.session_id is not None,
+                is_init=out.method == "initialize" and out.rid == conn._init_rid,
+            )
+            self._ex[ex.xid] = ex
+            conn._emit(
+                StartExchange(
+                    ex.xid,
+                    "POST",
+                    self.post_url(),
+                    self.request_headers(out),
+                    out.data,
+                    self._read_timeout(out.rid, now),
+                    False,
+                )
+            )
+
+    def attempt_ended(self, rid: jsonrpc.RequestId, ok: bool) -> None:
+        # A POST stream is read to its end even after its answer (notifications after
+        # the result); a resume GET is not needed any more; a failed attempt's stream
+        # is closed (a timed-out or cancelled request's stream is of no use).
+        self._streams.pop(rid, None)
+        for ex in list(self._ex.values()):
+            if ex.rid == rid and (ex.role is Role.RESUME or not ok):
+                self._drop(ex)
+
+    # ============================================================ time
+
+    def next_deadline(self) -> float | None:
+        times = [s.resume_at for s in self._streams.values() if s.resume_at is not None]
+        times += [t for t in (self._get_retry_at, self._ready_at) if t is not None]
+        return min(times) if times else None
+
+    def handle_timeout(self, now: float) -> None:
+        if self._ready_at is not None and now >= self._ready_at:
+            self._release(now)
+        if self._get_retry_at is not None and now >= self._get_retry_at:
+            self._get_retry_at = None
+            self._open_get(now)
+        for stream in list(self._streams.values()):
+            if stream.resume_at is not None and now >= stream.resume_at:
+                stream.resume_at = None
+                self._resume(stream, now)
+
+    # ============================================================ inputs
+
+    def wants_exchange(self, xid: int) -> bool:
+        return xid in self._ex
+
+    def exchange_head(
+        self, xid: int, status: int, headers: list[tuple[str, str]], now: float
+    ) -> None:
+        ex = self._ex.get(xid)
+        if ex is None or ex.mode is not Mode.HEAD:
+            return
+        ex.status = status
+        ex.www_authenticate = _header(headers, "www-authenticate")
+        kind = classify_response(
+            status, _header(headers, "content-type"), sent_session=ex.sent_session
+        )
+        try:
+            self._head(ex, kind, headers, now)
+        except MCPError as exc:  # an unsupported Content-Encoding
+            self._body_failed(ex, exc, now)
+
+    def _head(
+        self, ex: Exchange, kind: ResponseKind, headers: list[tuple[str, str]], now: float
+    ) -> None:
+        config = self.conn.config
+        if ex.role is Role.GET:
+            self._get_head(ex, kind, headers, now)
+            return
+        if kind is ResponseKind.SESSION_EXPIRED:
+            self._done(ex)
+            self.http.session_id = None  # dead: not to be DELETEd or sent again
+            self.conn._session_expired(session_expired_error(self.conn.name, ex.method), now)
+            return
+        if ex.is_init and 200 <= ex.status < 300:
+            self.http.capture_session(headers)
+        if kind is ResponseKind.ACCEPTED:
+            ex.mode = Mode.DRAIN
+        elif kind is ResponseKind.JSON and ex.role is Role.POST:
+            ex.mode = Mode.JSON
+            ex.decoder = decoder_for(
+                _header(headers, "content-encoding"),
+                config.max_decompressed_body_bytes,
+                max_plain=self.conn.max_line_size,
+            )
+        elif kind is ResponseKind.SSE:
+            ex.mode = Mode.SSE
+            ex.decoder = decoder_for(
+                _header(headers, "content-encoding"), config.max_decompressed_body_bytes
+            )
+            ex.parser = SSEParser(max_event_size=self.conn.max_line_size)
+            if ex.stream is None and ex.rid is not None:
+                ex.stream = self._streams[ex.rid] = PostStream(ex.rid, ex.method)
+        elif ex.role is Role.RESUME:
+            # The resume was refused: the stream stays broken.
+            self._done(ex)
+            if ex.stream is not None:
+                self._stream_broke(ex.stream, now)
+        else:
+            ex.mode = Mode.ERROR
+
+    def exchange_data(self, xid: int, data: bytes, now: float) -> None:
+        ex = self._ex.get(xid)
+        if ex is None or not data:
+            return
+        try:
+            if ex.mode is Mode.JSON:
+                assert ex.decoder is not None
+                ex.parts.append(ex.decoder.feed(data))
+            elif ex.mode is Mode.SSE:
+                assert ex.decoder is not None and ex.parser is not None
+                text = ex.decoder.feed(data)
+                if text:  # an inflater may yield nothing yet (only a gzip header)
+                    self._feed_sse(ex, text, now)
+                self._pump_sse(ex, now)
+            elif ex.mode is Mode.ERROR:
+                room = ERROR_BODY_CAP - ex.size
+                if room > 0:
+                    ex.parts.append(data[:room])
+                    ex.size += min(room, len(data))
+                if ex.size >= ERROR_BODY_CAP:
+                    self._drop(ex)
+                    self._judge_error(ex, now)
+        except MCPError as exc:  # too large, malformed gzip
+            self._body_failed(ex, exc, now)
+
+    def exchange_end(self, xid: int, now: float) -> None:
+        ex = self._ex.get(xid)
+        if ex is None:
+            return
+        self._done(ex)
+        try:
+            if ex.mode is Mode.JSON:
+                assert ex.decoder is not None
+                ex.parts.append(ex.decoder.finish())
+                self.conn._deliver(b"".join(ex.parts))
+            elif ex.mode is Mode.SSE:
+                assert ex.decoder is not None and ex.parser is not None
+                tail = ex.decoder.finish()
+                if tail:
+                    self._feed_sse(ex, tail, now)
+                self._pump_sse(ex, now)
+                self._sse_ended(ex, now)
+            elif ex.mode is Mode.ERROR:
+                self._judge_error(ex, now)
+            elif ex.mode is Mode.HEAD:
+                self._body_failed(
+                    ex, RemoteProtocolError(f"{ex.what}: the response ended before its head"), now
+                )
+        except MCPError as exc:
+            self._body_failed(ex, exc, now)
+
+    def exchange_failed(self, xid: int, failure: ExchangeFailure, now: float) -> None:
+        ex = self._ex.get(xid)
+        if ex is None:
+            return
+        self._done(ex)
+        if ex.role is Role.GET:
+            self._get_failed(now)
+            return
+        if ex.mode is Mode.SSE:
+            if ex.parser is not None:
+                self.http.note_retry(ex.parser.retry)
+            self._sse_ended(ex, now)
+            return
+        if ex.mode is Mode.ERROR:
+            self._judge_error(ex, now)
+            return
+        what = f"{ex.what} to {self.conn.name!r}"
+        self._body_failed(ex, failure_error(failure, what), now)
+
+    # ============================================================ reading
+
+    def _feed_sse(self, ex: Exchange, data: bytes, now: float) -> None:
+        assert ex.parser is not None
+        try:
+            ex.parser.receive_data(data)
+        except MCPError:
+            # Complete events before the oversized one are delivered first.
+            self._pump_sse(ex, now)
+            raise
+
+    def _pump_sse(self, ex: Exchange, now: float) -> None:
+        parser = ex.parser
+        assert parser is not None
+        # Each stream's own cursor (2025-11-25 § Resumability): a POST's (shared with
+        # its resumptions), the standalone GET's, or, for a stream nobody resumes (a
+        # notification's), one of its own.
+        if ex.stream is not None:
+            cursor = ex.stream.cursor
+        elif ex.role is Role.GET:
+            cursor = self._get_cursor
+        else:
+            cursor = ex.cursor
+        conn = self.conn
+        while True:
+            event = parser.next_event()
+            if not isinstance(event, SSEEvent):
+                break
+            self.http.note_event(event, cursor)
+            if event.data and event.event in ("message", ""):
+                conn._deliver(event.data.encode("utf-8"))
+            else:
+                self.on_event(ex, event, now)
+        # A priming event carries only an id: it still moves this stream's cursor.
+        cursor.note_id(parser.last_event_id)
+        if ex.role is Role.RESUME and ex.rid is not None and not self._pending(ex.rid):
+            self._drop(ex)  # answered: a resumed stream is not read further
+
+    def on_event(self, ex: Exchange, event: SSEEvent, now: float) -> None:
+        """An SSE event that is not a message (the legacy ``endpoint``)."""
+
+    def _pending(self, rid: jsonrpc.RequestId) -> bool:
+        session = self.conn._session
+        return session is not None and session.is_pending(rid)
+
+    def _sse_ended(self, ex: Exchange, now: float) -> None:
+        """A POST/resume stream ended or broke."""
+        if ex.role is Role.GET:
+            # The standalone stream ended cleanly: reconnect after the server's delay.
+            self._get_retry_at = now + self.http.reconnect_delay
+            return
+        stream = ex.stream
+        if stream is not None:
+            self._stream_broke(stream, now)
+
+    def _stream_broke(self, stream: PostStream, now: float) -> None:
+        if not self._pending(stream.rid):
+            self._streams.pop(stream.rid, None)
+            return
+        session = self.conn._session
+        deadline = session.deadline_of(stream.rid) if session is not None else None
+        if deadline is not None and now >= deadline:
+            # The stream broke because the request outlived its timeout (the read
+            # timeout is what was left of it): that is the timeout, not a broken stream.
+            self._streams.pop(stream.rid, None)
+            self.conn._expire(now)
+            return
+        if stream.cursor.last_event_id is None or stream.resumes >= MAX_RESUMES:
+            self._streams.pop(stream.rid, None)
+            self.conn._fail_attempt(
+                stream.rid,
+                ResponseStreamClosedError(
+                    f"server {self.conn.name!r}: the response stream closed before the response"
+                ),
+                now,
+            )
+            return
+        stream.resumes += 1
+        stream.resume_at = now + self.http.reconnect_delay
+
+    def _resume(self, stream: PostStream, now: float) -> None:
+        if not self._pending(stream.rid):
+            self._streams.pop(stream.rid, None)
+            return
+        ex = Exchange(
+            self._xid(),
+            Role.RESUME,
+            rid=stream.rid,
+            method=stream.method,
+            sent_session=self.http.session_id is not None,
+            stream=stream,
+        )
+        self._ex[ex.xid] = ex
+        # Resumed with this stream's own id (2025-11-25 § Resumability).
+        self.conn._emit(
+            StartExchange(
+                ex.xid,
+                "GET",
+                self.url,
+                tuple(self.http.get_headers(stream.cursor)),
+                None,
+                self._read_timeout(stream.rid, now),
+                False,
+            )
+        )
+
+    def _body_failed(self, ex: Exchange, error: MCPError, now: float) -> None:
+        """``ex`` cannot be read (too large, bad gzip, the exchange failed)."""
+        self._drop(ex)
+        if ex.role is Role.GET:
+            self.conn._drain(now)  # what arrived first is reported first
+            self.conn._diagnostic("debug", f"server {self.conn.name!r}: GET stream: {error}")
+            self._get_failed(now)
+            return
+        self._attempt_error(ex, error, now)
+
+    def _attempt_error(self, ex: Exchange, error: MCPError, now: float) -> None:
+        if ex.rid is None:
+            # A notification or an answer: nobody waits for it; say so in the log.
+            self.conn._drain(now)  # what arrived first is reported first
+            self.conn._diagnostic(
+                "debug", f"server {self.conn.name!r}: could not send {ex.what}: {error}"
+            )
+            return
+        session = self.conn._session
+        deadline = session.deadline_of(ex.rid) if session is not None else None
+        if deadline is not None and now >= deadline:
+            self.conn._expire(now)  # the request's own timeout, with notifications/cancelled
+            return
+        self.conn._fail_attempt(ex.rid, error, now)
+
+    def _judge_error(self, ex: Exchange, now: float) -> None:
+        if 200 <= ex.status < 300 or not (100 <= ex.status < 600):
+            error: MCPError = RemoteProtocolError(
+                f"server {self.conn.name!r} answered {ex.what} with HTTP {ex.status} "
+                "and an unexpected content type"
+            )
+        else:
+            error = error_for_response(
+                ex.status,
+                b"".join(ex.parts),
+                method=ex.method,
+                www_authenticate=ex.www_authenticate,
+            )
+        self._attempt_error(ex, error, now)
+
+    # ============================================================ the GET stream
+
+    def _open_get(self, now: float) -> None:
+        ex = Exchange(self._xid(), Role.GET, sent_session=self.http.session_id is not None)
+        self._ex[ex.xid] = ex
+        self._get_xid = ex.xid
+        # The standalone stream's own cursor: the first GET carries no Last-Event-ID
+        # (another stream's id would make the server take it for a resume of that
+        # one); a reconnect resumes it from its own id.
+        self.conn._emit(
+            StartExchange(
+                ex.xid,
+                "GET",
+                self.url,
+                tuple(self.http.get_headers(self._get_cursor)),
+                None,
+                max(self.conn.config.read_timeout, GET_READ_TIMEOUT_FLOOR),
+                True,
+            )
+        )
+
+    def _release(self, now: float) -> None:
+        """The GET-ready wait is over: requests flow."""
+        if self._ready_at is not None:
+            self._ready_at = None
+            self.conn._on_ready(now)
+
+    def _get_head(
+        self, ex: Exchange, kind: ResponseKind, headers: list[tuple[str, str]], now: float
+    ) -> None:
+        self._release(now)
+        if kind is ResponseKind.SSE:
+            self._get_failures = 0
+            ex.mode = Mode.SSE
+            ex.decoder = decoder_for(
+                _header(headers, "content-encoding"), self.conn.config.max_decompressed_body_bytes
+            )
+            ex.parser = SSEParser(max_event_size=self.conn.max_line_size)
+            return
+        self._drop(ex)
+        if kind is ResponseKind.SERVER_ERROR:
+            self._get_failed(now)
+        # 405 (no GET stream offered), other 4xx, an expired session: stop.
+
+    def _get_failed(self, now: float) -> None:
+        self._release(now)
+        self._get_failures += 1
+        if self._get_failures >= GET_MAX_FAILURES:
+            self.conn._drain(now)  # what arrived first is reported first
+            self.conn._diagnostic(
+                "debug",
+                f"server {self.conn.name!r}: the GET stream failed "
+                f"{self._get_failures} times in a row; not reopened",
+            )
+            return
+        delay = self.http.reconnect_delay * 2 ** min(self._get_failures, 5)
+        self._get_retry_at = now + min(delay, GET_MAX_DELAY)

@@ -1,0 +1,228 @@
+"""The deprecated HTTP+SSE strategy (2024-11-05 § Transports, HTTP with SSE).
+
+``OpenTransport``, then a streaming GET of the event stream; its ``endpoint`` event
+(resolved by :func:`mcp_proto.http.resolve_sse_endpoint`: same origin only, UT-5)
+makes the transport usable and the handshake starts. Each message is a POST to that
+endpoint, which must answer 2xx; answers arrive on the event stream. The stream
+ending, or ``config.ping`` keep-alive pings unanswered three times in a row (SSE-5),
+is the connection going away (``Disconnected``; the next call reconnects). The
+deprecation notice is a ``Diagnostic``, once per process (DEP-5, DEP-9).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Final
+
+from .. import deprecations
+from ..compression import decoder_for
+from ..errors import ConnectionError, MCPError
+from ..http import ResponseKind, classify_response, resolve_sse_endpoint, unauthorized_error
+from ..session import ServerInfo
+from ..sse import SSEEvent, SSEParser
+from ._exchange import Exchange, Mode, Role, failure_error
+from ._http import HttpTransport, _header
+from ._transport import Outgoing
+from .frames import ExchangeFailure, OpenTransport, StartExchange
+
+if TYPE_CHECKING:
+    from ._core import MachineCore
+
+__all__ = ["KEEPALIVE_MISSES", "PING_TIMEOUT_FACTOR", "LegacySseTransport"]
+
+#: Unanswered keep-alive pings in a row that mean the stream is dead (SSE-5).
+KEEPALIVE_MISSES: Final = 3
+#: A keep-alive ping's timeout, in ping intervals.
+PING_TIMEOUT_FACTOR: Final = 2.5
+
+
+class LegacySseTransport(HttpTransport):
+    def __init__(self, conn: MachineCore) -> None:
+        super().__init__(conn, streamable=False)
+        self._endpoint: str | None = None
+        self._endpoint_at: float | None = None  # the deadline for the endpoint event
+        self._stream_xid: int | None = None
+        self._ping_at: float | None = None
+        self._misses = 0
+
+    # ------------------------------------------------------------ lifecycle
+
+    def open(self, now: float) -> None:
+        self.reset()
+        self.conn._emit(OpenTransport())
+
+    def opened(self, now: float) -> None:
+        notice = deprecations.claim("http_sse")
+        if notice is not None:
+            self.conn._diagnostic("warning", notice.notice)
+        ex = Exchange(self._xid(), Role.STREAM)
+        self._ex[ex.xid] = ex
+        self._stream_xid = ex.xid
+        self._endpoint_at = now + self.conn.config.read_timeout
+        self.conn._emit(
+            StartExchange(ex.xid, "GET", self.url, tuple(self.http.get_headers()), None, None, True)
+        )
+
+    def handshake_done(self, info: ServerInfo, now: float) -> bool:
+        super().handshake_done(info, now)
+        ping = self.conn.config.ping
+        if ping:
+            self._misses = 0
+            self._ping_at = now + ping
+        return True
+
+    def reset(self) -> None:
+        super().reset()
+        self._endpoint = None
+        self._endpoint_at = None
+        self._stream_xid = None
+        self._ping_at = None
+        self._misses = 0
+
+    def closing(self, now: float) -> None:
+        for xid, ex in list(self._ex.items()):
+            if ex.role is Role.LEGACY_POST and ex.rid is None:
+                del self._ex[xid]
+
+    # ------------------------------------------------------------ sending
+
+    def request_headers(self, out: Outgoing) -> tuple[tuple[str, str], ...]:
+        return tuple(self.http.post_headers(streamable=False))
+
+    def transmit(self, messages: list[Outgoing], now: float) -> None:
+        endpoint = self._endpoint
+        if endpoint is None:  # pragma: no cover - the handshake starts at the endpoint
+            return
+        for out in messages:
+            ex = Exchange(self._xid(), Role.LEGACY_POST, rid=out.rid, method=out.method)
+            self._ex[ex.xid] = ex
+            self.conn._emit(
+                StartExchange(
+                    ex.xid,
+                    "POST",
+                    endpoint,
+                    self.request_headers(out),
+                    out.data,
+                    self.conn.config.read_timeout,
+                    False,
+                )
+            )
+
+    # ------------------------------------------------------------ time
+
+    def next_deadline(self) -> float | None:
+        times = [t for t in (self._endpoint_at, self._ping_at) if t is not None]
+        return min(times) if times else None
+
+    def handle_timeout(self, now: float) -> None:
+        if self._endpoint_at is not None and now >= self._endpoint_at:
+            self._endpoint_at = None
+            self._lost(
+                ConnectionError(f"server {self.conn.name!r} announced no endpoint in time"), now
+            )
+            return
+        if self._ping_at is not None and now >= self._ping_at:
+            self._ping_at = None
+            conn = self.conn
+            ping = conn.config.ping
+            if conn.is_connected and ping:
+                conn._send_internal(
+                    "ping", now=now, timeout=ping * PING_TIMEOUT_FACTOR, done=self._pong
+                )
+
+    def _pong(self, ok: bool, now: float) -> None:
+        conn = self.conn
+        ping = conn.config.ping
+        self._misses = 0 if ok else self._misses + 1
+        if self._misses >= KEEPALIVE_MISSES:
+            conn._diagnostic(
+                "warning",
+                f"server {conn.name!r}: no answer to {KEEPALIVE_MISSES} pings; reconnecting",
+            )
+            self._lost(ConnectionError(f"server {conn.name!r} stopped answering pings"), now)
+            return
+        if ping:
+            self._ping_at = now + ping
+
+    def _lost(self, error: MCPError, now: float) -> None:
+        self.conn._on_lost(error, now)
+
+    # ------------------------------------------------------------ inputs
+
+    def exchange_head(
+        self, xid: int, status: int, headers: list[tuple[str, str]], now: float
+    ) -> None:
+        ex = self._ex.get(xid)
+        if ex is None or ex.mode is not Mode.HEAD:
+            return
+        if ex.role is Role.STREAM:
+            kind = classify_response(status, _header(headers, "content-type"), sent_session=False)
+            if kind is ResponseKind.UNAUTHORIZED:  # typed from facts (issue 9 item 4)
+                self._done(ex)
+                self._lost(unauthorized_error(status, _header(headers, "www-authenticate")), now)
+                return
+            if kind is not ResponseKind.SSE:
+                self._done(ex)
+                self._lost(
+                    ConnectionError(
+                        f"server {self.conn.name!r}: GET {self.url} answered HTTP {status}, "
+                        "not an event stream"
+                    ),
+                    now,
+                )
+                return
+            try:
+                ex.decoder = decoder_for(
+                    _header(headers, "content-encoding"),
+                    self.conn.config.max_decompressed_body_bytes,
+                )
+            except MCPError as exc:
+                self._done(ex)
+                self._lost(exc, now)
+                return
+            ex.mode = Mode.SSE
+            ex.parser = SSEParser(max_event_size=self.conn.max_line_size)
+            return
+        # A POST to the endpoint: 2xx is all it needs (answers come on the stream).
+        ex.status = status
+        ex.www_authenticate = _header(headers, "www-authenticate")
+        ex.mode = Mode.DRAIN if 200 <= status < 300 else Mode.ERROR
+
+    def exchange_data(self, xid: int, data: bytes, now: float) -> None:
+        ex = self._ex.get(xid)
+        if ex is None:
+            return
+        super().exchange_data(xid, data, now)
+
+    def _body_failed(self, ex: Exchange, error: MCPError, now: float) -> None:
+        if ex.role is Role.STREAM:
+            self._drop(ex)
+            self._lost(error, now)
+            return
+        super()._body_failed(ex, error, now)
+
+    def _sse_ended(self, ex: Exchange, now: float) -> None:
+        if ex.role is Role.STREAM:
+            self._lost(ConnectionError(f"server {self.conn.name!r} closed the event stream"), now)
+            return
+        super()._sse_ended(ex, now)
+
+    def exchange_failed(self, xid: int, failure: ExchangeFailure, now: float) -> None:
+        ex = self._ex.get(xid)
+        if ex is None:
+            return
+        if ex.role is Role.STREAM:
+            self._done(ex)
+            self._lost(failure_error(failure, f"event stream of {self.conn.name!r}"), now)
+            return
+        super().exchange_failed(xid, failure, now)
+
+    def on_event(self, ex: Exchange, event: SSEEvent, now: float) -> None:
+        if event.event != "endpoint" or ex.role is not Role.STREAM or self._endpoint is not None:
+            return
+        try:
+            self._endpoint = resolve_sse_endpoint(self.url, event.data)
+        except MCPError as exc:
+            self._lost(exc, now)
+            return
+        self._endpoint_at = None
+        self.conn._on_usable(now)

@@ -1,0 +1,263 @@
+"""The per-server protocol machine (issue 9): :class:`Connection`, its public surface.
+
+See the package docstring (``mcp_proto/connection/__init__.py``) for the contract; the
+state and the internal steps are :mod:`._core`'s.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import jsonrpc
+from .._util import NEED_DATA, check_seconds
+from ..errors import CapabilityError, LocalProtocolError, MCPError
+from ..session import State as SessionState
+from ._calls import CLOSE_ANSWER_WAIT
+from ._core import _LIVE, ConnectionState, MachineCore
+from .events import CallCancelledError, Closed, Event
+from .frames import ExchangeFailure, Frame
+
+__all__ = ["Connection", "ConnectionState"]
+
+
+class Connection(MachineCore):
+    """One MCP server, as a sans-IO state machine (see the package docstring)."""
+
+    # ================================================================ user operations
+
+    def start_call(
+        self,
+        method: str,
+        params: dict[str, Any] | None = None,
+        *,
+        now: float,
+        timeout: float | None = None,
+        progress: bool = False,
+    ) -> int:
+        """Start a call; returns its call id. See the package docstring."""
+        if self.state is ConnectionState.CLOSING:
+            raise LocalProtocolError(f"server {self.name!r} is closing")
+        if not isinstance(method, str) or not method:
+            raise ValueError("method must be a non-empty string")
+        if timeout is None:
+            timeout = self.config.read_timeout  # validated by ServerConfig
+        else:
+            timeout = check_seconds(timeout, "timeout", allow_zero=True)
+        if params is not None and not isinstance(params, dict):
+            raise ValueError(f"params must be a dict or None, got {type(params).__name__}")
+        meta = (params or {}).get("_meta")
+        if meta is not None and not isinstance(meta, dict):
+            raise ValueError("params._meta must be an object")
+        if self._calls.open_count >= self.limits.max_pending_requests:
+            raise LocalProtocolError("too many requests in flight")
+        call = self._calls.new(method, params, timeout, progress)
+        if self.state is ConnectionState.READY:
+            # The session refuses (CapabilityError, LocalProtocolError, ValueError)
+            # before it changes anything.
+            try:
+                self._send_call(call, now)
+            except TypeError as exc:
+                self._calls.finish(call)
+                raise ValueError(f"params cannot be encoded as JSON: {exc}") from None
+            except BaseException:
+                self._calls.finish(call)
+                raise
+            self._flush(now)
+        else:
+            session = self._session
+            if session is not None and session.state is SessionState.READY:
+                try:
+                    session.require_capability(method)  # known from the last handshake
+                except CapabilityError:
+                    self._calls.finish(call)
+                    raise
+            try:
+                # Not sendable yet: prove now that it can be encoded, so a caller's
+                # mistake is raised here and not as a failure later.
+                jsonrpc.encode_request(0, method, params)
+            except (TypeError, ValueError) as exc:
+                self._calls.finish(call)
+                raise ValueError(f"params cannot be encoded as JSON: {exc}") from None
+            self._calls.queue(call)
+            self._after(now)
+        return call.call_id
+
+    def notify(
+        self,
+        method: str,
+        params: dict[str, Any] | None = None,
+        *,
+        now: float,
+        only_if_connected: bool = False,
+    ) -> None:
+        """Send a notification (connecting first unless ``only_if_connected``, which
+        drops it when not connected)."""
+        if self.state is ConnectionState.CLOSING:
+            raise LocalProtocolError(f"server {self.name!r} is closing")
+        if self.state is ConnectionState.READY:
+            assert self._session is not None
+            self._session.send_notification(method, params)
+            self._flush(now)
+        elif not only_if_connected:
+            self._notes.append((method, params))
+            self._after(now)
+
+    def cancel_call(
+        self, call_id: int, reason: str, *, now: float, error: MCPError | None = None
+    ) -> None:
+        """The caller gave up on ``call_id``: ``CallFailed`` (with ``error``, default
+        :class:`CallCancelledError`) and a ``notifications/cancelled`` for the attempt
+        in flight (never for ``initialize``). Unknown or ended ids are ignored."""
+        call = self._calls.calls.get(call_id)
+        if call is None:
+            return
+        rid = call.rid
+        if rid is not None and self._session is not None:
+            self._session.cancel_request(rid, reason)
+            self._transport.attempt_ended(rid, False)
+        self._end(call, error or CallCancelledError(f"{call.method} was cancelled: {reason}"))
+        self._after(now)
+
+    def answer(self, request_id: jsonrpc.RequestId, result: Any, *, now: float = 0.0) -> None:
+        """Answer a server request. Dropped after close (nobody to answer), for a
+        request of an earlier session, and when already answered or refused."""
+        session = self._session
+        if session is None or session.state is SessionState.CLOSED:
+            return
+        if request_id not in self._asked:
+            return
+        self._asked.discard(request_id)
+        session.send_response(request_id, result)
+        self._answered(now)
+
+    def refuse(
+        self,
+        request_id: jsonrpc.RequestId,
+        code: int,
+        message: str,
+        data: Any = None,
+        *,
+        now: float = 0.0,
+    ) -> None:
+        """Answer a server request with a JSON-RPC error."""
+        session = self._session
+        if session is None or session.state is SessionState.CLOSED:
+            return
+        if request_id not in self._asked:
+            return
+        self._asked.discard(request_id)
+        session.send_error_response(request_id, code, message, data)
+        self._answered(now)
+
+    def close(self, now: float) -> None:
+        """Begin closing; ``Closed`` is emitted when done. Every open call fails with
+        a ``ConnectionError``. A later call opens a new connection."""
+        state = self.state
+        if state is ConnectionState.CLOSING:
+            return
+        if state in (ConnectionState.IDLE, ConnectionState.CLOSED):
+            self.state = ConnectionState.CLOSED
+            self._fail_all(self._closed_error())
+            self._events.append(Closed())
+            return
+        self.state = ConnectionState.CLOSING
+        session = self._session
+        if (
+            state in _LIVE
+            and session is not None
+            and session.state is not SessionState.CLOSED
+            and session.unanswered_server_requests
+        ):
+            # Handlers still answering server requests get CLOSE_ANSWER_WAIT (issue 8
+            # item 5); what is left then is refused.
+            self._close_deadline = now + CLOSE_ANSWER_WAIT
+            self._after(now)
+            return
+        self._finish_close(now)
+        self._after(now)
+
+    # ================================================================ driver inputs
+
+    def transport_opened(self, now: float) -> None:
+        if self.state is ConnectionState.OPENING:
+            self._transport.opened(now)
+        self._after(now)
+
+    def transport_failed(self, error: MCPError, now: float) -> None:
+        if self.state is ConnectionState.OPENING:
+            self._connect_failed(error, now, close=False)
+        self._after(now)
+
+    def transport_closed(self, now: float) -> None:
+        if self.state is ConnectionState.CLOSING and self._close_deadline is None:
+            self.state = ConnectionState.CLOSED
+            self._events.append(Closed())
+        self._after(now)
+
+    def receive_data(self, data: bytes, now: float) -> None:
+        self._transport.receive_data(data, now)
+        self._after(now)
+
+    def receive_eof(self, now: float, detail: str = "") -> None:
+        self._transport.receive_eof(now, detail)
+        self._after(now)
+
+    def get_buffer(self, size: int) -> memoryview:
+        return self._transport.get_buffer(size)
+
+    def buffer_updated(self, nbytes: int, now: float) -> None:
+        self._transport.buffer_updated(nbytes, now)
+        self._after(now)
+
+    def exchange_head(
+        self, xid: int, status: int, headers: list[tuple[str, str]], now: float
+    ) -> None:
+        self._transport.exchange_head(xid, status, headers, now)
+        self._after(now)
+
+    def exchange_data(self, xid: int, data: bytes, now: float) -> None:
+        self._transport.exchange_data(xid, data, now)
+        self._after(now)
+
+    def exchange_end(self, xid: int, now: float) -> None:
+        self._transport.exchange_end(xid, now)
+        self._after(now)
+
+    def exchange_failed(self, xid: int, failure: ExchangeFailure, now: float) -> None:
+        self._transport.exchange_failed(xid, failure, now)
+        self._after(now)
+
+    def wants_exchange(self, xid: int) -> bool:
+        return self._transport.wants_exchange(xid)
+
+    # ================================================================ outputs
+
+    def next_deadline(self) -> float | None:
+        candidates = [
+            self._session.next_deadline() if self._session is not None else None,
+            self._calls.next_deadline(),
+            self._transport.next_deadline(),
+            self._close_deadline,
+        ]
+        present = [d for d in candidates if d is not None]
+        return min(present) if present else None
+
+    def handle_timeout(self, now: float) -> None:
+        session = self._session
+        if session is not None and session.state is not SessionState.CLOSED:
+            session.handle_timeout(now)
+            self._drain(now)
+        self._calls.due(now)
+        self._transport.handle_timeout(now)
+        if self._close_deadline is not None and now >= self._close_deadline:
+            self._finish_close(now)
+        self._after(now)
+
+    def frames_to_send(self) -> list[Frame]:
+        out, self._frames = self._frames, []
+        return out
+
+    def next_event(self) -> Event | type[NEED_DATA]:
+        if self._events:
+            return self._events.popleft()
+        return NEED_DATA

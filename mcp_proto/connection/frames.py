@@ -1,0 +1,99 @@
+"""What the connection machine asks its driver to do (its output), and the one typed
+input that describes a failed HTTP exchange.
+
+Frames are plain frozen values, drained in order with ``Connection.frames_to_send()``.
+The driver performs each one and feeds back what happened (``transport_opened``,
+``receive_data``, ``exchange_head`` ...). A driver decides nothing about the protocol:
+method names, headers, retries and session ids are all the machine's.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, Union
+
+import attrs
+
+__all__ = [
+    "AbortExchange",
+    "CloseTransport",
+    "ExchangeFailure",
+    "FailureKind",
+    "Frame",
+    "OpenTransport",
+    "StartExchange",
+    "Write",
+]
+
+
+@attrs.frozen
+class OpenTransport:
+    """Spawn the server process (stdio: argv, env and cwd come from the config) or
+    prepare the HTTP connection pool. Answer with ``transport_opened(now)`` or
+    ``transport_failed(error, now)``."""
+
+
+@attrs.frozen
+class Write:
+    """stdio only: write each message followed by ``b"\\n"`` to the process's stdin, in
+    order (a writev of ``[m1, b"\\n", m2, b"\\n", ...]`` does it in one call). A failed
+    write is the transport dying: report what the process did with ``receive_eof``."""
+
+    messages: list[bytes]
+
+
+@attrs.frozen
+class StartExchange:
+    """Perform one HTTP request and feed back ``exchange_head``, ``exchange_data``
+    (raw, still-compressed body bytes), ``exchange_end`` or ``exchange_failed``, all
+    tagged with ``xid``.
+
+    ``read_timeout`` is the socket read timeout to use (``None``: none). ``streaming``
+    is True for GET event streams that may stay open indefinitely (the driver reads
+    those in the background); everything else may be read by whoever the driver picks.
+    """
+
+    xid: int
+    method: str
+    url: str
+    headers: tuple[tuple[str, str], ...]
+    body: bytes | None
+    read_timeout: float | None
+    streaming: bool
+
+
+@attrs.frozen
+class AbortExchange:
+    """Stop reading exchange ``xid`` and release its connection. Nothing more about
+    it is wanted (anything fed for it afterwards is ignored)."""
+
+    xid: int
+
+
+@attrs.frozen
+class CloseTransport:
+    """Close the transport. stdio: close stdin, wait, SIGTERM, then SIGKILL the
+    process group. HTTP: close the pool once the exchanges already started (a
+    ``DELETE`` included) have finished. ``graceful`` is False when the transport
+    already failed (no point waiting for a clean exit). Call
+    ``transport_closed(now)`` when done. After this frame the driver feeds nothing
+    more from that transport (a later ``OpenTransport`` starts a new one)."""
+
+    graceful: bool = True
+
+
+Frame = Union[OpenTransport, Write, StartExchange, AbortExchange, CloseTransport]
+
+FailureKind = Literal["read_timeout", "timeout", "network", "protocol"]
+
+
+@attrs.frozen
+class ExchangeFailure:
+    """Why an HTTP exchange failed, as the driver's HTTP library reported it.
+
+    ``kind``: ``"read_timeout"`` (no bytes within the read timeout), ``"timeout"``
+    (connect, write or pool timeout), ``"network"`` (refused, reset, DNS ...) or
+    ``"protocol"`` (malformed HTTP, unsupported URL). ``detail`` is shown in errors.
+    """
+
+    kind: FailureKind
+    detail: str = ""

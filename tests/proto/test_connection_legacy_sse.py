@@ -1,0 +1,255 @@
+"""The connection machine over the deprecated HTTP+SSE transport: the endpoint event,
+POSTs that only need 2xx, answers on the stream, keep-alive pings, the stream ending.
+Pure: time is a number."""
+
+from __future__ import annotations
+
+import pytest
+from _machine_driver import (
+    SSE_HEAD,
+    Harness,
+    body_of,
+    header,
+    init_result,
+    result,
+    sse_event,
+)
+
+from mcp_proto import deprecations
+from mcp_proto.config import sse_config
+from mcp_proto.connection import (
+    CallFailed,
+    CallSucceeded,
+    CloseTransport,
+    Connected,
+    ConnectFailed,
+    ConnectionState,
+    Diagnostic,
+    Disconnected,
+    ExchangeFailure,
+    OpenTransport,
+    StartExchange,
+)
+from mcp_proto.errors import ConnectionError, ServerError, TransportError, UnauthorizedError
+
+URL = "http://127.0.0.1:9/sse"
+
+
+@pytest.fixture(autouse=True)
+def _fresh_notices() -> None:
+    deprecations.reset()
+
+
+def harness(**kwargs: object) -> Harness:
+    kwargs.setdefault("ping", None)
+    return Harness(sse_config(URL, **kwargs))  # type: ignore[arg-type]
+
+
+def open_stream(h: Harness) -> StartExchange:
+    h.conn.connect(h.now)
+    assert h.take_frames() == [OpenTransport()]
+    h.conn.transport_opened(h.now)
+    (get,) = h.exchanges()
+    assert get.method == "GET" and get.url == URL and get.streaming
+    assert get.read_timeout is None
+    assert header(get, "Accept") == "text/event-stream"
+    return get
+
+
+def connect_legacy(h: Harness) -> StartExchange:
+    stream = open_stream(h)
+    h.conn.exchange_head(stream.xid, 200, SSE_HEAD, h.now)
+    h.conn.exchange_data(stream.xid, sse_event("/messages?sid=1", event="endpoint"), h.now)
+    (init,) = h.exchanges()
+    h.reply_status(init, 202)
+    h.conn.exchange_data(stream.xid, sse_event(init_result(body_of(init)["id"])), h.now)
+    (initialized,) = h.exchanges()
+    h.reply_status(initialized, 202)
+    assert [type(e) for e in h.take_events() if not isinstance(e, Diagnostic)] == [Connected]
+    return stream
+
+
+def test_the_endpoint_event_starts_the_handshake_and_answers_come_on_the_stream() -> None:
+    h = harness()
+    stream = open_stream(h)
+    (notice,) = h.take_events()
+    assert isinstance(notice, Diagnostic) and notice.level == "warning"
+    assert "HTTP+SSE transport is deprecated" in notice.message
+    assert h.conn.state is ConnectionState.OPENING
+    h.conn.exchange_head(stream.xid, 200, SSE_HEAD, 0.0)
+    h.conn.exchange_data(stream.xid, sse_event("/messages?sid=1", event="endpoint"), 0.0)
+    (init,) = h.exchanges()
+    assert init.method == "POST" and init.url == "http://127.0.0.1:9/messages?sid=1"
+    assert header(init, "Accept") == "application/json"
+    h.reply_status(init, 202)
+    assert h.take_events() == []
+    h.conn.exchange_data(stream.xid, sse_event(init_result(body_of(init)["id"])), 0.0)
+    assert [type(e) for e in h.take_events()] == [Connected]
+    (initialized,) = h.exchanges()
+    h.reply_status(initialized, 202)
+    cid = h.conn.start_call("tools/list", now=0.0)
+    (post,) = h.exchanges()
+    h.reply_status(post, 200, b"Accepted")
+    h.conn.exchange_data(stream.xid, sse_event(result(body_of(post)["id"], {"tools": []})), 0)
+    assert h.take_events()[-1] == CallSucceeded(cid, "tools/list", {"tools": []})
+
+
+def test_the_deprecation_notice_comes_once_per_process() -> None:
+    open_stream(harness())
+    h = harness()
+    open_stream(h)
+    assert h.take_events() == []
+
+
+def test_an_endpoint_on_another_origin_is_refused() -> None:
+    h = harness()
+    cid = h.conn.start_call("tools/list", now=0.0)
+    stream = open_stream(h)
+    h.conn.exchange_head(stream.xid, 200, SSE_HEAD, 0.0)
+    h.conn.exchange_data(stream.xid, sse_event("http://evil.example/x", event="endpoint"), 0)
+    events = h.take_events(ConnectFailed, CallFailed)
+    assert isinstance(events[0], ConnectFailed)
+    assert "another origin" in str(events[0].error)
+    assert events[1].call_id == cid
+    assert CloseTransport(graceful=False) in h.take_frames()
+    assert h.exchanges() == []
+
+
+def test_no_endpoint_in_time_fails_the_connect() -> None:
+    h = harness(read_timeout=5.0)
+    stream = open_stream(h)
+    h.conn.exchange_head(stream.xid, 200, SSE_HEAD, 0.0)
+    assert h.conn.next_deadline() == 5.0
+    h.advance(5.0)
+    (failed,) = h.take_events(ConnectFailed)
+    assert "announced no endpoint in time" in str(failed.error)
+
+
+def test_a_401_on_the_stream_is_typed_and_a_non_stream_refused() -> None:
+    h = harness()
+    stream = open_stream(h)
+    h.conn.exchange_head(
+        stream.xid, 401, [("WWW-Authenticate", 'Bearer resource_metadata="https://a/m"')], 0
+    )
+    (failed,) = h.take_events(ConnectFailed)
+    assert isinstance(failed.error, UnauthorizedError)
+    assert failed.error.resource_metadata == "https://a/m"
+    h = harness()
+    stream = open_stream(h)
+    h.conn.exchange_head(stream.xid, 200, [("Content-Type", "text/html")], 0.0)
+    (failed,) = h.take_events(ConnectFailed)
+    assert "not an event stream" in str(failed.error)
+
+
+def test_the_stream_ending_disconnects_and_fails_calls() -> None:
+    h = harness()
+    stream = connect_legacy(h)
+    cid = h.conn.start_call("tools/list", now=0.0)
+    (post,) = h.exchanges()
+    h.reply_status(post, 202)
+    h.conn.exchange_end(stream.xid, 0.0)
+    events = h.take_events()
+    assert isinstance(events[0], Disconnected)
+    assert "closed the event stream" in str(events[0].error)
+    assert [e.call_id for e in events if isinstance(e, CallFailed)] == [cid]
+    assert CloseTransport(graceful=False) in h.take_frames()
+    assert h.conn.state is ConnectionState.IDLE
+
+
+def test_a_post_that_is_not_2xx_fails_the_call() -> None:
+    h = harness()
+    connect_legacy(h)
+    cid = h.conn.start_call("tools/list", now=0.0)
+    (post,) = h.exchanges()
+    h.reply_status(post, 400, b"nope")
+    (failed,) = h.take_events()
+    assert failed.call_id == cid and isinstance(failed.error, ServerError)
+
+
+def test_keepalive_three_unanswered_pings_disconnect() -> None:
+    h = harness(ping=10.0)
+    stream = connect_legacy(h)
+    assert h.conn.next_deadline() == 10.0
+    h.advance(10.0)
+    (ping,) = h.exchanges()
+    assert body_of(ping)["method"] == "ping"
+    h.reply_status(ping, 202)
+    # Answered: the misses start over.
+    h.conn.exchange_data(stream.xid, sse_event(result(body_of(ping)["id"], {})), 10.0)
+    assert h.take_events() == []  # the machine's own ping: no call events
+    for n in range(3):
+        deadline = h.conn.next_deadline()
+        assert deadline is not None
+        h.advance(deadline)
+        (ping,) = [x for x in h.exchanges() if body_of(x).get("method") == "ping"]
+        h.reply_status(ping, 202)
+        h.advance(h.now + 25.0)  # ping * 2.5: unanswered
+        if n < 2:
+            assert h.take_events(Disconnected) == []
+    (lost,) = h.take_events(Disconnected)
+    assert "stopped answering pings" in str(lost.error)
+    assert isinstance(lost.error, ConnectionError)
+    assert CloseTransport(graceful=False) in h.take_frames()
+
+
+def test_a_failed_post_fails_its_call_and_a_broken_stream_disconnects() -> None:
+    h = harness(retries=0)
+    stream = connect_legacy(h)
+    cid = h.conn.start_call("tools/list", now=0.0)
+    (post,) = h.exchanges()
+    h.conn.exchange_failed(post.xid, ExchangeFailure("network", "refused"), 0.0)
+    (failed,) = h.take_events()
+    assert failed.call_id == cid and isinstance(failed.error, TransportError)
+    h.conn.exchange_failed(stream.xid, ExchangeFailure("network", "reset"), 0.0)
+    (lost,) = h.take_events(Disconnected)
+    assert "event stream" in str(lost.error)
+
+
+def test_close_refuses_unanswered_requests_by_post_and_sends_no_delete() -> None:
+    h = harness()
+    stream = connect_legacy(h)
+    h.conn.exchange_data(stream.xid, sse_event(b'{"jsonrpc":"2.0","id":3,"method":"ping"}'), 0)
+    h.take_events()
+    h.conn.close(0.0)
+    h.advance(0.5)
+    (refusal,) = h.exchanges()
+    assert refusal.method == "POST" and body_of(refusal)["error"]["code"] == -32000
+    assert h.take_frames()[-1] == CloseTransport(graceful=True)
+
+
+def test_the_next_call_after_the_stream_ended_reconnects() -> None:
+    h = harness()
+    stream = connect_legacy(h)
+    h.conn.exchange_end(stream.xid, 0.0)
+    h.take_events()
+    h.take_frames()
+    cid = h.conn.start_call("tools/list", now=1.0)
+    assert h.take_frames() == [OpenTransport()]
+    h.now = 1.0
+    h.conn.transport_opened(1.0)
+    (stream,) = h.exchanges()
+    h.conn.exchange_head(stream.xid, 200, SSE_HEAD, 1.0)
+    h.conn.exchange_data(stream.xid, sse_event("/messages?sid=2", event="endpoint"), 1.0)
+    (init,) = h.exchanges()
+    h.reply_status(init, 202)
+    h.conn.exchange_data(stream.xid, sse_event(init_result(body_of(init)["id"])), 1.0)
+    initialized, post = h.exchanges()
+    assert body_of(initialized)["method"] == "notifications/initialized"
+    assert post.url == "http://127.0.0.1:9/messages?sid=2"
+    assert body_of(post)["method"] == "tools/list"
+    h.reply_status(post, 202)
+    h.conn.exchange_data(stream.xid, sse_event(result(body_of(post)["id"], {"tools": []})), 1)
+    assert h.take_events()[-1] == CallSucceeded(cid, "tools/list", {"tools": []})
+
+
+def test_a_ping_post_refused_counts_as_a_miss_at_once() -> None:
+    h = harness(ping=10.0)
+    connect_legacy(h)
+    for _ in range(3):
+        h.advance(h.now + 10.0)
+        (ping,) = h.exchanges()
+        assert body_of(ping)["method"] == "ping"
+        h.reply_status(ping, 503)  # no need to wait for the ping's timeout
+    (lost,) = h.take_events(Disconnected)
+    assert "stopped answering pings" in str(lost.error)
+    assert h.now == 30.0
