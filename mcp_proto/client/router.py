@@ -444,8 +444,11 @@ class Router:
         store = self._store(kind)
         names = self._servers_for(server)
         matches: list[Any]
-        if all(n in store and not self.is_modern(n) for n in names):
-            # every list cached in the handshake era: no effects needed
+        if all(n in store for n in names):
+            # Every list known: no effects needed. Routing a name uses the last list
+            # whatever its ttlMs (a modern server's list may be "stale at once"): a
+            # list_changed drops it, a miss refetches it below, and a stale definition
+            # is what -32020 recovers from (HDR-5). list_tools() honours the TTL.
             matches = []
             for n in names:
                 matches += self._by_name(n, kind, store[n]).get(name, ())

@@ -254,3 +254,15 @@ def test_a_server_objects_cache_info_reads_its_clients_core() -> None:
     view._cache_info = lambda kind, uri: core.cache_info_at("s", kind, uri, d.now)
     assert view.cache_info("tools") == CacheInfo(1_000, "public", 100.0, True)
     assert view.cache_info("prompts") is None
+
+
+def test_routing_a_call_uses_the_known_list_whatever_its_ttl() -> None:
+    core, d = make({"s": Peer(script={"tools/list": tools_page("t", ttl=0), "tools/call": OK})})
+    for _ in range(3):
+        drive(core.call_tool("t", {}), d.perform)
+    assert len(d.sent("tools/list")) == 1  # no list per call
+    drive(core.list_tools(), d.perform)
+    assert len(d.sent("tools/list")) == 2  # list_tools() itself honours ttlMs 0
+    core.handle_notification("s", "notifications/tools/list_changed", {})
+    drive(core.call_tool("t", {}), d.perform)
+    assert len(d.sent("tools/list")) == 3
