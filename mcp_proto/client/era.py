@@ -20,7 +20,7 @@ import attrs
 from ..effects import Call, Log, Op, ProgressCallback
 from ..errors import InputRequiredError, LocalProtocolError, MCPError
 from ..modern.cache import KIND_OF_METHOD, may_serve_stale
-from ..modern.meta import CLIENT_CAPABILITIES, LOG_LEVEL, modern_capabilities
+from ..modern.meta import CLIENT_CAPABILITIES, LOG_LEVEL, modern_capabilities, result_type
 from ..modern.mrtr import input_required_op, resume_op
 from ..pagination import list_all
 from ._intercept import intercept
@@ -157,11 +157,22 @@ def request(
         yield from core._connect(server)  # the era decides how the request goes
     if not core.is_modern(server):
         return (yield Call(server, method, params, timeout, progress))
+    # The first request goes out directly: a complete result (the usual answer) costs
+    # no more than in the handshake era. Its resultType is checked here, the one rule
+    # (LIFE-19: absent is complete, an unknown one is UnknownResultTypeError).
+    first: Any
+    if method in KIND_OF_METHOD:
+        first = yield from cached_call(core, server, method, params, timeout)
+    else:
+        first = yield Call(server, method, params, timeout, progress, tool)
+    if result_type(first, method=method) == "complete":
+        return first
     entry = core._entry(server)
     op = input_required_op(
         server,
         method,
         params,
+        first_result=first,
         handlers=core.handlers,
         clock=core.clock or _no_clock,
         sleep=core.sleep or _no_clock,

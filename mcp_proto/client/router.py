@@ -27,6 +27,7 @@ from ..errors import (
     ResponseTooLargeError,
     ServerNotFound,
     ToolNotFound,
+    UnknownResultTypeError,
     ValidationError,
 )
 from ..handlers import Handlers, client_capabilities
@@ -66,6 +67,7 @@ PASS_THROUGH: Final = (
     ResponseTooLargeError,
     CapabilityError,
     InsufficientScopeError,
+    UnknownResultTypeError,  # the server answered, with a resultType we cannot read
 )
 
 

@@ -269,10 +269,19 @@ def test_malformed_input_requests_fail_typed() -> None:
 def test_an_unknown_result_type_is_an_error_on_modern_servers_only() -> None:
     odd = {**OK, "resultType": "mystery"}
     core, d = make({"s": Peer(script={"tools/list": {"tools": [tool("t")]}, "tools/call": odd})})
-    with pytest.raises(InputRequiredFailure) as caught:
+    with pytest.raises(UnknownResultTypeError) as caught:  # LIFE-19, typed
         drive(core.call_tool("t", {}), d.perform)
-    assert isinstance(caught.value.__cause__, UnknownResultTypeError)
-    assert isinstance(caught.value.__cause__, RemoteProtocolError)
+    assert isinstance(caught.value, RemoteProtocolError)
+    assert caught.value.result_type == "mystery" and caught.value.method == "tools/call"
+    # ... and in a later round it fails the exchange, resumably.
+    core, d = make(
+        {"s": Peer(script={"tools/list": {"tools": [tool("t")]}, "tools/call": [ask(), odd]})},
+        handlers=Handlers(elicitation=accept),
+    )
+    with pytest.raises(InputRequiredFailure) as later:
+        drive(core.call_tool("t", {}), d.perform)
+    assert later.value.reason == "malformed"
+    assert isinstance(later.value.__cause__, UnknownResultTypeError)
     core, d = make(
         {"s": Peer("2025-11-25", script={"tools/list": {"tools": [tool("t")]}, "tools/call": odd})}
     )
