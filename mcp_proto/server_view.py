@@ -3,21 +3,36 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 from mcp_proto.config import ServerConfig
 from mcp_proto.modern.cache import CacheInfo, CacheKind, ResultCache
 from mcp_proto.session import ServerInfo, Session, State
 
-__all__ = ["ServerView"]
+__all__ = ["ConnectionView", "ServerView"]
+
+
+class ConnectionView(Protocol):
+    """What :class:`ServerView` reads from the machine a server object drives
+    (``mcp_proto.connection.Connection`` has both)."""
+
+    @property
+    def server(self) -> ServerInfo | None: ...
+
+    @property
+    def is_connected(self) -> bool: ...
 
 
 class ServerView:
-    """Read-only facts about a server, from its current session (LIFE-4, LIFE-9,
-    LIFE-21). A subclass sets ``config`` and ``_session``."""
+    """Read-only facts about a server, from its connection (LIFE-4, LIFE-9, LIFE-21).
+    A subclass sets ``config`` and ``_conn`` (the ``Connection`` it drives).
+
+    A shell not yet driving a ``Connection`` may set ``_session`` (a ``Session``)
+    instead: read only while ``_conn`` is None (issue 9: until both shells switch)."""
 
     config: ServerConfig
-    _session: Session | None
+    _conn: ConnectionView | None = None
+    _session: Session | None = None
     #: Set by the client that owns this server: ``(kind, uri) -> CacheInfo | None`` from
     #: its core's result cache (CACHE-10). Unset: nothing is cached.
     _cache_info: Callable[[CacheKind, str | None], CacheInfo | None] | None = None
@@ -35,6 +50,9 @@ class ServerView:
 
     @property
     def info(self) -> ServerInfo | None:
+        conn = self._conn
+        if conn is not None:
+            return conn.server
         s = self._session
         return s.server if s is not None else None
 
@@ -62,7 +80,11 @@ class ServerView:
     def protocol_era(self) -> str | None:
         """``"modern"`` (2026-07-28: no handshake, ``server/discover``) or
         ``"legacy"`` (the handshake era), from the current connection; ``None`` before
-        the era is known (LIFE-4)."""
+        the era is known (LIFE-4). The connection's own era when it has decided one
+        (before the server's info is in: ``protocol="modern"`` fixes it at once)."""
+        era = getattr(self._conn, "era", None)
+        if era is not None:
+            return str(era)
         info = self.info
         return info.protocol_era if info is not None else None
 
@@ -80,14 +102,16 @@ class ServerView:
         """Whether the server answered ``initialize`` on the current (or last, failed)
         connection: proof that an MCP server is at this address, so ``connect`` tries
         no other transport after a failure (issue 9; :class:`~mcp_proto.effects.Attempt`)."""
-        s = self._session
-        return s is not None and s.server is not None
+        return self.info is not None
 
     def _transport_alive(self) -> bool:
         return True
 
     @property
     def is_connected(self) -> bool:
+        conn = self._conn
+        if conn is not None:
+            return conn.is_connected and self._transport_alive()
         s = self._session
         return s is not None and s.state is State.READY and self._transport_alive()
 
