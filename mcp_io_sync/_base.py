@@ -50,6 +50,8 @@ from mcp_proto.connection import (
 from mcp_proto.effects import Call
 from mcp_proto.errors import ConnectionError, MCPError
 from mcp_proto.limits import Limits
+from mcp_proto.modern.discover import EraCache
+from mcp_proto.modern.meta import Extensions, HostMeta
 from mcp_proto.server_view import ServerView
 from mcp_proto.session import ServerInfo
 from mcp_proto.types import Implementation
@@ -100,6 +102,9 @@ class BaseServer(ServerView):
         limits: Limits,
         logger: logging.Logger,
         on_event: Callable[[BaseServer, Any], None],
+        request_meta: HostMeta = None,
+        extensions: Extensions = (),
+        era_cache: EraCache | None = None,
     ) -> None:
         self.config = config
         self.name = name
@@ -115,6 +120,11 @@ class BaseServer(ServerView):
             capabilities=capabilities,
             limits=limits,
             random=self._random.random,
+            # Issue 10: the 2026-07-28 era (per-request _meta, extensions, the client's
+            # era cache: one per client, LIFE-18).
+            request_meta=request_meta,
+            extensions=extensions,
+            era_cache=era_cache,
         )
         # Guards the machine and the tables below; never held while blocking.
         self._lock = threading.RLock()
@@ -358,16 +368,26 @@ class BaseServer(ServerView):
         *,
         timeout: float | None = None,
         progress: Callable[..., Any] | None = None,
+        tool: Any = None,
     ) -> Any:
         """Send a request and block for its result (or its typed error).
 
         Retries, backoff and session-expiry re-sends are the machine's (one request
         pipeline, ``mcp_proto.connection``); this waits for the call's one outcome.
+        ``tool``: the called tool's definition (``Mcp-Param-*`` headers, HDR-1).
         """
         waiter = _Waiter()
         try:
             own = self._pump(
-                True, self._start_call, waiter, method, params, timeout, progress, starting=True
+                True,
+                self._start_call,
+                waiter,
+                method,
+                params,
+                timeout,
+                progress,
+                tool,
+                starting=True,
             )
             while own is not None:
                 own = self._run_exchange(own, waiter)
@@ -386,10 +406,16 @@ class BaseServer(ServerView):
         params: dict[str, Any] | None,
         timeout: float | None,
         progress: Callable[..., Any] | None,
+        tool: Any = None,
     ) -> None:
         """Start a call on the machine for ``waiter`` (caller holds ``_lock``)."""
         cid = self._conn.start_call(
-            method, params, now=time.monotonic(), timeout=timeout, progress=progress is not None
+            method,
+            params,
+            now=time.monotonic(),
+            timeout=timeout,
+            progress=progress is not None,
+            tool=tool,
         )
         self._waiters[cid] = waiter
         if progress is not None:
@@ -436,6 +462,7 @@ class BaseServer(ServerView):
                     now=now,
                     timeout=call.timeout,
                     progress=call.progress is not None,
+                    tool=getattr(call, "tool", None),
                 )
             except MCPError as exc:
                 outcomes[i] = (None, exc)

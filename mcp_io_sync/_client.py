@@ -38,6 +38,8 @@ from mcp_proto.effects import (
 from mcp_proto.errors import MCPError
 from mcp_proto.handlers import Handlers, Reply, serve_request
 from mcp_proto.limits import Limits
+from mcp_proto.modern.discover import EraCache
+from mcp_proto.modern.meta import Extensions, HostMeta, check_extensions
 from mcp_proto.targets import TargetOptions, connect_all, plan_targets
 from mcp_proto.types import Implementation, Prompt, ResourceContent, Root, Tool
 
@@ -97,6 +99,8 @@ class Client:
         limits: Limits | None = None,
         ssl_context: ssl.SSLContext | None = None,
         proxy: str | None = None,
+        request_meta: HostMeta = None,
+        extensions: Extensions = (),
     ) -> None:
         configs = [
             c if isinstance(c, ServerConfig) else config_from_dict(c) for c in mcp_server_configs
@@ -107,6 +111,22 @@ class Client:
             client_info = Implementation.from_dict(client_info)
         names = unique_server_names(configs)
         self._http_options: dict[str, Any] = {"ssl_context": ssl_context, "proxy": proxy}
+        # The 2026-07-28 era (issue 10): host metadata on every modern request
+        # (LIFE-12), declared extensions (LIFE-13), and the era of each server process
+        # / origin, probed once per client (LIFE-18). Checked now: a bad value is the
+        # caller's error, before any server starts.
+        self._era_options: dict[str, Any] = {
+            "request_meta": request_meta,
+            "extensions": extensions,
+            "era_cache": EraCache(),
+        }
+        if request_meta is not None and not (
+            isinstance(request_meta, Mapping) or callable(request_meta)
+        ):
+            raise ValueError(
+                f"request_meta must be a mapping, a callable or None, got {request_meta!r:.40}"
+            )
+        check_extensions(extensions)
         self._core = ClientCore(
             [ServerEntry(n, c.type) for n, c in zip(names, configs, strict=True)],
             handlers=Handlers(
@@ -149,6 +169,7 @@ class Client:
             limits=self.limits,
             logger=self.logger,
             on_event=self._on_server_event,
+            **self._era_options,
             **extra,
         )
 
@@ -222,7 +243,12 @@ class Client:
     def _perform(self, effect: Effect) -> Any:
         if isinstance(effect, Call):
             return self._servers[effect.server].request(
-                effect.method, effect.params, timeout=effect.timeout, progress=effect.progress
+                effect.method,
+                effect.params,
+                timeout=effect.timeout,
+                progress=effect.progress,
+                # The called tool's definition (HDR-1), on effects that carry one.
+                tool=getattr(effect, "tool", None),
             )
         if isinstance(effect, Connect):
             return self._servers[effect.server].ensure_connected()

@@ -269,7 +269,8 @@ class StdioServer(BaseServer):
         reader.start()
         errs.start()
         with self._lock:
-            self._conn.transport_opened(time.monotonic())
+            # The pid keys the era cache: an era holds for one server process (LIFE-18).
+            self._conn.transport_opened(time.monotonic(), pid=proc.popen.pid)
 
     def _write(self, messages: list[bytes]) -> None:
         proc = self._proc

@@ -32,6 +32,8 @@ from mcp_proto.connection import events as cev
 from mcp_proto.connection import frames as fr
 from mcp_proto.errors import MCPError
 from mcp_proto.limits import Limits
+from mcp_proto.modern.discover import EraCache
+from mcp_proto.modern.meta import Extensions, HostMeta
 from mcp_proto.server_view import ServerView
 from mcp_proto.session import ServerInfo
 from mcp_proto.types import Implementation
@@ -98,6 +100,9 @@ class BaseServer(ServerView):
         logger: logging.Logger,
         on_event: Callable[[BaseServer, Any], None],
         nursery: Callable[[], trio.Nursery],
+        request_meta: HostMeta = None,
+        extensions: Extensions = (),
+        era_cache: EraCache | None = None,
     ) -> None:
         self.config = config
         self.name = name
@@ -113,6 +118,11 @@ class BaseServer(ServerView):
             capabilities=capabilities,
             limits=limits,
             random=self._random.random,
+            # Issue 10: the 2026-07-28 era (per-request _meta, extensions, the client's
+            # era cache: one per client, LIFE-18).
+            request_meta=request_meta,
+            extensions=extensions,
+            era_cache=era_cache,
         )
         self._calls: dict[int, _Waiter] = {}  # call id -> its parked caller
         self._progress: dict[int, Callable[..., Any]] = {}
@@ -138,6 +148,10 @@ class BaseServer(ServerView):
     async def _open_transport(self) -> None:
         """Perform ``OpenTransport`` (raise an ``MCPError`` if it cannot be done)."""
         raise NotImplementedError
+
+    def _transport_pid(self) -> int | None:
+        """The server process of the open transport (stdio), the era cache key."""
+        return None
 
     def _write(self, messages: list[bytes]) -> bool:
         """Perform ``Write`` without waiting; True if bytes are left for ``_flush``."""
@@ -273,7 +287,7 @@ class BaseServer(ServerView):
                 with trio.CancelScope(shield=True):
                     await self._detach_transport(False)()
                 return
-            self._conn.transport_opened(trio.current_time())
+            self._conn.transport_opened(trio.current_time(), pid=self._transport_pid())
 
     async def _open_then_pump(self) -> None:
         await self._open()
@@ -347,16 +361,23 @@ class BaseServer(ServerView):
         *,
         timeout: float | None = None,
         progress: Callable[..., Any] | None = None,
+        tool: Any = None,
     ) -> Any:
         """Start a call in the machine and wait for its result or typed error (the
         machine retries, replaces an expired session and times out; a cancelled caller
-        cancels the call there, which tells the server)."""
+        cancels the call there, which tells the server). ``tool``: the called tool's
+        definition (``Mcp-Param-*`` headers, HDR-1)."""
         # A call in an already cancelled scope sends nothing; no scheduler pass unless
         # cancelled (parking for the answer is this call's checkpoint).
         await trio.lowlevel.checkpoint_if_cancelled()
         conn = self._conn
         call_id = conn.start_call(
-            method, params, now=trio.current_time(), timeout=timeout, progress=progress is not None
+            method,
+            params,
+            now=trio.current_time(),
+            timeout=timeout,
+            progress=progress is not None,
+            tool=tool,
         )
         waiter = self._calls[call_id] = _Waiter()
         if progress is not None:

@@ -154,6 +154,10 @@ class StdioServer(BaseServer):
         nursery.start_soon(self._read_loop, proc)
         nursery.start_soon(self._stderr_loop, proc)
 
+    def _transport_pid(self) -> int | None:
+        proc = self._proc
+        return proc.process.pid if proc is not None else None
+
     def _detach_transport(self, graceful: bool) -> Callable[[], Awaitable[None]]:
         proc, self._proc = self._proc, None
         if proc is None:

@@ -44,6 +44,7 @@ from ..http import (
 )
 from ..session import ServerInfo
 from ..sse import SSEEvent, SSEParser
+from ._era import modern_post_headers
 from ._exchange import (
     DELETE_TIMEOUT,
     ERROR_BODY_CAP,
@@ -192,6 +193,8 @@ class HttpTransport(Transport):
     def request_headers(self, out: Outgoing) -> tuple[tuple[str, str], ...]:
         """Hook: the headers of the POST carrying ``out``. Headers decided per request
         (``Mcp-Method``, ``Mcp-Name``, ``Authorization``) plug in here."""
+        if out.headers is not None or self.conn.era == "modern":
+            return modern_post_headers(self.conn, out, streamable=self.streamable)
         http = self.http
         key = (http.protocol_version, http.session_id)
         cached = self._heads
@@ -476,7 +479,11 @@ class HttpTransport(Transport):
             self._streams.pop(stream.rid, None)
             self.conn._expire(now)
             return
-        if stream.cursor.last_event_id is None or stream.resumes >= MAX_RESUMES:
+        if (
+            stream.cursor.last_event_id is None
+            or stream.resumes >= MAX_RESUMES
+            or self.conn.era == "modern"  # SHTTP-6: no resumption; RETRY-7 re-issues
+        ):
             self._streams.pop(stream.rid, None)
             self.conn._fail_attempt(
                 stream.rid,

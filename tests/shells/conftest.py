@@ -29,6 +29,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import attrs
 import pytest
 import trio
 
@@ -145,10 +146,15 @@ def make_logger() -> tuple[logging.Logger, Recorder]:
 class Shell:
     """Adapter running a scenario against one shell (see the module docstring)."""
 
-    def __init__(self, kind: str) -> None:
+    def __init__(self, kind: str, protocol: str | None = None) -> None:
         self.kind = kind
         self.mod: Any = mcp_io_sync if kind == "sync" else mcp_io_trio
         self.logger, self.log = make_logger()
+        #: The era a test module pins (its ``PROTOCOL``): handshake-era suites set
+        #: "legacy", because ``protocol="auto"`` probes with server/discover and the
+        #: dual-era SDK server then answers as a 2026-07-28 one (issue 10). Applied
+        #: where a test gives no ``protocol`` of its own.
+        self.protocol = protocol
 
     def __repr__(self) -> str:
         return f"<Shell {self.kind}>"
@@ -175,6 +181,8 @@ class Shell:
         """``scenario(client)`` with ``client`` from ``connect(target, **kwargs)``."""
         kwargs.setdefault("read_timeout", DEFAULT_READ_TIMEOUT)
         kwargs.setdefault("logger", self.logger)
+        if self.protocol is not None:
+            kwargs.setdefault("protocol", self.protocol)
         self._own_logger()
         if not self.is_trio:
             with mcp_io_sync.connect(target, **kwargs) as client:
@@ -199,7 +207,7 @@ class Shell:
         (servers connect lazily)."""
         kwargs.setdefault("logger", self.logger)
         self._own_logger()
-        configs = list(configs)
+        configs = [self._pinned(c) for c in configs]
         if not self.is_trio:
             with mcp_io_sync.create_client(configs, **kwargs) as client:
                 return _drive(scenario(SyncProxy(client)))
@@ -210,6 +218,21 @@ class Shell:
                     return await scenario(client)
 
         return trio.run(main)
+
+    def _pinned(self, config: Any) -> Any:
+        """``config`` in the module's pinned era, unless it names one (or is HTTP+SSE,
+        which has no era to choose)."""
+        from mcp_proto.config import ServerConfig
+
+        if self.protocol is None:
+            return config
+        if isinstance(config, ServerConfig):
+            if config.protocol != "auto" or config.type == "sse":
+                return config
+            return attrs.evolve(config, protocol=self.protocol)
+        if isinstance(config, dict) and "protocol" not in config and config.get("type") != "sse":
+            return {**config, "protocol": self.protocol}
+        return config
 
     def run_plain(self, scenario: Callable[[], Awaitable[Any]], *, deadline: float = 60) -> Any:
         """Run a scenario that builds its clients itself (``shell.mod``)."""
@@ -291,7 +314,7 @@ class Shell:
 
 @pytest.fixture(params=["sync", "trio"])
 def shell(request: pytest.FixtureRequest) -> Shell:
-    return Shell(request.param)
+    return Shell(request.param, getattr(request.module, "PROTOCOL", None))
 
 
 # ---------------------------------------------------------------------- processes

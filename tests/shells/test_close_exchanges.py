@@ -27,6 +27,11 @@ from mcp_proto.session import CLOSING_CODE
 
 from .conftest import EVERYTHING, PEERS_NODE_MODULES, Shell, text_of
 
+#: Handshake-era behaviour (server requests, sessions, the GET stream, initialize on the
+#: wire): pinned to protocol="legacy" (conftest ``Shell.protocol``); the 2026-07-28 era
+#: has its own suites (test_modern_*.py, test_dual_era_matrix.py).
+PROTOCOL = "legacy"
+
 if not PEERS_NODE_MODULES.is_dir():
     pytest.skip(
         f"{PEERS_NODE_MODULES} is missing: run `npm ci` in tests/peers (make test does)",

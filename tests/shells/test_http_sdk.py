@@ -33,6 +33,11 @@ from ._http_support import (
 )
 from .conftest import Shell, text_of
 
+#: Handshake-era behaviour (server requests, sessions, the GET stream, initialize on the
+#: wire): pinned to protocol="legacy" (conftest ``Shell.protocol``); the 2026-07-28 era
+#: has its own suites (test_modern_*.py, test_dual_era_matrix.py).
+PROTOCOL = "legacy"
+
 pytestmark = pytest.mark.peer
 
 DEADLINE = 30.0
@@ -336,14 +341,14 @@ def test_sse_deprecation_notice_is_logged_once_per_process(shell: Shell, peers: 
     deprecations.reset()
     shell.run(scenario, url, read_timeout=HTTP_READ_TIMEOUT, deadline=DEADLINE)
     shell.run(scenario, url, read_timeout=HTTP_READ_TIMEOUT, deadline=DEADLINE)
-    other = Shell(shell.kind)  # another client, another logger, the same process
+    other = Shell(shell.kind, shell.protocol)  # another client, another logger, the same process
     other.run(scenario, url, read_timeout=HTTP_READ_TIMEOUT, deadline=DEADLINE)
     [notice] = notices(shell)
     assert "Migrate the server to Streamable HTTP" in notice
     assert notices(other) == []
     # Not for Streamable HTTP.
     deprecations.reset()
-    third = Shell(shell.kind)
+    third = Shell(shell.kind, shell.protocol)
     third.run(scenario_shttp, peers.sdk("streamable-http").url, read_timeout=HTTP_READ_TIMEOUT)
     assert notices(third) == []
 

@@ -17,6 +17,11 @@ from mcp_proto import errors
 from ._http_support import HTTP_READ_TIMEOUT, hostile_http_server
 from .conftest import Shell, text_of
 
+#: Handshake-era behaviour (server requests, sessions, the GET stream, initialize on the
+#: wire): pinned to protocol="legacy" (conftest ``Shell.protocol``); the 2026-07-28 era
+#: has its own suites (test_modern_*.py, test_dual_era_matrix.py).
+PROTOCOL = "legacy"
+
 DEADLINE = 30.0
 
 

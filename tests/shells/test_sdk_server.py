@@ -26,6 +26,11 @@ from .conftest import (
     text_of,
 )
 
+#: Handshake-era behaviour (server requests, sessions, the GET stream, initialize on the
+#: wire): pinned to protocol="legacy" (conftest ``Shell.protocol``); the 2026-07-28 era
+#: has its own suites (test_modern_*.py, test_dual_era_matrix.py).
+PROTOCOL = "legacy"
+
 pytestmark = pytest.mark.peer
 
 CONTRACT_TOOLS = {

@@ -36,6 +36,11 @@ from ._http_support import (
 )
 from .conftest import SDK_SERVER, Shell, children_matching, text_of
 
+#: Handshake-era behaviour (server requests, sessions, the GET stream, initialize on the
+#: wire): pinned to protocol="legacy" (conftest ``Shell.protocol``); the 2026-07-28 era
+#: has its own suites (test_modern_*.py, test_dual_era_matrix.py).
+PROTOCOL = "legacy"
+
 DEADLINE = 60.0
 #: A console-script name that exists nowhere but in the tests' temporary bin directory.
 SCRIPT = "mcp-proto-test-sdk-server"
