@@ -172,7 +172,7 @@ class Router:
     def request_meta(self, value: HostMeta) -> None:
         if value is not None and not callable(value):
             if not isinstance(value, Mapping):
-                raise TypeError("request_meta must be a mapping or a callable returning one")
+                raise ValueError("request_meta must be a mapping or a callable returning one")
             value = dict(value)
         self._request_meta = value
         if not callable(value) and deprecations.features_in_meta(value):

@@ -404,7 +404,7 @@ def test_served_requests_announce_what_they_use() -> None:
 
 
 def test_request_meta_and_extensions_are_validated() -> None:
-    with pytest.raises(TypeError):
+    with pytest.raises(ValueError):  # as the connection says it (a ValueError)
         make({"s": Peer()}, request_meta=["not", "a", "mapping"])
     with pytest.raises(ValueError):
         make({"s": Peer()}, extensions=["no-prefix"])
