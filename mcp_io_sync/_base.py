@@ -361,6 +361,16 @@ class BaseServer(ServerView):
 
     # ------------------------------------------------------------ requests
 
+    @property
+    def log_level(self) -> str | None:
+        """The level a 2026-07-28 connection carries as ``_meta`` (LIFE-15)."""
+        return self._conn.log_level
+
+    def set_era_log_level(self, level: str | None) -> None:
+        """Carry ``level`` as ``_meta`` on this server's next 2026-07-28 requests."""
+        with self._lock:
+            self._conn.log_level = level
+
     def request(
         self,
         method: str,

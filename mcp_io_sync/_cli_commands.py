@@ -223,7 +223,12 @@ class Runner:
         if self.opts.name is not None:
             return self._describe_tool(tools, self.opts.name)
         if self.output.as_json:
-            self.output.json({"tools": [self._with_server(t, t.to_dict()) for t in tools]})
+            self.output.json(
+                {
+                    "tools": [self._with_server(t, t.to_dict()) for t in tools],
+                    "servers": {n: self._era(n) for n in self.usable},
+                }
+            )
             return EXIT_OK
         headers = ["NAME", "ARGUMENTS", "HINTS", "DESCRIPTION"]
         rows = [
@@ -242,7 +247,16 @@ class Runner:
             headers.insert(0, "SERVER")
             rows = [[s, *row] for s, row in zip(self._server_column(tools), rows, strict=True)]
         self.output.table(headers, rows, "no tools")
+        # Which revision each server speaks (issue 10), under the table so that the
+        # table stays first for scripts: "server x: 2026-07-28 (modern)".
+        for name in self.usable:
+            era = self._era(name)
+            self.output.text(f"server {name}: {era['protocolVersion']} ({era['era']})")
         return EXIT_OK
+
+    def _era(self, name: str) -> dict[str, Any]:
+        server = self.client.find_server(name)
+        return {"protocolVersion": server.protocol_version, "era": server.protocol_era}
 
     def _describe_tool(self, tools: Sequence[Tool], name: str) -> int:
         matches = [t for t in tools if t.name == name]

@@ -354,6 +354,15 @@ class BaseServer(ServerView):
 
     # ------------------------------------------------------------ requests
 
+    @property
+    def log_level(self) -> str | None:
+        """The level a 2026-07-28 connection carries as ``_meta`` (LIFE-15)."""
+        return self._conn.log_level
+
+    def set_era_log_level(self, level: str | None) -> None:
+        """Carry ``level`` as ``_meta`` on this server's next 2026-07-28 requests."""
+        self._conn.log_level = level
+
     async def request(
         self,
         method: str,
