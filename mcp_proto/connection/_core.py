@@ -25,6 +25,7 @@ from ..errors import (
     MCPError,
 )
 from ..events import (
+    NotificationReceived,
     ProgressReceived,
     RequestFailed,
     ResponseReceived,
@@ -35,6 +36,7 @@ from ..session import ServerInfo, Session
 from ..session import State as SessionState
 from ..types import Implementation
 from ._calls import Call, CallState, Pipeline, Verdict
+from ._listen import ListenManager
 from ._transport import Outgoing, Transport
 from .events import (
     CallFailed,
@@ -113,6 +115,7 @@ class MachineCore:
         # anything else (a request of an expired session, a second answer) is dropped.
         self._asked: set[jsonrpc.RequestId] = set()
         self._transport = _make_transport(self)
+        self._listen = ListenManager(self, random)  # subscriptions/listen (SUB rows)
 
     # ================================================================ introspection
 
@@ -177,6 +180,8 @@ class MachineCore:
         self._close_deadline = None
         self._drain(now)  # what already arrived comes first
         session = self._session
+        live = session is not None and session.state is not SessionState.CLOSED
+        self._listen.end_all(self._closed_error(), now, cancel=lost is None and live)
         if lost is None and session is not None and session.state is not SessionState.CLOSED:
             session.refuse_server_requests()
             self._take_output()
@@ -189,13 +194,14 @@ class MachineCore:
         self._init_rid = None
         self._transport.reset()
         # Every open call ends now, with this error (none is retried: we are closing).
-        self._fail_all(error)
+        self._fail_all(error, now)
         if session is not None and session.state is not SessionState.CLOSED:
             session.connection_lost(error)
         self._drain(now)
         self._emit(CloseTransport(graceful=lost is None))
 
-    def _fail_all(self, error: MCPError) -> None:
+    def _fail_all(self, error: MCPError, now: float = 0.0) -> None:
+        self._listen.end_all(error, now, cancel=False)
         self._notes.clear()
         self._internal.clear()
         for call in list(self._calls.calls.values()):
@@ -223,7 +229,10 @@ class MachineCore:
     def _after(self, now: float) -> None:
         """After every input: route the session's events, send what may go, flush."""
         self._drain(now)
-        if self._calls.has_queued or self._notes:
+        if self.state is ConnectionState.READY and self._listen.wants_connection:
+            self._listen.hand_over(now)
+            self._drain(now)
+        if self._calls.has_queued or self._notes or self._listen.wants_connection:
             if self.state is ConnectionState.READY:
                 assert self._session is not None
                 for method, params in self._notes:
@@ -308,6 +317,10 @@ class MachineCore:
                     self._events.append(
                         CallProgress(call.call_id, event.progress, event.total, event.message)
                     )
+            elif isinstance(event, NotificationReceived) and self._listen.on_notification(
+                event, now
+            ):
+                pass  # on a listen stream: routed to its subscription (SUB-31)
             else:
                 if isinstance(event, ServerRequest):
                     self._asked.add(event.request_id)
@@ -318,6 +331,8 @@ class MachineCore:
         if rid == self._init_rid and session is self._session:
             self._init_rid = None
             self._handshake_answered(session, event.result, now)
+            return
+        if self._listen.on_response(rid, event.result, now):
             return
         internal = self._internal.pop(rid, None)
         if internal is not None:
@@ -334,6 +349,8 @@ class MachineCore:
         if rid == self._init_rid and self._init_rid is not None:
             self._init_rid = None
             self._connect_failed(error, now)
+            return
+        if self._listen.on_failed(rid, error, now):
             return
         internal = self._internal.pop(rid, None)
         if internal is not None:
@@ -425,6 +442,7 @@ class MachineCore:
     def _connect_failed(self, error: MCPError, now: float, *, close: bool = True) -> None:
         self._events.append(ConnectFailed(error))
         self._teardown(error, now, close=close)
+        self._listen.connect_failed(error, now)
         for call in self._calls.take_queued():
             self._judge(call, error, now)
 

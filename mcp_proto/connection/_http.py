@@ -211,6 +211,9 @@ class HttpTransport(Transport):
                 is_init=out.method == "initialize" and out.rid == conn._init_rid,
             )
             self._ex[ex.xid] = ex
+            # A subscriptions/listen stream stays open and may be quiet for long (its
+            # acknowledgment has its own deadline, SUB-5): read in the background.
+            listen = out.method == "subscriptions/listen"
             conn._emit(
                 StartExchange(
                     ex.xid,
@@ -218,8 +221,10 @@ class HttpTransport(Transport):
                     self.post_url(),
                     self.request_headers(out),
                     out.data,
-                    self._read_timeout(out.rid, now),
-                    False,
+                    max(conn.config.read_timeout, GET_READ_TIMEOUT_FLOOR)
+                    if listen
+                    else self._read_timeout(out.rid, now),
+                    listen,
                 )
             )
 
