@@ -16,7 +16,7 @@ from ..modern.notify_queue import ListenFilter
 from ..session import State as SessionState
 from ._calls import CLOSE_ANSWER_WAIT
 from ._core import _LIVE, ConnectionState, MachineCore
-from ._listen import AckTimeout
+from ._listen import AckTimeout, SubState
 from .events import CallCancelledError, Closed, Event
 from .frames import ExchangeFailure, Frame
 
@@ -158,7 +158,8 @@ class Connection(MachineCore):
     def listen_state(self, sub_id: int) -> str:
         """``"waiting"`` (for a connection, a restart or a re-open: not active, SUB-14),
         ``"opening"`` (sent, not acknowledged), ``"active"`` or ``"ended"``."""
-        return self._listen.state_of(sub_id).value
+        state = self._listen.state_of(sub_id)
+        return "waiting" if state is SubState.BACKOFF else state.value
 
     def answer(self, request_id: jsonrpc.RequestId, result: Any, *, now: float = 0.0) -> None:
         """Answer a server request. Dropped after close (nobody to answer), for a
