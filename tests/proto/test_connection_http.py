@@ -383,7 +383,8 @@ def test_session_expiry_resends_what_may_be_resent_once_on_a_new_session() -> No
     post_list, post_call = h.exchanges()
     h.reply_status(post_list, 404)
     events = h.take_events()
-    assert isinstance(events[0], Diagnostic) and "session expired" in events[0].message
+    assert isinstance(events[0], Diagnostic) and events[0].level == "info"
+    assert events[0].message == "server 'srv': the session expired; starting a new one"
     (failed,) = [e for e in events if isinstance(e, CallFailed)]
     assert failed.call_id == calling and isinstance(failed.error, SessionExpiredError)
     assert "not re-sent" in str(failed.error)
@@ -616,6 +617,7 @@ def test_a_404_to_notifications_initialized_fails_the_connect_instead_of_looping
     events = h.take_events()
     assert isinstance(events[0], ConnectFailed)
     assert "refused the handshake" in str(events[0].error)
+    assert isinstance(events[0].error.__cause__, SessionExpiredError)
     assert [e.call_id for e in events if isinstance(e, CallFailed)] == [cid]
     # No new initialize: a server refusing every session is not asked forever.
     assert [x for x in h.exchanges() if x.body and b"initialize" in x.body] == []

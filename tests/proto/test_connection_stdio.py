@@ -19,6 +19,7 @@ from mcp_proto.connection import (
     ConnectionState,
     Diagnostic,
     Disconnected,
+    LogMessage,
     OpenTransport,
     ServerRequest,
 )
@@ -366,10 +367,9 @@ def test_notifications_wait_for_the_connection() -> None:
     h.conn.transport_opened(0.0)
     (init,) = h.written()
     h.feed(init_result(init["id"]))
-    assert [m["method"] for m in h.written()] == [
-        "notifications/initialized",
-        "notifications/custom",
-    ]
+    initialized, custom = h.written()
+    assert initialized["method"] == "notifications/initialized"
+    assert custom == {"jsonrpc": "2.0", "method": "notifications/custom", "params": {"a": 1}}
 
 
 def test_zero_copy_reads_through_get_buffer() -> None:
@@ -509,3 +509,28 @@ def test_a_retry_diagnostic_is_info_and_a_closed_calls_error_says_so() -> None:
     (failed,) = h.take_events(CallFailed)
     assert failed.call_id == a
     assert str(failed.error) == "server 'srv': the client closed the connection"
+
+
+def test_the_limits_reach_the_session() -> None:
+    h = harness(limits=Limits(max_log_message=8))
+    h.connect_stdio()
+    h.feed(notification("notifications/message", {"level": "info", "data": "a" * 100}))
+    (log,) = h.take_events(LogMessage)
+    assert len(log.text) < 40
+
+
+def test_a_queued_call_whose_progress_token_is_taken_fails_alone() -> None:
+    h = harness()
+    params = {"name": "x", "_meta": {"progressToken": "t"}}
+    first = h.conn.start_call("tools/call", params, now=0.0, progress=True)
+    second = h.conn.start_call("tools/call", params, now=0.0, progress=True)
+    h.take_frames()
+    h.conn.transport_opened(0.0)
+    (init,) = h.written()
+    h.feed(init_result(init["id"]))
+    _initialized, sent = h.written()
+    assert sent["params"]["_meta"]["progressToken"] == "t"
+    (failed,) = h.take_events(CallFailed)
+    assert failed.call_id == second and isinstance(failed.error, LocalProtocolError)
+    assert "cannot be sent" in str(failed.error) and "already in use" in str(failed.error)
+    assert h.conn.pending_count == 1 and first in h.conn._calls.calls
