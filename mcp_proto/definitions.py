@@ -134,6 +134,9 @@ def _build(entry: Mapping[str, Any], kind: TransportType, name: object) -> Serve
     }
     if name is not None:
         opts["name"] = name
+    if kind == "sse" and (entry.get("protocol") == "modern" or "discover_timeout" in entry):
+        # SSE-8 / CONN-13: a handshake-era transport has no era to choose.
+        raise ValueError("'protocol': 'modern' and 'discover_timeout' do not apply to sse")
     if kind in ("stdio", "http", "streamable_http"):
         for key in ("protocol", "discover_timeout"):
             if entry.get(key) is not None:

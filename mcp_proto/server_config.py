@@ -16,6 +16,7 @@ from urllib.parse import SplitResult, urlsplit
 import attrs
 
 from ._util import MAX_SECONDS, check_seconds, shown
+from .modern.discover import check_discover_timeout, check_protocol
 
 __all__ = [
     "DEFAULT_MAX_DECOMPRESSED_BODY_BYTES",
@@ -49,28 +50,20 @@ _HEADER_UNSAFE: Final = re.compile(r"[\r\n\x00]")
 def check_unbuilt_options(
     protocol: object = "auto", discover_timeout: object = None, oauth_provider: object = None
 ) -> None:
-    """Refuse an option that this client does not implement yet (issue 9 item 7).
+    """Check the era options and refuse one this client does not implement yet.
 
-    No option is accepted and silently ignored: until the 2026-07-28 revision lands
-    (issue 10) there is no era to choose and no ``server/discover`` probe to bound, and
-    there is no OAuth flow yet (docs/roadmap.md). ``protocol="auto"`` and ``"legacy"``
-    are accepted: both describe what the client does today (the handshake era; ``auto``
-    does not probe yet).
+    ``protocol`` must be ``"auto"`` (probe with ``server/discover``), ``"modern"``
+    (2026-07-28 only) or ``"legacy"`` (the handshake only) (LIFE-8);
+    ``discover_timeout`` positive seconds or ``None`` (the default, LIFE-7). No option
+    is accepted and silently ignored: there is no OAuth flow yet (docs/roadmap.md).
 
     Raises:
-        ValueError: ``protocol="modern"``, any ``discover_timeout``, any
-            ``oauth_provider``; one line naming the option.
+        ValueError: a bad ``protocol`` or ``discover_timeout``, any ``oauth_provider``;
+            one line naming the option.
     """
-    if protocol == "modern":
-        raise ValueError(
-            "protocol='modern' is not supported yet: this client speaks the handshake era "
-            "only (2025-11-25 and earlier); the 2026-07-28 revision is issue 10"
-        )
+    check_protocol(protocol)
     if discover_timeout is not None:
-        raise ValueError(
-            "discover_timeout is not supported yet: it bounds the 2026-07-28 server/discover "
-            "probe, which this client does not make (issue 10)"
-        )
+        check_discover_timeout(discover_timeout)
     if oauth_provider is not None:
         raise ValueError(
             "oauth_provider is not supported yet: this client has no OAuth flow; send a "
@@ -272,9 +265,13 @@ class ServerConfig:
                 raise ValueError(f"{field} does not apply to a {self.type} server")
         _parse_http_url(self.url, "url")
         if self.type == "sse":
-            # SSE-8 / CONN-13 (protocol='modern' or discover_timeout over HTTP+SSE, a
-            # handshake-era transport) will be a contradiction to refuse here once those
-            # options exist; today check_unbuilt_options refuses them everywhere.
+            # SSE-8 / CONN-13: HTTP+SSE is a handshake-era transport; asking it for the
+            # 2026-07-28 era, or bounding a probe it never makes, is a contradiction.
+            if self.protocol == "modern" or self.discover_timeout is not None:
+                raise ValueError(
+                    "protocol='modern' and discover_timeout do not apply to HTTP+SSE "
+                    "(a handshake-era transport): use Streamable HTTP for 2026-07-28"
+                )
             if self.endpoint is not None:
                 raise ValueError("endpoint does not apply to SSE (the server announces it)")
         else:
@@ -335,12 +332,11 @@ def stdio_config(
         args: appended to the argv.
         env: extra environment variables for the child (the shell merges them).
         cwd: working directory for the child.
-        protocol: ``"auto"`` (default) or ``"legacy"``: both use the handshake era
-            today (``"auto"`` will probe for the 2026-07-28 era once issue 10 lands:
-            LIFE-8); ``"modern"`` raises ``ValueError`` (see
-            :func:`check_unbuilt_options`).
-        discover_timeout: not supported yet (LIFE-7, issue 10): any value raises
-            ``ValueError``.
+        protocol: ``"auto"`` (default: probe with ``server/discover``, fall back to
+            ``initialize``), ``"modern"`` (2026-07-28 only) or ``"legacy"`` (the
+            handshake only, no probe) (LIFE-8).
+        discover_timeout: how long the probe waits before a silent server is taken
+            for a legacy one (LIFE-7); ``None``: 5 s, capped by ``read_timeout``.
         max_line_size: override of ``Limits.max_line_size`` for this server.
 
     Raises:
@@ -416,9 +412,10 @@ def http_config(
     ``endpoint`` wins and the base URL's path is dropped (as the Ruby client does);
     ``endpoint="/rpc"`` gives the Ruby client's default path.
 
-    ``protocol`` is ``"auto"`` or ``"legacy"`` (both the handshake era today);
-    ``protocol="modern"``, ``discover_timeout`` and ``oauth_provider`` are not supported
-    yet and raise ``ValueError`` (:func:`check_unbuilt_options`).
+    ``protocol`` is ``"auto"`` (probe with ``server/discover``, else ``initialize``),
+    ``"modern"`` or ``"legacy"`` (LIFE-8); ``discover_timeout`` bounds the probe (None:
+    5 s, capped by ``read_timeout``). ``oauth_provider`` is not supported yet and raises
+    ``ValueError`` (:func:`check_unbuilt_options`).
 
     Raises:
         ValueError: not an http(s) URL with a host, or an invalid option.
@@ -461,9 +458,10 @@ def streamable_http_config(
     endpoint (``https://h/mcp`` → ``/mcp``, ``https://h`` and ``https://h/`` → ``/``).
     An explicit ``endpoint`` always wins.
 
-    ``protocol`` is ``"auto"`` or ``"legacy"`` (both the handshake era today);
-    ``protocol="modern"``, ``discover_timeout`` and ``oauth_provider`` are not supported
-    yet and raise ``ValueError`` (:func:`check_unbuilt_options`).
+    ``protocol`` is ``"auto"`` (probe with ``server/discover``, else ``initialize``),
+    ``"modern"`` or ``"legacy"`` (LIFE-8); ``discover_timeout`` bounds the probe (None:
+    5 s, capped by ``read_timeout``). ``oauth_provider`` is not supported yet and raises
+    ``ValueError`` (:func:`check_unbuilt_options`).
 
     Raises:
         ValueError: not an http(s) URL with a host, or an invalid option (SIZE-2:

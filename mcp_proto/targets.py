@@ -72,8 +72,8 @@ class TargetOptions:
     retry_backoff: float | None = None
     endpoint: str | None = None
     ping: float | None = None
-    #: Era and auth options (CONN-12): ``"auto"``/``"legacy"`` are today's behaviour;
-    #: the rest is refused by :func:`check_unbuilt_options` until built (issue 9 item 7).
+    #: Era and auth options (CONN-12): ``protocol`` and ``discover_timeout`` (LIFE-7,
+    #: LIFE-8); ``oauth_provider`` is refused by :func:`check_unbuilt_options` until built.
     protocol: ProtocolMode = "auto"
     discover_timeout: float | None = None
     oauth_provider: object | None = None
@@ -104,6 +104,8 @@ def _config(
         assert isinstance(target, str)
         return sse_config(target, name=name, headers=o.headers, **common, **_given(ping=o.ping))
     common["protocol"] = o.protocol
+    if o.discover_timeout is not None:
+        common["discover_timeout"] = o.discover_timeout
     if kind == "stdio":
         return stdio_config(stdio_argv(target), name=name, env=o.env, cwd=o.cwd, **common)
     assert isinstance(target, str)
@@ -131,7 +133,7 @@ def plan_targets(
     Raises:
         TransportDetectionError: the transport cannot be determined.
         ValueError: an option is invalid for the transport, or not supported yet
-            (``protocol="modern"``, ``discover_timeout``, ``oauth_provider``).
+            (``oauth_provider``).
     """
     o = options or TargetOptions()
     # Issue 9 item 7: refused before anything is detected, started or sent.

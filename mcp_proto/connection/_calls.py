@@ -29,7 +29,7 @@ import attrs
 
 from .. import jsonrpc
 from ..config import ServerConfig
-from ..errors import MCPError, SessionExpiredError
+from ..errors import MCPError, ResponseStreamClosedError, SessionExpiredError
 from ..http import backoff_delay, is_retryable
 
 __all__ = ["Call", "CallState", "Pipeline", "Verdict"]
@@ -54,6 +54,10 @@ class Call:
     failures: int = 0  # attempts that failed and counted against config.retries
     expired_once: bool = False  # re-sent once already after a session expiry
     retry_at: float | None = None
+    #: For ``tools/call``: the called tool's definition (a ``Tool`` or its dict), whose
+    #: ``x-mcp-header`` annotations become ``Mcp-Param-*`` headers (HDR-1).
+    tool: Any = None
+    reissued: bool = False  # modern HTTP: re-issued once already after a broken stream
 
 
 class Verdict(enum.Enum):
@@ -165,12 +169,28 @@ class Pipeline:
         cache lookup and ``input_required`` rounds plug in here (issue 9 item 3)."""
         return call.params
 
-    def judge(self, call: Call, error: MCPError, now: float) -> tuple[Verdict, MCPError | str]:
+    def judge(
+        self, call: Call, error: MCPError, now: float, *, modern_http: bool = False
+    ) -> tuple[Verdict, MCPError | str]:
         """Hook: what to do after an attempt of ``call`` failed with ``error``.
 
         Returns ``(FAIL, error to report)``, ``(RESEND, "")`` or ``(BACKOFF, the
         diagnostic to log)``; for BACKOFF the call's ``retry_at`` is set.
+        ``modern_http``: the attempt was a 2026-07-28 request over HTTP.
         """
+        if modern_http and isinstance(error, ResponseStreamClosedError):
+            # RETRY-7 / SHTTP-7: a modern response stream that ends without the result
+            # is re-issued once as a new request (new id), tools/call included: the
+            # closed stream was the cancellation. A second break fails the call.
+            if call.reissued:
+                twice = ResponseStreamClosedError(
+                    f"server {self._name!r}: the response stream of {call.method} closed "
+                    "before the response twice (re-issued once)"
+                )
+                twice.__cause__ = error
+                return Verdict.FAIL, twice
+            call.reissued = True
+            return Verdict.RESEND, ""
         if isinstance(error, SessionExpiredError):
             # 2025-11-25 § Session Management: a new session is started; the request
             # is re-sent on it once, if it may be sent twice at all.

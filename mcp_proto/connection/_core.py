@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import enum
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from .. import jsonrpc
-from .._util import NEED_DATA
+from .._util import NEED_DATA, shown
 from ..config import ServerConfig
 from ..errors import (
     CapabilityError,
@@ -23,8 +23,10 @@ from ..errors import (
     IncompatibleServerError,
     LocalProtocolError,
     MCPError,
+    ValidationError,
 )
 from ..events import (
+    MessageDiscarded,
     NotificationReceived,
     ProgressReceived,
     RequestFailed,
@@ -32,10 +34,13 @@ from ..events import (
     ServerRequest,
 )
 from ..limits import Limits
+from ..modern.discover import EraCache
+from ..modern.meta import Extensions, HostMeta, check_extensions
 from ..session import ServerInfo, Session
 from ..session import State as SessionState
 from ..types import Implementation
 from ._calls import Call, CallState, Pipeline, Verdict
+from ._era import EraSteps
 from ._listen import ListenManager
 from ._transport import Outgoing, Transport
 from .events import (
@@ -92,6 +97,9 @@ class MachineCore:
         capabilities: Callable[[], dict[str, Any]],
         limits: Limits | None = None,
         random: Callable[[], float],
+        request_meta: HostMeta = None,
+        extensions: Extensions = (),
+        era_cache: EraCache | None = None,
     ) -> None:
         self.config = config
         self.name = name
@@ -99,8 +107,23 @@ class MachineCore:
         self.limits = limits or Limits()
         self._capabilities = capabilities
         self.state = ConnectionState.IDLE
-        #: Always "legacy" for now: the handshake era (room for issue 10).
-        self.era = "legacy"
+        if request_meta is not None and not (
+            isinstance(request_meta, Mapping) or callable(request_meta)
+        ):
+            raise ValueError(
+                f"request_meta must be a mapping, a callable or None, got {shown(request_meta)}"
+            )
+        check_extensions(extensions)  # a bad identifier is the caller's error, now
+        #: The era spoken: "legacy" (handshake), "modern" (2026-07-28) or None while
+        #: undecided (protocol="auto" before the first probe answered).
+        self.era: str | None = None
+        if config.protocol == "legacy" or config.type == "sse":
+            self.era = "legacy"
+        elif config.protocol == "modern":
+            self.era = "modern"
+        self._era = EraSteps(
+            self, request_meta=request_meta, extensions=extensions, era_cache=era_cache
+        )
         self._session: Session | None = None
         self._init_rid: jsonrpc.RequestId | None = None
         self._frames: list[Frame] = []
@@ -123,6 +146,12 @@ class MachineCore:
     def server(self) -> ServerInfo | None:
         """What the last handshake established (``None`` before one completed)."""
         return self._session.server if self._session is not None else None
+
+    @property
+    def modern_http(self) -> bool:
+        """A 2026-07-28 session over HTTP: no session id, no GET stream, no
+        resumption; closing a response stream is the cancellation (SHTTP-6, SHTTP-7)."""
+        return self.era == "modern" and self._era.http
 
     @property
     def is_connected(self) -> bool:
@@ -179,6 +208,7 @@ class MachineCore:
         there is nobody left to answer or to say goodbye to."""
         self._close_deadline = None
         self._drain(now)  # what already arrived comes first
+        self._era.probe = None  # the probe fails with the rest; no era decision
         session = self._session
         live = session is not None and session.state is not SessionState.CLOSED
         self._listen.end_all(self._closed_error(), now, cancel=lost is None and live)
@@ -248,21 +278,40 @@ class MachineCore:
     def _send_queued(self, call: Call, now: float) -> None:
         try:
             self._send_call(call, now)
+        except (LocalProtocolError, CapabilityError, ValidationError) as exc:
+            # ValidationError (a ValueError too): a modern request's metadata or
+            # headers (HeaderAnnotationError among them) keep their type.
+            self._end(call, exc)
         except (ValueError, TypeError) as exc:
             self._end(call, LocalProtocolError(f"{call.method} cannot be sent: {exc}"))
-        except (LocalProtocolError, CapabilityError) as exc:
-            self._end(call, exc)
+        except Exception as exc:
+            # The host's request_meta callable raised (LIFE-12): that call fails, the
+            # machine goes on.
+            failed = LocalProtocolError(
+                f"{call.method} cannot be sent: request_meta raised {exc!r}"
+            )
+            failed.__cause__ = exc
+            self._end(call, failed)
 
     def _send_call(self, call: Call, now: float) -> None:
         session = self._session
         assert session is not None
-        params = self._calls.request_params(call)
+        method, params = call.method, self._calls.request_params(call)
+        headers = None
+        if self.era == "modern":
+            method, params, headers = self._era.build(method, params, call.tool)
         self._take_output()
         rid = session.send_request(
-            call.method, params, now=now, timeout=call.timeout, want_progress=call.progress
+            method,
+            params,
+            now=now,
+            timeout=call.timeout,
+            want_progress=call.progress,
+            # SHTTP-7: over modern HTTP closing the stream is the cancellation.
+            cancel_on_timeout=not self.modern_http,
         )
         (data,) = session.data_to_send()
-        self._outbox.append(Outgoing(data, rid, call.method))
+        self._outbox.append(Outgoing(data, rid, method, headers))
         self._calls.sent(call, rid)
 
     def _send_internal(
@@ -277,10 +326,16 @@ class MachineCore:
         outcome. Only while ready."""
         session = self._session
         assert session is not None
+        params: dict[str, Any] | None = None
+        headers = None
+        if self.era == "modern":
+            method, params, headers = self._era.build(method, None)
         self._take_output()
-        rid = session.send_request(method, None, now=now, timeout=timeout)
+        rid = session.send_request(
+            method, params, now=now, timeout=timeout, cancel_on_timeout=not self.modern_http
+        )
         (data,) = session.data_to_send()
-        self._outbox.append(Outgoing(data, rid, method))
+        self._outbox.append(Outgoing(data, rid, method, headers))
         self._internal[rid] = done
 
     def _take_output(self) -> None:
@@ -321,6 +376,13 @@ class MachineCore:
                 event, now
             ):
                 pass  # on a listen stream: routed to its subscription (SUB-31)
+            elif isinstance(event, ServerRequest) and self.era == "modern":
+                # LIFE-17: a 2026-07-28 server asks inside results (MRTR), never with a
+                # request of its own: not handed to handlers, never answered.
+                session._inbound.pop(event.request_id, None)
+                self._events.append(
+                    MessageDiscarded(f"server request {event.method!r} in a 2026-07-28 session")
+                )
             else:
                 if isinstance(event, ServerRequest):
                     self._asked.add(event.request_id)
@@ -333,6 +395,9 @@ class MachineCore:
             self._handshake_answered(session, event.result, now)
             return
         if self._listen.on_response(rid, event.result, now):
+            return
+        if self._era.owns(rid):
+            self._era.answered(event.result, now)
             return
         internal = self._internal.pop(rid, None)
         if internal is not None:
@@ -351,6 +416,9 @@ class MachineCore:
             self._connect_failed(error, now)
             return
         if self._listen.on_failed(rid, error, now):
+            return
+        if self._era.owns(rid):
+            self._era.failed(rid, error, now)
             return
         internal = self._internal.pop(rid, None)
         if internal is not None:
@@ -372,7 +440,7 @@ class MachineCore:
         self._on_attempt_failed(rid, error, now)
 
     def _judge(self, call: Call, error: MCPError, now: float) -> None:
-        verdict, detail = self._calls.judge(call, error, now)
+        verdict, detail = self._calls.judge(call, error, now, modern_http=self.modern_http)
         if verdict is Verdict.FAIL:
             assert isinstance(detail, MCPError)
             self._end(call, detail)
@@ -390,15 +458,22 @@ class MachineCore:
     # ---------------------------------------------------------------- lifecycle steps
 
     def _on_usable(self, now: float) -> None:
-        """The transport can carry messages: begin the handshake."""
-        self._start_handshake(now)
+        """The transport can carry messages: decide the era (probe or handshake)."""
+        self._era.begin(now)
 
-    def _start_handshake(self, now: float) -> None:
+    def _new_session(self) -> Session:
         caps = self._transport.capabilities(dict(self._capabilities()))
         session = Session(client_info=self.client_info, capabilities=caps, limits=self.limits)
         self._session = session
         self._asked = set()
         self.state = ConnectionState.HANDSHAKING
+        return session
+
+    def _start_handshake(self, now: float, session: Session | None = None) -> None:
+        """``initialize`` on ``session`` (the probe's, after a fallback) or a new one."""
+        if session is None:
+            session = self._new_session()
+        self.era = "legacy"
         self._init_rid = session.start_handshake(now=now, timeout=self.config.read_timeout)
         (data,) = session.data_to_send()
         self._outbox.append(Outgoing(data, self._init_rid, "initialize"))
@@ -427,6 +502,7 @@ class MachineCore:
         """Drop the transport and the session; calls in flight are judged."""
         self._drain(now)  # events already received come first
         self._init_rid = None
+        self._era.probe = None  # no era decision from a torn-down transport
         self._internal.clear()
         self._transport.reset()
         self._outbox = []

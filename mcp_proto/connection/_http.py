@@ -181,6 +181,8 @@ class HttpTransport(Transport):
     def request_headers(self, out: Outgoing) -> tuple[tuple[str, str], ...]:
         """Hook: the headers of the POST carrying ``out``. Headers decided per request
         (``Mcp-Method``, ``Mcp-Name``, ``Authorization``) plug in here."""
+        if out.headers is not None or self.conn.era == "modern":
+            return self._modern_headers(out)
         http = self.http
         key = (http.protocol_version, http.session_id)
         cached = self._heads
@@ -188,6 +190,25 @@ class HttpTransport(Transport):
             heads = tuple(http.post_headers(streamable=self.streamable, gzip=self.streamable))
             self._heads = cached = (key, heads)
         return cached[1]
+
+    def _modern_headers(self, out: Outgoing) -> tuple[tuple[str, str], ...]:
+        """A 2026-07-28 POST: no session id; the request's own headers (computed by the
+        connection) after the content negotiation ones (SHTTP-6, LIFE-11, HDR-6)."""
+        base = HttpSessionState().post_headers(streamable=self.streamable, gzip=self.streamable)
+        own = out.headers
+        if own is None:
+            # A message that is not a request (a notification, an answer): the
+            # version, and the configured headers minus the client-owned ones.
+            server = self.conn.server
+            version = server.protocol_version if server is not None else None
+            own = tuple(
+                (name, value)
+                for name, value in self.conn.config.headers.items()
+                if not name.lower().startswith("mcp-")
+            )
+            if version is not None:
+                own = (("MCP-Protocol-Version", version), *own)
+        return (*base, *own)
 
     def post_url(self) -> str:
         return self.url
@@ -452,7 +473,11 @@ class HttpTransport(Transport):
             self._streams.pop(stream.rid, None)
             self.conn._expire(now)
             return
-        if stream.cursor.last_event_id is None or stream.resumes >= MAX_RESUMES:
+        if (
+            stream.cursor.last_event_id is None
+            or stream.resumes >= MAX_RESUMES
+            or self.conn.era == "modern"  # SHTTP-6: no resumption; RETRY-7 re-issues
+        ):
             self._streams.pop(stream.rid, None)
             self.conn._fail_attempt(
                 stream.rid,

@@ -50,6 +50,7 @@ from ..errors import (
     CapabilityError,
     ConnectionError,
     IncompatibleServerError,
+    LocalProtocolError,
     MCPError,
     RemoteProtocolError,
     RequestTimeoutError,
@@ -61,7 +62,6 @@ from ..errors import (
 )
 from ..events import NotificationReceived
 from ..http import backoff_delay
-from ..modern.meta import with_meta
 from ..modern.notify_queue import (
     Acknowledgment,
     Demux,
@@ -73,7 +73,6 @@ from ..modern.notify_queue import (
     subscription_id,
 )
 from ..session import State as SessionState
-from ..versions import MODERN_VERSIONS
 from ._exchange import GET_MAX_DELAY
 from ._transport import Outgoing
 from .events import ListenAcknowledged, ListenEnded, ListenInterrupted, ListenNotification
@@ -236,34 +235,27 @@ class ListenManager:
         if self.stdio and self._process is not None:
             self.policy.handed_over(self._process, now)
 
-    def _params(self, sub: Subscription) -> dict[str, Any]:
-        conn = self.conn
-        info = conn.server
-        version = (
-            info.protocol_version
-            if info is not None and info.protocol_version in MODERN_VERSIONS
-            else MODERN_VERSIONS[0]
-        )
-        caps = conn._transport.capabilities(dict(conn._capabilities()))
-        # A fresh filter object each time: the frozen filter is what every re-open
-        # asks for (SUB-13).
-        return with_meta(
-            {"notifications": sub.filter.to_params()},
-            protocol_version=version,
-            client_info=conn.client_info,
-            capabilities=caps,
-        )
-
     def _send(self, sub: Subscription, now: float) -> None:
         conn = self.conn
         session = conn._session
         assert session is not None
+        try:
+            # A fresh filter object each time: the frozen filter is what every re-open
+            # asks for (SUB-13). _meta and HTTP headers as for every modern request.
+            method, params, headers = conn._era.build(
+                LISTEN, {"notifications": sub.filter.to_params()}
+            )
+        except Exception as exc:  # host request_meta, bad metadata
+            failed = LocalProtocolError(f"{LISTEN} cannot be sent: {exc!r}")
+            failed.__cause__ = exc
+            self._end(sub, failed)
+            return
         conn._take_output()
         # No session deadline: the acknowledgment has its own (SUB-5) and the
         # acknowledged stream none.
-        rid = session.send_request(LISTEN, self._params(sub), now=now, timeout=None)
+        rid = session.send_request(method, params, now=now, timeout=None)
         (data,) = session.data_to_send()
-        conn._outbox.append(Outgoing(data, rid, LISTEN))
+        conn._outbox.append(Outgoing(data, rid, method, headers))
         sub.rid = rid
         sub.state = SubState.OPENING
         sub.resend = False

@@ -10,8 +10,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import jsonrpc
-from .._util import NEED_DATA, check_seconds
+from .._util import NEED_DATA, check_seconds, shown
 from ..errors import CapabilityError, LocalProtocolError, MCPError, ValidationError
+from ..modern.meta import LOG_LEVELS
 from ..modern.notify_queue import ListenFilter
 from ..session import State as SessionState
 from ._calls import CLOSE_ANSWER_WAIT
@@ -36,8 +37,14 @@ class Connection(MachineCore):
         now: float,
         timeout: float | None = None,
         progress: bool = False,
+        tool: Any = None,
     ) -> int:
-        """Start a call; returns its call id. See the package docstring."""
+        """Start a call; returns its call id. See the package docstring.
+
+        ``tool``: for ``tools/call`` over HTTP in a 2026-07-28 session, the called
+        tool's definition (a :class:`~mcp_proto.types.Tool` or its ``tools/list``
+        dict): its ``x-mcp-header`` annotations become ``Mcp-Param-*`` headers (HDR-1).
+        Ignored otherwise."""
         if self.state is ConnectionState.CLOSING:
             raise LocalProtocolError(f"server {self.name!r} is closing")
         if not isinstance(method, str) or not method:
@@ -54,6 +61,7 @@ class Connection(MachineCore):
         if self._calls.open_count >= self.limits.max_pending_requests:
             raise LocalProtocolError("too many requests in flight")
         call = self._calls.new(method, params, timeout, progress)
+        call.tool = tool
         if self.state is ConnectionState.READY:
             # The session refuses (CapabilityError, LocalProtocolError, ValueError)
             # before it changes anything.
@@ -219,9 +227,29 @@ class Connection(MachineCore):
         self._finish_close(now)
         self._after(now)
 
+    @property
+    def log_level(self) -> str | None:
+        """The log level asked of a 2026-07-28 server, carried as
+        ``_meta["io.modelcontextprotocol/logLevel"]`` on every later request (LIFE-15,
+        LOG-2: this revision has no ``logging/setLevel``). ``None``: not asked."""
+        return self._era.log_level
+
+    @log_level.setter
+    def log_level(self, level: str | None) -> None:
+        if level is not None and level not in LOG_LEVELS:
+            raise ValueError(
+                f"log level must be one of {', '.join(sorted(LOG_LEVELS))} or None, "
+                f"got {shown(level)}"
+            )
+        self._era.log_level = level
+
     # ================================================================ driver inputs
 
-    def transport_opened(self, now: float) -> None:
+    def transport_opened(self, now: float, *, pid: int | None = None) -> None:
+        """The driver opened the transport. ``pid``: the stdio server's process id,
+        the key of the era cache for stdio (LIFE-18: the era is cached "for the
+        lifetime of the server process"); without it stdio eras are not cached."""
+        self._era.pid = pid
         if self.state is ConnectionState.OPENING:
             self._transport.opened(now)
         self._after(now)

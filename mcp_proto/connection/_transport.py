@@ -31,6 +31,10 @@ class Outgoing:
     data: bytes
     rid: jsonrpc.RequestId | None = None
     method: str | None = None
+    #: A 2026-07-28 request over HTTP: its own headers (``MCP-Protocol-Version``,
+    #: ``Mcp-Method``, ``Mcp-Name``, ``Mcp-Param-*``, the configured ones), computed by
+    #: the connection from the params it built (LIFE-11, HDR-1, HDR-6).
+    headers: tuple[tuple[str, str], ...] | None = None
 
 
 class Transport:

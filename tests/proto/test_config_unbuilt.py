@@ -1,11 +1,11 @@
 """Issue 9 item 7: no option is accepted and silently ignored.
 
-``protocol="modern"``, ``discover_timeout`` and ``oauth_provider`` describe features not
-built yet (the 2026-07-28 revision is issue 10; OAuth is on the roadmap). Until then
-every entry point refuses them with one clear line naming the option: the config
-builders, ``ServerConfig`` itself, raw config dicts, ``connect``'s planning, and a
-definition file (whose entry is skipped with a warning). ``protocol="auto"`` and
-``"legacy"`` are accepted: both are what the client does today.
+``oauth_provider`` describes a feature not built yet (OAuth is on the roadmap): every
+entry point refuses it with one clear line naming the option: the config builders,
+``ServerConfig`` itself, raw config dicts, ``connect``'s planning, and a definition file
+(whose entry is skipped with a warning). Since issue 10 ``protocol`` ("auto", "modern",
+"legacy") and ``discover_timeout`` are built (LIFE-7, LIFE-8): accepted and validated
+everywhere, and refused only on HTTP+SSE, a handshake-era transport (SSE-8, CONN-13).
 """
 
 from __future__ import annotations
@@ -29,14 +29,6 @@ from mcp_proto.errors import TransportDetectionError
 from mcp_proto.server_config import check_unbuilt_options
 from mcp_proto.targets import TargetOptions, plan_targets
 
-MODERN = (
-    "protocol='modern' is not supported yet: this client speaks the handshake era only "
-    "(2025-11-25 and earlier); the 2026-07-28 revision is issue 10"
-)
-DISCOVER = (
-    "discover_timeout is not supported yet: it bounds the 2026-07-28 server/discover "
-    "probe, which this client does not make (issue 10)"
-)
 OAUTH = (
     "oauth_provider is not supported yet: this client has no OAuth flow; send a token "
     "with headers={'Authorization': 'Bearer <token>'}"
@@ -49,11 +41,12 @@ BUILDERS: dict[str, Callable[..., ServerConfig]] = {
 }
 # (option, value, the exact message)
 REFUSED: list[tuple[str, Any, str]] = [
-    ("protocol", "modern", MODERN),
-    ("discover_timeout", 5.0, DISCOVER),
-    ("discover_timeout", 0.001, DISCOVER),
     ("oauth_provider", object(), OAUTH),
 ]
+SSE_ERA = (
+    "protocol='modern' and discover_timeout do not apply to HTTP+SSE (a handshake-era "
+    "transport): use Streamable HTTP for 2026-07-28"
+)
 # oauth_provider is a parameter of the HTTP builders only.
 CASES = [
     (kind, option, value, message)
@@ -72,9 +65,38 @@ def test_builders_refuse_unbuilt_options(kind: str, option: str, value: Any, mes
 
 
 @pytest.mark.parametrize("kind", list(BUILDERS))
-@pytest.mark.parametrize("protocol", ["auto", "legacy"])
-def test_auto_and_legacy_are_accepted(kind: str, protocol: str) -> None:
+@pytest.mark.parametrize("protocol", ["auto", "legacy", "modern"])
+def test_every_protocol_is_accepted(kind: str, protocol: str) -> None:
     assert BUILDERS[kind](protocol=protocol).protocol == protocol
+
+
+@pytest.mark.parametrize("kind", list(BUILDERS))
+def test_discover_timeout_is_accepted(kind: str) -> None:
+    assert BUILDERS[kind](discover_timeout=0.25).discover_timeout == 0.25
+
+
+@pytest.mark.parametrize("kind", list(BUILDERS))
+@pytest.mark.parametrize(
+    ("option", "value", "needle"),
+    [
+        ("protocol", "stateless", "protocol must be"),
+        ("discover_timeout", 0, "discover_timeout"),
+        ("discover_timeout", -1.0, "discover_timeout"),
+        ("discover_timeout", "5", "discover_timeout"),
+    ],
+)
+def test_bad_era_options_are_refused(kind: str, option: str, value: Any, needle: str) -> None:
+    with pytest.raises(ValueError, match=needle):
+        BUILDERS[kind](**{option: value})
+
+
+@pytest.mark.parametrize(("option", "value"), [("protocol", "modern"), ("discover_timeout", 1.0)])
+def test_sse_refuses_the_modern_options(option: str, value: Any) -> None:
+    with pytest.raises(ValueError) as info:
+        attrs.evolve(sse_config("https://h/sse"), **{option: value})
+    assert str(info.value) == SSE_ERA
+    with pytest.raises(ValueError, match="do not apply to sse"):
+        config_from_dict({"type": "sse", "url": "https://h/sse", option: value})
 
 
 @pytest.mark.parametrize(("option", "value", "message"), REFUSED)
@@ -112,23 +134,24 @@ def test_config_dicts_refuse_them(
     assert str(info.value) == message
 
 
-def test_config_dicts_accept_auto_and_legacy() -> None:
-    for protocol in ("auto", "legacy"):
+def test_config_dicts_accept_the_era_options() -> None:
+    for protocol in ("auto", "legacy", "modern"):
         config = config_from_dict({"command": "python s.py", "protocol": protocol})
         assert config.protocol == protocol
+    config = config_from_dict({"url": "https://h/mcp", "discover_timeout": 2})
+    assert config.discover_timeout == 2
 
 
 def test_check_unbuilt_options_defaults_pass() -> None:
     check_unbuilt_options()
-    check_unbuilt_options("auto", None, None)
-    check_unbuilt_options("legacy", None, None)
+    for protocol in ("auto", "legacy", "modern"):
+        check_unbuilt_options(protocol, None, None)
+    check_unbuilt_options("auto", 0.5, None)
 
 
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        (TargetOptions(protocol="modern"), MODERN),
-        (TargetOptions(discover_timeout=2.0), DISCOVER),
         (TargetOptions(oauth_provider=object()), OAUTH),
     ],
 )
@@ -145,6 +168,17 @@ def test_connect_planning_refuses_them_before_detection(
     assert str(info.value) == message
 
 
+def test_connect_planning_carries_modern_and_discover_timeout() -> None:
+    options = TargetOptions(protocol="modern", discover_timeout=2.0)
+    [plan] = plan_targets("http://h:8000/", options=options)
+    # protocol="modern" never falls back to HTTP+SSE (a handshake-era transport).
+    assert [(c.type, c.protocol, c.discover_timeout) for c in plan.configs] == [
+        ("streamable_http", "modern", 2.0)
+    ]
+    [stdio] = plan_targets("python s.py", options=options).pop().configs
+    assert (stdio.protocol, stdio.discover_timeout) == ("modern", 2.0)
+
+
 def test_connect_planning_carries_auto_and_legacy() -> None:
     [plan] = plan_targets("http://h:8000/", options=TargetOptions(protocol="legacy"))
     assert [(c.type, c.protocol) for c in plan.configs] == [
@@ -156,7 +190,7 @@ def test_connect_planning_carries_auto_and_legacy() -> None:
     assert stdio.configs[0].protocol == "legacy"
 
 
-def test_definition_file_skips_an_entry_with_an_unbuilt_option_naming_the_key() -> None:
+def test_definition_file_takes_the_era_options_and_skips_unbuilt_ones() -> None:
     doc = {
         "mcpServers": {
             "modern": {"type": "stdio", "command": "python", "protocol": "modern"},
@@ -168,10 +202,14 @@ def test_definition_file_skips_an_entry_with_an_unbuilt_option_naming_the_key() 
         }
     }
     configs, warnings = parse_server_definitions(doc)
-    assert [(c.name, c.protocol) for c in configs] == [("fine", "legacy"), ("plain", "auto")]
+    assert [(c.name, c.protocol, c.discover_timeout) for c in configs] == [
+        ("modern", "modern", None),
+        ("probe", "auto", 3),
+        ("fine", "legacy", None),
+        ("plain", "auto", None),
+    ]
     assert warnings == [
-        f"server 'modern': skipped, invalid: {MODERN}",
-        f"server 'probe': skipped, invalid: {DISCOVER}",
         f"server 'oauth': skipped, invalid: {OAUTH}",
-        f"server 'legacy_sse': skipped, invalid: {DISCOVER}",
+        "server 'legacy_sse': skipped, invalid: 'protocol': 'modern' and 'discover_timeout' "
+        "do not apply to sse",
     ]

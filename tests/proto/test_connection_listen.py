@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from _listen_support import ack, assert_valid_request, modern, on_stream
+from _listen_support import ack, assert_valid_request, discover_result, on_stream
 from _machine_driver import Harness, init_result, notification, result
 from _proto_support import error
 
@@ -43,12 +43,26 @@ LISTEN_KINDS = (ListenAcknowledged, ListenNotification, ListenInterrupted, Liste
 
 
 def harness(**kwargs: Any) -> Harness:
-    return modern(Harness(stdio_config(["srv"], **kwargs)))
+    return Harness(stdio_config(["srv"], **kwargs), probe=True)
+
+
+def open_process(h: Harness) -> list[dict[str, Any]]:
+    """The machine asked for a process: open it and answer the discover probe as a
+    2026-07-28 server; returns what it wrote once ready."""
+    assert OpenTransport() in h.take_frames()
+    h.conn.transport_opened(h.now)
+    (probe,) = h.written()
+    assert probe["method"] == "server/discover"
+    h.feed(discover_result(probe["id"]))
+    assert h.conn.era == "modern"
+    return h.written()
 
 
 def connected(**kwargs: Any) -> Harness:
     h = harness(**kwargs)
-    h.connect_stdio()
+    h.conn.connect(h.now)
+    assert open_process(h) == []
+    assert [type(e) for e in h.take_events()] == [Connected]
     return h
 
 
@@ -61,17 +75,7 @@ def listen(h: Harness, **flt: Any) -> tuple[int, dict[str, Any]]:
     return sub, req
 
 
-def restart(h: Harness) -> list[dict[str, Any]]:
-    """The machine asked for a new process: open it, handshake; returns what it wrote
-    after ``notifications/initialized``."""
-    assert OpenTransport() in h.take_frames()
-    h.conn.transport_opened(h.now)
-    (init,) = h.written()
-    assert init["method"] == "initialize"
-    h.feed(init_result(init["id"]))
-    out = h.written()
-    assert out[0]["method"] == "notifications/initialized"
-    return out[1:]
+restart = open_process
 
 
 # ------------------------------------------------------------------ opening
@@ -189,9 +193,7 @@ def test_a_handshake_era_server_has_no_listen() -> None:
 
 def test_listen_is_refused_while_closing() -> None:
     h = connected()
-    h.feed(b'{"jsonrpc":"2.0","id":"s1","method":"roots/list"}')
-    h.take_events()
-    h.conn.close(0.0)  # an unanswered server request: closing waits
+    h.conn.close(0.0)  # closing until the driver reports the transport closed
     with pytest.raises(LocalProtocolError):
         h.conn.start_listen({"tools_list_changed": True}, now=0.0)
 
@@ -411,8 +413,16 @@ def test_a_replacement_speaking_the_handshake_era_ends_them_with_capability_erro
     sub, _req = listen(h)
     h.now = 50.0
     h.conn.receive_eof(h.now)
-    h.conn.era = "legacy"  # what the era decision says of the replacement
-    assert restart(h) == []
+    assert OpenTransport() in h.take_frames()
+    h.conn.transport_opened(h.now)
+    (probe,) = h.written()
+    assert probe["method"] == "server/discover"
+    h.feed(error(probe["id"], -32601, "Method not found"))  # a handshake-era server
+    (init,) = h.written()
+    assert init["method"] == "initialize"
+    h.feed(init_result(init["id"]))
+    assert [m["method"] for m in h.written()] == ["notifications/initialized"]
+    assert h.conn.era == "legacy"
     (ended,) = h.take_events(ListenEnded)
     assert isinstance(ended.error, CapabilityError)
     assert h.conn.listen_state(sub) == "ended"

@@ -11,13 +11,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from _listen_support import ack, assert_valid_request, modern, on_stream
+from _listen_support import ack, assert_valid_request, connect_modern_http, on_stream
 from _machine_driver import (
     JITTER_R,
     SSE_HEAD,
     Harness,
     body_of,
-    connect_http,
     header,
     result,
     sse_event,
@@ -51,8 +50,8 @@ LISTEN_KINDS = (ListenAcknowledged, ListenNotification, ListenInterrupted, Liste
 
 
 def connected(**kwargs: Any) -> Harness:
-    h = modern(Harness(streamable_http_config(URL, **kwargs)))
-    connect_http(h, session_id=None, get_status=405)
+    h = Harness(streamable_http_config(URL, **kwargs), probe=True)
+    connect_modern_http(h)
     return h
 
 
@@ -84,6 +83,9 @@ def test_each_subscription_is_its_own_long_lived_post_stream() -> None:
     assert x.method == "POST" and x.streaming
     assert x.read_timeout == GET_READ_TIMEOUT_FLOOR
     assert header(x, "Accept") == "application/json, text/event-stream"
+    assert header(x, "Mcp-Method") == "subscriptions/listen"
+    assert header(x, "MCP-Protocol-Version") == "2026-07-28"
+    assert header(x, "Mcp-Session-Id") is None
     open_stream(h, x)
     rid = body_of(x)["id"]
     h.conn.exchange_data(

@@ -1,0 +1,351 @@
+"""The 2026-07-28 era inside the machine: the era decision and the building of modern
+requests (issue 10 items 1, 2, 3).
+
+Era decision (LIFE-5..8, LIFE-18; 2026-07-28 basic/transports/stdio.mdx and
+streamable-http.mdx § Backward Compatibility): with ``protocol="auto"`` or ``"modern"``
+the first message on a new transport is ``server/discover`` (stdio and HTTP alike),
+bounded by ``discover_timeout``. Its outcome is classified by
+:func:`mcp_proto.modern.discover.classify_probe` (one table for every transport):
+
+* ``Modern`` → READY at once, ``ServerInfo`` from the ``DiscoverResult``;
+* ``RetryModern`` (-32022 listing a version we speak) → probe once more with it;
+* ``RejectedModern`` / ``Incompatible`` → ``ConnectFailed`` with the typed error;
+* ``Legacy`` (another error, an HTTP 4xx without a recognised modern error, silence)
+  → the handshake exactly as before (``protocol="modern"``: ``ConnectFailed``);
+* an HTTP 401/403, a 5xx or a transport failure says nothing about the era:
+  ``ConnectFailed`` with that error (an ``UnauthorizedError`` for 401/403).
+
+``protocol="legacy"`` (and HTTP+SSE, a handshake-era transport) never sends discover.
+
+Era cache (LIFE-18): an :class:`~mcp_proto.modern.discover.EraCache` given by the driver
+(one per client) is keyed by origin (HTTP) or process (stdio, when the driver names the
+pid in ``transport_opened``). A cached legacy era skips the probe (``initialize``
+first); a cached modern era skips the fallback logic: ``server/discover`` is still sent,
+because the capabilities it returns gate every request (CAP-6), but with the cached
+version and the request's ``read_timeout``, and an answer like a legacy server's makes
+the machine forget the entry and probe again.
+
+Modern requests (LIFE-10..15, LIFE-17): params get ``_meta`` from
+:func:`~mcp_proto.modern.meta.with_meta` (version, client info, capabilities with
+``extensions``, the host's ``request_meta`` copied at build time, the log level);
+``ping`` is ``server/discover``; over HTTP each request gets
+:func:`~mcp_proto.modern.headers.request_headers` (configured ``Mcp-Param-*`` dropped).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping
+from typing import TYPE_CHECKING, Any, Final
+
+import attrs
+
+from .. import jsonrpc
+from ..errors import (
+    IncompatibleServerError,
+    LocalProtocolError,
+    MCPError,
+    RequestTimeoutError,
+    ServerError,
+    TransientServerError,
+)
+from ..modern.discover import (
+    DISCOVER,
+    EraCache,
+    Incompatible,
+    Legacy,
+    Modern,
+    ProbeAnswered,
+    ProbeFailed,
+    ProbeOutcome,
+    ProbeSilent,
+    RejectedModern,
+    RetryModern,
+    Undecided,
+    classify_probe,
+    discover_params,
+    origin_key,
+    process_key,
+)
+from ..modern.headers import request_headers
+from ..modern.meta import HostMeta, with_meta
+from ..session import ServerInfo, Session
+from ..session import State as SessionState
+from ..versions import MODERN_VERSIONS
+from ._transport import Outgoing
+
+if TYPE_CHECKING:
+    from ._core import MachineCore
+
+__all__ = ["DISCOVER_TIMEOUT", "EraSteps", "Probe"]
+
+#: Default bound of the probe (LIFE-7), capped by ``read_timeout``. A modern server
+#: answers discover as its first message, so this only has to cover the server's start
+#: (a Python or Node server is up in one or two seconds); a silent legacy server costs
+#: this much once per process/origin (the era is cached), and a dual-era server that
+#: starts slower still works, through ``initialize``.
+DISCOVER_TIMEOUT: Final = 5.0
+
+
+@attrs.define(eq=False)
+class Probe:
+    """The ``server/discover`` in flight that decides the era."""
+
+    rid: jsonrpc.RequestId
+    version: str
+    retried: bool  # already re-probed after a -32022
+    cached: bool  # the era came from the cache (no fallback on silence)
+
+
+def _stateless(session: Session, server: ServerInfo | None) -> None:
+    """Put a fresh session in the operation phase without a handshake (2026-07-28 has
+    no ``initialize``: LIFE-17). Its id counter, pending table and deadlines are used as
+    in the handshake era."""
+    session.server = server
+    session.state = SessionState.READY
+
+
+class EraSteps:
+    """The era decision and modern request building of one connection."""
+
+    def __init__(
+        self,
+        conn: MachineCore,
+        *,
+        request_meta: HostMeta,
+        extensions: Any,
+        era_cache: EraCache | None,
+    ) -> None:
+        self.conn = conn
+        self.request_meta = request_meta
+        self.extensions = extensions
+        self.era_cache = era_cache
+        self.probe: Probe | None = None
+        self.pid: int | None = None  # the stdio server's process (era cache key)
+        self.log_level: str | None = None
+        config = conn.config
+        self.http = config.type in ("http", "streamable_http")
+        timeout = config.discover_timeout
+        self.discover_timeout = min(
+            timeout if timeout is not None else DISCOVER_TIMEOUT, config.read_timeout
+        )
+
+    # ------------------------------------------------------------ era cache
+
+    def cache_key(self) -> Hashable | None:
+        config = self.conn.config
+        if self.http:
+            url = config.endpoint_url
+            return origin_key(url) if url is not None else None
+        if config.type == "stdio" and self.pid is not None:
+            return process_key(self.pid, config.command)
+        return None
+
+    def _remember(self, era: str, version: str | None) -> None:
+        key = self.cache_key()
+        if self.era_cache is not None and key is not None:
+            self.era_cache.remember(key, "modern" if era == "modern" else "legacy", version)
+
+    def _forget(self) -> None:
+        key = self.cache_key()
+        if self.era_cache is not None and key is not None:
+            self.era_cache.forget(key)
+
+    # ------------------------------------------------------------ the decision
+
+    def begin(self, now: float) -> None:
+        """The transport can carry messages: probe, or handshake at once."""
+        conn = self.conn
+        mode = conn.config.protocol
+        if conn.config.type == "sse" or mode == "legacy":
+            conn._start_handshake(now)
+            return
+        key = self.cache_key()
+        record = self.era_cache.get(key) if self.era_cache is not None and key else None
+        if record is not None and record.era == "legacy" and mode == "auto":
+            conn._start_handshake(now)  # LIFE-18: the era is known; no probe
+            return
+        cached = record is not None and record.era == "modern"
+        version = MODERN_VERSIONS[0]
+        if cached and record is not None and record.protocol_version in MODERN_VERSIONS:
+            version = record.protocol_version
+        conn._new_session()
+        self._send_probe(now, version, retried=False, cached=cached)
+
+    def _send_probe(self, now: float, version: str, *, retried: bool, cached: bool) -> None:
+        conn = self.conn
+        session = conn._session
+        assert session is not None
+        _stateless(session, None)
+        try:
+            params = discover_params(**self._meta_options(version))
+        except Exception as exc:
+            # The host's request_meta (LIFE-12) is bad or raised: no request can be
+            # built, so the connect fails; a driver input never raises.
+            failed = LocalProtocolError(
+                f"server {conn.name!r}: server/discover cannot be sent: {exc}"
+            )
+            failed.__cause__ = exc
+            self.probe = None
+            conn._connect_failed(failed, now)
+            return
+        timeout = conn.config.read_timeout if cached else self.discover_timeout
+        conn._take_output()
+        # No notifications/cancelled when a probe times out: a legacy server never
+        # knew the request (it may not even be initialized), and over HTTP closing the
+        # stream is the cancellation.
+        rid = session.send_request(
+            DISCOVER, params, now=now, timeout=timeout, cancel_on_timeout=False
+        )
+        (data,) = session.data_to_send()
+        conn._outbox.append(Outgoing(data, rid, DISCOVER, self._headers(DISCOVER, params, version)))
+        self.probe = Probe(rid, version, retried, cached)
+
+    def owns(self, rid: jsonrpc.RequestId) -> bool:
+        probe = self.probe
+        return probe is not None and probe.rid == rid
+
+    def answered(self, result: Any, now: float) -> None:
+        self._decide(ProbeAnswered(result), now)
+
+    def failed(self, rid: jsonrpc.RequestId, error: MCPError, now: float) -> None:
+        self.conn._transport.attempt_ended(rid, False)
+        outcome: ProbeOutcome
+        if isinstance(error, RequestTimeoutError):
+            outcome = ProbeSilent()
+        elif isinstance(error, ServerError) and not isinstance(error, TransientServerError):
+            # A JSON-RPC error, or an HTTP 4xx (its body's JSON-RPC error when it had
+            # one: code None otherwise): classified by the spec's table.
+            outcome = ProbeFailed(
+                {"code": error.code, "message": error.message, "data": error.data}
+            )
+        else:
+            # 401/403, 5xx, a transport failure: nothing about the era (Undecided).
+            self.probe = None
+            self.conn._connect_failed(error, now)
+            return
+        self._decide(outcome, now)
+
+    def _decide(self, outcome: ProbeOutcome, now: float) -> None:
+        conn = self.conn
+        probe = self.probe
+        assert probe is not None
+        self.probe = None
+        decision = classify_probe(outcome)
+        if isinstance(decision, Modern):
+            info = decision.info
+            session = conn._session
+            assert session is not None
+            _stateless(
+                session,
+                ServerInfo(
+                    protocol_version=decision.version,
+                    capabilities=info.capabilities,
+                    server_info=info.server_info,
+                    instructions=info.instructions,
+                ),
+            )
+            conn.era = "modern"
+            self._remember("modern", decision.version)
+            conn._on_ready(now)
+        elif isinstance(decision, RetryModern):
+            if probe.retried:
+                error = IncompatibleServerError(
+                    f"server {conn.name!r} refused protocol version {probe.version} after "
+                    f"listing it as supported ({', '.join(decision.supported)})",
+                    protocol_version=probe.version,
+                )
+                conn._connect_failed(error, now)
+                return
+            # LIFE-6: a modern server wanting another version: never fall back.
+            self._send_probe(now, decision.version, retried=True, cached=probe.cached)
+            conn._flush(now)
+        elif isinstance(decision, RejectedModern):
+            self._remember("modern", probe.version)
+            conn._connect_failed(decision.error, now)
+        elif isinstance(decision, Incompatible):
+            conn._connect_failed(decision.error(), now)
+        elif isinstance(decision, Legacy):
+            self._legacy(probe, decision.reason, now)
+        else:
+            assert isinstance(decision, Undecided)  # only from HTTP statuses not fed here
+            conn._connect_failed(ServerError(decision.reason), now)
+
+    def _legacy(self, probe: Probe, reason: str, now: float) -> None:
+        conn = self.conn
+        if probe.cached:
+            # LIFE-18: the cached modern era no longer holds: forget it, probe afresh.
+            self._forget()
+            conn._diagnostic(
+                "info",
+                f"server {conn.name!r}: cached as 2026-07-28 but {reason}; probing again",
+            )
+            self._send_probe(now, MODERN_VERSIONS[0], retried=False, cached=False)
+            conn._flush(now)
+            return
+        if conn.config.protocol == "modern":
+            conn._connect_failed(
+                IncompatibleServerError(
+                    f"server {conn.name!r} does not speak the 2026-07-28 revision "
+                    f"(protocol='modern'): {reason}"
+                ),
+                now,
+            )
+            return
+        self._remember("legacy", None)
+        conn._diagnostic("debug", f"server {conn.name!r}: {reason}; using initialize")
+        session = conn._session
+        assert session is not None
+        # The same session continues: its ids go on after the probe's, so a late answer
+        # to the probe can never be taken for the answer to initialize.
+        session.state = SessionState.IDLE
+        session.server = None
+        conn._start_handshake(now, session)
+
+    # ------------------------------------------------------------ modern requests
+
+    def _meta_options(self, version: str) -> dict[str, Any]:
+        session = self.conn._session
+        caps: Mapping[str, Any] = session.capabilities if session is not None else {}
+        return {
+            "protocol_version": version,
+            "client_info": self.conn.client_info,
+            "capabilities": caps,
+            "extensions": self.extensions,
+            "host_meta": self.request_meta,
+            "log_level": self.log_level,
+        }
+
+    def _headers(
+        self, method: str, params: Mapping[str, Any] | None, version: str, tool: Any = None
+    ) -> tuple[tuple[str, str], ...] | None:
+        if not self.http:
+            return None  # HDR-7: stdio has no headers
+        return tuple(
+            request_headers(
+                method,
+                params,
+                protocol_version=version,
+                tool=tool,
+                configured=self.conn.config.headers,
+            )
+        )
+
+    def build(
+        self, method: str, params: dict[str, Any] | None, tool: Any = None
+    ) -> tuple[str, dict[str, Any], tuple[tuple[str, str], ...] | None]:
+        """The method, params and HTTP headers of a modern request.
+
+        Raises:
+            ValidationError: bad host metadata, a name or argument that cannot be
+                carried in a header. HeaderAnnotationError: ``tool``'s annotations.
+            Exception: whatever the host's ``request_meta`` callable raises.
+        """
+        server = self.conn.server
+        assert server is not None
+        version = server.protocol_version
+        if method == "ping":
+            # LIFE-14: ping on a modern server is server/discover (its params are
+            # only the _meta).
+            method, params = DISCOVER, None
+        built = with_meta(params, **self._meta_options(version))
+        return method, built, self._headers(method, built, version, tool)
