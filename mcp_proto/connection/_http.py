@@ -436,7 +436,10 @@ class HttpTransport(Transport):
                 break
             self.http.note_event(event, cursor)
             if event.data and event.event in ("message", ""):
-                conn._deliver(event.data.encode("utf-8"))
+                if ex.rid is not None and conn._listen.owns(ex.rid):
+                    conn._listen.deliver_on(ex.rid, event.data.encode("utf-8"), now)
+                else:
+                    conn._deliver(event.data.encode("utf-8"))
             else:
                 self.on_event(ex, event, now)
         # A priming event carries only an id: it still moves this stream's cursor.

@@ -128,6 +128,8 @@ class ListenManager:
         self.demux = Demux()
         self.policy = RestartPolicy()
         self._process: ProcessRecord | None = None  # stdio: the live process
+        # HTTP: the listen request whose POST stream is being read (see deliver_on).
+        self._stream_rid: jsonrpc.RequestId | None = None
         self._next_id = 1
 
     @property
@@ -398,15 +400,35 @@ class ListenManager:
             f"re-opened in {delay:.2f}s",
         )
 
+    def deliver_on(self, rid: jsonrpc.RequestId, data: bytes, now: float) -> None:
+        """HTTP: a message read from the POST stream of listen request ``rid``. The
+        stream is the subscription's own, so a notification on it that does not name
+        its subscription is still that subscription's (SUB-31 makes the ``_meta`` id
+        the only correlation on stdio, where streams share the pipe)."""
+        conn = self.conn
+        conn._drain(now)  # what arrived before belongs to no stream
+        self._stream_rid = rid
+        try:
+            conn._deliver(data)
+            conn._drain(now)
+        finally:
+            self._stream_rid = None
+
     def on_notification(self, event: NotificationReceived, now: float) -> bool:
         """Route a notification: True when it belonged to a listen stream (or to one
         already closed, then discarded: it is delivered to no subscription)."""
         params = event.params
+        if event.method == "notifications/cancelled" and self._server_cancel(params, now):
+            return True
         sid = subscription_id(params)
         if sid is None:
-            return False
-        rid = self.demux.route(params)
-        sub = self._by_rid.get(rid) if rid is not None else None
+            sid = self._stream_rid
+            if sid is None:
+                return False
+            sub = self._by_rid.get(sid)
+        else:
+            rid = self.demux.route(params)
+            sub = self._by_rid.get(rid) if rid is not None else None
         if sub is None:
             self.conn._events.append(
                 _Discarded(f"{event.method} for subscription {sid!r}, which is not open")
@@ -422,6 +444,20 @@ class ListenManager:
                 self.conn._events.append(ListenAcknowledged(sub.sub_id, ack))
             return True
         self.conn._events.append(ListenNotification(sub.sub_id, event.method, params))
+        return True
+
+    def _server_cancel(self, params: Mapping[str, Any], now: float) -> bool:
+        """stdio: the server ends a subscription by cancelling its listen request
+        (2026-07-28 schema, ``CancelledNotification``: "solely to terminate a
+        subscriptions/listen stream"). Server teardown is bookkeeping (NOTIF-3)."""
+        rid = params.get("requestId")
+        if isinstance(rid, bool) or not isinstance(rid, (int, str)):
+            return False
+        sub = self._by_rid.get(rid)
+        if sub is None:
+            return False
+        self._forget_wire(sub)
+        self._end(sub, None)
         return True
 
     # ------------------------------------------------------------ time

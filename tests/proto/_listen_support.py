@@ -17,11 +17,12 @@ from mcp_proto.modern.notify_queue import SUBSCRIPTION_ID_KEY
 
 # The 2026-07-28 wire checker lives with the modern tests.
 sys.path.insert(0, str(Path(__file__).with_name("modern")))
-from _modern_wire import assert_valid_request
+from _modern_wire import assert_valid, assert_valid_request
 
 __all__ = [
     "V",
     "ack",
+    "assert_valid",
     "assert_valid_request",
     "connect_modern_http",
     "discover_result",

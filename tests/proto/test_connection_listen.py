@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from _listen_support import ack, assert_valid_request, discover_result, on_stream
+from _listen_support import ack, assert_valid, assert_valid_request, discover_result, on_stream
 from _machine_driver import Harness, init_result, notification, result
 from _proto_support import error
 
@@ -207,7 +207,7 @@ def test_no_acknowledgment_within_the_read_timeout_cancels_and_ends() -> None:
     assert h.conn.next_deadline() == 15.0
     h.advance(15.0)
     (cancel,) = h.written()
-    assert cancel["method"] == "notifications/cancelled"
+    assert_valid("CancelledNotification", cancel)
     assert cancel["params"]["requestId"] == req["id"]
     (ended,) = h.take_events(ListenEnded)
     assert ended.sub_id == sub and isinstance(ended.error, RequestTimeoutError)
@@ -263,6 +263,7 @@ def test_close_listen_cancels_the_request_and_ends_once() -> None:
     h.take_events()
     h.conn.close_listen(sub, now=1.0)
     (cancel,) = h.written()
+    assert_valid("CancelledNotification", cancel)
     assert cancel == {
         "jsonrpc": "2.0",
         "method": "notifications/cancelled",
@@ -312,6 +313,21 @@ def test_a_response_to_the_listen_request_ends_the_subscription(
     assert h.conn.next_deadline() is None
 
 
+def test_the_server_cancelling_the_listen_request_ends_the_subscription() -> None:
+    """2026-07-28 schema, CancelledNotification: on stdio the server sends it "solely
+    to terminate a subscriptions/listen stream"."""
+    h = connected()
+    sub, req = listen(h)
+    h.feed(ack(req["id"], toolsListChanged=True))
+    h.take_events()
+    h.feed(notification("notifications/cancelled", {"requestId": req["id"], "reason": "bye"}))
+    assert h.take_events() == [ListenEnded(sub, None)]
+    assert h.written() == []  # nothing cancelled back
+    assert h.conn.next_deadline() is None
+    h.feed(on_stream("notifications/tools/list_changed", req["id"]))
+    assert [type(e) for e in h.take_events()] == [MessageDiscarded]
+
+
 def test_an_error_response_ends_the_subscription_with_it() -> None:
     h = connected()
     _sub, req = listen(h)
@@ -325,7 +341,7 @@ def test_closing_the_connection_cancels_live_listens_then_ends_them() -> None:
     _sub, req = listen(h)
     h.conn.close(1.0)
     (cancel,) = h.written()
-    assert cancel["method"] == "notifications/cancelled"
+    assert_valid("CancelledNotification", cancel)
     assert cancel["params"]["requestId"] == req["id"]
     assert CloseTransport() in h.take_frames()
     h.conn.transport_closed(1.0)

@@ -18,6 +18,7 @@ from _machine_driver import (
     Harness,
     body_of,
     header,
+    notification,
     result,
     sse_event,
 )
@@ -99,6 +100,40 @@ def test_each_subscription_is_its_own_long_lived_post_stream() -> None:
     ]
     assert h.conn.listen_state(sub) == "active"
     assert h.conn.next_deadline() is None  # the acknowledged stream is unbounded
+
+
+def test_a_notification_on_the_stream_without_the_id_is_still_that_subscriptions() -> None:
+    """SUB-31 makes the _meta id the only correlation on stdio; an HTTP listen stream
+    is the subscription's own."""
+    h = connected()
+    a = h.conn.start_listen({"tools_list_changed": True}, now=0.0)
+    xa = listen_post(h)
+    b = h.conn.start_listen({"prompts_list_changed": True}, now=0.0)
+    xb = listen_post(h)
+    open_stream(h, xa)
+    h.conn.exchange_head(xb.xid, 200, SSE_HEAD, h.now)
+    bare = notification("notifications/prompts/list_changed")
+    h.conn.exchange_data(
+        xb.xid,
+        sse_event(
+            notification(
+                "notifications/subscriptions/acknowledged",
+                {"notifications": {"promptsListChanged": True}},
+            )
+        )
+        + sse_event(bare),
+        h.now,
+    )
+    h.conn.exchange_data(xa.xid, sse_event(bare.replace(b"prompts", b"tools")), h.now)
+    events = h.take_events(*LISTEN_KINDS)
+    assert [(type(e), e.sub_id) for e in events] == [
+        (ListenAcknowledged, a),
+        (ListenAcknowledged, b),
+        (ListenNotification, b),
+        (ListenNotification, a),
+    ]
+    assert events[2].method == "notifications/prompts/list_changed"
+    assert events[3].method == "notifications/tools/list_changed"
 
 
 @pytest.mark.parametrize(
