@@ -163,6 +163,18 @@ class Connection(MachineCore):
         if self._listen.close(sub_id, now):
             self._after(now)
 
+    @property
+    def subscription_restart_min_interval(self) -> float:
+        """stdio: a process that dies less than this many seconds after receiving the
+        subscriptions is a crash loop; they end instead of being re-sent (SUB-21)."""
+        return self._listen.policy.min_interval
+
+    @subscription_restart_min_interval.setter
+    def subscription_restart_min_interval(self, seconds: float) -> None:
+        self._listen.policy.min_interval = check_seconds(
+            seconds, "subscription_restart_min_interval", allow_zero=True
+        )
+
     def listen_state(self, sub_id: int) -> str:
         """``"waiting"`` (for a connection, a restart or a re-open: not active, SUB-14),
         ``"opening"`` (sent, not acknowledged), ``"active"`` or ``"ended"``."""

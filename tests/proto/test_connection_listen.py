@@ -409,6 +409,18 @@ def test_the_interval_runs_from_when_the_process_received_them() -> None:
     assert len(h.take_events(ListenEnded)) == 1
 
 
+def test_the_restart_interval_is_settable_and_checked() -> None:
+    h = connected()
+    assert h.conn.subscription_restart_min_interval == 5.0
+    h.conn.subscription_restart_min_interval = 0.5
+    listen(h)
+    h.now = 1.0  # lived 1 s after receiving them: more than 0.5 s, so re-sent
+    h.conn.receive_eof(h.now)
+    assert [m["method"] for m in restart(h)] == ["subscriptions/listen"]
+    with pytest.raises(ValueError):
+        h.conn.subscription_restart_min_interval = -1
+
+
 def test_a_replacement_that_cannot_start_ends_them_with_its_error() -> None:
     h = connected()
     sub, _req = listen(h)
