@@ -255,7 +255,9 @@ def _progress_call(d: Driver) -> None:
 
 
 def test_stdio_sdk_server_calls_progress_and_server_requests(drivers: list[Driver]) -> None:
-    d = _driver(drivers, stdio_config(SDK_STDIO), capabilities={"roots": {}})
+    # protocol="legacy": server requests exist only in the handshake era (the SDK server
+    # speaks both; test_machine_real_modern.py covers its 2026-07-28 side).
+    d = _driver(drivers, stdio_config(SDK_STDIO, protocol="legacy"), capabilities={"roots": {}})
     listed = d.call("tools/list")
     assert isinstance(listed, CallSucceeded)
     assert "echo" in {t["name"] for t in listed.result["tools"]}
@@ -328,7 +330,9 @@ def test_streamable_http_sdk_server(drivers: list[Driver], mode: str) -> None:
 
 def test_streamable_http_list_changed_arrives(drivers: list[Driver]) -> None:
     with sdk_http_server("streamable-http") as peer:
-        d = _driver(drivers, streamable_http_config(peer.url, read_timeout=10.0))
+        # The GET stream is a handshake-era feature (2026-07-28 uses subscriptions/listen).
+        config = streamable_http_config(peer.url, read_timeout=10.0, protocol="legacy")
+        d = _driver(drivers, config)
         changed = d.call("tools/call", {"name": "change_tools", "arguments": {}})
         assert isinstance(changed, CallSucceeded)
         d.run_until(

@@ -10,7 +10,13 @@ the transport and the request pipeline.
 Construction::
 
     conn = Connection(config, name="srv", client_info=Implementation("me", "1"),
-                      capabilities=lambda: {...}, limits=Limits(), random=rng.random)
+                      capabilities=lambda: {...}, limits=Limits(), random=rng.random,
+                      request_meta=None, extensions=(), era_cache=None)
+
+``request_meta`` (a mapping, or a callable called once per request and copied then),
+``extensions`` (identifiers or identifier → settings) and ``era_cache`` (an
+:class:`~mcp_proto.modern.discover.EraCache`, one per client) serve the 2026-07-28 era
+(issue 10); a bad ``extensions`` or ``request_meta`` type is a ``ValueError`` here.
 
 ``config.type`` picks the strategy: ``"stdio"``, ``"streamable_http"``, ``"http"``
 (plain: no capability needing a server→client channel is declared, HTTP-4) or
@@ -18,15 +24,21 @@ Construction::
 
 Operations (synchronous, never block):
 
-* ``connect(now)``: begin open + handshake (idempotent while connecting/connected).
-  Completion: ``Connected(info)`` or ``ConnectFailed(error)``.
-* ``start_call(method, params=None, *, now, timeout=None, progress=False) -> int``: a
+* ``connect(now)``: begin open + era decision + handshake (idempotent while
+  connecting/connected). Completion: ``Connected(info)`` or ``ConnectFailed(error)``.
+  The era (``config.protocol``; see "The 2026-07-28 era" below) is decided first.
+* ``start_call(method, params=None, *, now, timeout=None, progress=False, tool=None)
+  -> int``: a
   call id (stable across retries and re-sends). ``timeout=None`` is
   ``config.read_timeout``; the timeout applies per attempt. Connects implicitly.
   Raises synchronously, starting nothing: ``ValueError`` (bad timeout, params not a
   dict or not JSON-encodable, ``_meta`` not an object, a progress token in use),
   ``CapabilityError`` (known once connected), ``LocalProtocolError`` (closing, or
-  ``limits.max_pending_requests`` calls open). Exactly one ``CallSucceeded`` /
+  ``limits.max_pending_requests`` calls open; in a modern session also
+  ``ValidationError``/``HeaderAnnotationError`` for metadata or headers that cannot be
+  built, or what the host's ``request_meta`` callable raised). ``tool``: the called
+  tool's definition for ``tools/call`` (``Mcp-Param-*`` headers over modern HTTP).
+  Exactly one ``CallSucceeded`` /
   ``CallFailed`` is emitted for every call id, always.
 * ``notify(method, params=None, *, now, only_if_connected=False)``: sent once ready
   (connecting if needed), or dropped when ``only_if_connected`` and not connected.
@@ -50,12 +62,16 @@ Operations (synchronous, never block):
   (at once when nothing was open). A later ``start_call``/``connect`` opens anew.
 * Introspection: ``state`` (:class:`ConnectionState`: IDLE, OPENING, HANDSHAKING,
   READY, CLOSING, CLOSED), ``server`` (``ServerInfo | None``), ``is_connected``,
-  ``first_unusable``, ``era`` (``"legacy"``), ``pending_count`` (open calls),
+  ``first_unusable``, ``era`` (``"legacy"`` | ``"modern"`` | ``None`` while
+  undecided; fixed from the start by ``protocol="legacy"``/``"modern"``),
+  ``modern_http``, ``log_level`` (settable: carried as ``_meta`` on modern requests;
+  the machine sends no ``logging/setLevel``), ``pending_count`` (open calls),
   ``unanswered_server_requests``, ``config``, ``name``, ``limits``.
 
 Inputs from the driver:
 
-* ``transport_opened(now)`` / ``transport_failed(error, now)`` after ``OpenTransport``;
+* ``transport_opened(now, *, pid=None)`` / ``transport_failed(error, now)`` after
+  ``OpenTransport`` (``pid``: the stdio server's process id, the era cache key);
   ``transport_closed(now)`` after ``CloseTransport``.
 * stdio: ``receive_data(data, now)``, ``receive_eof(now, detail="")`` (``detail`` e.g.
   ``"exit status 1"``, shown in the error), or zero-copy ``get_buffer(n)`` +
@@ -86,12 +102,35 @@ Outputs:
   ``Disconnected``, ``Closed``, ``Diagnostic(level, message)``. ``Connected`` comes
   after every completed handshake (a reconnect, or a new session after an expiry).
 
+The 2026-07-28 era (issue 10; :mod:`._era`):
+
+* ``protocol="auto"`` (default) / ``"modern"``: the first request on a new transport
+  is ``server/discover`` (stdio and HTTP), bounded by ``discover_timeout`` (default
+  ``DISCOVER_TIMEOUT``, 5 s, capped by ``read_timeout``) and classified by
+  ``classify_probe``: a ``DiscoverResult`` → ``Connected`` with a modern ``ServerInfo``
+  (no ``initialize``); -32022 listing a version we speak → probed once more with it;
+  -32020/-32021 or no version in common → ``ConnectFailed`` (typed); any other error,
+  an HTTP 4xx without a modern error body, or silence → ``initialize`` on the same
+  transport (``protocol="modern"``: ``ConnectFailed(IncompatibleServerError)``); HTTP
+  401/403 (``UnauthorizedError``), 5xx and transport failures → ``ConnectFailed``.
+  ``protocol="legacy"`` and HTTP+SSE never probe.
+* Era cache: a cached legacy era starts with ``initialize``; a cached modern one still
+  sends discover (the capabilities gate requests) with ``read_timeout``, and a legacy
+  answer then forgets the entry and probes afresh (LIFE-18).
+* Modern requests: ``_meta`` from ``meta.with_meta`` on every request; ``ping`` is
+  ``server/discover``; over HTTP ``headers.request_headers`` per request, no session
+  id, no GET stream, no resumption, no DELETE; a response stream that breaks before
+  the result is re-issued once with a new id (``tools/call`` included), a second break
+  fails with ``ResponseStreamClosedError``; a timeout or cancel closes the stream
+  (``AbortExchange``) and posts no ``notifications/cancelled`` (stdio still sends it).
+  A server request is dropped (``MessageDiscarded``), never answered.
+
 Protocol-policy constants (exported here; the shells keep only OS mechanics such as
 their process ``SHUTDOWN_GRACE`` and pool sizes): ``CLOSE_ANSWER_WAIT`` (0.5 s),
 ``MAX_RESUMES`` (3), ``ERROR_BODY_CAP`` (64 KiB), ``GET_READY_WAIT`` (2 s),
 ``GET_MAX_FAILURES`` (10), ``GET_MAX_DELAY`` (30 s), ``GET_READ_TIMEOUT_FLOOR``
 (300 s), ``DELETE_TIMEOUT`` (5 s), ``KEEPALIVE_MISSES`` (3), ``PING_TIMEOUT_FACTOR``
-(2.5 ping intervals).
+(2.5 ping intervals), ``DISCOVER_TIMEOUT`` (5 s).
 
 Ordering: a ``CallProgress`` is always emitted before its call's result event; drivers
 run the progress callbacks emitted before a result before returning that result.
@@ -104,6 +143,7 @@ them in order, drains ``next_event()``, and re-arms its one timer at
 from __future__ import annotations
 
 from ._calls import CLOSE_ANSWER_WAIT
+from ._era import DISCOVER_TIMEOUT
 from ._exchange import (
     DELETE_TIMEOUT,
     ERROR_BODY_CAP,
@@ -148,6 +188,7 @@ from .frames import (
 __all__ = [
     "CLOSE_ANSWER_WAIT",
     "DELETE_TIMEOUT",
+    "DISCOVER_TIMEOUT",
     "ERROR_BODY_CAP",
     "GET_MAX_DELAY",
     "GET_MAX_FAILURES",

@@ -259,6 +259,13 @@ class MachineCore:
     def _after(self, now: float) -> None:
         """After every input: route the session's events, send what may go, flush."""
         self._drain(now)
+        stale = self._era.stale
+        if stale is not None:
+            self._era.stale = None
+            if self.state is ConnectionState.READY:
+                self._era.forget_era(str(stale))
+                self._events.append(Disconnected(stale))
+                self._teardown(stale, now, close=True)
         if self.state is ConnectionState.READY and self._listen.wants_connection:
             self._listen.hand_over(now)
             self._drain(now)
@@ -298,6 +305,9 @@ class MachineCore:
         assert session is not None
         method, params = call.method, self._calls.request_params(call)
         headers = None
+        if self.era == "modern" and method == "logging/setLevel":
+            self._set_level_modern(call, params)
+            return
         if self.era == "modern":
             method, params, headers = self._era.build(method, params, call.tool)
         self._take_output()
@@ -313,6 +323,15 @@ class MachineCore:
         (data,) = session.data_to_send()
         self._outbox.append(Outgoing(data, rid, method, headers))
         self._calls.sent(call, rid)
+
+    def _set_level_modern(self, call: Call, params: dict[str, Any] | None) -> None:
+        """LIFE-15 / LOG-2: 2026-07-28 has no ``logging/setLevel``; the level rides as
+        ``_meta`` on every later request, so the call succeeds at once, sending nothing.
+        A bad level raises ``ValueError`` (the caller's, as for any request)."""
+        level = (params or {}).get("level")
+        self._era.set_log_level(level)
+        self._events.append(CallSucceeded(call.call_id, call.method, {}))
+        self._calls.finish(call)
 
     def _send_internal(
         self,
@@ -378,10 +397,13 @@ class MachineCore:
                 pass  # on a listen stream: routed to its subscription (SUB-31)
             elif isinstance(event, ServerRequest) and self.era == "modern":
                 # LIFE-17: a 2026-07-28 server asks inside results (MRTR), never with a
-                # request of its own: not handed to handlers, never answered.
+                # request of its own: not handed to handlers, never answered (nor
+                # counted as unanswered: close does not wait for it).
                 session._inbound.pop(event.request_id, None)
                 self._events.append(
-                    MessageDiscarded(f"server request {event.method!r} in a 2026-07-28 session")
+                    MessageDiscarded(
+                        f"server request {shown(event.method)} in a 2026-07-28 session"
+                    )
                 )
             else:
                 if isinstance(event, ServerRequest):
@@ -440,6 +462,10 @@ class MachineCore:
         self._on_attempt_failed(rid, error, now)
 
     def _judge(self, call: Call, error: MCPError, now: float) -> None:
+        if self.era == "modern" and self._era.answers_like_legacy(call.method, error):
+            # LIFE-18: the era assumed no longer holds; handled once the input is
+            # routed (_after), not in the middle of it.
+            self._era.stale = error
         verdict, detail = self._calls.judge(call, error, now, modern_http=self.modern_http)
         if verdict is Verdict.FAIL:
             assert isinstance(detail, MCPError)

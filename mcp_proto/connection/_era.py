@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any, Final
 import attrs
 
 from .. import jsonrpc
+from .._util import shown
 from ..errors import (
     IncompatibleServerError,
     LocalProtocolError,
@@ -48,6 +49,7 @@ from ..errors import (
     ServerError,
     TransientServerError,
 )
+from ..http import HttpSessionState
 from ..modern.discover import (
     DISCOVER,
     EraCache,
@@ -67,8 +69,8 @@ from ..modern.discover import (
     process_key,
 )
 from ..modern.headers import request_headers
-from ..modern.meta import HostMeta, with_meta
-from ..session import ServerInfo, Session
+from ..modern.meta import LOG_LEVELS, HostMeta, with_meta
+from ..session import REQUIRED_CAPABILITY, ServerInfo, Session
 from ..session import State as SessionState
 from ..versions import MODERN_VERSIONS
 from ._transport import Outgoing
@@ -76,7 +78,7 @@ from ._transport import Outgoing
 if TYPE_CHECKING:
     from ._core import MachineCore
 
-__all__ = ["DISCOVER_TIMEOUT", "EraSteps", "Probe"]
+__all__ = ["DISCOVER_TIMEOUT", "EraSteps", "Probe", "modern_post_headers"]
 
 #: Default bound of the probe (LIFE-7), capped by ``read_timeout``. A modern server
 #: answers discover as its first message, so this only has to cover the server's start
@@ -122,6 +124,8 @@ class EraSteps:
         self.probe: Probe | None = None
         self.pid: int | None = None  # the stdio server's process (era cache key)
         self.log_level: str | None = None
+        #: A modern request was answered as a legacy server would (LIFE-18).
+        self.stale: MCPError | None = None
         config = conn.config
         self.http = config.type in ("http", "streamable_http")
         timeout = config.discover_timeout
@@ -301,6 +305,46 @@ class EraSteps:
         session.server = None
         conn._start_handshake(now, session)
 
+    def set_log_level(self, level: object) -> None:
+        """Validate and keep the level carried as ``_meta`` (LIFE-15)."""
+        if level is not None and (not isinstance(level, str) or level not in LOG_LEVELS):
+            raise ValueError(
+                f"log level must be one of {', '.join(sorted(LOG_LEVELS))} or None, "
+                f"got {shown(level)}"
+            )
+        self.log_level = level
+
+    # ------------------------------------------------------------ a stale era
+
+    def answers_like_legacy(self, method: str, error: MCPError) -> bool:
+        """Whether a modern request's failure says the server is not (any longer) a
+        2026-07-28 one (LIFE-18): ``ping`` (``server/discover``) refused the way the
+        probe table calls legacy, or -32601 "method not found" for a method whose
+        capability the server declared (a legacy server without a session knows none)."""
+        if not isinstance(error, ServerError) or isinstance(error, TransientServerError):
+            return False
+        if method == "ping":
+            refusal = {"code": error.code, "message": error.message, "data": error.data}
+            return isinstance(classify_probe(ProbeFailed(refusal)), Legacy)
+        path = REQUIRED_CAPABILITY.get(method)
+        server = self.conn.server
+        return (
+            error.code == -32601
+            and path is not None
+            and server is not None
+            and server.has_capability(*path)
+        )
+
+    def forget_era(self, reason: str) -> None:
+        """Forget the cached era; the next connect probes afresh (LIFE-18)."""
+        self._forget()
+        conn = self.conn
+        conn._diagnostic(
+            "info",
+            f"server {conn.name!r} answered a 2026-07-28 request like a handshake-era "
+            f"server ({reason}); reconnecting with a new probe",
+        )
+
     # ------------------------------------------------------------ modern requests
 
     def _meta_options(self, version: str) -> dict[str, Any]:
@@ -349,3 +393,24 @@ class EraSteps:
             method, params = DISCOVER, None
         built = with_meta(params, **self._meta_options(version))
         return method, built, self._headers(method, built, version, tool)
+
+
+def modern_post_headers(
+    conn: MachineCore, out: Outgoing, *, streamable: bool
+) -> tuple[tuple[str, str], ...]:
+    """The headers of a 2026-07-28 POST: no session id; the content negotiation ones,
+    then the request's own (computed by the connection: SHTTP-6, LIFE-11, HDR-6)."""
+    base = HttpSessionState().post_headers(streamable=streamable, gzip=streamable)
+    own = out.headers
+    if own is None:
+        # A message that is not a request (a notification, an answer): the version,
+        # and the configured headers minus the client-owned Mcp-* ones.
+        server = conn.server
+        own = tuple(
+            (name, value)
+            for name, value in conn.config.headers.items()
+            if not name.lower().startswith("mcp-")
+        )
+        if server is not None:
+            own = (("MCP-Protocol-Version", server.protocol_version), *own)
+    return (*base, *own)

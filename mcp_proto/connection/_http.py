@@ -44,6 +44,7 @@ from ..http import (
 )
 from ..session import ServerInfo
 from ..sse import SSEEvent, SSEParser
+from ._era import modern_post_headers
 from ._exchange import (
     DELETE_TIMEOUT,
     ERROR_BODY_CAP,
@@ -182,7 +183,7 @@ class HttpTransport(Transport):
         """Hook: the headers of the POST carrying ``out``. Headers decided per request
         (``Mcp-Method``, ``Mcp-Name``, ``Authorization``) plug in here."""
         if out.headers is not None or self.conn.era == "modern":
-            return self._modern_headers(out)
+            return modern_post_headers(self.conn, out, streamable=self.streamable)
         http = self.http
         key = (http.protocol_version, http.session_id)
         cached = self._heads
@@ -190,25 +191,6 @@ class HttpTransport(Transport):
             heads = tuple(http.post_headers(streamable=self.streamable, gzip=self.streamable))
             self._heads = cached = (key, heads)
         return cached[1]
-
-    def _modern_headers(self, out: Outgoing) -> tuple[tuple[str, str], ...]:
-        """A 2026-07-28 POST: no session id; the request's own headers (computed by the
-        connection) after the content negotiation ones (SHTTP-6, LIFE-11, HDR-6)."""
-        base = HttpSessionState().post_headers(streamable=self.streamable, gzip=self.streamable)
-        own = out.headers
-        if own is None:
-            # A message that is not a request (a notification, an answer): the
-            # version, and the configured headers minus the client-owned ones.
-            server = self.conn.server
-            version = server.protocol_version if server is not None else None
-            own = tuple(
-                (name, value)
-                for name, value in self.conn.config.headers.items()
-                if not name.lower().startswith("mcp-")
-            )
-            if version is not None:
-                own = (("MCP-Protocol-Version", version), *own)
-        return (*base, *own)
 
     def post_url(self) -> str:
         return self.url

@@ -10,9 +10,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import jsonrpc
-from .._util import NEED_DATA, check_seconds, shown
+from .._util import NEED_DATA, check_seconds
 from ..errors import CapabilityError, LocalProtocolError, MCPError, ValidationError
-from ..modern.meta import LOG_LEVELS
 from ..modern.notify_queue import ListenFilter
 from ..session import State as SessionState
 from ._calls import CLOSE_ANSWER_WAIT
@@ -243,17 +242,13 @@ class Connection(MachineCore):
     def log_level(self) -> str | None:
         """The log level asked of a 2026-07-28 server, carried as
         ``_meta["io.modelcontextprotocol/logLevel"]`` on every later request (LIFE-15,
-        LOG-2: this revision has no ``logging/setLevel``). ``None``: not asked."""
+        LOG-2: this revision has no ``logging/setLevel``). ``None``: not asked. A
+        ``logging/setLevel`` call in a modern session sets it and succeeds at once."""
         return self._era.log_level
 
     @log_level.setter
     def log_level(self, level: str | None) -> None:
-        if level is not None and level not in LOG_LEVELS:
-            raise ValueError(
-                f"log level must be one of {', '.join(sorted(LOG_LEVELS))} or None, "
-                f"got {shown(level)}"
-            )
-        self._era.log_level = level
+        self._era.set_log_level(level)
 
     # ================================================================ driver inputs
 

@@ -27,6 +27,7 @@ from mcp_proto.connection import (
     ConnectFailed,
     ConnectionState,
     Diagnostic,
+    Disconnected,
     MessageDiscarded,
     OpenTransport,
 )
@@ -44,7 +45,7 @@ from mcp_proto.modern.discover import EraCache, EraRecord, process_key
 from mcp_proto.modern.meta import CLIENT_CAPABILITIES, CLIENT_INFO, LOG_LEVEL, PROTOCOL_VERSION
 
 sys.path.insert(0, str(Path(__file__).with_name("modern")))
-from _modern_wire import assert_valid_request
+from _modern_wire import REQUEST_DEFS, assert_valid_request
 
 V = "2026-07-28"
 ARGV = ["srv"]
@@ -77,7 +78,8 @@ class Modern(Harness):
         out = super().written()
         for msg in out:
             modern = self.conn.era != "legacy" and msg.get("method") != "initialize"
-            if modern and "method" in msg and "id" in msg:
+            # A custom method has no schema definition: only the core ones are checked.
+            if modern and "id" in msg and msg.get("method") in REQUEST_DEFS:
                 assert_valid_request(msg)
                 self.modern_messages += 1
         return out
@@ -526,3 +528,73 @@ def test_a_modern_answer_is_cached_with_its_version() -> None:
     probe = open_probe(h, pid=9)
     h.feed(discover_result(probe["id"]))
     assert cache.get(process_key(9, ARGV)) == EraRecord("modern", V)
+
+
+@pytest.mark.parametrize("method", ["tools/list", "ping"])
+def test_a_modern_server_answering_like_a_legacy_one_is_forgotten_and_reprobed(
+    method: str,
+) -> None:
+    cache = EraCache()
+    h = harness(options={"era_cache": cache})
+    probe = open_probe(h, pid=5)
+    h.feed(discover_result(probe["id"]))
+    h.take_events()
+    assert process_key(5, ARGV) in cache
+    call = h.conn.start_call(method, now=0.0)
+    (sent,) = h.written()
+    h.feed(error(sent["id"], -32601, "Method not found"))
+    failed, note, lost = h.take_events()
+    assert isinstance(failed, CallFailed) and failed.call_id == call
+    assert isinstance(note, Diagnostic) and "new probe" in note.message
+    assert isinstance(lost, Disconnected)
+    assert h.take_frames() == [CloseTransport(graceful=False)]
+    assert process_key(5, ARGV) not in cache  # LIFE-18
+    # The next call starts a new transport and probes again.
+    h.conn.start_call("tools/list", now=0.0)
+    assert h.take_frames() == [OpenTransport()]
+    h.conn.transport_opened(0.0, pid=6)
+    assert [m["method"] for m in h.written()] == ["server/discover"]
+
+
+@pytest.mark.parametrize(
+    ("method", "code"),
+    [("tools/call", -32602), ("custom/method", -32601), ("tools/list", -32603)],
+)
+def test_ordinary_errors_keep_the_modern_session(method: str, code: int) -> None:
+    h = harness()
+    connect_modern(h)
+    h.conn.start_call(method, {"name": "t"}, now=0.0)
+    (sent,) = h.written()
+    h.feed(error(sent["id"], code, "no"))
+    assert [type(e) for e in h.take_events()] == [CallFailed]
+    assert h.conn.is_connected and h.take_frames() == []
+
+
+def test_set_level_in_a_modern_session_sends_nothing_and_rides_in_meta() -> None:
+    h = harness()
+    queued = h.conn.start_call("logging/setLevel", {"level": "error"}, now=0.0)
+    h.take_frames()
+    h.conn.transport_opened(0.0)
+    (probe,) = h.written()
+    h.feed(discover_result(probe["id"]))
+    assert h.written() == []  # LIFE-15: no logging/setLevel in 2026-07-28
+    assert h.take_events(CallSucceeded) == [CallSucceeded(queued, "logging/setLevel", {})]
+    assert h.conn.log_level == "error"
+    call = h.conn.start_call("logging/setLevel", {"level": "debug"}, now=0.0)
+    assert h.take_events() == [CallSucceeded(call, "logging/setLevel", {})]
+    h.conn.start_call("tools/list", now=0.0)
+    (sent,) = h.written()
+    assert sent["params"]["_meta"][LOG_LEVEL] == "debug"
+    with pytest.raises(ValueError, match="log level"):
+        h.conn.start_call("logging/setLevel", {"level": "chatty"}, now=0.0)
+    assert h.conn.pending_count == 1  # only the tools/list
+    assert h.written() == []
+
+
+def test_set_level_in_a_legacy_session_is_the_request_as_before() -> None:
+    h = harness(protocol="legacy")
+    h.connect_stdio()
+    h.conn.start_call("logging/setLevel", {"level": "error"}, now=0.0)
+    (sent,) = h.written()
+    assert sent["method"] == "logging/setLevel" and sent["params"] == {"level": "error"}
+    assert h.conn.log_level is None
