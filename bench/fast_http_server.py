@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A minimal, fast Streamable HTTP MCP server for benchmarks (stdlib only).
 
-    python bench/fast_http_server.py [json|sse] [--port N]
+    python bench/fast_http_server.py [json|sse] [--port N] [--modern]
 
 Listens on 127.0.0.1 (port 0 = any free port, the default), prints ``PORT n`` on stdout
 once listening, and serves ``/mcp`` until killed. A thread per connection, keep-alive
@@ -25,6 +25,13 @@ or chunked bodies): the *client* is what a benchmark measures, not the server.
   the connection stays open for the next request).
 * ``GET /mcp``: ``405`` (no server-initiated stream). ``DELETE /mcp``: ends the session,
   ``200``. Any other path: ``404``.
+
+``--modern`` serves the 2026-07-28 revision instead (for ``bench/run_modern.py``): no
+session, no ``initialize`` (-32022); every POST must carry ``MCP-Protocol-Version:
+2026-07-28`` and the same version in ``_meta["io.modelcontextprotocol/protocolVersion"]``
+(else 400 with -32022 and ``data.supported``); ``server/discover`` answers a
+DiscoverResult; results carry ``resultType: "complete"`` (``tools/list`` also ttlMs 0,
+cacheScope "public").
 
 Echo replies of plain ASCII text are spliced as bytes instead of going through
 ``json.dumps`` (same JSON, less server time).
@@ -58,6 +65,18 @@ TOOLS = {
 _MUST_ESCAPE = bytes(range(32)) + b'"\\'
 MAX_HEAD = 64 * 1024
 MAX_BODY = 64 * 1024 * 1024
+
+MODERN = "2026-07-28"
+MODERN_KEY = "io.modelcontextprotocol/protocolVersion"
+MODERN_TOOLS = {"resultType": "complete", "ttlMs": 0, "cacheScope": "public", **TOOLS}
+DISCOVER = {
+    "resultType": "complete",
+    "supportedVersions": [MODERN],
+    "capabilities": {"tools": {}},
+    "serverInfo": {"name": "fast-http-bench-server", "version": "1.0"},
+    "ttlMs": 0,
+    "cacheScope": "public",
+}
 
 SESSIONS: set[str] = set()
 SESSIONS_LOCK = threading.Lock()
@@ -96,6 +115,45 @@ def _error(rid: object, code: int, message: str) -> bytes:
         {"jsonrpc": "2.0", "id": rid, "error": {"code": code, "message": message}},
         separators=(",", ":"),
     ).encode()
+
+
+def _modern_echo_result(rid: object, text: str) -> bytes:
+    return (
+        b'{"jsonrpc":"2.0","id":'
+        + json.dumps(rid).encode()
+        + b',"result":{"resultType":"complete","content":[{"type":"text","text":'
+        + _json_string(text)
+        + b'}],"isError":false}}'
+    )
+
+
+def _version_error(rid: object, requested: str) -> bytes:
+    error = {
+        "code": -32022,
+        "message": "Unsupported protocol version",
+        "data": {"supported": [MODERN], "requested": requested},
+    }
+    return json.dumps({"jsonrpc": "2.0", "id": rid, "error": error}, separators=(",", ":")).encode()
+
+
+def _answer_modern(msg: dict[str, Any], header_version: str) -> tuple[bytes, bool]:
+    """(JSON-RPC response, ok) for one 2026-07-28 request; not ok means HTTP 400."""
+    rid = msg.get("id")
+    params = msg.get("params") or {}
+    meta = params.get("_meta") or {}
+    if header_version != MODERN or meta.get(MODERN_KEY) != MODERN:
+        return _version_error(rid, header_version or str(meta.get(MODERN_KEY, ""))), False
+    method = msg.get("method")
+    if method == "tools/call":
+        args = params.get("arguments") or {}
+        if params.get("name") == "echo" and isinstance(args.get("text"), str):
+            return _modern_echo_result(rid, args["text"]), True
+        return _error(rid, -32602, f"unknown tool {params.get('name')!r}"), True
+    if method == "tools/list":
+        return _result(rid, MODERN_TOOLS), True
+    if method == "server/discover":
+        return _result(rid, DISCOVER), True
+    return _error(rid, -32601, f"method not found: {method}"), True
 
 
 def _answer(msg: dict[str, Any]) -> tuple[bytes, str | None]:
@@ -143,9 +201,10 @@ def _plain(status: bytes, extra: bytes = b"", body: bytes = b"") -> bytes:
 
 
 class Conn:
-    def __init__(self, sock: socket.socket, sse: bool) -> None:
+    def __init__(self, sock: socket.socket, sse: bool, modern: bool = False) -> None:
         self.sock = sock
         self.sse = sse
+        self.modern = modern
         self.buf = b""
 
     def _fill(self) -> bool:
@@ -251,6 +310,14 @@ class Conn:
                 b"content-type: application/json\r\n",
                 _error(None, -32600, "one JSON-RPC message per POST"),
             )
+        if self.modern:
+            if "id" not in msg or "method" not in msg:
+                return _plain(b"202 Accepted")
+            version = headers.get(b"mcp-protocol-version", b"").decode("latin-1")
+            reply, ok = _answer_modern(msg, version)
+            if not ok:
+                return _plain(b"400 Bad Request", b"content-type: application/json\r\n", reply)
+            return self._reply(reply, b"")
         if msg.get("method") != "initialize":
             if not sid:
                 return _plain(
@@ -270,6 +337,9 @@ class Conn:
             return _plain(b"202 Accepted")  # a notification or a response
         reply, new_sid = _answer(msg)
         extra = b"mcp-session-id: " + new_sid.encode() + b"\r\n" if new_sid else b""
+        return self._reply(reply, extra)
+
+    def _reply(self, reply: bytes, extra: bytes) -> bytes:
         if not self.sse:
             return _plain(b"200 OK", b"content-type: application/json\r\n" + extra, reply)
         event = b"event: message\r\ndata: " + reply + b"\r\n\r\n"
@@ -284,10 +354,10 @@ class Conn:
         )
 
 
-def _serve_conn(sock: socket.socket, sse: bool) -> None:
+def _serve_conn(sock: socket.socket, sse: bool, modern: bool = False) -> None:
     try:
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        Conn(sock, sse).serve()
+        Conn(sock, sse, modern).serve()
     except OSError:
         pass
     finally:
@@ -298,6 +368,7 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("mode", nargs="?", default="json", choices=["json", "sse"])
     p.add_argument("--port", type=int, default=0)
+    p.add_argument("--modern", action="store_true", help="serve the 2026-07-28 revision")
     args = p.parse_args()
     sse = args.mode == "sse"
     lsock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -309,7 +380,7 @@ def main() -> None:
     try:
         while True:
             conn, _ = lsock.accept()
-            threading.Thread(target=_serve_conn, args=(conn, sse), daemon=True).start()
+            threading.Thread(target=_serve_conn, args=(conn, sse, args.modern), daemon=True).start()
     except KeyboardInterrupt:
         pass
     finally:

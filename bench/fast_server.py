@@ -17,7 +17,16 @@ echo reply of plain ASCII text is spliced as bytes instead of going through
 ``json.dumps`` (same JSON, less server time). Requests are answered strictly in order,
 one at a time (a client's concurrency is measured against a serial server).
 
-Run: ``python bench/fast_server.py``.
+Run: ``python bench/fast_server.py`` (handshake era) or ``python bench/fast_server.py
+--modern`` (the 2026-07-28 revision, for ``bench/run_modern.py``):
+
+* ``server/discover``: a DiscoverResult (supportedVersions ["2026-07-28"], ``tools``,
+  ttlMs 0, cacheScope "public");
+* every other request must carry ``_meta["io.modelcontextprotocol/protocolVersion"]`` =
+  "2026-07-28" (else -32022 with ``data.supported``), as a stateless server checks each
+  request's own envelope; ``initialize`` is -32022 too (no handshake in the revision);
+* results carry ``resultType: "complete"``; ``tools/list`` also ttlMs 0 (nothing cached:
+  each call is measured, not a cache) and cacheScope "public".
 """
 
 from __future__ import annotations
@@ -28,6 +37,8 @@ import sys
 from typing import Any
 
 VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
+MODERN = "2026-07-28"
+MODERN_KEY = "io.modelcontextprotocol/protocolVersion"
 
 TOOLS = {
     "tools": [
@@ -66,6 +77,63 @@ def _echo_result(rid: object, text: str) -> list[bytes]:
         *_json_string(text),
         b'}],"isError":false}}\n',
     ]
+
+
+def _modern_echo_result(rid: object, text: str) -> list[bytes]:
+    head = json.dumps(rid).encode()
+    return [
+        b'{"jsonrpc":"2.0","id":' + head + b',"result":{"resultType":"complete",'
+        b'"content":[{"type":"text","text":',
+        *_json_string(text),
+        b'}],"isError":false}}\n',
+    ]
+
+
+MODERN_TOOLS = {"resultType": "complete", "ttlMs": 0, "cacheScope": "public", **TOOLS}
+DISCOVER = {
+    "resultType": "complete",
+    "supportedVersions": [MODERN],
+    "capabilities": {"tools": {}},
+    "serverInfo": {"name": "bench-fast-server", "version": "1.0"},
+    "ttlMs": 0,
+    "cacheScope": "public",
+}
+
+
+def handle_modern(msg: dict[str, Any]) -> list[bytes] | None:
+    """The 2026-07-28 revision: no handshake, every request carries its own envelope."""
+    if "id" not in msg or "method" not in msg:
+        return None
+    rid, method = msg["id"], msg["method"]
+    params = msg.get("params") or {}
+    meta = params.get("_meta") or {}
+    if meta.get(MODERN_KEY) != MODERN:
+        err = {
+            "code": -32022,
+            "message": "Unsupported protocol version",
+            "data": {"supported": [MODERN], "requested": str(meta.get(MODERN_KEY, ""))},
+        }
+        out = {"jsonrpc": "2.0", "id": rid, "error": err}
+        return [json.dumps(out, separators=(",", ":")).encode() + b"\n"]
+    if method == "tools/call":
+        if params.get("name") != "echo":
+            return _result(
+                rid,
+                {
+                    "resultType": "complete",
+                    "content": [{"type": "text", "text": "unknown tool"}],
+                    "isError": True,
+                },
+            )
+        text = (params.get("arguments") or {}).get("text", "")
+        if not isinstance(text, str):
+            text = json.dumps(text)
+        return _modern_echo_result(rid, text)
+    if method == "tools/list":
+        return _result(rid, MODERN_TOOLS)
+    if method == "server/discover":
+        return _result(rid, DISCOVER)
+    return _error(rid, -32601, f"Method not found: {method}")
 
 
 def _result(rid: object, result: object) -> list[bytes]:
@@ -115,7 +183,7 @@ def handle(msg: dict[str, Any]) -> list[bytes] | None:
 
 
 def main() -> None:
-    serve(sys.stdin.fileno(), sys.stdout.fileno())
+    serve(sys.stdin.fileno(), sys.stdout.fileno(), modern="--modern" in sys.argv[1:])
 
 
 def _write_all(fd: int, pieces: list[bytes]) -> None:
@@ -128,13 +196,14 @@ def _write_all(fd: int, pieces: list[bytes]) -> None:
             views[0] = memoryview(views[0])[written:]
 
 
-def serve(fd_in: int, fd_out: int) -> None:
+def serve(fd_in: int, fd_out: int, modern: bool = False) -> None:
     """Read lines into one buffer that is reused (no allocation per read: for 1 MiB
     messages the page faults of fresh buffers cost as much as the copies), decode each
     line straight from it, and write each reply's pieces with one ``writev``."""
     buf = bytearray(1 << 16)
     start = end = scanned = 0
     loads = json.loads
+    answer = handle_modern if modern else handle
     while True:
         idx = buf.find(b"\n", start + scanned, end)
         if idx < 0:
@@ -170,7 +239,7 @@ def serve(fd_in: int, fd_out: int) -> None:
             continue
         if not isinstance(msg, dict):
             continue
-        out = handle(msg)
+        out = answer(msg)
         if out is not None:
             _write_all(fd_out, out)
 

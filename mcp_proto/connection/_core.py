@@ -505,12 +505,17 @@ class MachineCore:
         self._outbox.append(Outgoing(data, self._init_rid, "initialize"))
 
     def _handshake_answered(self, session: Session, result: Any, now: float) -> None:
+        self._take_output()  # what the session queued before: untagged, in order
         try:
             info = session.complete_handshake(result)
         except IncompatibleServerError as exc:
             # Lifecycle § Version Negotiation: the client SHOULD disconnect.
             self._connect_failed(exc, now)
             return
+        # complete_handshake queued exactly notifications/initialized: tagged, so that a
+        # transport can tell when the server took it (HTTP waits for that; _http.py).
+        for data in session.data_to_send():
+            self._outbox.append(Outgoing(data, None, "notifications/initialized"))
         self._transport.negotiated(info)
         self._flush(now)  # notifications/initialized goes out first (Lifecycle)
         if self._transport.handshake_done(info, now):

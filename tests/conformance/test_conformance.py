@@ -1,9 +1,12 @@
-"""The official MCP conformance suite, 2025-11-25 client leg (see docs/conformance.md).
+"""The official MCP conformance suite, client legs 2025-11-25 and 2026-07-28 (see
+docs/conformance.md).
 
 Runs tests/conformance/run.sh, which installs Node 24 and the pinned harness into
 .cache/conformance/ on first use (network needed once), then runs every client scenario
-of the 2025-11-25 revision against tests/conformance/client.py. Only the scenarios in
-expected-failures-2025-11-25.yml (authorization, until the OAuth work) may fail.
+of one revision against tests/conformance/client.py. Only the scenarios in
+expected-failures-<revision>.yml (authorization, until the OAuth work) may fail; run.sh
+refuses any other entry there. A scenario passes strictly: at least one check
+succeeded, none failed or warned, and the client reported success.
 """
 
 from __future__ import annotations
@@ -17,11 +20,14 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 
 
-def test_conformance_2025_11_25_leg() -> None:
+def run_leg(spec_version: str) -> tuple[list[str], str]:
+    """run.sh for one leg: (stdout lines, a report for assertion messages)."""
     # The client runs under this interpreter, so the leg tests the code pytest imports.
     env = dict(os.environ, PYTHON=sys.executable)
+    env.pop("CONFORMANCE_SPEC_VERSION", None)
+    env.pop("MCP_CONFORMANCE_CLIENT_PROTOCOL", None)
     proc = subprocess.run(
-        ["bash", str(HERE / "run.sh")],
+        ["bash", str(HERE / "run.sh"), "--spec-version", spec_version],
         cwd=ROOT,
         env=env,
         capture_output=True,
@@ -32,6 +38,24 @@ def test_conformance_2025_11_25_leg() -> None:
     report = proc.stdout + "\n--- run.sh stderr (tail) ---\n" + proc.stderr[-4000:]
     assert proc.returncode == 0, report
     assert lines and lines[-1].endswith(" failed"), report
-    passed = int(lines[-1].split()[0])
+    return lines, report
+
+
+def passed_scenarios(lines: list[str]) -> set[str]:
+    """The scenarios run.sh marked PASS (one "  <name>  PASS  [...]" row each)."""
+    rows = (line.split() for line in lines if line.startswith("  "))
+    return {row[0] for row in rows if len(row) >= 2 and row[1] == "PASS"}
+
+
+def test_conformance_2025_11_25_leg() -> None:
+    lines, report = run_leg("2025-11-25")
     # 5 non-authorization scenarios in the pinned harness (0.2.0-alpha.12).
-    assert passed >= 5, report
+    assert int(lines[-1].split()[0]) >= 5, report
+    assert passed_scenarios(lines) >= {
+        "initialize",
+        "tools_call",
+        "elicitation-sep1034-client-defaults",
+        "sse-retry",
+        "json-schema-2020-12-preservation",
+    }, report
+

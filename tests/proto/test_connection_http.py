@@ -100,6 +100,47 @@ def test_handshake_headers_and_the_session_id_from_the_initialize_exchange() -> 
     assert [type(e) for e in h.take_events()] == [Connected]
 
 
+@pytest.mark.parametrize("streamable", [True, False], ids=["streamable", "plain"])
+def test_a_refused_initialized_notification_fails_the_connect(streamable: bool) -> None:
+    # The server answered initialize, then refused notifications/initialized with a bare
+    # 400: the connect fails with that error (as a handshake POST would), and is never
+    # reported connected, even when the GET stream was answered first.
+    cfg = streamable_http_config if streamable else http_config
+    h = Harness(cfg(URL))
+    h.conn.connect(0.0)
+    h.take_frames()
+    h.conn.transport_opened(0.0)
+    post = only(h.exchanges())
+    h.reply_json(post, init_result(body_of(post)["id"]), headers=[("Mcp-Session-Id", "s-1")])
+    sent = h.exchanges()
+    initialized = sent[0]
+    assert body_of(initialized)["method"] == "notifications/initialized"
+    if streamable:
+        get = sent[1]
+        h.conn.exchange_head(get.xid, 405, [], 0.0)
+        h.conn.exchange_end(get.xid, 0.0)
+    assert not any(isinstance(e, Connected) for e in h.take_events())
+    h.reply_status(initialized, 400)
+    events = h.take_events()
+    assert not any(isinstance(e, Connected) for e in events)
+    (failed,) = [e for e in events if isinstance(e, ConnectFailed)]
+    assert type(failed.error) is ServerError
+    assert str(failed.error) == "HTTP 400 from the server"
+
+
+def test_connected_waits_for_the_initialized_notification_to_be_taken() -> None:
+    h = Harness(http_config(URL))
+    h.conn.connect(0.0)
+    h.take_frames()
+    h.conn.transport_opened(0.0)
+    post = only(h.exchanges())
+    h.reply_json(post, init_result(body_of(post)["id"]))
+    initialized = only(h.exchanges())
+    assert not any(isinstance(e, Connected) for e in h.take_events())
+    h.reply_status(initialized, 202)
+    assert [type(e) for e in h.take_events()] == [Connected]
+
+
 def test_only_the_initialize_exchange_assigns_the_session_id() -> None:
     h = harness()
     connect_http(h, session_id="s-1")
@@ -121,6 +162,7 @@ def test_requests_are_held_until_the_get_stream_is_answered() -> None:
     h.reply_json(init, init_result(body_of(init)["id"]), headers=[("Mcp-Session-Id", "s")])
     initialized, get = h.exchanges()
     assert body_of(initialized)["method"] == "notifications/initialized"
+    h.reply_status(initialized, 202)
     assert h.take_events() == []  # held: no Connected, no request yet
     h.advance(1.0)
     assert h.exchanges() == []
@@ -137,7 +179,7 @@ def test_the_get_ready_wait_ends_after_two_seconds_capped_by_read_timeout() -> N
         h.conn.transport_opened(0.0)
         init = only(h.exchanges())
         h.reply_json(init, init_result(body_of(init)["id"]))
-        h.exchanges()
+        h.reply_status(h.exchanges()[0], 202)  # notifications/initialized taken
         assert h.conn.next_deadline() == released_at
         h.advance(released_at)
         assert [type(e) for e in h.take_events()] == [Connected]
@@ -599,9 +641,10 @@ def test_plain_http_posts_json_only_and_opens_no_get_stream() -> None:
     # HTTP-4: no capability needing a server->client channel.
     assert body_of(post)["params"]["capabilities"] == {"x": {}}
     h.reply_json(post, init_result(body_of(post)["id"]))
-    assert [type(e) for e in h.take_events()] == [Connected]
     (initialized,) = h.exchanges()
     assert initialized.method == "POST"
+    h.reply_status(initialized, 202)
+    assert [type(e) for e in h.take_events()] == [Connected]
     assert h.conn.next_deadline() is None
 
 
@@ -774,7 +817,8 @@ def test_a_resume_answered_404_expires_the_session() -> None:
     init = only(h.exchanges())
     assert body_of(init)["method"] == "initialize"
     h.reply_json(init, init_result(body_of(init)["id"]), headers=[("Mcp-Session-Id", "new")])
-    _initialized, get = h.exchanges()
+    initialized, get = h.exchanges()
+    h.reply_status(initialized, 202)
     h.conn.exchange_head(get.xid, 200, SSE_HEAD, h.now)
     resent = only(h.exchanges())
     h.reply_json(resent, result(body_of(resent)["id"], {"tools": []}))

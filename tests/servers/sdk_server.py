@@ -8,6 +8,25 @@ Start it over stdio (the default; the SDK serves both the ``initialize`` handsha
     python tests/servers/sdk_server.py --transport streamable-http --port 8765 \
         [--stateless] [--json-response] [--path /]
     python tests/servers/sdk_server.py --transport sse --port 8765
+    python tests/servers/sdk_server.py --era legacy ...   # or --era modern (default: dual)
+
+``--era`` narrows the dual-era server to one era, on every transport (for the dual-era
+matrix, tests/shells/test_dual_era_matrix.py):
+
+``dual`` (default)
+    the SDK as shipped: the client's first request decides the era.
+``legacy``
+    a handshake-only server, answering like the published pre-2026 servers: over HTTP a
+    POST whose ``MCP-Protocol-Version`` header is not a handshake revision gets
+    ``400`` with JSON-RPC error -32600 ("Bad Request: Unsupported protocol version: ...",
+    the 2025 SDKs' header check); on any transport ``server/discover`` gets -32601 (method
+    not found) and any other request carrying the 2026-07-28 ``_meta`` envelope gets
+    -32600 (no handshake happened).
+``modern``
+    a 2026-07-28-only server: ``initialize`` gets -32022 (UnsupportedProtocolVersionError,
+    ``data.supported`` = the modern revisions, ``data.requested`` = the version asked
+    for); over HTTP a POST with a handshake ``MCP-Protocol-Version`` (or none) gets that
+    error with status 400 before the SDK sees it.
 
 What it offers (names are part of the test contract, keep them stable):
 
@@ -418,6 +437,110 @@ async def complete(
     return Completion(values=values, total=len(values), has_more=False)
 
 
+# ------------------------------------------------------------------------------- --era modes
+
+_MODERN_KEY = "io.modelcontextprotocol/protocolVersion"
+UNSUPPORTED_PROTOCOL_VERSION = -32022
+
+
+def _modern_versions() -> list[str]:
+    from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+    return list(MODERN_PROTOCOL_VERSIONS)
+
+
+def _handshake_versions() -> tuple[str, ...]:
+    from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+
+    return tuple(HANDSHAKE_PROTOCOL_VERSIONS)
+
+
+def restrict_era(era: str) -> None:
+    """Refuse the other era's requests inside the SDK (a context-tier middleware, which
+    wraps ``initialize`` and every request on every transport)."""
+
+    async def only_one_era(ctx: Any, call_next: Any) -> Any:
+        params = ctx.params if isinstance(ctx.params, dict) else {}
+        meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
+        enveloped = _MODERN_KEY in meta
+        if era == "legacy":
+            if ctx.method == "server/discover":
+                raise MCPError(code=-32601, message="Method not found", data=ctx.method)
+            if enveloped and ctx.method != "initialize":
+                raise MCPError(code=-32600, message="Invalid request: not initialized")
+        elif ctx.method == "initialize":
+            raise MCPError(
+                code=UNSUPPORTED_PROTOCOL_VERSION,
+                message="Unsupported protocol version: this server speaks 2026-07-28 only",
+                data={
+                    "supported": _modern_versions(),
+                    "requested": str(params.get("protocolVersion", "")),
+                },
+            )
+        return await call_next(ctx)
+
+    mcp._lowlevel_server.middleware.insert(0, only_one_era)
+    if era == "legacy":
+        # On a pipe the SDK's dual-era loop lets the first request pick the era for good: an
+        # enveloped server/discover would turn the connection modern, and the initialize a
+        # client sends next would then be refused with -32022, which no pre-2026 server
+        # does. A legacy-only server serves the handshake loop only.
+        import mcp.server.lowlevel.server as lowlevel
+        from mcp.server.runner import serve_loop
+
+        lowlevel.serve_dual_era_loop = serve_loop  # type: ignore[assignment]
+
+
+class EraHeaderGate:
+    """ASGI wrapper for --era over Streamable HTTP: the era is refused on the
+    ``MCP-Protocol-Version`` header before the SDK routes the request, as servers that
+    implement only one era do (400 + a JSON-RPC error body)."""
+
+    def __init__(self, app: Any, era: str) -> None:
+        self.app, self.era = app, era
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope.get("type") != "http" or scope.get("method") != "POST":
+            await self.app(scope, receive, send)
+            return
+        version = next(
+            (v.decode("latin-1") for k, v in scope["headers"] if k == b"mcp-protocol-version"),
+            None,
+        )
+        if self.era == "legacy" and version is not None and version not in _handshake_versions():
+            error = {
+                "code": -32600,
+                "message": f"Bad Request: Unsupported protocol version: {version}. "
+                f"Supported versions: {', '.join(_handshake_versions())}",
+            }
+        elif self.era == "modern" and (version is None or version in _handshake_versions()):
+            error = {
+                "code": UNSUPPORTED_PROTOCOL_VERSION,
+                "message": "Unsupported protocol version: this server speaks 2026-07-28 only",
+                "data": {"supported": _modern_versions(), "requested": version or ""},
+            }
+        else:
+            await self.app(scope, receive, send)
+            return
+        # Drain the body so the client sees an answer, not a reset.
+        more = True
+        while more:
+            message = await receive()
+            more = message.get("more_body", False) and message["type"] == "http.request"
+        body = json.dumps({"jsonrpc": "2.0", "id": None, "error": error}).encode()
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 400,
+                "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(body)).encode()),
+                ],
+            }
+        )
+        await send({"type": "http.response.body", "body": body})
+
+
 # -------------------------------------------------------------------------------------------- main
 
 
@@ -435,12 +558,20 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--path", default="/mcp", help="streamable-http: the endpoint path (e.g. / for the root)"
     )
+    parser.add_argument(
+        "--era",
+        choices=["dual", "legacy", "modern"],
+        default="dual",
+        help="serve both protocol eras (the SDK as shipped), or only one (see the docstring)",
+    )
     args = parser.parse_args(argv)
+    if args.era != "dual":
+        restrict_era(args.era)
     if args.transport == "stdio":
         mcp.run()
     elif args.transport == "sse":
         mcp.run(transport="sse", host=args.host, port=args.port)
-    else:
+    elif args.era == "dual":
         mcp.run(
             transport="streamable-http",
             host=args.host,
@@ -448,6 +579,17 @@ def main(argv: list[str] | None = None) -> None:
             stateless_http=args.stateless,
             json_response=args.json_response,
             streamable_http_path=args.path,
+        )
+    else:
+        import uvicorn
+
+        app = mcp.streamable_http_app(
+            streamable_http_path=args.path,
+            stateless_http=args.stateless,
+            json_response=args.json_response,
+        )
+        uvicorn.run(
+            EraHeaderGate(app, args.era), host=args.host, port=args.port, log_level="warning"
         )
 
 

@@ -1,0 +1,100 @@
+"""The expected-failures files of the conformance legs (see docs/conformance.md).
+
+Issue 10: "Only auth/* may be listed as expected failures, until the OAuth issue", and
+the 2026-07-28 leg's 8 other scenarios must all run. Checked against the pinned
+harness's own scenario list (``run.sh --spec-version <leg> --list``), so a harness
+upgrade that adds or renames a scenario shows up here, not as a silent gap.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+
+#: The non-authorization client scenarios of each leg (harness 0.2.0-alpha.12).
+NON_AUTH = {
+    "2025-11-25": {
+        "initialize",
+        "tools_call",
+        "elicitation-sep1034-client-defaults",
+        "sse-retry",
+        "json-schema-2020-12-preservation",
+    },
+    "2026-07-28": {
+        "request-metadata",
+        "sep-2322-client-request-state",
+        "http-standard-headers",
+        "http-custom-headers",
+        "http-invalid-tool-headers",
+        "json-schema-ref-no-deref",
+        "tools_call",
+        "json-schema-2020-12-preservation",
+    },
+}
+
+
+def baseline(leg: str) -> list[str]:
+    """The ``client:`` entries of expected-failures-<leg>.yml (the format run.sh reads)."""
+    entries, section = [], None
+    for raw in (HERE / f"expected-failures-{leg}.yml").read_text("utf-8").splitlines():
+        line = raw.split("#", 1)[0].rstrip()
+        if not line:
+            continue
+        if not line.startswith((" ", "-")):
+            section = line.rstrip(":").strip()
+        elif section == "client" and line.lstrip().startswith("- "):
+            entries.append(line.lstrip()[2:].strip().strip("'\""))
+    return entries
+
+
+def harness_list(leg: str) -> set[str]:
+    env = dict(os.environ, PYTHON=sys.executable)
+    proc = subprocess.run(
+        ["bash", str(HERE / "run.sh"), "--spec-version", leg, "--list"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=10 * 60,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return set(re.findall(r"^\s+- (\S+) \[", proc.stdout, flags=re.M))
+
+
+@pytest.mark.parametrize("leg", sorted(NON_AUTH))
+def test_only_authorization_scenarios_are_expected_to_fail(leg: str) -> None:
+    entries = baseline(leg)
+    assert entries, leg
+    assert len(entries) == len(set(entries)), entries
+    assert [e for e in entries if not e.startswith("auth/")] == []
+
+
+@pytest.mark.parametrize("leg", sorted(NON_AUTH))
+def test_the_harness_runs_exactly_the_listed_and_the_scored_scenarios(leg: str) -> None:
+    # Every scenario of the leg is either one client.py must pass or an auth/* entry of
+    # the baseline; nothing is in neither (a new scenario would be neither scored by
+    # name nor excused) and the baseline names nothing the harness does not run.
+    scenarios = harness_list(leg)
+    assert scenarios == NON_AUTH[leg] | set(baseline(leg))
+
+
+def test_run_sh_refuses_an_unknown_leg() -> None:
+    proc = subprocess.run(
+        ["bash", str(HERE / "run.sh"), "--spec-version", "2099-01-01"],
+        cwd=ROOT,
+        env=dict(os.environ, PYTHON=sys.executable),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 2
+    assert "unknown spec version '2099-01-01'" in proc.stderr
+    assert proc.stdout.strip().splitlines()[-1] == "0 passed, 0 failed"
