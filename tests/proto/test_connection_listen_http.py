@@ -11,7 +11,13 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from _listen_support import ack, assert_valid_request, connect_modern_http, on_stream
+from _listen_support import (
+    ack,
+    assert_valid_request,
+    connect_modern_http,
+    discover_result,
+    on_stream,
+)
 from _machine_driver import (
     JITTER_R,
     SSE_HEAD,
@@ -275,3 +281,35 @@ def test_a_graceful_response_on_the_stream_ends_it() -> None:
     assert events[-1] == ListenEnded(sub, None)
     h.advance(100.0)
     assert h.exchanges() == []
+
+
+def test_a_failed_connect_waits_and_retries_instead_of_ending_it() -> None:
+    """HTTP: the server is unreachable when the subscription starts: it waits (not
+    active), the connection is tried again after the backoff, and the listen goes out
+    once the server answers."""
+    h = Harness(streamable_http_config(URL, retry_backoff=1.0), probe=True)
+    sub = h.conn.start_listen({"tools_list_changed": True}, now=0.0)
+    h.conn.transport_opened(0.0)
+    (probe,) = h.exchanges()
+    assert body_of(probe)["method"] == "server/discover"
+    h.conn.exchange_failed(probe.xid, ExchangeFailure("network", "refused"), 0.0)
+    events = h.take_events(*LISTEN_KINDS)
+    assert [type(e) for e in events] == [ListenInterrupted]
+    assert h.conn.listen_state(sub) == "waiting"
+    assert h.exchanges() == []
+    h.advance(delay(1))
+    h.conn.transport_opened(h.now)
+    (probe,) = h.exchanges()
+    h.reply_json(probe, discover_result(body_of(probe)["id"]))
+    open_stream(h, listen_post(h))
+    assert [type(e) for e in h.take_events(*LISTEN_KINDS)] == [ListenAcknowledged]
+
+
+def test_a_refused_connect_ends_it() -> None:
+    h = Harness(streamable_http_config(URL), probe=True)
+    sub = h.conn.start_listen({"tools_list_changed": True}, now=0.0)
+    h.conn.transport_opened(0.0)
+    (probe,) = h.exchanges()
+    h.reply_status(probe, 401, headers=[("WWW-Authenticate", 'Bearer realm="x"')])
+    (ended,) = h.take_events(ListenEnded)
+    assert ended.sub_id == sub and isinstance(ended.error, UnauthorizedError)
