@@ -1,10 +1,24 @@
-"""What every blocking-shell server shares: a session, waiters, dispatch, retries.
+"""The blocking shell's driver of one server's protocol machine.
 
-A transport subclass supplies four things: ``_open()`` (start a process / prepare an
-HTTP pool), ``_send(session, frames)`` (move queued messages to the peer; an HTTP
-transport also reads the replies there), ``_close()`` and ``_after_handshake()``.
-Everything else — the handshake, waiting with the core's deadlines, routing events,
-retrying per the core's retry table — is here, once.
+``mcp_proto.connection.Connection`` decides everything about the protocol (handshake,
+request pipeline, retries, session expiry, SSE, resumption, keep-alive, close). A
+server object here does three jobs only (issue 9, item 5):
+
+1. runs the machine's exchanges: the transport subclass performs its frames (spawn a
+   process and write to it; run HTTP requests on a connection pool) and feeds back
+   what happened (bytes, heads, bodies, ends, failures);
+2. honours ``next_deadline()``: a caller waiting for an answer wakes at the machine's
+   next deadline and calls ``handle_timeout``; a deadline set by input on another
+   thread (a resume delay, a GET stream reconnect, a keep-alive ping) is honoured by
+   one lazily started timer thread per server (:class:`._timer.Timer`);
+3. dispatches the machine's events: results wake their callers, progress and
+   notifications go to the client, server requests to its worker pool.
+
+Thread safety: any thread may call :meth:`BaseServer.request`. One lock guards the
+machine (its calls are fast and never block); frames are performed in the order the
+machine emitted them by one thread at a time (whoever finds them first), and events
+are dispatched in order under a second lock, so a call's progress callbacks are always
+queued before its result is handed over.
 """
 
 from __future__ import annotations
@@ -13,30 +27,36 @@ import logging
 import random
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from mcp_proto import events as ev
 from mcp_proto._util import NEED_DATA
 from mcp_proto.config import ServerConfig
+from mcp_proto.connection import (
+    CallFailed,
+    CallProgress,
+    CallSucceeded,
+    Closed,
+    Connected,
+    ConnectFailed,
+    Connection,
+    Diagnostic,
+    Disconnected,
+    Frame,
+    ServerRequest,
+    StartExchange,
+)
 from mcp_proto.effects import Call
-from mcp_proto.errors import ConnectionError, MCPError, SessionExpiredError
-from mcp_proto.http import backoff_delay, is_retryable
+from mcp_proto.errors import ConnectionError, MCPError
 from mcp_proto.limits import Limits
 from mcp_proto.server_view import ServerView
-from mcp_proto.session import ServerInfo, Session, State
+from mcp_proto.session import ServerInfo
 from mcp_proto.types import Implementation
 
-__all__ = ["BaseServer", "SessionExpired"]
+from ._timer import Timer
 
-#: At close, how long handlers already answering server requests may still take before
-#: what is left is refused (issue 8, item 5). Only spent while one is unanswered.
-CLOSE_ANSWER_WAIT = 0.5
-
-
-#: Raised by an HTTP ``_send`` when the server answered 404 to our session id: the
-#: core's typed error (issue 9 item 4), under the name the transports catch it by.
-SessionExpired = SessionExpiredError
+__all__ = ["BaseServer"]
 
 
 class _Waiter:
@@ -64,10 +84,11 @@ class _Waiter:
 
 class BaseServer(ServerView):
     """One MCP server (blocking shell). Thread-safe: any thread may call
-    :meth:`request`; the transport's reader (or the sending thread, for HTTP) feeds
-    the session and wakes callers."""
+    :meth:`request`; the transport's reader (or the thread running an HTTP exchange)
+    feeds the machine and wakes callers."""
 
     type = "base"
+    _conn: Connection
 
     def __init__(
         self,
@@ -82,35 +103,209 @@ class BaseServer(ServerView):
     ) -> None:
         self.config = config
         self.name = name
-        self._client_info = client_info
-        self._capabilities = capabilities
         self._limits = limits
         self._logger = logger
         self._on_event = on_event
+        # The shell owns randomness: the machine draws its retry jitter from here.
+        self._random = random.Random()
+        self._conn = Connection(
+            config,
+            name=name,
+            client_info=client_info,
+            capabilities=capabilities,
+            limits=limits,
+            random=self._random.random,
+        )
+        # Guards the machine and the tables below; never held while blocking.
         self._lock = threading.RLock()
-        self._connect_lock = threading.Lock()
-        self._session: Session | None = None
-        self._waiters: dict[Any, _Waiter] = {}
-        self._many_pool: Any = None  # request_many's threads (HTTP), made on first use
-        self._progress: dict[Any, Callable[..., Any]] = {}
-        # Requests for which a progress callback was queued to the client's dispatcher:
+        # Held while queued events are dispatched, so that they reach the client in
+        # the machine's order (a progress callback is queued before its call's result
+        # wakes the caller: issue 9, item 6); a thread that fed input holds it from
+        # before it feeds, so its events are dispatched when its pump returns.
+        # Reentrant: a dispatch may answer a server request at once ("Client busy").
+        self._dispatch_lock = threading.RLock()
+        self._waiters: dict[int, _Waiter] = {}
+        self._progress: dict[int, Callable[..., Any]] = {}
+        # Calls for which a progress callback was queued to the client's dispatcher:
         # their callers wait for those callbacks before returning (see _dispatch).
-        self._progressed: set[Any] = set()
-        self._random = random.Random()  # jitter for retry backoff (the shell owns randomness)
+        self._progressed: set[int] = set()
+        # Events taken from the machine (under _lock, in its order) and not dispatched
+        # yet, and whether a dispatch is running on the thread holding _dispatch_lock.
+        self._events: deque[Any] = deque()
+        self._in_dispatch = False
+        self._connect_waiters: list[_Waiter] = []
+        self._close_waiters: list[_Waiter] = []
+        # Frames taken from the machine, not performed yet, and whether a thread is
+        # performing them (one at a time, in order).
+        self._frames: list[Frame] = []
+        self._performing = False
+        # Bumped for each transport opened: an answer to a server request goes back
+        # only to the connection that asked it.
+        self._generation = 0
+        self._timer: Timer | None = None
 
     # ------------------------------------------------------------ transport hooks
 
-    def _open(self) -> None:
+    def _perform(self, frame: Frame) -> None:
+        """Perform one frame (OpenTransport, Write, StartExchange, AbortExchange,
+        CloseTransport) and feed its outcome to the machine."""
         raise NotImplementedError
 
-    def _send(self, session: Session, frames: list[bytes]) -> None:
+    def _perform_many(self, frames: list[Frame]) -> list[Frame]:
+        """Transport hook: the frames to perform for ``frames`` (merged, say)."""
+        return frames
+
+    def _run_exchange(self, frame: StartExchange, waiter: _Waiter | None) -> StartExchange | None:
+        """HTTP: run ``frame`` on this thread for ``waiter``'s caller; returns the next
+        exchange this thread may run too."""
         raise NotImplementedError
 
-    def _close(self) -> None:
-        raise NotImplementedError
+    def _read_available(self) -> None:
+        """Transport hook: take in what the server already sent, without waiting."""
 
-    def _after_handshake(self, session: Session, info: ServerInfo) -> None:
-        """Called once the handshake completed (HTTP: start the GET stream)."""
+    def _stop_transport(self) -> None:
+        """Transport hook: after close, stop what is left (threads, pools)."""
+
+    # ------------------------------------------------------------ the machine
+
+    def _now(self) -> float:
+        return time.monotonic()
+
+    def _pump(
+        self,
+        inline: bool = False,
+        feed: Callable[..., Any] | None = None,
+        *args: Any,
+        starting: bool = False,
+    ) -> StartExchange | None:
+        """Feed the machine (``feed(*args)``, under its lock), dispatch its events and
+        perform its frames, in order.
+
+        With ``inline`` (a caller that just started a call over HTTP), the first
+        request exchange is not run here but returned, for the caller to run on its
+        own thread: no hand-off between threads on the hot path. One pass of the hot
+        path takes each lock once.
+
+        ``starting``: the caller just started calls and is about to wait for them (and
+        for the machine's deadlines) itself. Starting a call produces no event of its
+        own as a rule, so it does not queue behind a dispatch running on another
+        thread, and the timer thread needs no look."""
+        if starting:
+            with self._lock:
+                if feed is not None:
+                    feed(*args)
+                pending = self._queue_events()
+                frames = self._claim_frames(False)
+            if pending:
+                with self._dispatch_lock:
+                    self._drain_events()
+        else:
+            with self._dispatch_lock:
+                with self._lock:
+                    if feed is not None:
+                        feed(*args)
+                    pending = self._queue_events()
+                    frames = self._claim_frames(True)
+                if pending:
+                    self._drain_events()
+        if frames:
+            return self._perform_all(frames, inline, not starting)
+        return None
+
+    def _queue_events(self) -> bool:
+        """(under ``_lock``) Move the machine's events to the dispatch queue, so that the
+        queue holds them in the machine's order; True if it holds any."""
+        conn = self._conn
+        queue = self._events
+        while True:
+            event = conn.next_event()
+            if event is NEED_DATA:
+                return bool(queue)
+            queue.append(event)
+
+    def _claim_frames(self, timer: bool) -> list[Frame]:
+        """(under ``_lock``) The frames to perform, if no other thread performs."""
+        frames = self._frames
+        frames += self._conn.frames_to_send()
+        if frames and not self._performing:
+            self._performing = True
+            self._frames = []
+            return frames
+        if timer:
+            self._check_timer()
+        return []
+
+    def _perform_all(
+        self, frames: list[Frame], inline: bool, timer: bool = True
+    ) -> StartExchange | None:
+        """Perform ``frames``, then any that come meanwhile, until none is left (this
+        thread has the performing role)."""
+        own: StartExchange | None = None
+        conn = self._conn
+        try:
+            while frames:
+                for frame in self._perform_many(frames):
+                    if (
+                        inline
+                        and own is None
+                        and type(frame) is StartExchange
+                        and not frame.streaming
+                    ):
+                        own = frame
+                    else:
+                        self._perform(frame)
+                with self._dispatch_lock:
+                    with self._lock:
+                        pending = self._queue_events()
+                        frames = self._frames
+                        frames += conn.frames_to_send()
+                        self._frames = []
+                        if not frames:
+                            self._performing = False
+                            if timer:
+                                self._check_timer()
+                    if pending:
+                        self._drain_events()
+        except BaseException:
+            with self._lock:
+                self._performing = False
+            raise
+        return own
+
+    def _expire(self) -> None:
+        """A deadline passed: the machine decides what expired."""
+        self._pump(False, self._handle_timeout)
+
+    def _handle_timeout(self) -> None:
+        self._conn.handle_timeout(time.monotonic())
+
+    def _check_timer(self) -> None:
+        """After input (caller holds ``_lock``): make sure the timer thread will honour
+        the machine's next deadline (one set by input on another thread, say a resume
+        delay after a broken stream, may concern a caller asleep until a later one).
+        It is woken only if the deadline is earlier than the one it sleeps to: the
+        request timeouts of calls made one after the other, each later than the last,
+        do not wake it."""
+        deadline = self._conn.next_deadline()
+        if deadline is None:
+            return
+        timer = self._timer
+        if timer is None:
+            timer = self._timer = Timer(self._lock, self._conn, self._expire, self.name)
+            timer.wake_at = deadline
+            timer.thread.start()
+        elif deadline < timer.wake_at:
+            timer.wake_at = deadline
+            timer.cond.notify()
+
+    def _stop_timer(self) -> None:
+        with self._lock:
+            timer, self._timer = self._timer, None
+            if timer is not None:
+                timer.stopped = True
+                timer.cond.notify()
+        if timer is not None and timer.thread is not threading.current_thread():
+            timer.thread.join(timeout=1)
 
     # ------------------------------------------------------------ lifecycle
 
@@ -120,93 +315,39 @@ class BaseServer(ServerView):
 
     def ensure_connected(self) -> ServerInfo:
         """Open the transport and perform the handshake unless already connected."""
-        # Fast path, no lock: every request passes here, and taking the connect lock
-        # (a checkpoint under Trio) each time is measurable.
-        session = self._session
-        if session is not None and session.server is not None and self.is_connected:
-            return session.server
-        with self._connect_lock:
-            if self.is_connected:
-                assert self._session is not None and self._session.server is not None
-                return self._session.server
-            self._teardown(ConnectionError("reconnecting"))
-            self._open()
-            session = Session(
-                client_info=self._client_info,
-                capabilities=self._capabilities(),
-                limits=self._limits,
-            )
-            with self._lock:
-                self._session = session
-            try:
-                with self._lock:
-                    rid = session.start_handshake(now=time.monotonic(), timeout=self.read_timeout)
-                    waiter = self._waiters[rid] = _Waiter()
-                self._transmit(session)
-                result = self._wait(session, rid, waiter)
-                with self._lock:
-                    info = session.complete_handshake(result)
-                self._after_handshake(session, info)
-                self._transmit(session)
-            except SessionExpired:
-                self._teardown(ConnectionError("the handshake failed"))
-                raise ConnectionError(f"server {self.name!r} refused the handshake") from None
-            except BaseException:
-                self._teardown(ConnectionError("the handshake failed"))
-                raise
-            self._logger.debug("connected to %s (protocol %s)", self.name, info.protocol_version)
+        conn = self._conn
+        if conn.is_connected:
+            info = conn.server
+            assert info is not None
             return info
+        waiter = _Waiter()
+        with self._lock:
+            if conn.is_connected:
+                info = conn.server
+                assert info is not None
+                return info
+            conn.connect(time.monotonic())
+            self._connect_waiters.append(waiter)
+        self._pump()
+        result: ServerInfo = self._wait(waiter)
+        return result
 
     def cleanup(self) -> None:
         """Close the transport (bounded) and fail anything pending. Idempotent; the
         next request reconnects. Server requests still unanswered are answered (or
-        refused) first."""
-        with self._connect_lock:
-            self._settle_server_requests()
-            self._teardown(ConnectionError("the client closed the connection"))
-        pool, self._many_pool = self._many_pool, None
-        if pool is not None:
-            pool.shutdown(wait=False)
-
-    def _read_available(self) -> None:
-        """Transport hook: take in what the server already sent, without waiting."""
-
-    def _settle_server_requests(self) -> None:
-        """Before closing: let the handlers already answering server requests finish
-        (at most ``CLOSE_ANSWER_WAIT``), refuse what is left with a JSON-RPC error, and
-        send it all. A server left waiting on a request would outlive our stdin (a
-        Node server stays alive on one until it times out: issue 8, item 5)."""
-        with self._lock:
-            session = self._session
-        if session is None or not self.is_connected:
-            return
+        refused) first (the machine gives their handlers ``CLOSE_ANSWER_WAIT``)."""
         self._read_available()
-        deadline = time.monotonic() + CLOSE_ANSWER_WAIT
-        pause = 0.001
-        while True:
-            with self._lock:
-                if session.unanswered_server_requests == 0:
-                    break
-            if time.monotonic() >= deadline:
-                break
-            time.sleep(pause)
-            pause = min(pause * 2, 0.02)
+        waiter = _Waiter()
         with self._lock:
-            refused = session.refuse_server_requests()
-        if not refused:
-            return  # the handlers sent their answers themselves
-        self._logger.debug("server %s: refused %d request(s) at close", self.name, refused)
+            self._close_waiters.append(waiter)
+            self._conn.close(time.monotonic())
         try:
-            self._transmit(session)
-        except (MCPError, SessionExpired) as exc:
-            self._logger.debug("server %s: could not answer at close: %s", self.name, exc)
-
-    def _teardown(self, error: MCPError) -> None:
-        with self._lock:
-            session = self._session
-        self._close()
-        if session is not None:
-            self._lost(session, error)
+            self._pump()
+            self._wait(waiter)
+        except MCPError:
+            pass
+        self._stop_timer()
+        self._stop_transport()
 
     # ------------------------------------------------------------ requests
 
@@ -220,51 +361,90 @@ class BaseServer(ServerView):
     ) -> Any:
         """Send a request and block for its result (or its typed error).
 
-        Failures the core's retry table allows (transport errors, HTTP 5xx; never
-        ``tools/call``, timeouts, too-large responses) are retried up to
-        ``config.retries`` times with exponential backoff. An expired HTTP session is
-        replaced by a fresh one; the request is re-sent only if it may be.
+        Retries, backoff and session-expiry re-sends are the machine's (one request
+        pipeline, ``mcp_proto.connection``); this waits for the call's one outcome.
         """
-        attempt = 0
-        expired_once = False
-        while True:
+        waiter = _Waiter()
+        try:
+            own = self._pump(
+                True, self._start_call, waiter, method, params, timeout, progress, starting=True
+            )
+            while own is not None:
+                own = self._run_exchange(own, waiter)
+            return self._wait(waiter)
+        finally:
+            # Progress callbacks were queued for this call: it returns (or raises) only
+            # once they have run (issue 9, item 6). Inline, not a helper: no extra
+            # frame on the hot path, where ``settle`` is None.
+            if waiter.settle is not None:
+                waiter.settle()
+
+    def _start_call(
+        self,
+        waiter: _Waiter,
+        method: str,
+        params: dict[str, Any] | None,
+        timeout: float | None,
+        progress: Callable[..., Any] | None,
+    ) -> None:
+        """Start a call on the machine for ``waiter`` (caller holds ``_lock``)."""
+        cid = self._conn.start_call(
+            method, params, now=time.monotonic(), timeout=timeout, progress=progress is not None
+        )
+        self._waiters[cid] = waiter
+        if progress is not None:
+            self._progress[cid] = progress
+        self._logger.debug("-> %s %s (call %s)", self.name, method, cid)
+
+    def request_many(self, calls: Sequence[Call]) -> list[tuple[Any, MCPError | None]]:
+        """Several requests at once: each outcome is (result, None) or (None, error).
+
+        Every call is started on the machine before any answer is awaited: over stdio
+        the round goes out in one write and the first wait reads every answer; over
+        HTTP each is a POST, run on the exchange threads (this thread runs one)."""
+        if len(calls) < 2:
+            return [self._outcome_of(call) for call in calls]
+        outcomes: list[tuple[Any, MCPError | None]] = [(None, None)] * len(calls)
+        started: list[tuple[int, _Waiter]] = []
+        own = self._pump(True, self._start_many, calls, outcomes, started, starting=True)
+        while own is not None:
+            own = self._run_exchange(own, None)
+        for i, waiter in started:
             try:
-                return self._request_once(method, params, timeout=timeout, progress=progress)
-            except SessionExpired as expired:
-                # 2025-11-25 Session Management: start a new session on 404.
-                self._logger.info("server %s: the session expired; starting a new one", self.name)
-                with self._connect_lock:
-                    self._teardown(expired)
-                if expired_once or not is_retryable(method, expired):
-                    raise SessionExpiredError(
-                        f"server {self.name!r}: the session expired during {method}; "
-                        "a new session was started but the request was not re-sent"
-                    ) from None
-                expired_once = True
+                outcomes[i] = (self._wait(waiter), None)
             except MCPError as exc:
-                attempt += 1
-                if attempt > self.config.retries or not is_retryable(method, exc):
-                    raise
-                delay = backoff_delay(
-                    attempt, self.config.retry_backoff, jitter=self._random.random() * 0.25
-                )
-                self._logger.info(
-                    "server %s: %s failed (%s); retry %d in %.2fs",
-                    self.name,
-                    method,
-                    exc,
-                    attempt,
-                    delay,
-                )
-                time.sleep(delay)
+                outcomes[i] = (None, exc)
+            finally:
+                if waiter.settle is not None:  # see request()
+                    waiter.settle()
+        return outcomes
 
-    # Transports whose requests can all be written before any answer is read (stdio);
-    # the others get one request at a time from request_many.
-    _pipelines = False
-
-    # Threads request_many uses for a transport that cannot pipeline (HTTP): as many as
-    # the connection pool holds (MAX_CONNECTIONS), so every POST can be in flight.
-    _MANY_THREADS = 64
+    def _start_many(
+        self,
+        calls: Sequence[Call],
+        outcomes: list[tuple[Any, MCPError | None]],
+        started: list[tuple[int, _Waiter]],
+    ) -> None:
+        """Start every call of a round (under ``_lock``); one that cannot start gets
+        its error as its outcome."""
+        now = time.monotonic()
+        for i, call in enumerate(calls):
+            try:
+                cid = self._conn.start_call(
+                    call.method,
+                    call.params,
+                    now=now,
+                    timeout=call.timeout,
+                    progress=call.progress is not None,
+                )
+            except MCPError as exc:
+                outcomes[i] = (None, exc)
+                continue
+            waiter = self._waiters[cid] = _Waiter()
+            if call.progress is not None:
+                self._progress[cid] = call.progress
+            started.append((i, waiter))
+            self._logger.debug("-> %s %s (call %s)", self.name, call.method, cid)
 
     def _outcome_of(self, call: Call) -> tuple[Any, MCPError | None]:
         try:
@@ -275,247 +455,135 @@ class BaseServer(ServerView):
             return None, exc
         return result, None
 
-    def request_many(self, calls: Sequence[Call]) -> list[tuple[Any, MCPError | None]]:
-        """Several requests at once: each outcome is (result, None) or (None, error).
-
-        Over a pipelining transport (stdio) every request is queued, the lot is written
-        in one go, then the answers are awaited in turn (the first wait reads for all of
-        them). Otherwise (HTTP: one request per POST) each goes through ``request``, with
-        its retries, on up to ``_MANY_THREADS`` threads at once."""
-        if not self._pipelines or len(calls) < 2:
-            if len(calls) < 2:
-                return [self._outcome_of(call) for call in calls]
-            pool = self._many_pool
-            if pool is None:
-                from concurrent.futures import ThreadPoolExecutor
-
-                # Kept for the next round (threads are started as needed, up to the
-                # bound); shut down by cleanup().
-                pool = self._many_pool = ThreadPoolExecutor(
-                    self._MANY_THREADS, thread_name_prefix=f"mcp-{self.name}"
-                )
-            return list(pool.map(self._outcome_of, calls))
-        outcomes: list[tuple[Any, MCPError | None]] = []
-        try:
-            self.ensure_connected()
-        except MCPError as exc:
-            return [(None, exc)] * len(calls)
-        started: list[tuple[Any, _Waiter]] = []
-        with self._lock:
-            session = self._session
-            if session is None or session.state is not State.READY:
-                error = ConnectionError(f"server {self.name!r} is not connected")
-                return [(None, error)] * len(calls)
-            now = time.monotonic()
-            for call in calls:
-                rid = session.send_request(
-                    call.method,
-                    call.params,
-                    now=now,
-                    timeout=self.read_timeout if call.timeout is None else call.timeout,
-                    want_progress=call.progress is not None,
-                )
-                waiter = self._waiters[rid] = _Waiter()
-                if call.progress is not None:
-                    self._progress[rid] = call.progress
-                started.append((rid, waiter))
-        for call, (rid, _) in zip(calls, started, strict=True):
-            self._logger.debug("-> %s %s (id %s)", self.name, call.method, rid)
-        try:
-            self._transmit(session, None)
-        except BaseException as exc:
-            with self._lock:
-                for rid, _ in started:
-                    self._waiters.pop(rid, None)
-                    self._progress.pop(rid, None)
-                    session.cancel_request(rid, "send failed", notify=False)
-            if isinstance(exc, MCPError):
-                return [(None, exc)] * len(calls)
-            raise
-        for rid, waiter in started:
-            try:
-                outcomes.append((self._wait(session, rid, waiter), None))
-            except MCPError as exc:
-                outcomes.append((None, exc))
-            finally:
-                if waiter.settle is not None:  # see _request_once
-                    waiter.settle()
-        return outcomes
-
-    def _request_once(
-        self,
-        method: str,
-        params: dict[str, Any] | None,
-        *,
-        timeout: float | None,
-        progress: Callable[..., Any] | None,
-    ) -> Any:
-        self.ensure_connected()
-        with self._lock:
-            session = self._session
-            if session is None or session.state is not State.READY:
-                raise ConnectionError(f"server {self.name!r} is not connected")
-            rid = session.send_request(
-                method,
-                params,
-                now=time.monotonic(),
-                timeout=self.read_timeout if timeout is None else timeout,
-                want_progress=progress is not None,
-            )
-            waiter = self._waiters[rid] = _Waiter()
-            if progress is not None:
-                self._progress[rid] = progress
-        self._logger.debug("-> %s %s (id %s)", self.name, method, rid)
-        try:
-            self._transmit(session, waiter)
-        except BaseException:
-            with self._lock:
-                self._waiters.pop(rid, None)
-                self._progress.pop(rid, None)
-                session.cancel_request(rid, "send failed", notify=False)
-            raise
-        try:
-            return self._wait(session, rid, waiter)
-        finally:
-            # Progress callbacks were queued for this call: it returns (or raises) only
-            # once they have run (issue 9, item 6). Inline, not a helper: no extra
-            # frame on the hot path, where ``settle`` is None.
-            if waiter.settle is not None:
-                waiter.settle()
-
     def notify(
         self, method: str, params: dict[str, Any] | None = None, *, only_if_connected: bool = False
     ) -> None:
-        if only_if_connected and not self.is_connected:
-            return
-        self.ensure_connected()
-        with self._lock:
-            session = self._session
-            if session is None:
-                raise ConnectionError(f"server {self.name!r} is not connected")
-            session.send_notification(method, params)
-        self._transmit(session)
+        self._pump(False, self._notify, method, params, only_if_connected)
+
+    def _notify(self, method: str, params: dict[str, Any] | None, only: bool) -> None:
+        # (under _lock)
+        self._conn.notify(method, params, now=time.monotonic(), only_if_connected=only)
 
     def reply(
         self,
-        session: Session,
+        generation: Any,
         request_id: Any,
         result: Any = None,
         *,
         code: int | None = None,
         message: str = "",
     ) -> None:
-        """Answer a server request on the session that asked it."""
-        with self._lock:
-            if code is None:
-                session.send_response(request_id, result)
-            else:
-                session.send_error_response(request_id, code, message)
-            current = session is self._session
-        if not current:
-            with self._lock:
-                session.data_to_send()
-            return
-        try:
-            self._transmit(session)
-        except (MCPError, SessionExpired) as exc:
-            self._logger.debug("could not answer %s: %s", self.name, exc)
+        """Answer a server request on the connection that asked it (``generation``
+        is what the ``("request", generation, event)`` event carried). The answer's
+        frames are claimed by this thread in the same lock pass, so it writes them
+        itself (never the thread reading the server's output)."""
+        self._pump(False, self._answer, generation, request_id, result, code, message)
 
-    def _transmit(self, session: Session, waiter: _Waiter | None = None) -> None:
-        """Hand whatever the session queued to the transport."""
-        with self._lock:
-            frames = session.data_to_send()
-        if frames:
-            self._send(session, frames)
+    def _answer(
+        self, generation: Any, request_id: Any, result: Any, code: int | None, message: str
+    ) -> None:
+        # (under _lock)
+        if generation != self._generation:
+            return  # that connection is gone: nobody to answer
+        if code is None:
+            self._conn.answer(request_id, result, now=time.monotonic())
+        else:
+            self._conn.refuse(request_id, code, message, now=time.monotonic())
 
-    def _wait(self, session: Session, rid: Any, waiter: _Waiter) -> Any:
+    def _wait(self, waiter: _Waiter) -> Any:
+        """Block until ``waiter`` is answered, waking at the machine's deadlines."""
         event = waiter.get_event()
-        while True:
+        while not waiter.done:
             with self._lock:
-                deadline = session.next_deadline()
+                deadline = self._conn.next_deadline()
             remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
             if waiter.done or event.wait(remaining):
                 break
-            self._expire(session)
+            self._expire()
         if waiter.error is not None:
             raise waiter.error
         return waiter.result
 
-    def _expire(self, session: Session) -> None:
-        """The core decides what expired; it also queues notifications/cancelled."""
-        with self._lock:
-            session.handle_timeout(time.monotonic())
-            events = self._drain(session)
-            current = session is self._session
-        self._dispatch(session, events)
-        if current:
-            try:
-                self._transmit(session)
-            except (MCPError, SessionExpired):
-                pass  # best effort (PROG-5): the timeout is what the caller sees
+    # ------------------------------------------------------------ events
 
-    # ------------------------------------------------------------ inbound
+    def _drain_events(self) -> None:
+        """Dispatch the queued events, in order (caller holds ``_dispatch_lock``).
 
-    def _deliver(self, session: Session, messages: Sequence[bytes | str]) -> None:
-        if not messages:
+        The call tables need no other lock here: a call id is added (under ``_lock``,
+        with ``start_call``) before any event about it can exist, and each dict
+        operation is atomic. A dispatch that pumps again (a server request refused at
+        once as "Client busy") only queues: this loop gets to it."""
+        if self._in_dispatch:
             return
-        with self._lock:
-            for message in messages:
-                session.receive_message(message)
-            events = self._drain(session)
-        self._dispatch(session, events)
+        queue = self._events
+        self._in_dispatch = True
+        try:
+            while queue:
+                self._dispatch_one(queue.popleft())
+        finally:
+            self._in_dispatch = False
 
-    def _lost(self, session: Session, error: MCPError) -> None:
-        with self._lock:
-            if session.state is State.CLOSED:
+    def _dispatch_one(self, event: Any) -> None:
+        kind = type(event)
+        if kind is CallSucceeded or kind is CallFailed:
+            cid = event.call_id
+            waiter = self._waiters.pop(cid, None)
+            progressed = self._progress.pop(cid, None) is not None and (cid in self._progressed)
+            if progressed:
+                self._progressed.discard(cid)
+            if waiter is None:
                 return
-            session.connection_lost(error)
-            events = self._drain(session)
-        self._dispatch(session, events)
-        self._on_event(self, ("closed",))
-
-    def _drain(self, session: Session) -> list[Any]:
-        out: list[Any] = []
-        while True:
-            event = session.next_event()
-            if event is NEED_DATA:
-                return out
-            out.append(event)
-
-    def _dispatch(self, session: Session, events: list[Any]) -> None:
-        for event in events:
-            if isinstance(event, (ev.ResponseReceived, ev.RequestFailed)):
-                rid = event.request_id
-                with self._lock:
-                    waiter = self._waiters.pop(rid, None)
-                    progressed = self._progress.pop(rid, None) is not None and (
-                        rid in self._progressed
-                    )
-                    if progressed:
-                        self._progressed.discard(rid)
-                if waiter is None:
-                    continue
-                if progressed:
-                    # Its progress callbacks are queued ahead of this point: the client
-                    # queues a marker behind them and sets ``waiter.settle`` (before
-                    # ``done``, so the woken caller sees it) to wait for that marker.
-                    self._on_event(self, ("settle", waiter))
-                if isinstance(event, ev.ResponseReceived):
-                    waiter.result = event.result
-                else:
-                    waiter.error = event.error
-                waiter.done = True
-                wake = waiter.event
-                if wake is not None:
-                    wake.set()
-            elif isinstance(event, ev.ProgressReceived):
-                with self._lock:
-                    callback = self._progress.get(event.request_id)
-                    if callback is not None:
-                        self._progressed.add(event.request_id)
-                if callback is not None:
-                    self._on_event(self, ("progress", callback, event))
-            elif isinstance(event, ev.ServerRequest):
-                self._on_event(self, ("request", session, event))
+            if progressed:
+                # Its progress callbacks are queued ahead of this point: the client
+                # queues a marker behind them and sets ``waiter.settle`` (before
+                # ``done``, so the woken caller sees it) to wait for that marker.
+                self._on_event(self, ("settle", waiter))
+            if kind is CallSucceeded:
+                waiter.result = event.result
             else:
-                self._on_event(self, event)
+                waiter.error = event.error
+            self._wake(waiter)
+        elif kind is CallProgress:
+            callback = self._progress.get(event.call_id)
+            if callback is not None:
+                self._progressed.add(event.call_id)
+            if callback is not None:
+                self._on_event(self, ("progress", callback, event))
+        elif kind is ServerRequest:
+            self._on_event(self, ("request", self._generation, event))
+        elif kind is Diagnostic:
+            level = getattr(logging, event.level.upper(), logging.INFO)
+            self._logger.log(level, "%s", event.message)
+        elif kind is Connected:
+            info = event.info
+            self._logger.debug("connected to %s (protocol %s)", self.name, info.protocol_version)
+            self._finish(self._connect_waiters, info, None)
+        elif kind is ConnectFailed:
+            self._logger.debug("server %s: connecting failed: %s", self.name, event.error)
+            self._finish(self._connect_waiters, None, event.error)
+            self._on_event(self, ("closed",))
+        elif kind is Disconnected:
+            self._logger.debug("server %s: disconnected: %s", self.name, event.error)
+            self._on_event(self, ("closed",))
+        elif kind is Closed:
+            error = ConnectionError(f"server {self.name!r}: the client closed the connection")
+            self._finish(self._connect_waiters, None, error)
+            self._finish(self._close_waiters, None, None)
+            self._on_event(self, ("closed",))
+        else:  # NotificationReceived, LogMessage, MessageDiscarded
+            self._on_event(self, event)
+
+    def _finish(self, waiters: list[_Waiter], result: Any, error: MCPError | None) -> None:
+        with self._lock:
+            done, waiters[:] = list(waiters), []
+        for waiter in done:
+            waiter.result = result
+            waiter.error = error
+            self._wake(waiter)
+
+    @staticmethod
+    def _wake(waiter: _Waiter) -> None:
+        waiter.done = True
+        wake = waiter.event
+        if wake is not None:
+            wake.set()

@@ -1,70 +1,95 @@
 """The blocking shell's HTTP transports over httpcore: Streamable HTTP, plain HTTP and
 the deprecated HTTP+SSE.
 
-Every rule (headers, what a status means, which error, what may be retried, how to
-resume, where the legacy endpoint may point) is ``mcp_proto.http``'s; SSE parsing and
-gzip are ``mcp_proto.sse`` and ``mcp_proto.compression``. This module moves bytes.
+Every rule (headers, what a status means, sessions, SSE, resumption, the GET stream,
+keep-alive, which error) is the machine's (``mcp_proto.connection``). This module runs
+the exchanges it asks for on a connection pool and feeds back heads, body bytes, ends
+and failures:
+
+* a caller that just started a call runs its POST on its own thread (no hand-off on
+  the hot path); once its answer arrived, whatever the server still sends on that
+  response (notifications after the result) is read by an exchange thread, so the
+  caller returns at once (issue 9, item 6);
+* other exchanges (those started by a background thread, the rest of a
+  ``request_many`` round) run on a pool of exchange threads; long-lived event streams
+  (``streaming``: the GET stream, the legacy event stream) each on a thread of their
+  own;
+* ``AbortExchange`` shuts the exchange's socket down, so a thread blocked reading it
+  wakes at once.
 """
 
 from __future__ import annotations
 
+import select
 import socket
 import ssl
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import httpcore
 
-from mcp_io_common.httpcore_glue import (
-    ERROR_BODY_CAP,
-    GET_READY_WAIT,
-    HTTPCORE_ERRORS,
-    MAX_CONNECTIONS,
-    MAX_RESUMES,
-    PostHeads,
-    deprecation_notice,
-    enc,
-    header,
-    str_headers,
-    transport_error,
-    without_channel,
-)
-from mcp_proto.compression import decoder_for
+from mcp_io_common.httpcore_glue import HTTPCORE_ERRORS, MAX_CONNECTIONS, enc, str_headers
 from mcp_proto.config import ServerConfig
-from mcp_proto.errors import (
-    ConnectionError,
-    MCPError,
-    RemoteProtocolError,
-    ResponseStreamClosedError,
+from mcp_proto.connection import (
+    AbortExchange,
+    CloseTransport,
+    ExchangeFailure,
+    Frame,
+    OpenTransport,
+    StartExchange,
 )
-from mcp_proto.frames import frame_info
-from mcp_proto.http import (
-    HttpSessionState,
-    ResponseKind,
-    SseStream,
-    classify_response,
-    error_for_response,
-    resolve_sse_endpoint,
-    session_expired_error,
-    unauthorized_error,
-)
-from mcp_proto.session import ServerInfo, Session
-from mcp_proto.sse import SSEEvent, SSEParser
 
-from ._base import BaseServer
+from ._base import BaseServer, _Waiter
 from ._pool import ConnectionPool
 
 __all__ = ["HttpServer", "SseServer", "StreamableHttpServer"]
 
+#: What running an exchange may raise: httpcore's errors, ``ConnectionNotAvailable``
+#: (the pool was closed under the request, at close) and OS errors on the socket.
+_ERRORS = (*HTTPCORE_ERRORS, httpcore.ConnectionNotAvailable, OSError)
+
+#: How long closing waits for the exchanges already started (the DELETE, answers
+#: refused at close) before it closes the pool under them.
+_CLOSE_WAIT = 5.0
+
+
+def _failure(exc: Exception) -> ExchangeFailure:
+    """What kind of failure an httpcore exception is (the machine decides the rest)."""
+    detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    if isinstance(exc, httpcore.ReadTimeout):
+        return ExchangeFailure("read_timeout", detail)
+    if isinstance(exc, httpcore.TimeoutException):
+        return ExchangeFailure("timeout", detail)
+    if isinstance(exc, (httpcore.ProtocolError, httpcore.UnsupportedProtocol)):
+        return ExchangeFailure("protocol", detail)
+    return ExchangeFailure("network", detail)
+
+
+class _Live:
+    """An exchange being run: the socket of its response (shut down to abort it)."""
+
+    __slots__ = ("aborted", "sock", "thread", "wanted")
+
+    def __init__(self) -> None:
+        self.aborted = False
+        self.wanted = True  # the machine still wants its body (wants_exchange)
+        self.sock: socket.socket | None = None
+        self.thread: int | None = None  # the thread running it, once one does
+
+    def shutdown(self) -> None:
+        sock = self.sock
+        if sock is not None:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
 
 class _HttpServer(BaseServer):
-    """Shared by the three HTTP transports: the pool, the session state, POSTs."""
-
-    streamable = True
-    request_gzip = False
+    """Shared by the three HTTP transports: the pool and the exchanges."""
 
     def __init__(
         self,
@@ -74,23 +99,41 @@ class _HttpServer(BaseServer):
         proxy: str | None = None,
         **kwargs: Any,
     ) -> None:
+        url = config.endpoint_url
+        if url is None:
+            raise ValueError(f"server {kwargs.get('name')!r}: an HTTP transport needs a URL")
         super().__init__(config, **kwargs)
+        self.url: str = url
         self._ssl_context = ssl_context
         self._proxy = proxy
         self._pool: ConnectionPool | httpcore.ConnectionPool | None = None
-        self._state = HttpSessionState(configured_headers=dict(config.headers))
-        self._heads = PostHeads(self._state, streamable=self.streamable, gzip=self.request_gzip)
-        self._stop = threading.Event()
-        self._threads: list[threading.Thread] = []
-        # Sockets of responses being read, shut down on close so that a thread blocked
-        # reading a quiet stream wakes at once instead of at its read timeout.
-        self._live: set[socket.socket] = set()
-        url = config.endpoint_url
-        if url is None:
-            raise ValueError(f"server {self.name!r}: an HTTP transport needs a URL")
-        self.url: str = url
+        # Exchanges started and not finished (guarded by _lock), by xid; aborts that
+        # came before their exchange started.
+        self._live: dict[int, _Live] = {}
+        self._aborted: set[int] = set()
+        self._idle = threading.Condition(self._lock)  # notified when an exchange ends
+        self._workers: ThreadPoolExecutor | None = None
+        self._streams: list[threading.Thread] = []
 
-    # ------------------------------------------------------------ pool
+    # ------------------------------------------------------------ frames
+
+    def _perform(self, frame: Frame) -> None:
+        kind = type(frame)
+        if kind is StartExchange:
+            assert isinstance(frame, StartExchange)
+            self._start(frame)
+        elif kind is AbortExchange:
+            assert isinstance(frame, AbortExchange)
+            self._abort(frame.xid)
+        elif kind is OpenTransport:
+            if self._pool is None:
+                self._pool = self._new_pool()
+            with self._lock:
+                self._generation += 1
+                self._conn.transport_opened(time.monotonic())
+        elif kind is CloseTransport:
+            assert isinstance(frame, CloseTransport)
+            self._close(frame.graceful)
 
     def _new_pool(self) -> ConnectionPool | httpcore.ConnectionPool:
         # TLS verification stays on unless the caller hands in its own context.
@@ -103,269 +146,235 @@ class _HttpServer(BaseServer):
             )
         return ConnectionPool(ssl_context=self._ssl_context, max_connections=MAX_CONNECTIONS)
 
-    def _open(self) -> None:
-        self._stop = threading.Event()
-        self._state.reset_session()
-        if self._pool is None:
-            self._pool = self._new_pool()
+    def _start(self, frame: StartExchange) -> None:
+        """Run ``frame`` elsewhere than on this thread: its own thread for a long-lived
+        event stream, else an exchange thread."""
+        with self._lock:
+            # Registered now, so that closing waits for it.
+            self._live[frame.xid] = _Live()
+        if frame.streaming:
+            thread = threading.Thread(
+                target=self._run_in_worker,
+                args=(frame,),
+                name=f"mcp-stream-{self.name}",
+                daemon=True,
+            )
+            thread.start()  # before close can see it (a thread is joined once started)
+            self._streams = [t for t in self._streams if t.is_alive()]
+            self._streams.append(thread)
+            return
+        self._submit(self._run_in_worker, frame)
 
-    @contextmanager
-    def _tracked(self, response: httpcore.Response) -> Iterator[None]:
-        stream = response.extensions.get("network_stream")
-        sock = stream.get_extra_info("socket") if stream is not None else None
-        if isinstance(sock, socket.socket):
-            self._live.add(sock)
-        try:
-            yield
-        finally:
-            if isinstance(sock, socket.socket):
-                self._live.discard(sock)
+    def _submit(self, fn: Any, *args: Any) -> None:
+        workers = self._workers
+        if workers is None:
+            # Threads are started as needed, up to one per pooled connection; shut
+            # down by cleanup().
+            workers = self._workers = ThreadPoolExecutor(
+                MAX_CONNECTIONS, thread_name_prefix=f"mcp-{self.name}"
+            )
+        workers.submit(fn, *args)
 
-    def _close(self) -> None:
-        self._stop.set()
-        for sock in list(self._live):
-            try:
-                sock.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
-        pool, session_id = self._pool, self._state.session_id
-        if pool is not None and session_id is not None:
-            # Session management: a client that no longer needs the session SHOULD send
-            # DELETE with its Mcp-Session-Id (405 means the server does not allow it).
-            try:
-                pool.request(
-                    b"DELETE",
-                    self.url,
-                    headers=enc(self._state.delete_headers()),
-                    extensions=self._timeouts(5.0),
-                )
-            except HTTPCORE_ERRORS:
-                pass
-        self._state.reset_session()
-        self._pool = None
+    def _run_in_worker(self, frame: StartExchange) -> None:
+        own: StartExchange | None = frame
+        while own is not None:
+            own = self._run_exchange(own, None)
+
+    def _abort(self, xid: int) -> None:
+        with self._lock:
+            live = self._live.get(xid)
+            if live is None:
+                self._aborted.add(xid)  # not started yet (or already finished)
+                return
+            live.aborted = True
+        live.shutdown()
+
+    def _close(self, graceful: bool) -> None:
+        """Close the pool once the exchanges already started (a DELETE included) have
+        finished (bounded); a failed transport's pool is closed at once."""
+        me = threading.get_ident()
+        if graceful:
+            deadline = time.monotonic() + _CLOSE_WAIT
+            with self._idle:
+                while any(live.thread != me for live in self._live.values()):
+                    left = deadline - time.monotonic()
+                    if left <= 0:
+                        break
+                    self._idle.wait(left)
+        with self._lock:
+            pool, self._pool = self._pool, None
+            lives = [live for live in self._live.values() if live.thread != me]
+            self._aborted.clear()
+        for live in lives:
+            live.aborted = True
+            live.shutdown()
         if pool is not None:
             pool.close()
-        for t in self._threads:
-            if t is not threading.current_thread():
-                t.join(timeout=5)
-        self._threads = []
+        with self._lock:
+            self._conn.transport_closed(time.monotonic())
+
+    def _stop_transport(self) -> None:
+        for thread in list(self._streams):
+            if thread is not threading.current_thread():
+                thread.join(timeout=_CLOSE_WAIT)
+        self._streams = []
+        workers, self._workers = self._workers, None
+        if workers is not None:
+            workers.shutdown(wait=False)
+
+    # ------------------------------------------------------------ running an exchange
 
     def _timeouts(self, read: float | None) -> dict[str, Any]:
         rt = self.read_timeout
         return {"timeout": {"connect": rt, "write": rt, "pool": rt, "read": read}}
 
-    def _after_handshake(self, session: Session, info: ServerInfo) -> None:
-        # Sent on every request after initialization (Protocol Version Header).
-        self._state.protocol_version = info.protocol_version
-
-    # ------------------------------------------------------------ sending
-
-    def _transmit(self, session: Session, waiter: Any = None) -> None:
+    def _run_exchange(self, frame: StartExchange, waiter: _Waiter | None) -> StartExchange | None:
+        """Run ``frame`` on this thread and feed the machine. With ``waiter`` (the
+        caller whose call this POST carries), the rest of the response is left to an
+        exchange thread once the caller's answer arrived. Returns the next exchange
+        this thread may run (a caller: only while still unanswered)."""
+        xid = frame.xid
         with self._lock:
-            frames = session.data_to_send()
-        for frame in frames:
-            self._post(session, frame, waiter)
-
-    def _send(self, session: Session, frames: list[bytes]) -> None:
-        for frame in frames:
-            self._post(session, frame, None)
-
-    def _post_url(self) -> str:
-        return self.url
-
-    def _post(self, session: Session, frame: bytes, waiter: Any) -> None:
+            live = self._live.get(xid)
+            if live is None:
+                live = self._live[xid] = _Live()
+            live.thread = threading.get_ident()
+            aborted = xid in self._aborted
+            self._aborted.discard(xid)
         pool = self._pool
-        if pool is None:
-            raise ConnectionError(f"server {self.name!r} is not connected")
-        request_id, method = frame_info(frame)
-        what = f"{method or 'message'} to {self.name!r}"
-        deadline = self._deadline_of(session, request_id)
-        sent_session = self._state.session_id is not None
+        if aborted or pool is None:
+            self._ended(xid)
+            if pool is None and not aborted:
+                self._feed_failure(xid, ExchangeFailure("network", "the transport is closed"))
+            return self._next_own(waiter)
         try:
-            with pool.stream(
-                b"POST",
-                self._post_url(),
-                headers=self._heads.get(),
-                content=frame,
-                extensions=self._timeouts(self._read_budget(deadline)),
-            ) as response:
-                if method == "initialize":
-                    self._state.capture_session(str_headers(response.headers))
-                with self._tracked(response):
-                    self._handle(session, response, request_id, method, sent_session, deadline)
-        except HTTPCORE_ERRORS as exc:
-            if deadline is not None and time.monotonic() >= deadline:
-                self._expire(session)
-                return
-            raise transport_error(exc, what) from None
-
-    def _deadline_of(self, session: Session, request_id: Any) -> float | None:
-        if request_id is None:
-            return None
-        with self._lock:
-            return session.deadline_of(request_id)
-
-    def _read_budget(self, deadline: float | None) -> float:
-        if deadline is None:
-            return self.read_timeout
-        return max(0.001, deadline - time.monotonic())
-
-    def _handle(
-        self,
-        session: Session,
-        response: httpcore.Response,
-        request_id: Any,
-        method: str | None,
-        sent_session: bool,
-        deadline: float | None,
-    ) -> None:
-        kind = classify_response(
-            response.status, header(response.headers, b"content-type"), sent_session=sent_session
-        )
-        if kind is ResponseKind.ACCEPTED:
-            for _ in response.iter_stream():
-                pass
-            return
-        if kind is ResponseKind.SESSION_EXPIRED:
-            self._state.session_id = None  # dead: not to be DELETEd or sent again
-            raise session_expired_error(self.name, method)
-        if kind is ResponseKind.JSON:
-            decoder = decoder_for(
-                header(response.headers, b"content-encoding"),
-                self.config.max_decompressed_body_bytes,
-                max_plain=self._limits.max_line_size,
+            cm = pool.stream(
+                frame.method.encode("ascii"),
+                frame.url,
+                headers=enc(list(frame.headers)),
+                content=frame.body,
+                extensions=self._timeouts(frame.read_timeout),
             )
-            parts = [decoder.feed(chunk) for chunk in response.iter_stream()]
-            parts.append(decoder.finish())
-            self._deliver(session, [b"".join(parts)])
-            return
-        if kind is ResponseKind.SSE:
-            self._read_stream(session, response, request_id, deadline)
-            return
-        body = bytearray()
-        for chunk in response.iter_stream():
-            body += chunk
-            if len(body) > ERROR_BODY_CAP:
-                break
-        if kind is ResponseKind.UNEXPECTED:
-            raise RemoteProtocolError(
-                f"server {self.name!r} answered {method or 'a message'} with HTTP "
-                f"{response.status} and an unexpected content type"
-            )
-        raise error_for_response(
-            response.status,
-            bytes(body),
-            method=method,
-            www_authenticate=header(response.headers, b"www-authenticate"),
-        )
-
-    def _read_stream(
-        self, session: Session, response: httpcore.Response, request_id: Any, deadline: float | None
-    ) -> None:
-        """Feed a POST's SSE stream to the session; resume it with GET + Last-Event-ID
-        if it breaks before our response arrived (2025-11-25 § Resumability)."""
-        stream = SseStream()  # this POST's own cursor (2025-11-25 § Resumability)
+            response = cm.__enter__()
+        except _ERRORS as exc:
+            self._ended(xid)
+            self._feed_failure(xid, _failure(exc))
+            return self._next_own(waiter)
+        handed_off = False
         try:
-            # Read the POST stream to its end even after our answer arrived: the server
-            # closes it right after (2025-11-25: it SHOULD), and a stream read to its end
-            # lets httpcore reuse the connection instead of opening a new one per call.
-            self._consume_sse(session, response, deadline, stream)
-        except HTTPCORE_ERRORS:
-            pass  # judged below: did the response arrive?
-        resumes = 0
-        while request_id is not None and self._pending(session, request_id):
-            if deadline is not None and time.monotonic() >= deadline:
-                self._expire(session)
-                return
-            if stream.last_event_id is None or resumes >= MAX_RESUMES or self._stop.is_set():
-                raise ResponseStreamClosedError(
-                    f"server {self.name!r}: the response stream closed before the response"
-                )
-            resumes += 1
-            self._stop.wait(self._state.reconnect_delay)
-            self._resume(session, stream, deadline, request_id)
+            stream = response.extensions.get("network_stream")
+            sock = stream.get_extra_info("socket") if stream is not None else None
+            if isinstance(sock, socket.socket):
+                live.sock = sock
+                if live.aborted:
+                    live.shutdown()
+            self._pump(False, self._head, live, xid, response)
+            if live.wanted:
+                chunks = response.iter_stream()
+                handed_off = self._read_body(xid, chunks, live, waiter, cm, response)
+        except _ERRORS as exc:
+            self._feed_failure(xid, _failure(exc))
+        finally:
+            if not handed_off:
+                self._finish_response(xid, cm)
+        return self._next_own(waiter)
 
-    def _pending(self, session: Session, request_id: Any) -> bool:
-        with self._lock:
-            return session.is_pending(request_id)
-
-    def _resume(
+    def _read_body(
         self,
-        session: Session,
-        stream: SseStream,
-        deadline: float | None,
-        request_id: Any,
-    ) -> None:
-        pool = self._pool
-        if pool is None:
-            return
-        headers = self._state.get_headers(stream)  # resumed with this stream's own id
+        xid: int,
+        chunks: Iterator[bytes],
+        live: _Live,
+        waiter: _Waiter | None,
+        cm: Any,
+        response: httpcore.Response | None = None,
+    ) -> bool:
+        """Feed the body; True if its rest was handed to an exchange thread."""
+        for chunk in chunks:
+            self._pump(False, self._data, live, xid, chunk)
+            if not live.wanted or live.aborted:
+                return False
+            if waiter is not None and waiter.done and not _more_here(response, live.sock):
+                # The caller has its answer and the server is not done with the stream
+                # (notifications after the result may follow): read on elsewhere.
+                self._submit(self._read_rest, xid, chunks, live, cm)
+                return True
+        self._pump(False, self._end, xid)
+        return False
+
+    # Feeding the machine (called under _lock by _pump).
+
+    def _head(self, live: _Live, xid: int, response: httpcore.Response) -> None:
+        conn = self._conn
+        conn.exchange_head(xid, response.status, str_headers(response.headers), time.monotonic())
+        live.wanted = conn.wants_exchange(xid)
+
+    def _data(self, live: _Live, xid: int, chunk: bytes) -> None:
+        conn = self._conn
+        conn.exchange_data(xid, chunk, time.monotonic())
+        live.wanted = conn.wants_exchange(xid)
+
+    def _end(self, xid: int) -> None:
+        self._conn.exchange_end(xid, time.monotonic())
+
+    def _read_rest(self, xid: int, chunks: Iterator[bytes], live: _Live, cm: Any) -> None:
+        live.thread = threading.get_ident()
         try:
-            with pool.stream(
-                b"GET",
-                self.url,
-                headers=enc(headers),
-                extensions=self._timeouts(self._read_budget(deadline)),
-            ) as response:
-                kind = classify_response(
-                    response.status,
-                    header(response.headers, b"content-type"),
-                    sent_session=self._state.session_id is not None,
-                )
-                if kind is ResponseKind.SSE:
-                    self._consume_sse(session, response, deadline, stream, request_id)
-        except HTTPCORE_ERRORS:
+            self._read_body(xid, chunks, live, None, cm)
+        except _ERRORS as exc:
+            self._feed_failure(xid, _failure(exc))
+        finally:
+            self._finish_response(xid, cm)
+
+    def _finish_response(self, xid: int, cm: Any) -> None:
+        """Close the response (its connection is reused if the body was read to its
+        end) and forget the exchange."""
+        try:
+            cm.__exit__(None, None, None)
+        except _ERRORS:
             pass
+        self._ended(xid)
 
-    def _consume_sse(
-        self,
-        session: Session,
-        response: httpcore.Response,
-        deadline: float | None,
-        stream: SseStream,
-        until: Any = None,
-    ) -> None:
-        """Feed an SSE stream to the session. With ``until`` (a request id), stop as
-        soon as that request is answered: a server need not close the stream, and the
-        caller is waiting for exactly that answer."""
-        decoder = decoder_for(
-            header(response.headers, b"content-encoding"),
-            self.config.max_decompressed_body_bytes,
-        )
-        parser = SSEParser(max_event_size=self._limits.max_line_size)
-        for chunk in response.iter_stream():
-            data = decoder.feed(chunk)
-            if data:  # an inflater may yield nothing yet (e.g. only a gzip header)
-                parser.receive_data(data)
-            self._pump_sse(session, parser, stream)
-            if until is not None and not self._pending(session, until):
-                return
-            if deadline is not None and time.monotonic() >= deadline:
-                self._expire(session)
-                return
-            if self._stop.is_set():
-                return
-        tail = decoder.finish()
-        if tail:
-            parser.receive_data(tail)
-        self._pump_sse(session, parser, stream)
+    def _ended(self, xid: int) -> None:
+        with self._lock:
+            self._live.pop(xid, None)
+            self._idle.notify_all()
 
-    def _pump_sse(self, session: Session, parser: SSEParser, stream: SseStream) -> None:
-        messages = []
-        while True:
-            event = parser.next_event()
-            if not isinstance(event, SSEEvent):
-                break
-            self._state.note_event(event, stream)
-            if event.data and event.event in ("message", ""):
-                messages.append(event.data.encode("utf-8"))
-            elif event.event == "endpoint":
-                self._on_endpoint(event)
-        stream.note_id(parser.last_event_id)
-        self._deliver(session, messages)
+    def _feed_failure(self, xid: int, failure: ExchangeFailure) -> None:
+        self._pump(False, self._failed, xid, failure)
 
-    def _on_endpoint(self, event: SSEEvent) -> None:
-        """Only the legacy transport expects ``endpoint`` events."""
+    def _failed(self, xid: int, failure: ExchangeFailure) -> None:
+        # (under _lock)
+        self._conn.exchange_failed(xid, failure, time.monotonic())
+
+    def _next_own(self, waiter: _Waiter | None) -> StartExchange | None:
+        # What this thread found to run next (a caller: only while it still waits).
+        return self._pump(inline=waiter is None or not waiter.done)
+
+
+def _more_here(response: httpcore.Response | None, sock: socket.socket | None) -> bool:
+    """True if reading on will not wait for the server: the end of the body is already
+    here (a server often sends it in the same write as the last event, and h11 holds
+    it unparsed), or nothing is held back and the socket has more.
+
+    Bytes h11 holds that are not the end (the line break closing the last chunk, or
+    part of another event) could leave the next read waiting for a server that keeps
+    the stream open: the rest is then read on another thread."""
+    # httpcore's HTTP/1.1 response stream -> its connection -> the h11 state machine.
+    conn = getattr(getattr(response, "stream", None), "_connection", None)
+    buffered = getattr(getattr(conn, "_h11_state", None), "_receive_buffer", None)
+    try:
+        held = bytes(buffered) if buffered is not None else b""
+    except TypeError:
+        return False
+    if held:
+        return held.endswith(b"0\r\n\r\n")  # the chunked body's last chunk
+    if sock is None:
+        return False
+    try:
+        ready, _, _ = select.select([sock], [], [], 0)
+    except (OSError, ValueError):
+        return True  # let the read report it
+    return bool(ready)
 
 
 class StreamableHttpServer(_HttpServer):
@@ -373,271 +382,17 @@ class StreamableHttpServer(_HttpServer):
     replies, an optional GET stream for server requests and notifications, sessions."""
 
     type = "streamable_http"
-    request_gzip = True
-
-    def _after_handshake(self, session: Session, info: ServerInfo) -> None:
-        super()._after_handshake(session, info)
-        answered = threading.Event()
-        thread = threading.Thread(
-            target=self._get_loop,
-            args=(session, answered),
-            name=f"mcp-get-{self.name}",
-            daemon=True,
-        )
-        self._threads.append(thread)
-        thread.start()
-        # A server sends what is not tied to a request (list_changed, say, caused by the
-        # first call) on the GET stream, and only if that stream is open then: wait
-        # briefly for the server to answer the GET before the first request goes out.
-        answered.wait(min(self.read_timeout, GET_READY_WAIT))
-
-    def _get_loop(self, session: Session, answered: threading.Event | None = None) -> None:
-        """The optional GET stream: opened after initialize, resumed with
-        Last-Event-ID when it drops, abandoned if the server does not offer one.
-        ``answered`` is set once the server answered (or failed) the first GET."""
-        try:
-            self._get_streams(session, answered)
-        finally:
-            if answered is not None:
-                answered.set()
-
-    def _get_streams(self, session: Session, answered: threading.Event | None) -> None:
-        failures = 0
-        stop = self._stop
-        # The standalone stream's own cursor: the first GET carries no Last-Event-ID
-        # (another stream's id would make the server take it for a resume of that one
-        # and never open this stream); a reconnect resumes this stream from its own id.
-        stream = SseStream()
-        while not stop.is_set() and session is self._session:
-            pool = self._pool
-            if pool is None:
-                return
-            try:
-                with pool.stream(
-                    b"GET",
-                    self.url,
-                    headers=enc(self._state.get_headers(stream)),
-                    extensions=self._timeouts(max(self.read_timeout, 300.0)),
-                ) as response:
-                    kind = classify_response(
-                        response.status,
-                        header(response.headers, b"content-type"),
-                        sent_session=self._state.session_id is not None,
-                    )
-                    if answered is not None:
-                        answered.set()
-                    if kind is ResponseKind.SSE:
-                        failures = 0
-                        with self._tracked(response):
-                            self._consume_sse(session, response, None, stream)
-                    elif kind is ResponseKind.SERVER_ERROR:
-                        failures += 1
-                    else:
-                        # 405 (no GET stream offered), 4xx, an expired session: stop.
-                        return
-            except HTTPCORE_ERRORS:
-                failures += 1
-            except MCPError as exc:
-                self._logger.debug("server %s: GET stream: %s", self.name, exc)
-                failures += 1
-            if failures > 10:
-                return
-            delay = self._state.reconnect_delay * (2 ** min(failures, 5) if failures else 1)
-            stop.wait(min(delay, 30.0))
 
 
 class HttpServer(_HttpServer):
     """Plain HTTP: request/response JSON over POST, no streaming, no channel for
-    server requests — so no client capability needing one is declared (HTTP-4)."""
+    server requests (the machine declares no capability needing one: HTTP-4)."""
 
     type = "http"
-    streamable = False
-
-    def __init__(self, config: ServerConfig, **kwargs: Any) -> None:
-        capabilities = kwargs.pop("capabilities")
-        super().__init__(config, capabilities=lambda: without_channel(capabilities()), **kwargs)
 
 
 class SseServer(_HttpServer):
     """The deprecated HTTP+SSE transport (2024-11-05): a GET event stream announces a
-    POST endpoint; responses arrive on the stream."""
+    POST endpoint; responses arrive on the stream (the machine follows it)."""
 
     type = "sse"
-    streamable = False
-
-    def __init__(self, config: ServerConfig, **kwargs: Any) -> None:
-        super().__init__(config, **kwargs)
-        self._endpoint: str | None = None
-        self._endpoint_ready = threading.Event()
-        self._stream_error: MCPError | None = None
-        self._alive = False
-
-    def _transport_alive(self) -> bool:
-        return self._alive
-
-    def _post_url(self) -> str:
-        if self._endpoint is None:
-            raise ConnectionError(f"server {self.name!r}: no endpoint announced yet")
-        return self._endpoint
-
-    def _open(self) -> None:
-        super()._open()
-        self._endpoint = None
-        self._endpoint_ready = ready = threading.Event()
-        self._stream_error = None
-        thread = threading.Thread(
-            target=self._stream_loop, args=(ready,), name=f"mcp-sse-{self.name}", daemon=True
-        )
-        self._threads.append(thread)
-        thread.start()
-        if not ready.wait(self.read_timeout):
-            self._stop.set()
-            raise ConnectionError(f"server {self.name!r} announced no endpoint in time")
-        if self._endpoint is None:
-            self._stop.set()
-            raise self._stream_error or ConnectionError(f"server {self.name!r}: no endpoint")
-        self._alive = True
-        deprecation_notice(self._logger)
-
-    def _after_handshake(self, session: Session, info: ServerInfo) -> None:
-        super()._after_handshake(session, info)
-        if self.config.ping:
-            thread = threading.Thread(
-                target=self._ping_loop, args=(session,), name=f"mcp-ping-{self.name}", daemon=True
-            )
-            self._threads.append(thread)
-            thread.start()
-
-    def _ping_loop(self, session: Session) -> None:
-        """SSE keep-alive (SSE-5): ping every ``config.ping`` seconds; three unanswered
-        pings in a row mean the stream is dead, and the connection is dropped (the next
-        request reconnects)."""
-        interval = self.config.ping or 0.0
-        failures = 0
-        while not self._stop.wait(interval) and session is self._session:
-            try:
-                self.request("ping", timeout=interval * 2.5)
-                failures = 0
-            except MCPError:
-                failures += 1
-                if failures >= 3 and session is self._session:
-                    self._logger.warning("server %s: no answer to 3 pings; reconnecting", self.name)
-                    self._alive = False
-                    self._lost(session, ConnectionError(f"server {self.name!r} stopped answering"))
-                    return
-
-    def _on_endpoint(self, event: SSEEvent) -> None:
-        if self._endpoint is not None:
-            return
-        try:
-            self._endpoint = resolve_sse_endpoint(self.url, event.data)
-        except MCPError as exc:
-            self._stream_error = exc
-            self._stop.set()
-        self._endpoint_ready.set()
-
-    def _stream_loop(self, ready: threading.Event) -> None:
-        """Read the event stream of one connection; ``ready`` and ``stop`` are that
-        connection's own, so a loop still ending after a reconnect leaves the next
-        connection's state alone."""
-        pool = self._pool
-        stop = self._stop
-        error: MCPError = ConnectionError(f"server {self.name!r} closed the event stream")
-        try:
-            if pool is None:
-                return
-            with pool.stream(
-                b"GET",
-                self.url,
-                headers=enc(self._state.get_headers()),
-                extensions=self._timeouts(None),
-            ) as response:
-                kind = classify_response(
-                    response.status, header(response.headers, b"content-type"), sent_session=False
-                )
-                if kind is ResponseKind.UNAUTHORIZED:  # typed from facts (issue 9)
-                    error = unauthorized_error(
-                        response.status, header(response.headers, b"www-authenticate")
-                    )
-                    self._stream_error = error
-                    return
-                if kind is not ResponseKind.SSE:
-                    error = ConnectionError(
-                        f"server {self.name!r}: GET {self.url} answered HTTP {response.status}, "
-                        "not an event stream"
-                    )
-                    self._stream_error = error
-                    return
-                with self._tracked(response):
-                    self._read_events(response)
-        except HTTPCORE_ERRORS as exc:
-            error = transport_error(exc, f"event stream of {self.name!r}")
-            if self._stream_error is None:
-                self._stream_error = error
-        except MCPError as exc:
-            error = exc
-            self._stream_error = exc
-        finally:
-            ready.set()
-            if stop is self._stop:
-                self._alive = False
-            if not stop.is_set() and stop is self._stop:
-                with self._lock:
-                    session = self._session
-                if session is not None:
-                    self._lost(session, error)
-
-    def _read_events(self, response: httpcore.Response) -> None:
-        parser = SSEParser(max_event_size=self._limits.max_line_size)
-        for chunk in response.iter_stream():
-            parser.receive_data(chunk)
-            messages = []
-            while True:
-                event = parser.next_event()
-                if not isinstance(event, SSEEvent):
-                    break
-                if event.event == "endpoint":
-                    self._on_endpoint(event)
-                elif event.data and event.event in ("message", ""):
-                    messages.append(event.data.encode("utf-8"))
-            if messages:
-                with self._lock:
-                    session = self._session
-                if session is not None:
-                    self._deliver(session, messages)
-            if self._stop.is_set():
-                return
-
-    def _transmit(self, session: Session, waiter: Any = None) -> None:
-        with self._lock:
-            frames = session.data_to_send()
-        for frame in frames:
-            self._post_legacy(frame)
-
-    def _post_legacy(self, frame: bytes) -> None:
-        pool = self._pool
-        if pool is None:
-            raise ConnectionError(f"server {self.name!r} is not connected")
-        _, method = frame_info(frame)
-        try:
-            with pool.stream(
-                b"POST",
-                self._post_url(),
-                headers=enc(self._state.post_headers(streamable=False)),
-                content=frame,
-                extensions=self._timeouts(self.read_timeout),
-            ) as response:
-                body = bytearray()
-                for chunk in response.iter_stream():
-                    if len(body) < ERROR_BODY_CAP:
-                        body += chunk
-                if 200 <= response.status < 300:
-                    return
-                raise error_for_response(
-                    response.status,
-                    bytes(body),
-                    method=method,
-                    www_authenticate=header(response.headers, b"www-authenticate"),
-                )
-        except HTTPCORE_ERRORS as exc:
-            raise transport_error(exc, f"{method or 'message'} to {self.name!r}") from None

@@ -1,7 +1,8 @@
-"""The blocking shell's stdio server: a child process, a reader thread, a session.
+"""The blocking shell's stdio server: a child process, its pipes, a reader thread.
 
-All protocol decisions are the core's (``mcp_proto.Session``, ``LineFramer``); this
-module only moves bytes between the pipes and the session, and wakes callers.
+Every protocol decision is the machine's (``mcp_proto.connection.Connection``: framing,
+handshake, requests, what the end of the output means); this module performs its
+frames (spawn, write, stop the process) and feeds it what stdout delivers.
 """
 
 from __future__ import annotations
@@ -23,18 +24,12 @@ from mcp_io_common.processes import (
     server_group,
     signal_group,
 )
-from mcp_proto._util import NEED_DATA
 from mcp_proto.config import ServerConfig
-from mcp_proto.errors import (
-    ConnectionError,
-    LineTooLongError,
-    MCPError,
-    TransportError,
-)
-from mcp_proto.session import Session
-from mcp_proto.stdio import LineFramer, frame
+from mcp_proto.connection import CloseTransport, Frame, OpenTransport, Write
+from mcp_proto.errors import ConnectionError, TransportError
+from mcp_proto.stdio import frame
 
-from ._base import BaseServer
+from ._base import BaseServer, _Waiter
 
 __all__ = ["StdioServer"]
 
@@ -82,7 +77,6 @@ class _Process:
         except OSError as exc:
             raise ConnectionError(f"cannot start {argv[0]!r}: {exc.strerror or exc}") from exc
         self.pgid = server_group(self.popen.pid)
-        self.write_lock = threading.Lock()
         self.alive = True
         # Reading stdout is a role, not a thread: whoever holds read_lock reads. A caller
         # waiting for its answer takes the role itself (no hand-off between threads on
@@ -96,9 +90,9 @@ class _Process:
         self.bg_selecting = False  # the background reader is blocked in select()
         self.wake_r, self.wake_w = os.pipe()
         os.set_blocking(self.wake_w, False)
-        self.framer: LineFramer | None = None
+        self.read_size = _READ_CHUNK  # grows while reads come back full (a large message)
         self.big_pipes = False  # the pipes were enlarged for large messages
-        self.finished = False  # EOF or a fatal framing error was handled
+        self.finished = False  # the end of stdout was read (or the process was replaced)
 
     def write(self, frames: list[bytes]) -> None:
         stdin = self.popen.stdin
@@ -144,11 +138,12 @@ class _Process:
             except OSError:
                 pass
 
-    def stop(self) -> None:
+    def stop(self, graceful: bool = True) -> None:
         """Close stdin and wait; then SIGTERM and wait; then SIGKILL and wait: bounded in
         time (STDIO-6). Signals go to the server's process group and every wait is for
         the whole group, so a server started through a launcher (``npx``, ``sh -c``)
-        ends with everything it started (issue 8, item 6)."""
+        ends with everything it started (issue 8, item 6). Not ``graceful`` (its output
+        ended or lost the framing): no wait for a clean exit before SIGTERM."""
         self.alive = False
         with self.cond:
             self.cond.notify_all()
@@ -159,7 +154,7 @@ class _Process:
                 p.stdin.close()
         except OSError:
             pass
-        if self._wait_all(time.monotonic() + SHUTDOWN_GRACE):
+        if self._wait_all(time.monotonic() + (SHUTDOWN_GRACE if graceful else 0.0)):
             return
         for sig in (TERMINATE, KILL):
             self._signal(sig)
@@ -198,45 +193,142 @@ class _Process:
 class StdioServer(BaseServer):
     """One MCP server reached over stdio (blocking shell).
 
-    A reader thread feeds the session from the child's stdout; another drains its
-    stderr into the log. If the process exits, pending calls fail with
+    A reader thread reads the child's stdout while no caller does (callers waiting
+    for an answer read it themselves: see :meth:`_wait`); another drains its stderr
+    into the log. If the process exits, the machine fails what was pending with
     ``ConnectionError`` and the next request starts a new process and handshake
     (STDIO-10).
     """
 
     type = "stdio"
-    _pipelines = True
 
     def __init__(self, config: ServerConfig, **kwargs: Any) -> None:
         super().__init__(config, **kwargs)
         self._proc: _Process | None = None
         self._threads: list[threading.Thread] = []
+        # Stopping a failed process runs in the background; the next one starts only
+        # once it is gone (one server process at a time).
+        self._stopper: threading.Thread | None = None
 
     def _transport_alive(self) -> bool:
-        return self._proc is not None and self._proc.alive
+        proc = self._proc
+        return proc is not None and proc.alive
+
+    # ------------------------------------------------------------ frames
+
+    def _perform(self, frame: Frame) -> None:
+        kind = type(frame)
+        if kind is Write:
+            assert isinstance(frame, Write)
+            self._write(frame.messages)
+        elif kind is OpenTransport:
+            self._open()
+        elif kind is CloseTransport:
+            assert isinstance(frame, CloseTransport)
+            self._close(frame.graceful)
+
+    def _perform_many(self, frames: list[Frame]) -> list[Frame]:
+        # Consecutive writes (a request_many round: one Write per call) go out in one
+        # writev.
+        if len(frames) == 1:
+            return frames
+        out: list[Frame] = []
+        for f in frames:
+            if type(f) is Write and out and type(out[-1]) is Write:
+                prev = out[-1]
+                assert isinstance(prev, Write) and isinstance(f, Write)
+                out[-1] = Write(prev.messages + f.messages)
+            else:
+                out.append(f)
+        return out
 
     def _open(self) -> None:
+        stopper = self._stopper
+        if stopper is not None:
+            stopper.join(3 * SHUTDOWN_GRACE)
+            self._stopper = None
         env = None
         if self.config.env:
             env = {**os.environ, **self.config.env}
-        proc = _Process(self.config.command, env, self.config.cwd)
-        with self._lock:
-            self._proc = proc
+        try:
+            proc = _Process(self.config.command, env, self.config.cwd)
+        except ConnectionError as exc:
+            with self._lock:
+                self._conn.transport_failed(exc, time.monotonic())
+            return
         reader = threading.Thread(
             target=self._read_loop, args=(proc,), name=f"mcp-stdio-{self.name}", daemon=True
         )
         errs = threading.Thread(
             target=self._stderr_loop, args=(proc,), name=f"mcp-stderr-{self.name}", daemon=True
         )
-        self._threads = [reader, errs]
+        with self._lock:
+            self._proc = proc
+            self._generation += 1
+            self._threads = [reader, errs]
         reader.start()
         errs.start()
+        with self._lock:
+            self._conn.transport_opened(time.monotonic())
+
+    def _write(self, messages: list[bytes]) -> None:
+        proc = self._proc
+        if proc is None or not proc.alive:
+            return  # the transport is gone: the machine learns it from the end of stdout
+        try:
+            proc.write(messages)
+        except TransportError as exc:
+            # A process that cannot be written to is of no use: stop it (not on this
+            # thread: that waits), and its end of output tells the machine.
+            self._logger.debug("server %s: %s", self.name, exc)
+            threading.Thread(target=proc.stop, name="mcp-stop", daemon=True).start()
+
+    def _close(self, graceful: bool) -> None:
+        with self._lock:
+            proc, self._proc = self._proc, None
+            threads, self._threads = self._threads, []
+        if graceful:
+            self._stop_process(proc, threads, graceful)
+            return
+        # The transport failed (the process exited, or its output lost the framing):
+        # stopping it waits, so not on the thread that noticed.
+        stopper = threading.Thread(
+            target=self._stop_process,
+            args=(proc, threads, graceful),
+            name="mcp-stop",
+            daemon=True,
+        )
+        self._stopper = stopper
+        stopper.start()
+
+    def _stop_process(
+        self, proc: _Process | None, threads: list[threading.Thread], graceful: bool
+    ) -> None:
+        if proc is not None:
+            proc.stop(graceful)
+        alive = False
+        for t in threads:
+            if t is not threading.current_thread():
+                t.join(timeout=SHUTDOWN_GRACE)
+            alive = alive or t.is_alive()
+        if proc is not None and not alive:
+            # Only once no reader can still be blocked on them (an fd closed under a
+            # blocked read could be reused by another file).
+            proc.close_pipes()
+        with self._lock:
+            self._conn.transport_closed(time.monotonic())
+        self._pump()
+
+    def _stop_transport(self) -> None:
+        # After close: a failed process still being stopped is gone before we return.
+        stopper = self._stopper
+        if stopper is not None and stopper is not threading.current_thread():
+            stopper.join(3 * SHUTDOWN_GRACE)
 
     def _read_available(self) -> None:
         # Only if nobody holds the reading role: a holder is a caller that reads, or the
         # background reader blocked in select(), which reads whatever arrives at once.
-        with self._lock:
-            proc = self._proc
+        proc = self._proc
         if proc is None or proc.finished or not proc.read_lock.acquire(blocking=False):
             return
         try:
@@ -255,56 +347,17 @@ class StdioServer(BaseServer):
             proc.read_lock.release()
             self._hand_over(proc)
 
-    def _close(self) -> None:
-        with self._lock:
-            proc, self._proc = self._proc, None
-        if proc is not None:
-            proc.stop()
-        alive = False
-        for t in self._threads:
-            if t is not threading.current_thread():
-                t.join(timeout=SHUTDOWN_GRACE)
-            alive = alive or t.is_alive()
-        self._threads = []
-        if proc is not None and not alive:
-            # Only once no reader can still be blocked on them (an fd closed under a
-            # blocked read could be reused by another file).
-            proc.close_pipes()
-
-    def _transmit(self, session: Session, waiter: Any = None) -> None:
-        # Drain and write under the process's write lock, so that frames reach the pipe
-        # in the order the session queued them even with many threads sending.
-        with self._lock:
-            proc = self._proc if session is self._session else None
-        if proc is None:
-            with self._lock:
-                if session.data_to_send():
-                    raise ConnectionError(f"server {self.name!r} is not connected")
-            return
-        with proc.write_lock:
-            with self._lock:
-                frames = session.data_to_send()
-            if not frames:
-                return
-            try:
-                proc.write(frames)
-            except TransportError as exc:
-                error = ConnectionError(f"server {self.name!r}: {exc}")
-                self._connection_lost(proc, error)
-                raise error from exc
-
     # ------------------------------------------------------------ reader side
 
-    def _wait(self, session: Session, rid: Any, waiter: Any) -> Any:
-        """Wait for a response, reading the pipe ourselves when nobody else is
+    def _wait(self, waiter: _Waiter) -> Any:
+        """Wait for an answer, reading the pipe ourselves when nobody else is
         (leader/follower): the caller holding the reading role reads and dispatches for
         everyone, so a sequential caller never waits for another thread to hand its
         answer over. A caller that finds the role taken waits on its own event; the
         leader hands the role to one such follower when it stops reading."""
-        with self._lock:
-            proc = self._proc if session is self._session else None
-        if proc is None:
-            return super()._wait(session, rid, waiter)
+        proc = self._proc
+        if proc is None or proc.finished:
+            return super()._wait(waiter)
         with proc.cond:
             proc.callers += 1
             selecting = proc.bg_selecting
@@ -313,9 +366,9 @@ class StdioServer(BaseServer):
         try:
             while not waiter.done:
                 with self._lock:
-                    deadline = session.next_deadline()
-                if proc.finished:
-                    return super()._wait(session, rid, waiter)
+                    deadline = self._conn.next_deadline()
+                if proc.finished or proc is not self._proc:
+                    return super()._wait(waiter)
                 leading = proc.read_lock.acquire(blocking=False)
                 event = None
                 if not leading:
@@ -344,7 +397,7 @@ class StdioServer(BaseServer):
                         if not waiter.done:
                             event.clear()
                 if not waiter.done and deadline is not None and time.monotonic() >= deadline:
-                    self._expire(session)
+                    self._expire()
         finally:
             with proc.cond:
                 # No notify: the background reader polls (every _LINGER) rather than be
@@ -363,7 +416,7 @@ class StdioServer(BaseServer):
                     follower.event.set()
                     return
 
-    def _read_until(self, proc: _Process, waiter: Any, deadline: float | None) -> None:
+    def _read_until(self, proc: _Process, waiter: _Waiter, deadline: float | None) -> None:
         """Holding the reading role: read until ``waiter`` is answered, the deadline
         passes, or the stream ends."""
         stdout = proc.popen.stdout
@@ -436,63 +489,53 @@ class StdioServer(BaseServer):
                 self._hand_over(proc)
 
     def _read_once(self, proc: _Process, fd: int) -> None:
-        """One read from stdout (caller holds the reading role): frame, deliver, and
-        handle the end of the stream or a fatal framing error."""
-        if proc.framer is None:
-            proc.framer = LineFramer(
-                self.config.max_line_size or self._limits.max_line_size, decode=True
-            )
-        framer = proc.framer
-        size = _READ_CHUNK
-        if framer.buffered >= _READ_CHUNK:  # a large message is arriving
-            size = min(BIG_PIPE, framer.buffered)
+        """One read from stdout (caller holds the reading role), straight into the
+        machine's line buffer (no new bytes object per read); then the events."""
+        size = proc.read_size
+        with self._lock:
+            if proc is not self._proc:
+                proc.finished = True  # replaced or closed: nothing of it is wanted
+                return
+            view = self._conn.get_buffer(size)
+        try:
+            got = os.readv(fd, [view])
+        except OSError:
+            got = 0
+        finally:
+            view.release()
+        if got == size and size < BIG_PIPE:
+            # Reads come back full: a large message is arriving. Read more at a time,
+            # and grow the pipes so that it crosses in a few reads (best effort).
+            proc.read_size = min(BIG_PIPE, size * 4)
             if not proc.big_pipes:
                 proc.big_pipes = True
                 enlarge_pipes(fd, proc.popen.stdin)
-        # Read straight into the framer's buffer: no new bytes object per read.
-        try:
-            with framer.get_buffer(size) as view:
-                got = os.readv(fd, [view])
-        except OSError:
-            got = 0
-        framer.buffer_updated(got)
-        lines: list[bytes | str] = []
-        try:
-            while True:
-                line = framer.next_line()
-                if line is NEED_DATA or not isinstance(line, (bytes, str)):
-                    break
-                lines.append(line)
-        except LineTooLongError as exc:
-            self._logger.warning("server %s: %s; dropping the connection", self.name, exc)
-            self._deliver_to(proc, lines)
-            proc.finished = True
-            self._connection_lost(proc, exc)
-            # Stopping waits for the process: not on the caller's thread.
-            threading.Thread(target=proc.stop, name="mcp-stop", daemon=True).start()
+        elif got < _READ_CHUNK:
+            proc.read_size = _READ_CHUNK
+        if got:
+            self._pump(False, self._got_data, proc, got)
             return
-        self._deliver_to(proc, lines)
-        if not got:
-            proc.finished = True
-            code = proc.popen.poll()
-            if code is None:
-                try:
-                    code = proc.popen.wait(0.2)
-                except subprocess.TimeoutExpired:
-                    code = None
-            self._connection_lost(
-                proc,
-                ConnectionError(
-                    f"server {self.name!r} closed its output"
-                    + (f" (exit code {code})" if code is not None else "")
-                ),
-            )
-
-    def _deliver_to(self, proc: _Process, lines: list[bytes | str]) -> None:
+        proc.finished = True
+        proc.alive = False
+        code = proc.popen.poll()
+        if code is None:
+            try:
+                code = proc.popen.wait(0.2)
+            except subprocess.TimeoutExpired:
+                code = None
+        with proc.cond:
+            proc.cond.notify_all()
+        proc.wake_reader()
         with self._lock:
-            session = self._session if proc is self._proc else None
-        if session is not None:
-            self._deliver(session, lines)
+            if proc is self._proc:
+                detail = f"exit code {code}" if code is not None else ""
+                self._conn.receive_eof(time.monotonic(), detail)
+        self._pump()
+
+    def _got_data(self, proc: _Process, nbytes: int) -> None:
+        # (under _lock) ``nbytes`` were read into the machine's buffer.
+        if proc is self._proc:
+            self._conn.buffer_updated(nbytes, time.monotonic())
 
     def _stderr_loop(self, proc: _Process) -> None:
         """Drain the child's stderr continuously (STDIO-5) into the log, bounded: big
@@ -533,16 +576,3 @@ class StdioServer(BaseServer):
     def _stderr_line(self, log: logging.Logger, line: bytes) -> None:
         if log.isEnabledFor(logging.INFO):
             log.info("[%s] %s", self.name, line.decode("utf-8", "replace"))
-
-    def _connection_lost(self, proc: _Process, error: MCPError) -> None:
-        proc.finished = True
-        with proc.cond:
-            proc.cond.notify_all()
-        proc.wake_reader()
-        with self._lock:
-            if proc is not self._proc:
-                return  # an old process: its session was already failed
-            session = self._session
-            proc.alive = False
-        if session is not None:
-            self._lost(session, error)

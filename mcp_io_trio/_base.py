@@ -1,9 +1,18 @@
-"""What every Trio-shell server shares: a session, waiters, dispatch, retries.
+"""The Trio shell's driver of the core machine (``mcp_proto.connection.Connection``).
 
-The Trio twin of ``mcp_io_sync._base``: transport subclasses supply ``_open()``,
-``_transmit(session, deadline)``, ``_close()`` and ``_after_handshake()``; the rest —
-handshake, waiting with the core's deadlines, routing events, retrying per the core's
-retry table — is here. Single-threaded: no locks around the session.
+A server object does three jobs only (issue 9, item 5):
+
+1. it runs what the machine asks for: the transport subclasses perform the frames
+   (``_open_transport``, ``_write``/``_flush``, ``_start_exchange``,
+   ``_abort_exchange``, ``_detach_transport``) and feed back what happened (bytes,
+   exchange heads/data/ends/failures); a caller's own HTTP request is performed by the
+   caller's task (``_run_own``), everything else that waits by tasks of its own;
+2. one timer task sleeps until ``conn.next_deadline()`` and calls ``handle_timeout``;
+3. it dispatches the machine's events: a result wakes its parked caller, progress and
+   notifications go to the client, server requests to the client's handlers.
+
+Every protocol rule (handshake, retries and backoff, session expiry, resumption,
+keep-alive, close order) is the machine's. Single-threaded: no locks around it.
 """
 
 from __future__ import annotations
@@ -11,36 +20,35 @@ from __future__ import annotations
 import logging
 import math
 import random
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import trio
 
-from mcp_proto import events as ev
 from mcp_proto._util import NEED_DATA
 from mcp_proto.config import ServerConfig
-from mcp_proto.errors import ConnectionError, MCPError, SessionExpiredError
-from mcp_proto.http import backoff_delay, is_retryable
+from mcp_proto.connection import Connection, ConnectionState
+from mcp_proto.connection import events as cev
+from mcp_proto.connection import frames as fr
+from mcp_proto.errors import MCPError
 from mcp_proto.limits import Limits
 from mcp_proto.server_view import ServerView
-from mcp_proto.session import ServerInfo, Session, State
+from mcp_proto.session import ServerInfo
 from mcp_proto.types import Implementation
 
-__all__ = ["BaseServer", "SessionExpired"]
+__all__ = ["BaseServer"]
 
-#: At close, how long handlers already answering server requests may still take before
-#: what is left is refused (issue 8, item 5). Only spent while one is unanswered.
-CLOSE_ANSWER_WAIT = 0.5
-
-
-#: Raised by an HTTP transport when the server answered 404 to our session id: the
-#: core's typed error (issue 9 item 4), under the name the transports catch it by.
-SessionExpired = SessionExpiredError
+#: What a caller that gave up tells the server (its ``notifications/cancelled`` reason).
+_CANCELLED_REASON = "Request cancelled by the client"
+#: Beyond ``read_timeout``, how long ``cleanup`` waits for the machine's ``Closed``
+#: (more than the close grace and a process's three shutdown steps).
+_CLOSE_SLACK = 10.0
 
 
 class _Waiter:
-    """One request's answer slot. The waiting task parks itself directly
-    (``wait_task_rescheduled``): no ``trio.Event``/``ParkingLot`` per request."""
+    """One answer slot (a call's result, a connect's or a close's outcome). The waiting
+    task parks itself directly (``wait_task_rescheduled``): no ``trio.Event`` or
+    ``ParkingLot`` per request."""
 
     __slots__ = ("done", "error", "result", "settle", "task")
 
@@ -50,7 +58,7 @@ class _Waiter:
         self.error: MCPError | None = None
         self.task: trio.lowlevel.Task | None = None  # set while the caller is parked
         # Set (by the client, before ``finish``) only for a call whose progress
-        # callbacks were queued: waits until they have run (see BaseServer._dispatch).
+        # callbacks were queued: waits until they have run (see BaseServer._finish_call).
         self.settle: Callable[[], Awaitable[None]] | None = None
 
     def finish(self) -> None:
@@ -65,16 +73,19 @@ class _Waiter:
         self.task = None
         return trio.lowlevel.Abort.SUCCEEDED
 
+    async def park(self) -> None:
+        """Wait until ``finish`` (the caller's checkpoint); a no-op pass if done."""
+        if self.done:
+            await trio.lowlevel.checkpoint()
+            return
+        self.task = trio.lowlevel.current_task()
+        await trio.lowlevel.wait_task_rescheduled(self.abort)
+
 
 class BaseServer(ServerView):
     """One MCP server (Trio shell). Its background tasks run in the client's nursery."""
 
     type = "base"
-
-    #: Whether ``_transmit`` is always a checkpoint. The stdio transport writes without
-    #: a scheduler pass when the pipe has room; requests and notifications then get
-    #: their checkpoint here (parking for the answer is one).
-    _transmit_checkpoints = True
 
     def __init__(
         self,
@@ -90,39 +101,195 @@ class BaseServer(ServerView):
     ) -> None:
         self.config = config
         self.name = name
-        self._client_info = client_info
-        self._capabilities = capabilities
         self._limits = limits
         self._logger = logger
         self._on_event = on_event
         self._nursery = nursery
-        self._connect_lock = trio.Lock()
-        self._session: Session | None = None
-        self._waiters: dict[Any, _Waiter] = {}
-        self._progress: dict[Any, Callable[..., Any]] = {}
-        # Requests for which a progress callback was queued to the client's dispatcher:
-        # their callers wait for those callbacks before returning (see _dispatch).
-        self._progressed: set[Any] = set()
-        self._random = random.Random()  # jitter for retry backoff (the shell owns randomness)
-        # Request timeouts: one timer task per server sleeps until the earliest deadline
-        # it was given (instead of a cancel scope around every wait).
+        self._random = random.Random()  # jitter for the machine's retry backoff
+        self._conn: Connection = Connection(
+            config,
+            name=name,
+            client_info=client_info,
+            capabilities=capabilities,
+            limits=limits,
+            random=self._random.random,
+        )
+        self._calls: dict[int, _Waiter] = {}  # call id -> its parked caller
+        self._progress: dict[int, Callable[..., Any]] = {}
+        # Calls for which a progress callback was queued to the client's dispatcher:
+        # their callers wait for those callbacks before returning (issue 9, item 6).
+        self._progressed: set[int] = set()
+        self._connecting: list[_Waiter] = []  # waiting for Connected / ConnectFailed
+        self._closing: list[_Waiter] = []  # waiting for Closed
+        # Counts transports closed: a server request is tagged with it, so an answer
+        # prepared for an earlier process/session is dropped, never sent on the next.
+        self._epoch = 0
+        self._open_lock = trio.Lock()
+        self._closers = 0  # transports being closed (CloseTransport in progress)
+        self._closed = trio.Event()  # set (and replaced) when that falls to 0
+        self._open_wanted = False  # an OpenTransport for the pumping caller to perform
+        # The one timer task: sleeps until the machine's next deadline.
         self._timer_deadline = math.inf
         self._timer_scope: trio.CancelScope | None = None
         self._timer_running = False
 
     # ------------------------------------------------------------ transport hooks
 
+    async def _open_transport(self) -> None:
+        """Perform ``OpenTransport`` (raise an ``MCPError`` if it cannot be done)."""
+        raise NotImplementedError
+
+    def _write(self, messages: list[bytes]) -> bool:
+        """Perform ``Write`` without waiting; True if bytes are left for ``_flush``."""
+        raise NotImplementedError
+
+    async def _flush(self) -> None:
+        """Wait until what ``_write`` left has been written (the writer's backpressure)."""
+
+    def _start_exchange(self, frame: fr.StartExchange, own: bool = False) -> None:
+        """Perform ``StartExchange`` in a task; ``own``: the pumping caller may perform
+        it itself (kept for ``_take_own``; only the last one of a pump is kept)."""
+        raise NotImplementedError
+
+    def _take_own(self) -> Any:
+        """The exchange kept for the pumping caller (HTTP), or None."""
+        return None
+
+    def _spawn_own(self, own: Any) -> None:
+        """Perform a kept exchange in a task after all."""
+
+    async def _run_own(self, own: Any, waiter: _Waiter, call_id: int) -> None:
+        """Perform a kept exchange in the caller's task, until ``waiter`` is done (a
+        cancelled caller cancels ``call_id`` before the exchange is reported cut)."""
+
+    def _abort_exchange(self, xid: int) -> None:
+        raise NotImplementedError
+
+    def _detach_transport(self, graceful: bool) -> Callable[[], Awaitable[None]]:
+        """Perform ``CloseTransport``: let go of the current transport at once (a new
+        ``OpenTransport`` may follow before it is gone) and return what closes it
+        (bounded); the driver then tells the machine."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------ performing frames
+
+    def _perform(self, background: bool) -> bool:
+        """Perform every frame the machine queued, in order, without waiting; True if
+        bytes are left to flush. Opening a transport must wait: a caller's task does it
+        itself (``_pump``: ``background=False`` sets ``_open_wanted``), a background
+        task starts a task for it."""
+        conn = self._conn
+        flush = False
+        while True:
+            frames = conn.frames_to_send()
+            if not frames:
+                return flush
+            for frame in frames:
+                if isinstance(frame, fr.Write):
+                    flush = self._write(frame.messages) or flush
+                elif isinstance(frame, fr.StartExchange):
+                    self._start_exchange(frame, own=not background and not frame.streaming)
+                elif isinstance(frame, fr.AbortExchange):
+                    self._abort_exchange(frame.xid)
+                elif isinstance(frame, fr.OpenTransport):
+                    if background:
+                        self._spawn(self._open_then_pump)
+                    else:
+                        self._open_wanted = True
+                elif isinstance(frame, fr.CloseTransport):
+                    self._epoch += 1
+                    closer = self._detach_transport(frame.graceful)
+                    self._closers += 1
+                    if not self._spawn(self._close_then_pump, closer):
+                        self._closers -= 1  # the client is gone: nothing opens again
+                else:  # pragma: no cover - a frame this driver does not know
+                    raise TypeError(f"unknown frame {frame!r}")
+
+    def _spawn(self, fn: Callable[..., Awaitable[Any]], *args: Any) -> bool:
+        """Start a task in the client's nursery; False when there is none any more (the
+        client is closing: its transports are being closed anyway)."""
+        try:
+            nursery = self._nursery()
+        except RuntimeError:
+            self._logger.debug("server %s: no nursery for %s (closing)", self.name, fn)
+            return False
+        nursery.start_soon(fn, *args)
+        return True
+
+    async def _pump(self, own: bool = False) -> Any:
+        """After an input from a caller's task: perform the frames (waiting where the
+        transport needs it: opening, a full pipe), then dispatch the events. With
+        ``own``, the last request exchange is returned for the caller to perform
+        itself (``_run_own``) instead of starting a task for it."""
+        flush = self._perform(background=False)
+        while self._open_wanted:
+            self._open_wanted = False
+            try:
+                await self._open()
+            except trio.Cancelled:
+                # Cancelled before anything was opened (waiting for the previous
+                # transport to go, or before the spawn): the machine still waits for
+                # its OpenTransport, so it is performed in the background.
+                self._spawn(self._open_then_pump)
+                raise
+            flush = self._perform(background=False) or flush
+        if flush:
+            await self._flush()
+        self._after_input()
+        mine = self._take_own()
+        if mine is not None and not own:
+            self._spawn_own(mine)
+            return None
+        return mine
+
+    def _pump_nowait(self) -> None:
+        """After an input from a background task (reader, exchange, timer): the same,
+        but what must wait is handed to tasks of its own."""
+        if self._perform(background=True):
+            self._spawn(self._flush)
+        self._after_input()
+
+    def _after_input(self) -> None:
+        self._dispatch()
+        deadline = self._conn.next_deadline()
+        if deadline is not None and deadline < self._timer_deadline:
+            self._arm_timer(deadline)
+
     async def _open(self) -> None:
-        raise NotImplementedError
+        async with self._open_lock:  # one at a time: each knows what it opened
+            # The transport closed before is gone first (a process exits before the
+            # next one starts; each close is bounded).
+            while self._closers:
+                await self._closed.wait()
+            epoch = self._epoch
+            try:
+                await self._open_transport()
+            except MCPError as exc:
+                self._conn.transport_failed(exc, trio.current_time())
+                return
+            if epoch != self._epoch:
+                # Closed while it was opening (close() during connect): what was just
+                # opened belongs to nobody; the machine already moved on.
+                with trio.CancelScope(shield=True):
+                    await self._detach_transport(False)()
+                return
+            self._conn.transport_opened(trio.current_time())
 
-    async def _transmit(self, session: Session, deadline: float | None = None) -> None:
-        raise NotImplementedError
+    async def _open_then_pump(self) -> None:
+        await self._open()
+        await self._pump()
 
-    async def _close(self) -> None:
-        raise NotImplementedError
-
-    async def _after_handshake(self, session: Session, info: ServerInfo) -> None:
-        """Called once the handshake completed (HTTP: start the GET stream)."""
+    async def _close_then_pump(self, closer: Callable[[], Awaitable[None]]) -> None:
+        with trio.CancelScope(shield=True):
+            try:
+                await closer()
+            finally:
+                self._closers -= 1
+                if not self._closers:
+                    self._closed.set()
+                    self._closed = trio.Event()
+                self._conn.transport_closed(trio.current_time())
+                self._pump_nowait()
 
     # ------------------------------------------------------------ lifecycle
 
@@ -130,85 +297,46 @@ class BaseServer(ServerView):
         return await self.ensure_connected()
 
     async def ensure_connected(self) -> ServerInfo:
-        # Fast path, no lock: every request passes here, and taking the connect lock
-        # (a checkpoint under Trio) each time is measurable.
-        session = self._session
-        if session is not None and session.server is not None and self.is_connected:
-            return session.server
-        async with self._connect_lock:
-            if self.is_connected:
-                assert self._session is not None and self._session.server is not None
-                return self._session.server
-            await self._teardown(ConnectionError("reconnecting"))
-            await self._open()
-            session = Session(
-                client_info=self._client_info,
-                capabilities=self._capabilities(),
-                limits=self._limits,
-            )
-            self._session = session
-            try:
-                rid = session.start_handshake(now=trio.current_time(), timeout=self.read_timeout)
-                waiter = self._waiters[rid] = _Waiter()
-                await self._transmit(session, session.deadline_of(rid))
-                result = await self._wait(session, rid, waiter)
-                info = session.complete_handshake(result)
-                await self._after_handshake(session, info)
-                await self._transmit(session)
-            except SessionExpired:
-                await self._teardown(ConnectionError("the handshake failed"))
-                raise ConnectionError(f"server {self.name!r} refused the handshake") from None
-            except BaseException:
-                with trio.CancelScope(shield=True):
-                    await self._teardown(ConnectionError("the handshake failed"))
-                raise
-            self._logger.debug("connected to %s (protocol %s)", self.name, info.protocol_version)
+        conn = self._conn
+        info = conn.server
+        if info is not None and conn.is_connected:  # every request passes here: no pass
             return info
+        conn.connect(trio.current_time())  # (raises only while closing: nothing started)
+        waiter = _Waiter()
+        self._connecting.append(waiter)
+        try:
+            await self._pump()
+            await waiter.park()
+        except BaseException:
+            if waiter in self._connecting:
+                self._connecting.remove(waiter)
+            raise
+        if waiter.error is not None:
+            raise waiter.error
+        return waiter.result  # type: ignore[no-any-return]
 
     async def cleanup(self) -> None:
-        """Close the transport (bounded) and fail anything pending; server requests
-        still unanswered are answered (or refused) first."""
-        async with self._connect_lock:
-            with trio.CancelScope(shield=True):
-                await self._settle_server_requests()
-            await self._teardown(ConnectionError("the client closed the connection"))
+        """Close (bounded: the machine's close grace, the transport's shutdown) and fail
+        anything pending; server requests still unanswered are answered first."""
+        conn = self._conn
+        with trio.CancelScope(shield=True):
+            if conn.state not in (ConnectionState.IDLE, ConnectionState.CLOSED):
+                waiter = _Waiter()
+                self._closing.append(waiter)
+                conn.close(trio.current_time())
+                # Every step is bounded (the close grace, the DELETE's timeout, the
+                # exchanges' read timeout, the process's signals); this bound only
+                # keeps a machine that never says Closed from hanging the host.
+                with trio.move_on_after(self.read_timeout + _CLOSE_SLACK) as bound:
+                    await self._pump()
+                    await waiter.park()
+                if bound.cancelled_caught:
+                    if waiter in self._closing:
+                        self._closing.remove(waiter)
+                    self._logger.error("server %s: closing did not complete", self.name)
         if self._timer_scope is not None:
             # Nothing is pending any more: let the timer task see that and end.
             self._timer_scope.deadline = -math.inf
-
-    async def _settle_server_requests(self) -> None:
-        """Before closing: let the handlers already answering server requests finish
-        (at most ``CLOSE_ANSWER_WAIT``), refuse what is left with a JSON-RPC error, and
-        send it all. A server left waiting on a request would outlive our stdin (a
-        Node server stays alive on one until it times out: issue 8, item 5)."""
-        session = self._session
-        if session is None or not self.is_connected:
-            return
-        # One pass lets the reader task take in what the server already sent (it
-        # reads as soon as the pipe is readable) and hand its requests to handlers.
-        await trio.lowlevel.checkpoint()
-        with trio.move_on_after(CLOSE_ANSWER_WAIT):
-            pause = 0.001
-            while session.unanswered_server_requests:
-                await trio.sleep(pause)
-                pause = min(pause * 2, 0.02)
-        refused = session.refuse_server_requests()
-        if not refused:
-            return  # the handlers sent their answers themselves
-        self._logger.debug("server %s: refused %d request(s) at close", self.name, refused)
-        try:
-            # Bounded: an HTTP server that stopped answering must not hold up close.
-            with trio.move_on_after(max(CLOSE_ANSWER_WAIT, 1.0)):
-                await self._transmit(session)
-        except (MCPError, SessionExpired) as exc:
-            self._logger.debug("server %s: could not answer at close: %s", self.name, exc)
-
-    async def _teardown(self, error: MCPError) -> None:
-        session = self._session
-        with trio.CancelScope(shield=True):
-            await self._close()
-        if session is not None:
-            self._lost(session, error)
 
     # ------------------------------------------------------------ requests
 
@@ -220,137 +348,32 @@ class BaseServer(ServerView):
         timeout: float | None = None,
         progress: Callable[..., Any] | None = None,
     ) -> Any:
-        """Send a request and wait for its result (or its typed error), retrying what
-        the core's retry table allows and replacing an expired HTTP session."""
-        attempt = 0
-        expired_once = False
-        while True:
-            try:
-                return await self._request_once(method, params, timeout=timeout, progress=progress)
-            except SessionExpired as expired:
-                self._logger.info("server %s: the session expired; starting a new one", self.name)
-                async with self._connect_lock:
-                    await self._teardown(expired)
-                if expired_once or not is_retryable(method, expired):
-                    raise SessionExpiredError(
-                        f"server {self.name!r}: the session expired during {method}; "
-                        "a new session was started but the request was not re-sent"
-                    ) from None
-                expired_once = True
-            except MCPError as exc:
-                attempt += 1
-                if attempt > self.config.retries or not is_retryable(method, exc):
-                    raise
-                delay = backoff_delay(
-                    attempt, self.config.retry_backoff, jitter=self._random.random() * 0.25
-                )
-                self._logger.info(
-                    "server %s: %s failed (%s); retry %d in %.2fs",
-                    *(self.name, method, exc, attempt, delay),
-                )
-                await trio.sleep(delay)
-
-    async def _request_once(
-        self,
-        method: str,
-        params: dict[str, Any] | None,
-        *,
-        timeout: float | None,
-        progress: Callable[..., Any] | None,
-    ) -> Any:
-        session = self._session
-        if session is None or session.server is None or not self.is_connected:
-            await self.ensure_connected()
-            session = self._session
-            if session is None or session.state is not State.READY:
-                raise ConnectionError(f"server {self.name!r} is not connected")
-        if not self._transmit_checkpoints:
-            # A call in an already cancelled scope sends nothing (as when the write
-            # itself was the checkpoint). No scheduler pass unless cancelled.
-            await trio.lowlevel.checkpoint_if_cancelled()
-        rid = session.send_request(
-            method,
-            params,
-            now=trio.current_time(),
-            timeout=self.read_timeout if timeout is None else timeout,
-            want_progress=progress is not None,
+        """Start a call in the machine and wait for its result or typed error (the
+        machine retries, replaces an expired session and times out; a cancelled caller
+        cancels the call there, which tells the server)."""
+        # A call in an already cancelled scope sends nothing; no scheduler pass unless
+        # cancelled (parking for the answer is this call's checkpoint).
+        await trio.lowlevel.checkpoint_if_cancelled()
+        conn = self._conn
+        call_id = conn.start_call(
+            method, params, now=trio.current_time(), timeout=timeout, progress=progress is not None
         )
-        waiter = self._waiters[rid] = _Waiter()
+        waiter = self._calls[call_id] = _Waiter()
         if progress is not None:
-            self._progress[rid] = progress
-        self._logger.debug("-> %s %s (id %s)", self.name, method, rid)
+            self._progress[call_id] = progress
+        self._logger.debug("-> %s %s (call %s)", self.name, method, call_id)
         try:
-            await self._transmit(session, session.deadline_of(rid))
-        except BaseException:
-            self._waiters.pop(rid, None)
-            self._progress.pop(rid, None)
-            session.cancel_request(rid, "send failed", notify=False)
-            raise
-        return await self._wait(session, rid, waiter)
-
-    async def notify(
-        self, method: str, params: dict[str, Any] | None = None, *, only_if_connected: bool = False
-    ) -> None:
-        if only_if_connected and not self.is_connected:
-            return
-        await self.ensure_connected()
-        if not self._transmit_checkpoints:
-            await trio.lowlevel.checkpoint()
-        session = self._session
-        if session is None:
-            raise ConnectionError(f"server {self.name!r} is not connected")
-        session.send_notification(method, params)
-        await self._transmit(session)
-
-    async def reply(
-        self,
-        session: Session,
-        request_id: Any,
-        result: Any = None,
-        *,
-        code: int | None = None,
-        message: str = "",
-    ) -> None:
-        """Answer a server request on the session that asked it."""
-        if code is None:
-            session.send_response(request_id, result)
-        else:
-            session.send_error_response(request_id, code, message)
-        if session is not self._session:
-            session.data_to_send()
-            return
-        try:
-            await self._transmit(session)
-        except (MCPError, SessionExpired) as exc:
-            self._logger.debug("could not answer %s: %s", self.name, exc)
-
-    async def _wait(self, session: Session, rid: Any, waiter: _Waiter) -> Any:
-        try:
-            if not waiter.done:
-                deadline = session.deadline_of(rid)
-                if deadline is not None and deadline < self._timer_deadline:
-                    self._arm_timer(deadline)
-                # Parking is this call's checkpoint; _Waiter.finish() reschedules us.
-                waiter.task = trio.lowlevel.current_task()
-                await trio.lowlevel.wait_task_rescheduled(waiter.abort)
-            elif not self._transmit_checkpoints:
-                # The answer is already here, but the call must still be a checkpoint
-                # (and honour a cancellation).
-                await trio.lowlevel.checkpoint()
+            own = await self._pump(own=True)
+            if own is None:
+                await waiter.park()
+            else:
+                # HTTP: this task performs its own request (no task, no extra pass);
+                # reading its answer was this call's checkpoint.
+                await self._run_own(own, waiter, call_id)
+                if not waiter.done:
+                    await waiter.park()
         except trio.Cancelled:
-            # The caller's own scope was cancelled: abandon the request politely.
-            waiter.task = None
-            self._waiters.pop(rid, None)
-            self._progress.pop(rid, None)
-            self._progressed.discard(rid)
-            if session.cancel_request(rid, "Request cancelled by the client") and (
-                session is self._session
-            ):
-                with trio.CancelScope(shield=True), trio.move_on_after(1):
-                    try:
-                        await self._transmit(session)
-                    except (MCPError, SessionExpired):
-                        pass
+            self._abandon(call_id)
             raise
         if waiter.settle is not None:
             # Progress callbacks were queued for this call: it returns only once they
@@ -360,7 +383,48 @@ class BaseServer(ServerView):
             raise waiter.error
         return waiter.result
 
-    # ------------------------------------------------------------ timeouts
+    def _abandon(self, call_id: int) -> None:
+        """The caller's scope was cancelled: the machine cancels the call (and tells
+        the server, per its rules); what it has to send goes out in the background."""
+        self._calls.pop(call_id, None)
+        self._progress.pop(call_id, None)
+        self._progressed.discard(call_id)
+        self._conn.cancel_call(call_id, _CANCELLED_REASON, now=trio.current_time())
+        self._pump_nowait()
+
+    async def notify(
+        self, method: str, params: dict[str, Any] | None = None, *, only_if_connected: bool = False
+    ) -> None:
+        if only_if_connected and not self.is_connected:
+            return
+        await self.ensure_connected()
+        await trio.lowlevel.checkpoint()  # a notification in a cancelled scope sends nothing
+        self._conn.notify(method, params, now=trio.current_time())
+        await self._pump()
+
+    async def reply(
+        self,
+        epoch: Any,
+        request_id: Any,
+        result: Any = None,
+        *,
+        code: int | None = None,
+        message: str = "",
+    ) -> None:
+        """Answer a server request on the transport that asked it (``epoch``: see
+        ``_dispatch``); an answer for an earlier one is dropped."""
+        if epoch != self._epoch:
+            return
+        if code is None:
+            self._conn.answer(request_id, result)
+        else:
+            self._conn.refuse(request_id, code, message)
+        try:
+            await self._pump()
+        except MCPError as exc:
+            self._logger.debug("could not answer %s: %s", self.name, exc)
+
+    # ------------------------------------------------------------ the timer
 
     def _arm_timer(self, deadline: float) -> None:
         """Make sure the timer task wakes by ``deadline`` (earlier than its current
@@ -370,12 +434,12 @@ class BaseServer(ServerView):
         if self._timer_scope is not None:
             self._timer_scope.deadline = deadline
         elif not self._timer_running:
-            self._timer_running = True
-            self._nursery().start_soon(self._timer_loop)
+            self._timer_running = self._spawn(self._timer_loop)
 
     async def _timer_loop(self) -> None:
-        """Sleep until the earliest armed deadline, expire what is due, repeat; end
-        when no request has a deadline (the next one with a deadline restarts it)."""
+        """Sleep until the machine's next deadline, hand it the time, repeat; end when
+        it has none (the next input with a deadline restarts the task)."""
+        conn = self._conn
         try:
             while True:
                 with trio.CancelScope(deadline=self._timer_deadline) as scope:
@@ -383,97 +447,82 @@ class BaseServer(ServerView):
                     await trio.sleep_forever()
                 self._timer_scope = None
                 self._timer_deadline = math.inf
-                session = self._session
-                if session is not None:
+                now = trio.current_time()
+                deadline = conn.next_deadline()
+                if deadline is not None and deadline <= now:
                     try:
-                        await self._expire_due(session)
+                        conn.handle_timeout(now)
+                        self._pump_nowait()
                     except Exception:  # never take the client's nursery down
-                        self._logger.exception("server %s: expiring requests failed", self.name)
-                    # (a request may have armed an earlier deadline meanwhile)
-                    after = session.next_deadline()
-                    if after is not None and after < self._timer_deadline:
-                        self._timer_deadline = after
-                if self._timer_deadline == math.inf:
+                        self._logger.exception("server %s: the timer failed", self.name)
+                deadline = conn.next_deadline()
+                if deadline is None:
                     return
+                self._timer_deadline = min(self._timer_deadline, deadline)
         finally:
             self._timer_scope = None
             self._timer_running = False
             self._timer_deadline = math.inf
 
-    async def _expire_due(self, session: Session) -> None:
-        """The timer's ``_expire``: the ``notifications/cancelled`` go out before the
-        callers see their timeouts (as when each caller expired its own request)."""
-        session.handle_timeout(trio.current_time())
-        events = self._drain(session)
-        try:
-            if events and session is self._session:
-                try:
-                    await self._transmit(session)
-                except (MCPError, SessionExpired):
-                    pass  # best effort (PROG-5): the timeout is what the caller sees
-        finally:
-            self._dispatch(session, events)
+    # ------------------------------------------------------------ events
 
-    async def _expire(self, session: Session) -> None:
-        """The core decides what expired; it also queues notifications/cancelled."""
-        session.handle_timeout(trio.current_time())
-        self._dispatch(session, self._drain(session))
-        if session is self._session:
-            try:
-                await self._transmit(session)
-            except (MCPError, SessionExpired):
-                pass  # best effort (PROG-5): the timeout is what the caller sees
-
-    # ------------------------------------------------------------ inbound
-
-    def _deliver(self, session: Session, messages: Sequence[bytes | str]) -> None:
-        if not messages:
-            return
-        for message in messages:
-            session.receive_message(message)
-        self._dispatch(session, self._drain(session))
-
-    def _lost(self, session: Session, error: MCPError) -> None:
-        if session.state is State.CLOSED:
-            return
-        session.connection_lost(error)
-        self._dispatch(session, self._drain(session))
-        self._on_event(self, ("closed",))
-
-    def _drain(self, session: Session) -> list[Any]:
-        out: list[Any] = []
+    def _dispatch(self) -> None:
+        conn = self._conn
         while True:
-            event = session.next_event()
+            event = conn.next_event()
             if event is NEED_DATA:
-                return out
-            out.append(event)
-
-    def _dispatch(self, session: Session, events: list[Any]) -> None:
-        for event in events:
-            if isinstance(event, (ev.ResponseReceived, ev.RequestFailed)):
-                rid = event.request_id
-                waiter = self._waiters.pop(rid, None)
-                progressed = self._progress.pop(rid, None) is not None and rid in self._progressed
-                if progressed:
-                    self._progressed.discard(rid)
-                if waiter is None:
-                    continue
-                if progressed:
-                    # Its progress callbacks are queued ahead of this point: the client
-                    # queues a marker behind them and sets ``waiter.settle`` to wait
-                    # for it.
-                    self._on_event(self, ("settle", waiter))
-                if isinstance(event, ev.ResponseReceived):
-                    waiter.result = event.result
-                else:
-                    waiter.error = event.error
-                waiter.finish()
-            elif isinstance(event, ev.ProgressReceived):
-                callback = self._progress.get(event.request_id)
+                return
+            if isinstance(event, (cev.CallSucceeded, cev.CallFailed)):
+                self._finish_call(event)
+            elif isinstance(event, cev.CallProgress):
+                callback = self._progress.get(event.call_id)
                 if callback is not None:
-                    self._progressed.add(event.request_id)
+                    self._progressed.add(event.call_id)
                     self._on_event(self, ("progress", callback, event))
-            elif isinstance(event, ev.ServerRequest):
-                self._on_event(self, ("request", session, event))
-            else:
+            elif isinstance(event, cev.ServerRequest):
+                self._on_event(self, ("request", self._epoch, event))
+            elif isinstance(event, cev.Connected):
+                info = event.info
+                self._logger.debug(
+                    "connected to %s (protocol %s)", self.name, info.protocol_version
+                )
+                self._wake(self._connecting, info, None)
+            elif isinstance(event, cev.ConnectFailed):
+                self._wake(self._connecting, None, event.error)
+            elif isinstance(event, cev.Disconnected):
+                self._logger.debug("server %s: disconnected: %s", self.name, event.error)
+                self._on_event(self, ("closed",))
+            elif isinstance(event, cev.Closed):
+                self._wake(self._closing, None, None)
+                self._on_event(self, ("closed",))
+            elif isinstance(event, cev.Diagnostic):
+                self._logger.log(logging.getLevelName(event.level.upper()), "%s", event.message)
+            else:  # notifications, log messages, discarded input: the client's
                 self._on_event(self, event)
+
+    def _finish_call(self, event: cev.CallSucceeded | cev.CallFailed) -> None:
+        call_id = event.call_id
+        waiter = self._calls.pop(call_id, None)
+        progressed = self._progress.pop(call_id, None) is not None and call_id in self._progressed
+        if progressed:
+            self._progressed.discard(call_id)
+        if waiter is None:
+            return
+        if progressed:
+            # Its progress callbacks are queued ahead of this point (the machine emits
+            # a call's progress before its result): the client queues a marker behind
+            # them and sets ``waiter.settle`` to wait for it.
+            self._on_event(self, ("settle", waiter))
+        if isinstance(event, cev.CallSucceeded):
+            waiter.result = event.result
+        else:
+            waiter.error = event.error
+        waiter.finish()
+
+    @staticmethod
+    def _wake(waiters: list[_Waiter], result: Any, error: MCPError | None) -> None:
+        woken = list(waiters)
+        waiters.clear()
+        for waiter in woken:
+            waiter.result, waiter.error = result, error
+            waiter.finish()

@@ -7,7 +7,7 @@ cancels a scope around the loop: the ``Cancelled`` is raised inside httpcore's r
 unwinds every generator (the connection is then closed, not reused). A *pause* leaves
 the chain suspended at its ``yield``, intact, for :func:`read_chunks` to be called again
 on the same iterator, from another task: what the Trio shell does with the rest of a
-POST's SSE stream once the caller has its answer (issue 9, item 6).
+response its caller read itself once the caller has its answer (issue 9, item 6).
 """
 
 from __future__ import annotations
@@ -15,25 +15,23 @@ from __future__ import annotations
 import enum
 from collections.abc import AsyncIterator, Callable
 
-import httpcore
 import trio
 
-__all__ = ["Next", "each_chunk", "read_chunks"]
+__all__ = ["Next", "read_chunks"]
 
 
 class Next(enum.Enum):
-    """What ``on_chunk`` wants after a chunk."""
+    """What ``on_chunk`` wants after a chunk (and what ``read_chunks`` did)."""
 
-    GO = 0  # read on
+    GO = 0  # read on (returned: the body ended)
     STOP = 1  # abandon the body (the connection is closed)
     PAUSE = 2  # return now; the body is read on later by another call
 
 
-async def read_chunks(chunks: AsyncIterator[bytes], on_chunk: Callable[[bytes], Next]) -> bool:
-    """Feed ``chunks`` to ``on_chunk``. True: the body ended (or was stopped, unwound);
-    False: paused, ``chunks`` is still open and must be read on (or dropped with
-    :func:`drop_chunks`). An exception raised by ``on_chunk`` is re-raised after the
-    body has been unwound like a stop."""
+async def read_chunks(chunks: AsyncIterator[bytes], on_chunk: Callable[[bytes], Next]) -> Next:
+    """Feed ``chunks`` to ``on_chunk``. Returns GO (the body ended), STOP (stopped and
+    unwound) or PAUSE (``chunks`` is still open and must be read on). An exception
+    raised by ``on_chunk`` is re-raised after the body has been unwound like a stop."""
     error: BaseException | None = None
     with trio.CancelScope() as scope:
         async for chunk in chunks:
@@ -42,24 +40,9 @@ async def read_chunks(chunks: AsyncIterator[bytes], on_chunk: Callable[[bytes], 
             except Exception as exc:
                 error, what = exc, Next.STOP
             if what is Next.PAUSE:
-                return False
+                return what
             if what is Next.STOP:
                 scope.cancel()
     if error is not None:
         raise error
-    return True
-
-
-async def drop_chunks(chunks: AsyncIterator[bytes]) -> None:
-    """Unwind a paused body without reading it (its connection is closed)."""
-    with trio.CancelScope() as scope:
-        scope.cancel()
-        async for _ in chunks:
-            pass  # pragma: no cover - the first read is cancelled
-
-
-async def each_chunk(response: httpcore.Response, on_chunk: Callable[[bytes], bool]) -> None:
-    """Feed a whole body to ``on_chunk`` until it returns True (stop) or the body ends."""
-    await read_chunks(
-        response.aiter_stream(), lambda chunk: Next.STOP if on_chunk(chunk) else Next.GO
-    )
+    return Next.STOP if scope.cancel_called else Next.GO

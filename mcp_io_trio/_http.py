@@ -1,315 +1,309 @@
-"""The Trio shell's HTTP transports over httpcore's async pool (trio backend):
-Streamable HTTP, plain HTTP and the deprecated HTTP+SSE.
+"""The Trio shell's HTTP transports: the machine's exchanges over httpcore (trio backend).
 
-The twin of ``mcp_io_sync._http``: the same core rules (``mcp_proto.http``,
-``mcp_proto.sse``, ``mcp_proto.compression``), with tasks in the client's nursery
-instead of threads and ``trio.move_on_at`` instead of timed waits.
+Streamable HTTP, plain HTTP and the deprecated HTTP+SSE differ only in the machine
+(``config.type`` picks its strategy: what to send, what each answer means, the GET
+stream, resumption, keep-alive). Here each ``StartExchange`` is performed and its head,
+body chunks (still compressed) and end or failure are fed back; ``AbortExchange``
+cancels it. Who performs it:
+
+* the request a caller just started (the last POST its own call produced) is performed
+  by the caller's task itself, as the round trip's one scheduler pass: it reads until
+  its call has its answer, and hands what is left of the body (a POST's SSE stream goes
+  on after the answer: issue 9, item 6) to a task that reads it to its end;
+* everything else (GET streams, retries, notifications, resumptions, DELETE) is a task
+  in the client's nursery.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import ssl
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, Union
 
 import httpcore
 import trio
 
-from mcp_io_common.httpcore_glue import (
-    ERROR_BODY_CAP,
-    GET_READY_WAIT,
-    HTTPCORE_ERRORS,
-    deprecation_notice,
-    enc,
-    header,
-    transport_error,
-    without_channel,
-)
+from mcp_io_common.httpcore_glue import HTTPCORE_ERRORS, MAX_CONNECTIONS, enc, str_headers
 from mcp_proto.config import ServerConfig
-from mcp_proto.errors import ConnectionError, MCPError
-from mcp_proto.frames import frame_info
-from mcp_proto.http import (
-    ResponseKind,
-    SseStream,
-    classify_response,
-    error_for_response,
-    resolve_sse_endpoint,
-    unauthorized_error,
-)
-from mcp_proto.session import ServerInfo, Session
-from mcp_proto.sse import SSEEvent, SSEParser
+from mcp_proto.connection import ExchangeFailure
+from mcp_proto.connection import frames as fr
+from mcp_proto.connection.frames import FailureKind
 
-from ._chunks import each_chunk as _each_chunk
-from ._http_base import _HttpServer
+from ._base import BaseServer, _Waiter
+from ._chunks import Next, read_chunks
+from ._pool import AsyncConnectionPool
 
 __all__ = ["HttpServer", "SseServer", "StreamableHttpServer"]
+
+_Pool = Union[AsyncConnectionPool, httpcore.AsyncConnectionPool]
+
+
+def _failure(exc: Exception) -> ExchangeFailure:
+    """What went wrong, in the machine's words (it decides what that means)."""
+    kind: FailureKind
+    if isinstance(exc, httpcore.ReadTimeout):
+        kind = "read_timeout"
+    elif isinstance(exc, httpcore.TimeoutException):
+        kind = "timeout"
+    elif isinstance(exc, (httpcore.ProtocolError, httpcore.UnsupportedProtocol)):
+        kind = "protocol"
+    else:
+        kind = "network"
+    detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    return ExchangeFailure(kind, detail)
+
+
+class _Running:
+    """One exchange: what to send, the pool it uses (closing waits for the exchanges
+    on the pool it closes), the scope of whoever reads it (``AbortExchange`` cancels
+    it) and its end."""
+
+    __slots__ = ("aborted", "ended", "frame", "pool", "scope")
+
+    def __init__(self, frame: fr.StartExchange, pool: _Pool) -> None:
+        self.frame = frame
+        self.pool = pool
+        self.scope = trio.CancelScope()
+        self.aborted = False
+        self.ended = False
+
+
+class _HttpServer(BaseServer):
+    """Runs the machine's HTTP exchanges on one connection pool per server."""
+
+    def __init__(
+        self,
+        config: ServerConfig,
+        *,
+        ssl_context: ssl.SSLContext | None = None,
+        proxy: str | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(config, **kwargs)
+        if config.endpoint_url is None:
+            raise ValueError(f"server {self.name!r}: an HTTP transport needs a URL")
+        self.url: str = config.endpoint_url
+        self._ssl_context = ssl_context
+        self._proxy = proxy
+        self._pool: _Pool | None = None
+        self._exchanges: dict[int, _Running] = {}
+        self._own: _Running | None = None  # see _start_exchange
+        # Set when an exchange ends, while closing waits for some to end.
+        self._some_ended: trio.Event | None = None
+        # Headers as httpcore takes them, by the machine's tuple (a handful of distinct
+        # ones per connection: per session and protocol version).
+        self._heads: dict[tuple[tuple[str, str], ...], list[tuple[bytes, bytes]]] = {}
+
+    def _new_pool(self) -> _Pool:
+        # TLS verification stays on unless the caller hands in its own context.
+        if self._proxy:
+            return httpcore.AsyncConnectionPool(
+                ssl_context=self._ssl_context,
+                proxy=httpcore.Proxy(self._proxy),
+                max_connections=MAX_CONNECTIONS,
+                retries=0,
+            )
+        return AsyncConnectionPool(ssl_context=self._ssl_context, max_connections=MAX_CONNECTIONS)
+
+    async def _open_transport(self) -> None:
+        if self._pool is None:
+            self._pool = self._new_pool()
+
+    def _write(self, messages: list[bytes]) -> bool:  # pragma: no cover - stdio only
+        raise TypeError("the machine asked an HTTP transport to write bytes")
+
+    def _detach_transport(self, graceful: bool) -> Callable[[], Awaitable[None]]:
+        pool, self._pool = self._pool, None
+        if pool is None:
+            return trio.lowlevel.checkpoint
+        mine = [running for running in self._exchanges.values() if running.pool is pool]
+        if not graceful:
+            for running in mine:
+                self._abort_exchange(running.frame.xid)
+
+        async def close() -> None:
+            """Close the pool once the exchanges already started on it (the DELETE)
+            ended; a stream the machine did not abort is cut (bounded: read_timeout)."""
+            with trio.move_on_after(self.read_timeout):
+                while not all(running.ended for running in mine):
+                    self._some_ended = self._some_ended or trio.Event()
+                    await self._some_ended.wait()
+            for running in mine:
+                self._abort_exchange(running.frame.xid)
+            await pool.aclose()
+
+        return close
+
+    # ------------------------------------------------------------ exchanges
+
+    def _start_exchange(self, frame: fr.StartExchange, own: bool = False) -> None:
+        pool = self._pool
+        if pool is None:  # the machine opens the transport first: never expected
+            self._conn.exchange_failed(
+                frame.xid, ExchangeFailure("network", "no connection pool"), trio.current_time()
+            )
+            return
+        running = self._exchanges[frame.xid] = _Running(frame, pool)
+        if own:
+            # Kept for the caller whose pump this is (BaseServer._pump); only its last.
+            earlier, self._own = self._own, running
+            if earlier is not None:
+                self._spawn_own(earlier)
+        else:
+            self._spawn(self._exchange, running)
+
+    def _take_own(self) -> Any:
+        own, self._own = self._own, None
+        return own
+
+    def _spawn_own(self, own: Any) -> None:
+        self._spawn(self._exchange, own)
+
+    async def _run_own(self, own: Any, waiter: _Waiter, call_id: int) -> None:
+        await self._perform_exchange(own, waiter, call_id)
+
+    def _abort_exchange(self, xid: int) -> None:
+        running = self._exchanges.get(xid)
+        if running is not None:
+            running.aborted = True
+            running.scope.cancel()
+
+    def _encoded(self, headers: tuple[tuple[str, str], ...]) -> list[tuple[bytes, bytes]]:
+        heads = self._heads.get(headers)
+        if heads is None:
+            if len(self._heads) >= 16:
+                self._heads.clear()
+            heads = self._heads[headers] = enc(list(headers))
+        return heads  # not mutated by either pool (both copy it)
+
+    def _ended(self, running: _Running) -> None:
+        self._exchanges.pop(running.frame.xid, None)
+        running.ended = True
+        if self._some_ended is not None:
+            self._some_ended.set()
+            self._some_ended = None
+
+    def _timeouts(self, read: float | None) -> dict[str, Any]:
+        rt = self.read_timeout
+        return {"timeout": {"connect": rt, "write": rt, "pool": rt, "read": read}}
+
+    async def _exchange(self, running: _Running) -> None:
+        await self._perform_exchange(running)
+
+    async def _perform_exchange(
+        self, running: _Running, waiter: _Waiter | None = None, call_id: int | None = None
+    ) -> None:
+        """Perform one request and feed what happens to the machine (head, chunks, end
+        or failure), until the machine needs nothing more of it or aborts it. With a
+        ``waiter`` (a caller performing its own call's request), only until that call
+        has its answer: the rest of the body is then read by a task of its own."""
+        conn = self._conn
+        frame = running.frame
+        xid = frame.xid
+        rest: Any = None  # (the body's iterator, its response context): handed over
+        try:
+            with running.scope:
+                # ``async with`` by hand: the response may outlive this call.
+                owner = running.pool.stream(
+                    frame.method.encode("ascii"),
+                    frame.url,
+                    headers=self._encoded(frame.headers),
+                    content=frame.body,
+                    extensions=self._timeouts(frame.read_timeout),
+                )
+                response = await owner.__aenter__()
+                try:
+                    conn.exchange_head(
+                        xid, response.status, str_headers(response.headers), trio.current_time()
+                    )
+                    self._pump_nowait()
+                    if not conn.wants_exchange(xid):
+                        return
+                    chunks = response.aiter_stream()
+
+                    def on_chunk(chunk: bytes) -> Next:
+                        conn.exchange_data(xid, chunk, trio.current_time())
+                        self._pump_nowait()
+                        if not conn.wants_exchange(xid):
+                            return Next.STOP
+                        return Next.PAUSE if waiter is not None and waiter.done else Next.GO
+
+                    what = await read_chunks(chunks, on_chunk)
+                    if what is Next.PAUSE:
+                        rest = (chunks, owner)
+                    elif what is Next.GO:
+                        conn.exchange_end(xid, trio.current_time())
+                        self._pump_nowait()
+                finally:
+                    if rest is None:
+                        await owner.__aexit__(None, None, None)  # (shielded within)
+        except HTTPCORE_ERRORS as exc:
+            if not running.aborted:
+                conn.exchange_failed(xid, _failure(exc), trio.current_time())
+                self._pump_nowait()
+        except trio.Cancelled:
+            # The caller performing its own request was cancelled: the exchange is cut.
+            # Its call is cancelled in the machine first (which then wants nothing more
+            # of the exchange); if the machine still wants it, it learns it broke.
+            if call_id is not None:
+                self._abandon(call_id)
+            if waiter is not None and not running.aborted and conn.wants_exchange(xid):
+                failure = ExchangeFailure("network", "the caller was cancelled")
+                conn.exchange_failed(xid, failure, trio.current_time())
+                self._pump_nowait()
+            raise
+        finally:
+            if rest is not None:
+                running.scope = trio.CancelScope()
+                if running.aborted:
+                    running.scope.cancel()
+                if not self._spawn(self._read_rest, running, *rest):
+                    running.scope.cancel()  # no task to read it: the rest is dropped
+                    with trio.CancelScope(shield=True):
+                        await self._read_rest(running, *rest)
+                    rest = None
+            if rest is None:
+                self._ended(running)
+
+    async def _read_rest(self, running: _Running, chunks: AsyncIterator[bytes], owner: Any) -> None:
+        """Read on a body whose caller has its answer (a POST's SSE stream may carry
+        notifications after the result: issue 9, item 6), to its end."""
+        conn = self._conn
+        xid = running.frame.xid
+
+        def on_chunk(chunk: bytes) -> Next:
+            conn.exchange_data(xid, chunk, trio.current_time())
+            self._pump_nowait()
+            return Next.GO if conn.wants_exchange(xid) else Next.STOP
+
+        try:
+            with running.scope:
+                if await read_chunks(chunks, on_chunk) is Next.GO:
+                    conn.exchange_end(xid, trio.current_time())
+                    self._pump_nowait()
+        except HTTPCORE_ERRORS as exc:
+            if not running.aborted:
+                conn.exchange_failed(xid, _failure(exc), trio.current_time())
+                self._pump_nowait()
+        finally:
+            with trio.CancelScope(shield=True):
+                await owner.__aexit__(None, None, None)
+            self._ended(running)
 
 
 class StreamableHttpServer(_HttpServer):
     """Streamable HTTP (2025-11-25 § Transports)."""
 
     type = "streamable_http"
-    request_gzip = True
-
-    async def _after_handshake(self, session: Session, info: ServerInfo) -> None:
-        await super()._after_handshake(session, info)
-        answered = trio.Event()
-        self._nursery().start_soon(self._get_loop, session, self._scope, answered)
-        # As in the blocking shell: give the server a moment to open the GET stream, so
-        # that what it sends there right after the handshake is not lost.
-        with trio.move_on_after(min(self.read_timeout, GET_READY_WAIT)):
-            await answered.wait()
-
-    async def _get_loop(
-        self, session: Session, scope: trio.CancelScope, answered: trio.Event | None = None
-    ) -> None:
-        """The optional GET stream, resumed with Last-Event-ID when it drops.
-        ``answered`` is set once the server answered (or failed) the first GET."""
-        try:
-            await self._get_streams(session, scope, answered)
-        finally:
-            if answered is not None:
-                answered.set()
-
-    async def _get_streams(
-        self, session: Session, scope: trio.CancelScope, answered: trio.Event | None
-    ) -> None:
-        failures = 0
-        # The standalone stream's own cursor: the first GET carries no Last-Event-ID
-        # (another stream's id would make the server take it for a resume of that one
-        # and never open this stream); a reconnect resumes this stream from its own id.
-        stream = SseStream()
-        with scope:
-            while session is self._session:
-                pool = self._pool
-                if pool is None:
-                    return
-                try:
-                    async with pool.stream(
-                        b"GET",
-                        self.url,
-                        headers=enc(self._state.get_headers(stream)),
-                        extensions=self._timeouts(max(self.read_timeout, 300.0)),
-                    ) as response:
-                        kind = classify_response(
-                            response.status,
-                            header(response.headers, b"content-type"),
-                            sent_session=self._state.session_id is not None,
-                        )
-                        if answered is not None:
-                            answered.set()
-                        if kind is ResponseKind.SSE:
-                            failures = 0
-                            await self._consume_sse(session, response, None, stream)
-                        elif kind is ResponseKind.SERVER_ERROR:
-                            failures += 1
-                        else:
-                            return  # 405: no GET stream offered; 4xx / expired: stop
-                except HTTPCORE_ERRORS:
-                    failures += 1
-                except MCPError as exc:
-                    self._logger.debug("server %s: GET stream: %s", self.name, exc)
-                    failures += 1
-                if failures > 10:
-                    return
-                delay = self._state.reconnect_delay * (2 ** min(failures, 5) if failures else 1)
-                await trio.sleep(min(delay, 30.0))
 
 
 class HttpServer(_HttpServer):
     """Plain HTTP: JSON over POST, no channel for server requests (HTTP-4)."""
 
     type = "http"
-    streamable = False
-
-    def __init__(self, config: ServerConfig, **kwargs: Any) -> None:
-        capabilities = kwargs.pop("capabilities")
-        super().__init__(config, capabilities=lambda: without_channel(capabilities()), **kwargs)
 
 
 class SseServer(_HttpServer):
     """The deprecated HTTP+SSE transport (2024-11-05)."""
 
     type = "sse"
-    streamable = False
-
-    def __init__(self, config: ServerConfig, **kwargs: Any) -> None:
-        super().__init__(config, **kwargs)
-        self._endpoint: str | None = None
-        self._endpoint_ready = trio.Event()
-        self._stream_error: MCPError | None = None
-        self._alive = False
-        self._ping_scope = trio.CancelScope()
-
-    def _transport_alive(self) -> bool:
-        return self._alive
-
-    async def _close(self) -> None:
-        self._ping_scope.cancel()
-        await super()._close()
-
-    def _post_url(self) -> str:
-        if self._endpoint is None:
-            raise ConnectionError(f"server {self.name!r}: no endpoint announced yet")
-        return self._endpoint
-
-    async def _open(self) -> None:
-        await super()._open()
-        self._endpoint = None
-        self._endpoint_ready = ready = trio.Event()
-        self._stream_error = None
-        self._nursery().start_soon(self._stream_loop, self._scope, ready)
-        with trio.move_on_after(self.read_timeout):
-            await ready.wait()
-        if self._endpoint is None:
-            self._scope.cancel()
-            raise self._stream_error or ConnectionError(
-                f"server {self.name!r} announced no endpoint in time"
-            )
-        self._alive = True
-        deprecation_notice(self._logger)
-
-    async def _after_handshake(self, session: Session, info: ServerInfo) -> None:
-        await super()._after_handshake(session, info)
-        if self.config.ping:
-            # A scope of its own (a CancelScope can be entered once): cancelled on close.
-            self._ping_scope = trio.CancelScope()
-            self._nursery().start_soon(self._ping_loop, session, self._ping_scope)
-
-    async def _ping_loop(self, session: Session, scope: trio.CancelScope) -> None:
-        """SSE keep-alive (SSE-5): three unanswered pings in a row drop the connection."""
-        interval = self.config.ping or 0.0
-        failures = 0
-        with scope:
-            while session is self._session:
-                await trio.sleep(interval)
-                if session is not self._session:
-                    return
-                try:
-                    await self.request("ping", timeout=interval * 2.5)
-                    failures = 0
-                except MCPError:
-                    failures += 1
-                    if failures >= 3 and session is self._session:
-                        self._logger.warning(
-                            "server %s: no answer to 3 pings; reconnecting", self.name
-                        )
-                        self._alive = False
-                        self._lost(
-                            session, ConnectionError(f"server {self.name!r} stopped answering")
-                        )
-                        return
-
-    def _on_endpoint(self, event: SSEEvent) -> None:
-        if self._endpoint is not None:
-            return
-        try:
-            self._endpoint = resolve_sse_endpoint(self.url, event.data)
-        except MCPError as exc:
-            self._stream_error = exc
-        self._endpoint_ready.set()
-
-    async def _stream_loop(self, scope: trio.CancelScope, ready: trio.Event) -> None:
-        """Read the event stream of one connection. ``scope`` and ``ready`` are that
-        connection's own: a loop still unwinding after a reconnect must not touch the
-        next connection's state."""
-        pool = self._pool
-        error: MCPError = ConnectionError(f"server {self.name!r} closed the event stream")
-        cancelled = False
-        try:
-            with scope:
-                if pool is None:
-                    return
-                async with pool.stream(
-                    b"GET",
-                    self.url,
-                    headers=enc(self._state.get_headers()),
-                    extensions=self._timeouts(None),
-                ) as response:
-                    kind = classify_response(
-                        response.status,
-                        header(response.headers, b"content-type"),
-                        sent_session=False,
-                    )
-                    if kind is ResponseKind.UNAUTHORIZED:  # typed from facts (issue 9)
-                        error = unauthorized_error(
-                            response.status, header(response.headers, b"www-authenticate")
-                        )
-                        self._stream_error = error
-                        return
-                    if kind is not ResponseKind.SSE:
-                        error = ConnectionError(
-                            f"server {self.name!r}: GET {self.url} answered HTTP "
-                            f"{response.status}, not an event stream"
-                        )
-                        self._stream_error = error
-                        return
-                    await self._read_events(response)
-            cancelled = scope.cancelled_caught
-        except HTTPCORE_ERRORS as exc:
-            error = transport_error(exc, f"event stream of {self.name!r}")
-            if self._stream_error is None:
-                self._stream_error = error
-        except MCPError as exc:
-            error = exc
-            self._stream_error = exc
-        finally:
-            ready.set()
-            if scope is self._scope:
-                self._alive = False
-                if not cancelled and not scope.cancel_called and self._session is not None:
-                    self._lost(self._session, error)
-
-    async def _read_events(self, response: httpcore.Response) -> None:
-        parser = SSEParser(max_event_size=self._limits.max_line_size)
-
-        def on_chunk(chunk: bytes) -> bool:
-            parser.receive_data(chunk)
-            messages = []
-            while True:
-                event = parser.next_event()
-                if not isinstance(event, SSEEvent):
-                    break
-                if event.event == "endpoint":
-                    self._on_endpoint(event)
-                elif event.data and event.event in ("message", ""):
-                    messages.append(event.data.encode("utf-8"))
-            if messages and self._session is not None:
-                self._deliver(self._session, messages)
-            return False
-
-        await _each_chunk(response, on_chunk)
-
-    async def _transmit(self, session: Session, deadline: float | None = None) -> None:
-        for frame in session.data_to_send():
-            await self._post_legacy(frame)
-
-    async def _post_legacy(self, frame: bytes) -> None:
-        pool = self._pool
-        if pool is None:
-            raise ConnectionError(f"server {self.name!r} is not connected")
-        _, method = frame_info(frame)
-        try:
-            async with pool.stream(
-                b"POST",
-                self._post_url(),
-                headers=enc(self._state.post_headers(streamable=False)),
-                content=frame,
-                extensions=self._timeouts(self.read_timeout),
-            ) as response:
-                body = bytearray()
-
-                def collect(chunk: bytes) -> bool:
-                    if len(body) < ERROR_BODY_CAP:
-                        body.extend(chunk)
-                    return False
-
-                await _each_chunk(response, collect)
-                if 200 <= response.status < 300:
-                    return
-                raise error_for_response(
-                    response.status,
-                    bytes(body),
-                    method=method,
-                    www_authenticate=header(response.headers, b"www-authenticate"),
-                )
-        except HTTPCORE_ERRORS as exc:
-            raise transport_error(exc, f"{method or 'message'} to {self.name!r}") from None

@@ -1,10 +1,11 @@
-"""The Trio shell's stdio server: a child process, reader tasks, a session.
+"""The Trio shell's stdio transport: a child process, its pipes, a reader task.
 
-Same protocol core as the blocking shell (``mcp_proto.Session``, ``LineFramer``); only
-the mechanics differ: tasks in the client's nursery instead of threads, a timer task
-(``BaseServer``) instead of timed waits.
+What the machine asks (``OpenTransport``, ``Write``, ``CloseTransport``) is done here
+with the process mechanics only; what the process writes goes to the machine as bytes
+(``receive_data``) and its end as ``receive_eof``. Framing, the handshake and every
+other rule are the machine's.
 
-The round trip is kept to two scheduler passes: a small request is written with one
+The round trip is kept to two scheduler passes: a small message is written with one
 ``os.write`` on the non-blocking pipe (the caller's checkpoint is parking for the
 answer), and the reader task reads before it waits, so it delivers an answer and goes
 back to ``wait_readable`` without a pass of its own.
@@ -12,9 +13,12 @@ back to ``wait_readable`` without a pass of its own.
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import subprocess
+from collections import deque
+from collections.abc import Awaitable, Callable
 from typing import Any, cast
 
 import trio
@@ -28,16 +32,14 @@ from mcp_io_common.processes import (
     server_group,
     signal_group,
 )
-from mcp_proto._util import NEED_DATA
 from mcp_proto.config import ServerConfig
-from mcp_proto.errors import ConnectionError, LineTooLongError, MCPError
-from mcp_proto.session import Session
-from mcp_proto.stdio import LineFramer, frame
+from mcp_proto.errors import ConnectionError
 
 from ._base import BaseServer
 
 __all__ = ["StdioServer"]
 
+#: How long each step of stopping a process (close stdin, SIGTERM, SIGKILL) may take.
 SHUTDOWN_GRACE = 2.0
 _READ_CHUNK = 65536
 
@@ -52,27 +54,32 @@ class _Process:
     def __init__(self, process: trio.Process) -> None:
         self.process = process
         self.pgid = server_group(process.pid)  # started with start_new_session=True
+        self.stdin_fd = _fileno(process.stdin)
+        # Bytes taken from the machine and not written yet, in order: whoever writes
+        # (a caller, or a flush task) takes from here, so frames never overtake.
+        self.outq: deque[memoryview] = deque()
         self.write_lock = trio.Lock()
-        self.alive = True
+        self.alive = True  # False once its end was reported to the machine
         self.big_pipes = False  # the pipes were enlarged for large messages
         # One scope per task: a CancelScope can be entered only once.
         self.reader_scope = trio.CancelScope()
         self.stderr_scope = trio.CancelScope()
 
-    async def stop(self) -> None:
+    async def stop(self, graceful: bool = True) -> None:
         """Close stdin and wait; then SIGTERM and wait; then SIGKILL and wait: bounded in
         time (STDIO-6). Signals go to the server's process group and every wait is for
         the whole group, so a server started through a launcher (``npx``, ``sh -c``)
-        ends with everything it started (issue 8, item 6)."""
-        self.alive = False
+        ends with everything it started (issue 8, item 6). Not ``graceful`` (the
+        connection already failed, e.g. it lost the framing): no wait for a clean exit."""
         p = self.process
+        self.outq.clear()
         with trio.CancelScope(shield=True):
             try:
                 if p.stdin is not None:
                     await p.stdin.aclose()
             except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
                 pass
-            for sig in (None, TERMINATE, KILL):
+            for sig in (None, TERMINATE, KILL) if graceful else (TERMINATE, KILL):
                 if sig is not None:
                     self._signal(sig)
                 if await self._wait_all(trio.current_time() + SHUTDOWN_GRACE):
@@ -111,20 +118,18 @@ class _Process:
 
 class StdioServer(BaseServer):
     """One MCP server reached over stdio (Trio shell). Its reader tasks run in the
-    client's nursery; a process that exited is restarted on the next request
-    (STDIO-10)."""
+    client's nursery; a process that exited is restarted when the machine asks for a
+    transport again (STDIO-10)."""
 
     type = "stdio"
-    _transmit_checkpoints = False  # small writes go out without a scheduler pass
 
     def __init__(self, config: ServerConfig, **kwargs: Any) -> None:
         super().__init__(config, **kwargs)
         self._proc: _Process | None = None
 
-    def _transport_alive(self) -> bool:
-        return self._proc is not None and self._proc.alive
+    # ------------------------------------------------------------ open / close
 
-    async def _open(self) -> None:
+    async def _open_transport(self) -> None:
         env = {**os.environ, **self.config.env} if self.config.env else None
         try:
             process = await trio.lowlevel.open_process(
@@ -149,112 +154,113 @@ class StdioServer(BaseServer):
         nursery.start_soon(self._read_loop, proc)
         nursery.start_soon(self._stderr_loop, proc)
 
-    async def _close(self) -> None:
+    def _detach_transport(self, graceful: bool) -> Callable[[], Awaitable[None]]:
         proc, self._proc = self._proc, None
-        if proc is not None:
-            await proc.stop()
-
-    async def _transmit(self, session: Session, deadline: float | None = None) -> None:
-        proc = self._proc if session is self._session else None
         if proc is None:
-            if session.data_to_send():
-                raise ConnectionError(f"server {self.name!r} is not connected")
-            return
-        # Small frames and a pipe with room (the usual case): one os.write, no lock, no
-        # scheduler pass, so this is then not a checkpoint (BaseServer supplies the
-        # callers' checkpoints: _transmit_checkpoints). Anything else goes out under the
-        # write lock, which keeps frames in the order they were queued.
-        lock = proc.write_lock
-        if lock.locked():
-            await lock.acquire()
-            try:
-                frames = session.data_to_send()
-                if frames:
-                    await self._write_all(proc, self._chunks(proc, frames))
-            finally:
-                lock.release()
-            return
-        frames = session.data_to_send()
-        if not frames:
-            return
-        chunks = self._chunks(proc, frames)
-        sent = 0
-        if len(chunks) == 1:
-            data = chunks[0]
-            try:
-                sent = os.write(_fileno(proc.process.stdin), data)
-            except BlockingIOError:
-                pass
-            except OSError as exc:
-                raise self._write_failed(proc, exc) from exc
-            if sent == len(data):
-                return
-            chunks = [memoryview(data)[sent:]]
-        lock.acquire_nowait()  # free: checked above, and nothing yielded since
-        try:
-            await self._write_all(proc, chunks)
-        finally:
-            lock.release()
+            return trio.lowlevel.checkpoint
+        proc.alive = False  # nothing more of it goes to the machine
+        return functools.partial(proc.stop, graceful)
 
-    def _chunks(self, proc: _Process, frames: list[bytes]) -> list[bytes | memoryview]:
-        """Small frames joined into one newline-separated write; large ones not copied
-        (appending a newline to a large message costs as much as writing it)."""
-        if max(map(len, frames)) < _READ_CHUNK:
-            if len(frames) == 1:
-                return [frame(frames[0])]
-            return [b"".join([frame(f) for f in frames])]
+    # ------------------------------------------------------------ writing
+
+    def _write(self, messages: list[bytes]) -> bool:
+        proc = self._proc
+        if proc is None or not proc.alive:
+            return False  # the machine learns of the end from the reader
+        queue = proc.outq
+        if len(messages) == 1:
+            small = len(messages[0]) < _READ_CHUNK
+        else:
+            small = max(map(len, messages)) < _READ_CHUNK
+        if small and not queue and not proc.write_lock.locked():
+            # The usual case: small frames and a pipe with room. One os.write, no lock,
+            # no scheduler pass (the caller's checkpoint is parking for its answer).
+            data = messages[0] + b"\n" if len(messages) == 1 else b"\n".join(messages) + b"\n"
+            try:
+                # (alive: stop() has not closed stdin, so this fd is still ours)
+                sent = os.write(proc.stdin_fd, data)
+            except BlockingIOError:
+                sent = 0
+            except OSError as exc:
+                self._write_failed(proc, exc)
+                return False
+            if sent == len(data):
+                return False
+            queue.append(memoryview(data)[sent:])
+            return True
+        if small:
+            queue.append(memoryview(b"\n".join(messages) + b"\n"))
+            return True
         if not proc.big_pipes:
             proc.big_pipes = True
             enlarge_pipes(proc.process.stdin, proc.process.stdout)
-        out: list[bytes | memoryview] = []
-        for f in frames:
-            out += (f, b"\n")
-        return out
+        # Large messages are not copied to append a newline (that costs as much as
+        # writing them): the newline is a piece of its own.
+        for message in messages:
+            queue += (memoryview(message), memoryview(b"\n"))
+        return True
 
-    async def _write_all(self, proc: _Process, chunks: list[bytes | memoryview]) -> None:
-        """Write ``chunks`` in order, under the write lock, waiting for the pipe.
+    async def _flush(self) -> None:
+        """Write the queue out under the write lock, waiting for the pipe.
 
-        Not cancellable: the frames were taken from the session, and they may include
-        other tasks' requests drained with ours, so they all go out even if the caller
-        is cancelled (a frame cut short would also glue half a message to the next).
-        Bounded instead: a server that reads nothing for ``read_timeout`` loses its
-        connection. A caller cancelled before this point sends nothing (BaseServer
-        checks before queueing its request)."""
-        fd = _fileno(proc.process.stdin)
-        limit: float | None = None
+        Not cancellable once writing: the bytes were taken from the machine and may be
+        other tasks' messages, so they all go out even if this caller is cancelled (a
+        frame cut short would also glue half a message to the next). Bounded instead:
+        a server that reads nothing for ``read_timeout`` loses its connection."""
+        proc = self._proc
+        if proc is None:
+            return
+        lock = proc.write_lock
         try:
-            for chunk in chunks:
-                view = memoryview(chunk)
-                while view:
-                    try:
-                        n = os.write(fd, view)
-                    except BlockingIOError:
-                        n = 0
-                    if n:
-                        view = view[n:]
-                    else:
-                        if limit is None:
-                            limit = trio.current_time() + self.read_timeout
-                        with trio.CancelScope(deadline=limit, shield=True) as scope:
-                            await trio.lowlevel.wait_writable(fd)
-                        if scope.cancelled_caught:
-                            raise TimeoutError(
-                                f"the process read nothing for {self.read_timeout} s"
-                            )
+            lock.acquire_nowait()  # free (the usual case): no scheduler pass
+        except trio.WouldBlock:
+            # The holder writes the whole queue, ours included: once we have the lock
+            # there is usually nothing left (this wait is the backpressure).
+            await lock.acquire()
+        try:
+            fd = _fileno(proc.process.stdin)
+            queue = proc.outq
+            limit: float | None = None
+            while queue and proc.alive:
+                view = queue[0]
+                try:
+                    n = os.write(fd, view)
+                except BlockingIOError:
+                    n = 0
+                if n == len(view):
+                    queue.popleft()
+                elif n:
+                    queue[0] = view[n:]
+                else:
+                    if limit is None:
+                        limit = trio.current_time() + self.read_timeout
+                    with trio.CancelScope(deadline=limit, shield=True) as scope:
+                        await trio.lowlevel.wait_writable(fd)
+                    if scope.cancelled_caught:
+                        raise TimeoutError(f"the process read nothing for {self.read_timeout} s")
         except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
-            raise self._write_failed(proc, exc) from exc
+            self._write_failed(proc, exc)
+        finally:
+            lock.release()
 
-    def _write_failed(self, proc: _Process, exc: BaseException) -> ConnectionError:
-        error = ConnectionError(f"server {self.name!r}: cannot write to the process: {exc}")
-        self._connection_lost(proc, error)
-        return error
+    def _write_failed(self, proc: _Process, exc: BaseException) -> None:
+        proc.outq.clear()
+        self._ended(proc, f"cannot write to the process: {exc}")
 
-    # ------------------------------------------------------------ reader side
+    def _ended(self, proc: _Process, detail: str) -> None:
+        """Tell the machine the process's output is over (once per process)."""
+        if not proc.alive or proc is not self._proc:
+            return
+        proc.alive = False
+        self._conn.receive_eof(trio.current_time(), detail)
+        self._pump_nowait()
+
+    # ------------------------------------------------------------ reading
 
     async def _read_loop(self, proc: _Process) -> None:
         stdout = proc.process.stdout
         assert stdout is not None
-        framer = LineFramer(self.config.max_line_size or self._limits.max_line_size, decode=True)
+        conn = self._conn
         fd = _fileno(stdout)  # non-blocking: trio's FdStream made it so
         # Read first and wait for the pipe only once it is empty: no scheduler pass of
         # our own between answers (receive_some checkpoints before every read). A
@@ -263,14 +269,9 @@ class StdioServer(BaseServer):
         # cannot starve the other tasks.
         parked = True
         drained = False
+        size = _READ_CHUNK
         with proc.reader_scope:
             while True:
-                size = _READ_CHUNK
-                if framer.buffered >= _READ_CHUNK:  # a large message is arriving
-                    size = BIG_PIPE
-                    if not proc.big_pipes:
-                        proc.big_pipes = True
-                        enlarge_pipes(stdout, proc.process.stdin)
                 chunk: bytes | None = None
                 if drained:
                     try:
@@ -290,37 +291,24 @@ class StdioServer(BaseServer):
                     await trio.lowlevel.checkpoint()
                 parked = False
                 drained = len(chunk) < size
-                framer.receive_data(chunk)
-                lines: list[bytes | str] = []
-                try:
-                    while True:
-                        line = framer.next_line()
-                        if line is NEED_DATA or not isinstance(line, (bytes, str)):
-                            break
-                        lines.append(line)
-                except LineTooLongError as exc:
-                    self._logger.warning("server %s: %s; dropping the connection", self.name, exc)
-                    self._deliver_to(proc, lines)
-                    self._connection_lost(proc, exc)
-                    self._nursery().start_soon(proc.stop)
-                    return
-                self._deliver_to(proc, lines)
                 if not chunk:
-                    code = None
-                    with trio.move_on_after(SHUTDOWN_GRACE):
-                        code = await proc.process.wait()
-                    self._connection_lost(
-                        proc,
-                        ConnectionError(
-                            f"server {self.name!r} closed its output"
-                            + (f" (exit code {code})" if code is not None else "")
-                        ),
-                    )
-                    return
-
-    def _deliver_to(self, proc: _Process, lines: list[bytes | str]) -> None:
-        if proc is self._proc and self._session is not None:
-            self._deliver(self._session, lines)
+                    break
+                if proc is not self._proc or not proc.alive:
+                    continue  # closing: drain the pipe, but feed nothing more
+                # A full read: a large message (or a flood) is arriving: bigger pipes,
+                # bigger reads until the pipe is drained again (a 1 MiB read buffer
+                # for every small answer would cost its allocation each time).
+                size = _READ_CHUNK if drained else BIG_PIPE
+                if size == BIG_PIPE and not proc.big_pipes:
+                    proc.big_pipes = True
+                    enlarge_pipes(stdout, proc.process.stdin)
+                conn.receive_data(chunk, trio.current_time())
+                self._pump_nowait()
+        if proc is self._proc and proc.alive:
+            code = None
+            with trio.move_on_after(SHUTDOWN_GRACE):
+                code = await proc.process.wait()
+            self._ended(proc, f"exit code {code}" if code is not None else "")
 
     async def _stderr_loop(self, proc: _Process) -> None:
         """Drain the child's stderr continuously (STDIO-5) into the log, bounded."""
@@ -357,10 +345,3 @@ class StdioServer(BaseServer):
     def _stderr_line(self, log: logging.Logger, line: bytes) -> None:
         if log.isEnabledFor(logging.INFO):
             log.info("[%s] %s", self.name, line.decode("utf-8", "replace"))
-
-    def _connection_lost(self, proc: _Process, error: MCPError) -> None:
-        if proc is not self._proc:
-            return
-        proc.alive = False
-        if self._session is not None:
-            self._lost(self._session, error)

@@ -2,23 +2,41 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
 from mcp_proto.config import ServerConfig
 from mcp_proto.session import ServerInfo, Session, State
 
-__all__ = ["ServerView"]
+__all__ = ["ConnectionView", "ServerView"]
+
+
+class ConnectionView(Protocol):
+    """What :class:`ServerView` reads from the machine a server object drives
+    (``mcp_proto.connection.Connection`` has both)."""
+
+    @property
+    def server(self) -> ServerInfo | None: ...
+
+    @property
+    def is_connected(self) -> bool: ...
 
 
 class ServerView:
-    """Read-only facts about a server, from its current session (LIFE-4, LIFE-9,
-    LIFE-21). A subclass sets ``config`` and ``_session``."""
+    """Read-only facts about a server, from its connection (LIFE-4, LIFE-9, LIFE-21).
+    A subclass sets ``config`` and ``_conn`` (the ``Connection`` it drives).
+
+    A shell not yet driving a ``Connection`` may set ``_session`` (a ``Session``)
+    instead: read only while ``_conn`` is None (issue 9: until both shells switch)."""
 
     config: ServerConfig
-    _session: Session | None
+    _conn: ConnectionView | None = None
+    _session: Session | None = None
 
     @property
     def info(self) -> ServerInfo | None:
+        conn = self._conn
+        if conn is not None:
+            return conn.server
         s = self._session
         return s.server if s is not None else None
 
@@ -56,14 +74,16 @@ class ServerView:
         """Whether the server answered ``initialize`` on the current (or last, failed)
         connection: proof that an MCP server is at this address, so ``connect`` tries
         no other transport after a failure (issue 9; :class:`~mcp_proto.effects.Attempt`)."""
-        s = self._session
-        return s is not None and s.server is not None
+        return self.info is not None
 
     def _transport_alive(self) -> bool:
         return True
 
     @property
     def is_connected(self) -> bool:
+        conn = self._conn
+        if conn is not None:
+            return conn.is_connected and self._transport_alive()
         s = self._session
         return s is not None and s.state is State.READY and self._transport_alive()
 

@@ -65,3 +65,50 @@ def test_the_checker_sees_an_offending_import(tmp_path: Path) -> None:
     module = tmp_path / "m.py"
     module.write_text("def f():\n    from mcp_io_sync._base import BaseServer\n")
     assert _imports(module) == [(2, "mcp_io_sync._base")]
+
+
+# ---------------------------------------------------------------------- protocol vocabulary
+
+#: Protocol vocabulary that has no place in a shell (issue 9, item 5): header names,
+#: method names, retry and backoff decisions, response classification, SSE parsing.
+#: All of it is the machine's (``mcp_proto.connection``); a shell only runs exchanges.
+PROTOCOL_VOCABULARY = (
+    '"Last-Event-ID"',
+    '"Mcp-Session-Id"',
+    '"WWW-Authenticate"',
+    '"notifications/',
+    '"initialize"',
+    '"tools/call"',
+    "backoff_delay",
+    "is_retryable",
+    "classify_response",
+    "SSEParser",
+)
+
+#: Shells whose every module is checked (a shell joins once it drives the machine).
+VOCABULARY_FREE_SHELLS = ["mcp_io_sync", "mcp_io_trio"]
+
+
+def _vocabulary_in(path: Path) -> list[str]:
+    """``file:line: word`` for each vocabulary word in the file (first occurrence)."""
+    text = path.read_text(encoding="utf-8")
+    return [
+        f"{path.name}:{text.count(chr(10), 0, text.index(word)) + 1}: {word}"
+        for word in PROTOCOL_VOCABULARY
+        if word in text
+    ]
+
+
+@pytest.mark.parametrize("package", VOCABULARY_FREE_SHELLS)
+def test_shell_source_has_no_protocol_vocabulary(package: str) -> None:
+    offenders = [
+        hit for path in sorted((ROOT / package).rglob("*.py")) for hit in _vocabulary_in(path)
+    ]
+    assert offenders == []
+
+
+def test_the_vocabulary_check_sees_a_rule(tmp_path: Path) -> None:
+    # The check can fail: a module naming a header or deciding a retry is found.
+    module = tmp_path / "m.py"
+    module.write_text('x = 1\nheaders = {"Mcp-Session-Id": sid}\nif is_retryable(m, e): pass\n')
+    assert _vocabulary_in(module) == ['m.py:2: "Mcp-Session-Id"', "m.py:3: is_retryable"]

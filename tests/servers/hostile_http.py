@@ -133,6 +133,24 @@ after_result           tools/call -> 200 text/event-stream: the response first (
                        for i = 1..n), then the end of the body (with ``hold``: no end, the
                        connection is held until the client closes it; note "after_result:
                        client closed"). A client that stops reading at the response loses them.
+post_tail              tools/call ``t`` -> 200 text/event-stream: the response first (text "ok"),
+                       then one ``notifications/message`` (logger "post_tail", data "before
+                       release"), then the stream stays OPEN (nothing sent) until a
+                       ``tools/call`` of the tool ``release`` (listed by tools/list besides
+                       ``t``) arrives on another connection, or
+                       ``hold_max`` s pass (default 30), or the client hangs up. On release the
+                       held stream sends ``notifications/message`` "after release" and ends.
+                       ``release`` answers text "released" if a stream was still held open at
+                       that moment, else "nothing held". A client that makes the caller read
+                       the POST stream to its end returns from the first call only once the
+                       stream is gone, and then gets "nothing held". records notes
+                       "post_tail: released", "post_tail: client closed", "post_tail: gave up".
+oversized_tail         tools/call -> 200 text/event-stream, all in ONE write: a
+                       ``notifications/message`` (logger "oversized_tail", data "before"), the
+                       response (text "ok"), then an event whose data is ``size`` bytes of "x"
+                       (default 2 MiB), then the end. A client bounding events below ``size``
+                       still has the notification and the response: complete events before the
+                       oversized one are not lost with it.
 legacy_sse_ok          well-behaved legacy HTTP+SSE: GET /sse (or GET /) -> ``event: endpoint``,
                        ``data: /messages?session=abc`` (the 2nd stream gets abc-2, ...);
                        POST /messages?session=<id> -> 202 "Accepted", the JSON-RPC reply comes on
@@ -194,6 +212,8 @@ STREAMABLE_MODES = frozenset(
         "slow",
         "batch",
         "after_result",
+        "post_tail",
+        "oversized_tail",
     }
 )
 LEGACY_MODES = frozenset({"cross_origin_endpoint", "legacy_sse_ok"})
@@ -212,6 +232,8 @@ OPTIONS: dict[str, dict[str, Any]] = {
     "legacy_sse_ok": {"keepalive": 15.0},
     "batch": {"batch_wait": 10.0},
     "after_result": {"notifications": 3, "pause": 0.05, "hold": False},
+    "post_tail": {"hold_max": 30.0},
+    "oversized_tail": {"size": 2 * MIB},
 }
 HUGE_ID_VARIANTS = ("huge", "cr", "crlf", "nonascii", "nul")
 ENDPOINT_VARIANTS = ("port", "host", "evil", "scheme", "userinfo", "netpath")
@@ -454,6 +476,24 @@ def sse_event(
 
 def message_event(msg: Any, event_id: str | None = None) -> bytes:
     return sse_event(compact(msg), event="message", event_id=event_id)
+
+
+def _peer_closed(sock: socket.socket) -> bool:
+    """True if the client closed ``sock`` (readable with nothing to read) or it broke."""
+    try:
+        ready, _, _ = select.select([sock], [], [], 0)
+        return bool(ready) and not sock.recv(1, socket.MSG_PEEK)
+    except OSError:
+        return True
+
+
+def _log_note(logger: str, data: str) -> dict[str, Any]:
+    """A ``notifications/message`` at level info."""
+    return {
+        "jsonrpc": "2.0",
+        "method": "notifications/message",
+        "params": {"level": "info", "logger": logger, "data": data},
+    }
 
 
 def compact(obj: Any) -> str:
@@ -782,6 +822,9 @@ class HostileHTTPServer:
         self._batch = threading.Condition()  # the batch mode's calls in flight
         self._batch_held = 0
         self._batch_round = 0
+        self._tail = threading.Condition()  # post_tail: a stream held open, its release
+        self._tail_socks: list[socket.socket] = []
+        self._tail_released = 0
         self._threads: list[threading.Thread] = []
         self._conns: set[_Connection] = set()
         self._listeners: list[socket.socket] = []
@@ -1128,6 +1171,76 @@ class HostileHTTPServer:
             return True
         ex.end()
         return True
+
+    def _post_oversized_tail(self, ex: Exchange, msg: dict[str, Any]) -> bool:
+        if msg.get("method") != "tools/call":
+            return False
+        ex.start_stream(200)
+        oversized = b"event: message\ndata: " + b"x" * int(self.opts["size"]) + b"\n\n"
+        with contextlib.suppress(_Gone):
+            ex.write(
+                message_event(_log_note("oversized_tail", "before"))
+                + message_event(self._answer(msg))
+                + oversized
+            )
+            ex.end()
+            return True
+        ex.drop()
+        return True
+
+    def _post_post_tail(self, ex: Exchange, msg: dict[str, Any]) -> bool:
+        if msg.get("method") == "tools/list":
+            release = {**TOOL, "name": "release", "description": "Ends the held stream."}
+            self._reply(ex, rpc_result(msg.get("id"), {"tools": [TOOL, release]}))
+            return True
+        if msg.get("method") != "tools/call":
+            return False
+        params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
+        if params.get("name") == "release":
+            with self._tail:
+                # Held, and its client still there (a client may have hung up an instant
+                # before the holder's next look).
+                held = any(not _peer_closed(sock) for sock in self._tail_socks)
+                if held:
+                    self._tail_released += 1
+                    self._tail.notify_all()
+            text = "released" if held else "nothing held"
+            result = {"content": [{"type": "text", "text": text}]}
+            self._reply(ex, rpc_result(msg.get("id"), result))
+            return True
+        ex.start_stream(200)
+        ex.write(message_event(self._answer(msg)))
+        ex.write(message_event(_log_note("post_tail", "before release")))
+        outcome = self._hold_tail(ex)
+        self.recorder.note(f"post_tail: {outcome}")
+        if outcome == "released":
+            with contextlib.suppress(_Gone):
+                ex.write(message_event(_log_note("post_tail", "after release")))
+                ex.end()
+                return True
+        ex.drop()
+        return True
+
+    def _hold_tail(self, ex: Exchange) -> str:
+        """Hold ``ex``'s stream open until a release, the client hanging up, or hold_max."""
+        deadline = time.monotonic() + float(self.opts["hold_max"])
+        sock = ex.conn.sock
+        with self._tail:
+            self._tail_socks.append(sock)
+            seen = self._tail_released
+            try:
+                while self._tail_released == seen:
+                    if self.stopping.is_set():
+                        return "stopping"
+                    left = deadline - time.monotonic()
+                    if left <= 0:
+                        return "gave up"
+                    if _peer_closed(sock):
+                        return "client closed"
+                    self._tail.wait(min(left, TICK))
+                return "released"
+            finally:
+                self._tail_socks.remove(sock)
 
     def _post_endless_sse(self, ex: Exchange, msg: dict[str, Any]) -> bool:
         if msg.get("method") != "tools/call":

@@ -1,14 +1,18 @@
 """Trio shell: the cheap request path keeps Trio's semantics.
 
-A stdio request is written without a scheduler pass, the caller parks without a
-``trio.Event`` or a cancel scope, and one timer task per server expires requests. These
-tests pin what must not change: every call is a checkpoint (also when its answer is
-already there), a cancelled call abandons its request politely (and a call in an
-already cancelled scope sends nothing), timeouts fire at their own deadline and send
-``notifications/cancelled`` first, and concurrent large and small writes stay whole.
+The server object drives the core machine (``mcp_proto.connection``): a stdio request is
+written without a scheduler pass, the caller parks without a ``trio.Event`` or a cancel
+scope, and one timer task per server hands the machine its deadlines. These tests pin
+what must not change: every call is a checkpoint (also when its answer is already
+there), a cancelled call is cancelled in the machine, which tells the server (and a
+call in an already cancelled scope sends nothing), timeouts fire at their own deadline
+and send ``notifications/cancelled`` first, and concurrent large and small writes stay
+whole.
 
-The first group uses an in-memory transport (answers delivered synchronously or by the
-test) to reach each branch deterministically; the second a real stdio server.
+The first group uses an in-memory transport (the machine's writes answered synchronously
+or by the test) to reach each branch deterministically; then a real stdio server; then
+HTTP (a cancelled call over HTTP) and a cancelled caller whose connect waits for the
+previous process to stop.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from __future__ import annotations
 import json
 import logging
 import sys
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -29,10 +33,10 @@ from mcp_io_trio._base import BaseServer
 from mcp_proto import errors
 from mcp_proto.config import config_from_dict
 from mcp_proto.limits import Limits
-from mcp_proto.session import Session
 from mcp_proto.types import Implementation
 
-from .conftest import hostile
+from ._http_support import hostile_http_server
+from .conftest import hostile, text_of
 
 RECORDING: list[str] = [sys.executable, str(Path(__file__).with_name("recording_server.py"))]
 
@@ -44,11 +48,10 @@ INIT_RESULT = {
 
 
 class _Loopback(BaseServer):
-    """A transport whose ``_transmit`` never yields (like stdio's fast path): it
-    records what is sent and may answer a request on the spot."""
+    """A stdio transport whose writes never yield (like the pipe's fast path): it
+    records what the machine writes and may answer a request on the spot."""
 
     type = "loopback"
-    _transmit_checkpoints = False
 
     def __init__(self, nursery: trio.Nursery, **kwargs: Any) -> None:
         super().__init__(
@@ -63,35 +66,34 @@ class _Loopback(BaseServer):
             on_event=lambda server, event: None,
             nursery=lambda: nursery,
         )
-        self.open = False
         self.sent: list[dict[str, Any]] = []
         #: called with each request sent after the handshake; returns the result to
         #: deliver at once, or None to leave it pending
         self.answer: Callable[[dict[str, Any]], Any] = lambda msg: None
 
-    def _transport_alive(self) -> bool:
-        return self.open
+    async def _open_transport(self) -> None:
+        pass
 
-    async def _open(self) -> None:
-        self.open = True
+    def _detach_transport(self, graceful: bool) -> Callable[[], Awaitable[None]]:
+        return trio.lowlevel.checkpoint
 
-    async def _close(self) -> None:
-        self.open = False
-
-    async def _transmit(self, session: Session, deadline: float | None = None) -> None:
-        for data in session.data_to_send():
+    def _write(self, messages: list[bytes]) -> bool:
+        for data in messages:
             msg = json.loads(data)
             self.sent.append(msg)
             if "id" not in msg or "method" not in msg:
                 continue
             result = INIT_RESULT if msg["method"] == "initialize" else self.answer(msg)
             if result is not None:
-                self.respond(msg["id"], result)
+                # Fed now, dispatched by the driver once it performed the frames.
+                self.respond(msg["id"], result, dispatch=False)
+        return False
 
-    def respond(self, request_id: Any, result: Any) -> None:
-        assert self._session is not None
+    def respond(self, request_id: Any, result: Any, *, dispatch: bool = True) -> None:
         reply = {"jsonrpc": "2.0", "id": request_id, "result": result}
-        self._deliver(self._session, [json.dumps(reply)])
+        self._conn.receive_data(json.dumps(reply).encode() + b"\n", trio.current_time())
+        if dispatch:
+            self._pump_nowait()
 
     def requests(self, method: str = "ping") -> list[dict[str, Any]]:
         return [m for m in self.sent if m.get("method") == method and "id" in m]
@@ -130,7 +132,7 @@ async def test_cancelled_while_the_answer_is_already_there() -> None:
         assert scope.cancelled_caught
         assert len(server.requests()) == 1
         assert server.cancellations() == []
-        assert server._waiters == {}
+        assert server._calls == {}
         server.answer = lambda msg: {"n": 2}
         assert await server.request("ping") == {"n": 2}
         await server.cleanup()
@@ -148,7 +150,7 @@ async def test_cancelled_while_waiting_sends_notifications_cancelled() -> None:
         assert server.cancellations() == [
             {"requestId": request["id"], "reason": "Request cancelled by the client"}
         ]
-        assert server._waiters == {}
+        assert server._calls == {}
         server.respond(request["id"], {"late": True})  # discarded, nobody waits for it
         server.answer = lambda msg: {"n": 2}
         assert await server.request("ping") == {"n": 2}
@@ -223,7 +225,7 @@ async def test_each_request_times_out_at_its_own_deadline(autojump_clock: Any) -
         assert 1.5 <= failed["short"] < 1.6
         assert 10.0 <= failed["long"] < 10.1
         assert len(server.cancellations()) == 2
-        assert server._waiters == {}
+        assert server._calls == {}
         await server.cleanup()
     assert not server._timer_running
 
@@ -394,5 +396,58 @@ def test_stdio_cancelled_mid_frame_leaves_no_corrupt_line(tmp_path: Path) -> Non
                     sent += 1
                 stats = json.loads((await c.call_tool("stats"))["content"][0]["text"])
                 assert stats == {"corrupt": 0, "notes": sent, "intact": True}
+
+    trio.run(main)
+
+
+# ------------------------------------------------------------------ HTTP
+
+
+@pytest.mark.parametrize("mode", ["slow", "slow+sse"])
+def test_http_cancelled_call_is_cancelled_in_the_machine(mode: str) -> None:
+    """A Trio caller that gives up on an HTTP call (its scope is cancelled) cancels
+    the call in the machine: the server gets notifications/cancelled for that request,
+    the held exchange is let go, and the connection stays usable."""
+    with hostile_http_server(mode) as peer:
+        rec = peer.recorder
+
+        async def main() -> None:
+            with trio.fail_after(30):
+                async with mcp_io_trio.connect(peer.url, read_timeout=10) as c:
+                    await c.list_tools()
+                    with trio.move_on_after(0.3) as scope:
+                        await c.call_tool("t")
+                    assert scope.cancelled_caught
+                    assert await c.ping() == {}
+
+        trio.run(main)
+        [call] = rec.posts("tools/call")
+        assert rec.wait_for(lambda r: bool(r.cancelled()), timeout=5)
+        assert rec.cancelled() == [
+            {"requestId": call.rpc_id, "reason": "Request cancelled by the client"}
+        ]
+        assert rec.wait_for(
+            lambda r: any(n.startswith("slow: client closed") for n in r.notes), timeout=5
+        ), rec.notes
+
+
+def test_a_call_cancelled_while_the_old_process_stops_leaves_the_connect_going() -> None:
+    """The connection is dropped (a line over the limit) and its process ignores
+    SIGTERM, so stopping it takes a while; the next call has to wait for it before a new
+    process starts. That caller is cancelled meanwhile: the new process still starts (the
+    machine asked for it), and the call after it works."""
+
+    async def main() -> None:
+        with trio.fail_after(40):
+            async with mcp_io_trio.connect(
+                hostile("sigterm,hugeline"), limits=Limits(max_line_size=1 << 20)
+            ) as c:
+                assert text_of(await c.call_tool("t", {"ok": True})) == "ok"
+                with pytest.raises(errors.LineTooLongError):
+                    await c.call_tool("t", {"size": (1 << 20) + 16384})
+                with trio.move_on_after(0.3) as scope:
+                    await c.call_tool("t", {"ok": True})
+                assert scope.cancelled_caught
+                assert text_of(await c.call_tool("t", {"ok": True})) == "ok"
 
     trio.run(main)
