@@ -55,6 +55,48 @@ def sdk_on(port: int) -> Iterator[subprocess.Popen[bytes]]:
             proc.wait()
 
 
+def test_a_byte_heavy_flood_over_http_stays_within_the_byte_bound(shell: Shell) -> None:
+    """SUB-7/8/10/12 over HTTP (scripted peer: tests/servers/hostile_modern.py): 1500
+    updates of ~20 KB each (30 MB) on the listen stream while the listener is stuck:
+    what waits stays within MAX_PENDING_NOTIFICATION_BYTES, the rest is dropped and
+    counted, and every one of the 50 resources keeps its newest update."""
+    if str(SERVERS) not in sys.path:
+        sys.path.insert(0, str(SERVERS))
+    import hostile_modern
+
+    total = 1500
+    url, stop, _peer = hostile_modern.start_http(
+        "listen_flood", count=total, distinct=50, pad=20_000
+    )
+    released: list[bool] = []
+    seen: list[str] = []
+
+    async def scenario(c: Any) -> None:
+        async def listener(method: str, params: dict[str, Any]) -> None:
+            seen.append(params["uri"])
+            await shell.wait_for(lambda: bool(released), timeout=60)
+
+        sub = await c.listen({"resources_list_changed": True}, shell.callback(listener))
+        await done(sub.wait_acknowledged(10))
+        assert await shell.wait_for(
+            lambda: len(seen) + sub.pending_notifications + sub.dropped_notifications == total,
+            timeout=60,
+        )
+        limit = sub.MAX_PENDING_NOTIFICATION_BYTES
+        assert sub.pending_notification_bytes <= limit
+        assert sub.pending_notifications * 20_000 <= limit + 20_100
+        assert sub.dropped_notifications > 0
+        released.append(True)
+        assert await shell.wait_for(lambda: sub.pending_notifications == 0, timeout=60)
+        assert set(seen) == {f"demo://r/{i}" for i in range(50)}
+        await done(sub.close())
+
+    try:
+        shell.run(scenario, url, read_timeout=HTTP_READ_TIMEOUT, deadline=120)
+    finally:
+        stop()
+
+
 @pytest.mark.parametrize("mode", ["streamable-http", "streamable-http+stateless"])
 def test_listen_over_streamable_http(shell: Shell, peers: PeerPool, mode: str) -> None:
     got: list[str] = []
