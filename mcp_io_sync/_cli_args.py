@@ -191,6 +191,8 @@ def _version() -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from ._cli_listen import add_listen_command
+
     parser = _Parser(
         prog=PROG,
         usage=f"{PROG} [options] COMMAND [ARGS...] [-- SERVER_COMMAND...]",
@@ -283,6 +285,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     command("ping", "check that the server answers, and how fast")
+    add_listen_command(command)
     return parser
 
 

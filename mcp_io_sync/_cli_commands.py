@@ -17,6 +17,7 @@ from mcp_proto.types import Prompt, Resource, ResourceContent, ResourceTemplate,
 
 from . import _cli_render as render
 from ._cli_args import EXIT_OK, EXIT_SERVER, EXIT_TOOL_ERROR, EXIT_USAGE, PROG, CommandFailed
+from ._cli_listen import cmd_listen
 from ._cli_log import HANDLER, classify
 from ._cli_schema import (
     _arg_list,
@@ -103,6 +104,8 @@ class Runner:
         # a failed list is reported once, by the CLI (issue 8 items 4 and 10).
         self.usable = list(usable) if usable is not None else [s.name for s in client.servers]
         self.multi = len(self.usable) > 1
+
+    cmd_listen = cmd_listen  # mcp-proto listen (_cli_listen.py)
 
     def run(self) -> int:
         if self.opts.log_level is not None:

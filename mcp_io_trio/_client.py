@@ -24,6 +24,12 @@ from mcp_proto.config import (
     config_from_dict,
     redact_config,
 )
+from mcp_proto.connection.events import (
+    ListenAcknowledged,
+    ListenEnded,
+    ListenInterrupted,
+    ListenNotification,
+)
 from mcp_proto.definitions import unique_server_names
 from mcp_proto.effects import (
     Attempt,
@@ -45,10 +51,12 @@ from mcp_proto.modern.cache import CacheInfo, CacheKind
 from mcp_proto.modern.discover import EraCache
 from mcp_proto.modern.meta import Extensions, HostMeta, check_extensions
 from mcp_proto.modern.mrtr import InputRequiredWait
+from mcp_proto.modern.notify_queue import ListenFilter
 from mcp_proto.targets import TargetOptions, connect_all, plan_targets
 from mcp_proto.types import Implementation, Prompt, ResourceContent, Root, Tool
 
 from ._base import BaseServer
+from ._listen import Listener, Subscription, subscribe_uri
 from ._stdio import StdioServer
 
 if TYPE_CHECKING:  # ssl is only an annotation here; importing it costs start-up time
@@ -86,6 +94,8 @@ def _transport_class(kind: str) -> type[BaseServer]:
     }
     return classes[kind]
 
+
+_LISTEN_EVENTS = (ListenAcknowledged, ListenNotification, ListenInterrupted, ListenEnded)
 
 _LOGGER = logging.getLogger("mcp_io_trio")
 _LOGGER.addHandler(logging.NullHandler())
@@ -183,6 +193,8 @@ class Client:
         for name, cfg in zip(names, configs, strict=True):
             self.logger.debug("configured server %s: %s", name, redact_config(cfg))
         self._callbacks: list[NotificationCallback] = []
+        # subscribe_resource on 2026-07-28 servers: (server, uri) -> its listen.
+        self._resource_subs: dict[tuple[str, str], Subscription] = {}
         self._send_job, self._receive_job = trio.open_memory_channel[Callable[[], Any]](
             self.limits.max_queued_notifications
         )
@@ -346,6 +358,9 @@ class Client:
             elif kind == "closed":
                 self._core.server_disconnected(server.name)
             return
+        if isinstance(event, _LISTEN_EVENTS):
+            self._on_listen_event(server, event)
+            return
         if isinstance(event, ev.NotificationReceived):
             # NOTIF-4: caches go first, before any host callback runs.
             self._core.handle_notification(server.name, event.method, event.params)
@@ -362,6 +377,26 @@ class Client:
             )
         elif isinstance(event, ev.MessageDiscarded):
             self.logger.debug("server %s: discarded a message: %s", server.name, event.reason)
+
+    def _on_listen_event(self, server: BaseServer, event: Any) -> None:
+        """A subscription's event (from the server's dispatch, in order). A notification
+        is routed in the fixed order (NOTIF-3): the machine did the bookkeeping; caches
+        are dropped; it is queued for the subscription's listeners (their own task:
+        SUB-6); the host callbacks come last (queued, NOTIF-8)."""
+        sub = server._listen_event(event)
+        if not isinstance(event, ListenNotification):
+            if sub is not None:
+                sub._apply(event)
+            return
+        method, params = event.method, event.params
+        try:
+            self._core.handle_notification(server.name, method, params)
+        except Exception:  # NOTIF-7: stops neither delivery nor the host callbacks
+            self.logger.exception("cache invalidation failed")
+        if sub is not None:
+            sub._apply(event)
+        if self._callbacks:
+            self._submit(lambda: self._notify_callbacks(server, method, params))
 
     async def _notify_callbacks(
         self, server: BaseServer, method: str, params: dict[str, Any]
@@ -562,10 +597,26 @@ class Client:
         return await self._run(self._core.read_resource(uri, server=server, timeout=timeout))
 
     async def subscribe_resource(self, uri: str, *, server: Any = None) -> bool:
-        return await self._run(self._core.subscribe_resource(uri, server=server))
+        """Updates of ``uri`` reach ``on_notification`` callbacks. A handshake-era
+        server gets ``resources/subscribe``; a 2026-07-28 server a listen subscription
+        for the URI, confirmed by an acknowledgment naming it (RES-7, RES-9)."""
+        owner = await self._run(self._core._resource_owner(uri, server))
+        target = self._servers[owner]
+        if (await target.ensure_connected()).protocol_era != "modern":
+            return await self._run(self._core.subscribe_resource(uri, server=owner))
+        if (owner, uri) not in self._resource_subs:
+            self._resource_subs[(owner, uri)] = await subscribe_uri(target, uri)
+        return True
 
     async def unsubscribe_resource(self, uri: str, *, server: Any = None) -> bool:
-        return await self._run(self._core.unsubscribe_resource(uri, server=server))
+        owner = await self._run(self._core._resource_owner(uri, server))
+        sub = self._resource_subs.pop((owner, uri), None)
+        if sub is not None:  # a 2026-07-28 server: closing the listen ends it
+            await sub.close()
+            return True
+        if self._servers[owner].protocol_era == "modern":
+            return True  # nothing subscribed
+        return await self._run(self._core.unsubscribe_resource(uri, server=owner))
 
     async def complete(
         self,
@@ -641,6 +692,24 @@ class Client:
         self, method: str, params: Mapping[str, Any] | None = None, *, server: Any = None
     ) -> None:
         await self._run(self._core.send_notification(method, params, server=server))
+
+    async def listen(
+        self,
+        notifications: ListenFilter | Mapping[str, Any],
+        callback: Listener | None = None,
+        *,
+        server: Any = None,
+        ack_timeout: float | Literal[False] | None = None,
+    ) -> Subscription:
+        """Open a ``subscriptions/listen`` subscription on a 2026-07-28 server (the
+        only one, or ``server=``); see ``BaseServer.listen``."""
+        if server is not None:
+            target = self._servers[self._core.select_server(server)]
+        elif len(self._servers) == 1:
+            (target,) = self._servers.values()
+        else:
+            raise ValueError("several servers are configured: name one with server=")
+        return await target.listen(notifications, callback, ack_timeout=ack_timeout)
 
     def on_notification(self, callback: NotificationCallback) -> NotificationCallback:
         """Register ``callback(server, method, params)`` (plain or async); usable as a
