@@ -148,7 +148,10 @@ class Driver:
         proc, self.proc = self.proc, None
         if proc is not None:
             if proc.stdin is not None:
-                proc.stdin.close()
+                try:
+                    proc.stdin.close()  # flushes what a Write left buffered
+                except OSError:
+                    pass  # the process already exited (a broken pipe): nothing to tell
             try:
                 proc.wait(2.0)
             except subprocess.TimeoutExpired:
