@@ -250,11 +250,12 @@ class Runner:
             headers.insert(0, "SERVER")
             rows = [[s, *row] for s, row in zip(self._server_column(tools), rows, strict=True)]
         self.output.table(headers, rows, "no tools")
-        # Which revision each server speaks (issue 10), under the table so that the
-        # table stays first for scripts: "server x: 2026-07-28 (modern)".
+        # Which revision each server speaks (issue 10), as a note on stderr (not with
+        # -q): stdout stays the table alone, for scripts that read it. "--json" has it
+        # in its "servers" object.
         for name in self.usable:
             era = self._era(name)
-            self.output.text(f"server {name}: {era['protocolVersion']} ({era['era']})")
+            self.output.note(f"server {name}: {era['protocolVersion']} ({era['era']})")
         return EXIT_OK
 
     def _era(self, name: str) -> dict[str, Any]:

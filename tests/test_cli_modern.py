@@ -39,9 +39,12 @@ def test_tools_shows_the_era(options: list[str], line: str) -> None:
     proc = run(*options, "tools")
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
-    assert lines[0].split()[:2] == ["NAME", "ARGUMENTS"]  # the table stays first
-    assert lines[-1] == line
+    assert lines[0].split()[:2] == ["NAME", "ARGUMENTS"]  # stdout is the table alone
+    assert all(not row.startswith("server ") for row in lines)
     assert any(row.startswith("echo ") for row in lines)
+    assert proc.stderr.splitlines()[-1] == f"mcp-proto: {line}"
+    quiet = run("-q", *options, "tools")
+    assert quiet.returncode == 0 and "server sdk_server" not in quiet.stderr
 
 
 def test_protocol_after_the_command_and_in_json() -> None:
@@ -58,7 +61,7 @@ def test_legacy_against_a_modern_only_server_fails_typed() -> None:
     assert "Traceback" not in proc.stderr
     ok = run("--protocol", "modern", "tools", server=MODERN_ONLY)
     assert ok.returncode == 0, ok.stderr
-    assert ok.stdout.splitlines()[-1].endswith(": 2026-07-28 (modern)")
+    assert ok.stderr.splitlines()[-1].endswith(": 2026-07-28 (modern)")
 
 
 def test_a_bad_protocol_is_a_usage_error() -> None:
