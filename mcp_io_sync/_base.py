@@ -28,8 +28,8 @@ import random
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Literal
 
 from mcp_proto._util import NEED_DATA
 from mcp_proto.config import ServerConfig
@@ -47,15 +47,18 @@ from mcp_proto.connection import (
     ServerRequest,
     StartExchange,
 )
+from mcp_proto.connection.events import ListenEnded
 from mcp_proto.effects import Call
-from mcp_proto.errors import ConnectionError, MCPError
+from mcp_proto.errors import ConnectionError, MCPError, ValidationError
 from mcp_proto.limits import Limits
 from mcp_proto.modern.discover import EraCache
 from mcp_proto.modern.meta import Extensions, HostMeta
+from mcp_proto.modern.notify_queue import ListenFilter, RestartPolicy
 from mcp_proto.server_view import ServerView
 from mcp_proto.session import ServerInfo
 from mcp_proto.types import Implementation
 
+from ._listen import Listener, Subscription
 from ._timer import Timer
 
 __all__ = ["BaseServer"]
@@ -90,6 +93,9 @@ class BaseServer(ServerView):
     feeds the machine and wakes callers."""
 
     type = "base"
+    #: stdio: a process that dies less than this many seconds after receiving the
+    #: subscriptions is not restarted for them again: they end (SUB-21).
+    SUBSCRIPTION_RESTART_MIN_INTERVAL: float = RestartPolicy.SUBSCRIPTION_RESTART_MIN_INTERVAL
     _conn: Connection
 
     def __init__(
@@ -153,6 +159,9 @@ class BaseServer(ServerView):
         # only to the connection that asked it.
         self._generation = 0
         self._timer: Timer | None = None
+        # Open subscriptions/listen handles by sub id (their events come from the
+        # machine like every other; the client routes them: NOTIF-3).
+        self._subscriptions: dict[int, Subscription] = {}
 
     # ------------------------------------------------------------ transport hooks
 
@@ -359,7 +368,58 @@ class BaseServer(ServerView):
         self._stop_timer()
         self._stop_transport()
 
+    # ------------------------------------------------------------ subscriptions
+
+    def listen(
+        self,
+        notifications: ListenFilter | Mapping[str, Any],
+        callback: Listener | None = None,
+        *,
+        ack_timeout: float | Literal[False] | None = None,
+    ) -> Subscription:
+        """Open a ``subscriptions/listen`` subscription (2026-07-28 servers; a
+        handshake-era server raises ``CapabilityError``). ``callback(method, params)``
+        runs on the subscription's own thread. ``ack_timeout``: ``None`` is the
+        server's ``read_timeout``, ``False`` waits for ever (SUB-5)."""
+        try:
+            flt = ListenFilter.coerce(notifications)
+        except (TypeError, ValueError) as exc:
+            raise ValidationError(f"bad notification filter: {exc}") from None
+        self.ensure_connected()  # the era decides whether there is listen at all
+        box: list[Subscription] = []
+
+        def start() -> None:
+            self._conn.subscription_restart_min_interval = self.SUBSCRIPTION_RESTART_MIN_INTERVAL
+            sub_id = self._conn.start_listen(flt, now=time.monotonic(), ack_timeout=ack_timeout)
+            sub = Subscription(self, sub_id, flt, logger=self._logger)
+            if callback is not None:
+                sub.on_notification(callback)
+            self._subscriptions[sub_id] = sub
+            box.append(sub)
+
+        self._pump(False, start)
+        return box[0]
+
+    def _close_listen(self, sub_id: int) -> None:
+        self._pump(False, lambda: self._conn.close_listen(sub_id, now=time.monotonic()))
+
+    def _listen_event(self, event: Any) -> Subscription | None:
+        """The handle an event of a subscription is for (forgotten at its end)."""
+        if type(event) is ListenEnded:
+            return self._subscriptions.pop(event.sub_id, None)
+        return self._subscriptions.get(event.sub_id)
+
     # ------------------------------------------------------------ requests
+
+    @property
+    def log_level(self) -> str | None:
+        """The level a 2026-07-28 connection carries as ``_meta`` (LIFE-15)."""
+        return self._conn.log_level
+
+    def set_era_log_level(self, level: str | None) -> None:
+        """Carry ``level`` as ``_meta`` on this server's next 2026-07-28 requests."""
+        with self._lock:
+            self._conn.log_level = level
 
     def request(
         self,

@@ -153,6 +153,13 @@ def _add_global_options(parser: argparse.ArgumentParser, *, top: bool) -> None:
         "(Streamable HTTP and plain HTTP)",
     )
     opts.add_argument(
+        "--protocol",
+        choices=("auto", "modern", "legacy"),
+        default=default(None),
+        help="the protocol era: auto (default: probe with server/discover, fall back to "
+        "the initialize handshake), modern (2026-07-28 only) or legacy (handshake only)",
+    )
+    opts.add_argument(
         "--log-level",
         metavar="LEVEL",
         type=_log_level,
@@ -184,6 +191,8 @@ def _version() -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from ._cli_listen import add_listen_command
+
     parser = _Parser(
         prog=PROG,
         usage=f"{PROG} [options] COMMAND [ARGS...] [-- SERVER_COMMAND...]",
@@ -276,6 +285,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     command("ping", "check that the server answers, and how fast")
+    add_listen_command(command)
     return parser
 
 

@@ -17,6 +17,7 @@ from mcp_proto.types import Prompt, Resource, ResourceContent, ResourceTemplate,
 
 from . import _cli_render as render
 from ._cli_args import EXIT_OK, EXIT_SERVER, EXIT_TOOL_ERROR, EXIT_USAGE, PROG, CommandFailed
+from ._cli_listen import cmd_listen
 from ._cli_log import HANDLER, classify
 from ._cli_schema import (
     _arg_list,
@@ -103,6 +104,8 @@ class Runner:
         # a failed list is reported once, by the CLI (issue 8 items 4 and 10).
         self.usable = list(usable) if usable is not None else [s.name for s in client.servers]
         self.multi = len(self.usable) > 1
+
+    cmd_listen = cmd_listen  # mcp-proto listen (_cli_listen.py)
 
     def run(self) -> int:
         if self.opts.log_level is not None:
@@ -223,7 +226,12 @@ class Runner:
         if self.opts.name is not None:
             return self._describe_tool(tools, self.opts.name)
         if self.output.as_json:
-            self.output.json({"tools": [self._with_server(t, t.to_dict()) for t in tools]})
+            self.output.json(
+                {
+                    "tools": [self._with_server(t, t.to_dict()) for t in tools],
+                    "servers": {n: self._era(n) for n in self.usable},
+                }
+            )
             return EXIT_OK
         headers = ["NAME", "ARGUMENTS", "HINTS", "DESCRIPTION"]
         rows = [
@@ -242,7 +250,17 @@ class Runner:
             headers.insert(0, "SERVER")
             rows = [[s, *row] for s, row in zip(self._server_column(tools), rows, strict=True)]
         self.output.table(headers, rows, "no tools")
+        # Which revision each server speaks (issue 10), as a note on stderr (not with
+        # -q): stdout stays the table alone, for scripts that read it. "--json" has it
+        # in its "servers" object.
+        for name in self.usable:
+            era = self._era(name)
+            self.output.note(f"server {name}: {era['protocolVersion']} ({era['era']})")
         return EXIT_OK
+
+    def _era(self, name: str) -> dict[str, Any]:
+        server = self.client.find_server(name)
+        return {"protocolVersion": server.protocol_version, "era": server.protocol_era}
 
     def _describe_tool(self, tools: Sequence[Tool], name: str) -> int:
         matches = [t for t in tools if t.name == name]

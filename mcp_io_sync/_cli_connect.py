@@ -125,6 +125,8 @@ def load_config(opts: argparse.Namespace) -> list[ServerConfig]:
         changes: dict[str, Any] = {}
         if opts.timeout is not None:
             changes["read_timeout"] = opts.timeout
+        if opts.protocol is not None and cfg.type != "sse":  # HTTP+SSE has no era to pick
+            changes["protocol"] = opts.protocol
         if cfg.type != "stdio" and opts.headers:
             changes["headers"] = {**cfg.headers, **opts.headers}
         if cfg.type == "stdio":
@@ -181,6 +183,8 @@ def open_client(
     kwargs: dict[str, Any] = {}
     if opts.timeout is not None:
         kwargs["read_timeout"] = opts.timeout
+    if opts.protocol is not None:
+        kwargs["protocol"] = opts.protocol
     opts.effective_timeout = opts.timeout
     if opts.url is not None:
         if opts.headers:

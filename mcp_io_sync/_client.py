@@ -6,6 +6,7 @@ import logging
 import queue
 import re
 import threading
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -22,6 +23,12 @@ from mcp_proto.config import (
     config_from_dict,
     redact_config,
 )
+from mcp_proto.connection.events import (
+    ListenAcknowledged,
+    ListenEnded,
+    ListenInterrupted,
+    ListenNotification,
+)
 from mcp_proto.definitions import unique_server_names
 from mcp_proto.effects import (
     Attempt,
@@ -33,17 +40,22 @@ from mcp_proto.effects import (
     Notify,
     Op,
     ProgressCallback,
+    SetLogLevel,
     TryConnect,
 )
-from mcp_proto.errors import MCPError
+from mcp_proto.errors import InputRequiredError, MCPError
 from mcp_proto.handlers import Handlers, Reply, serve_request
 from mcp_proto.limits import Limits
+from mcp_proto.modern.cache import CacheInfo, CacheKind
 from mcp_proto.modern.discover import EraCache
 from mcp_proto.modern.meta import Extensions, HostMeta, check_extensions
+from mcp_proto.modern.mrtr import InputRequiredWait
+from mcp_proto.modern.notify_queue import ListenFilter
 from mcp_proto.targets import TargetOptions, connect_all, plan_targets
 from mcp_proto.types import Implementation, Prompt, ResourceContent, Root, Tool
 
 from ._base import BaseServer
+from ._listen import Listener, Subscription, subscribe_uri
 from ._stdio import StdioServer
 
 if TYPE_CHECKING:  # ssl is only an annotation here; importing it costs start-up time
@@ -53,6 +65,17 @@ __all__ = ["Client", "connect", "create_client"]
 
 T = TypeVar("T")
 NotificationCallback = Callable[[BaseServer, str, dict[str, Any]], Any]
+#: ``on_input_required_wait``: ``callback(wait)`` (MRTR-5).
+InputRequiredWaitCallback = Callable[[InputRequiredWait], Any]
+
+
+def _authorization(config: ServerConfig) -> str | None:
+    """The ``Authorization`` header configured for a server: the credential a private
+    2026-07-28 cached result is bound to (CACHE-6; the only one this client sends)."""
+    for key, value in config.headers.items():
+        if key.lower() == "authorization":
+            return value
+    return None
 
 
 def _transport_class(kind: str) -> type[BaseServer]:
@@ -70,6 +93,8 @@ def _transport_class(kind: str) -> type[BaseServer]:
     }
     return classes[kind]
 
+
+_LISTEN_EVENTS = (ListenAcknowledged, ListenNotification, ListenInterrupted, ListenEnded)
 
 _LOGGER = logging.getLogger("mcp_io_sync")
 _LOGGER.addHandler(logging.NullHandler())
@@ -101,6 +126,7 @@ class Client:
         proxy: str | None = None,
         request_meta: HostMeta = None,
         extensions: Extensions = (),
+        on_input_required_wait: InputRequiredWaitCallback | None = None,
     ) -> None:
         configs = [
             c if isinstance(c, ServerConfig) else config_from_dict(c) for c in mcp_server_configs
@@ -116,7 +142,9 @@ class Client:
         # / origin, probed once per client (LIFE-18). Checked now: a bad value is the
         # caller's error, before any server starts.
         self._era_options: dict[str, Any] = {
-            "request_meta": request_meta,
+            # Read per request, so that assigning client.request_meta reaches every
+            # connection; it calls this once per request and copies what it gives.
+            "request_meta": self._request_meta,
             "extensions": extensions,
             "era_cache": EraCache(),
         }
@@ -128,7 +156,10 @@ class Client:
             )
         check_extensions(extensions)
         self._core = ClientCore(
-            [ServerEntry(n, c.type) for n, c in zip(names, configs, strict=True)],
+            [
+                ServerEntry(n, c.type, authorization=_authorization(c), read_timeout=c.read_timeout)
+                for n, c in zip(names, configs, strict=True)
+            ],
             handlers=Handlers(
                 sampling=sampling_handler,
                 sampling_supports_tools=sampling_supports_tools,
@@ -138,6 +169,15 @@ class Client:
             client_info=client_info,
             validate_structured_content=validate_structured_content,
             limits=self.limits,
+            # 2026-07-28 (issue 10): the shell's clock and sleep for the result cache and
+            # input_required waits; deprecation notices go to this client's logger; the
+            # core keeps request_meta (the cache key, CACHE-7) and the extensions.
+            clock=time.monotonic,
+            sleep=time.sleep,
+            on_input_required_wait=on_input_required_wait,
+            on_deprecated=self._deprecation_notice,
+            request_meta=request_meta,
+            extensions=extensions,
         )
         if roots is not None:
             self._core.set_initial_roots(roots)
@@ -147,6 +187,8 @@ class Client:
         for name, cfg in zip(names, configs, strict=True):
             self.logger.debug("configured server %s: %s", name, redact_config(cfg))
         self._callbacks: list[NotificationCallback] = []
+        # subscribe_resource on 2026-07-28 servers: (server, uri) -> its listen.
+        self._resource_subs: dict[tuple[str, str], Subscription] = {}
         self._dispatch_queue: queue.Queue[Callable[[], Any] | None] = queue.Queue(
             self.limits.max_queued_notifications
         )
@@ -161,7 +203,7 @@ class Client:
     def _make_server(self, name: str, config: ServerConfig) -> BaseServer:
         cls = _transport_class(config.type)
         extra = self._http_options if cls is not StdioServer else {}
-        return cls(
+        server = cls(
             config,
             name=name,
             client_info=self._core.client_info,
@@ -172,6 +214,24 @@ class Client:
             **self._era_options,
             **extra,
         )
+        server._cache_info = lambda kind, uri: self._core.cache_info_at(
+            name, kind, uri, time.monotonic()
+        )
+        return server
+
+    def _request_meta(self) -> Mapping[str, Any]:
+        meta = self._core.request_meta
+        if callable(meta):
+            meta = meta()
+        return {} if meta is None else meta
+
+    def _deprecation_notice(self, text: str) -> bool:
+        """Write a deprecation notice (DEP-11); ``False`` (the notice stays due) when
+        the logger would drop a warning (DEP-12)."""
+        if not self.logger.isEnabledFor(logging.WARNING):
+            return False
+        self.logger.warning("%s", text)
+        return True
 
     def _replace_config(self, name: str, config: ServerConfig) -> None:
         """Swap a (not yet connected) server's transport: used by ``connect``'s fallback."""
@@ -264,6 +324,9 @@ class Client:
         if isinstance(effect, Log):
             self.logger.log(logging.getLevelName(effect.level), "%s", effect.message)
             return None
+        if isinstance(effect, SetLogLevel):  # LIFE-15: carried as _meta from now on
+            self._servers[effect.server].set_era_log_level(effect.level)
+            return None
         raise TypeError(f"unknown effect {effect!r}")  # pragma: no cover
 
     def _try_connect(self, effect: TryConnect) -> Attempt:
@@ -291,6 +354,9 @@ class Client:
             elif kind == "closed":
                 self._core.server_disconnected(server.name)
             return
+        if isinstance(event, _LISTEN_EVENTS):
+            self._on_listen_event(server, event)
+            return
         if isinstance(event, ev.NotificationReceived):
             # NOTIF-4: caches go first, on this thread, before any host callback runs.
             self._core.handle_notification(server.name, event.method, event.params)
@@ -307,6 +373,26 @@ class Client:
             )
         elif isinstance(event, ev.MessageDiscarded):
             self.logger.debug("server %s: discarded a message: %s", server.name, event.reason)
+
+    def _on_listen_event(self, server: BaseServer, event: Any) -> None:
+        """A subscription's event (on the server's dispatching thread, in order). A
+        notification is routed in the fixed order (NOTIF-3): the machine did the
+        bookkeeping; caches are dropped; it is queued for the subscription's listeners
+        (their own thread: SUB-6); the host callbacks come last (queued, NOTIF-8)."""
+        sub = server._listen_event(event)
+        if not isinstance(event, ListenNotification):
+            if sub is not None:
+                sub._apply(event)
+            return
+        method, params = event.method, event.params
+        try:
+            self._core.handle_notification(server.name, method, params)
+        except Exception:  # NOTIF-7: stops neither delivery nor the host callbacks
+            self.logger.exception("cache invalidation failed")
+        if sub is not None:
+            sub._apply(event)
+        if self._callbacks:
+            self._submit(lambda: self._notify_callbacks(server, method, params))
 
     def _notify_callbacks(self, server: BaseServer, method: str, params: dict[str, Any]) -> None:
         for callback in list(self._callbacks):
@@ -491,10 +577,26 @@ class Client:
         return self._run(self._core.read_resource(uri, server=server, timeout=timeout))
 
     def subscribe_resource(self, uri: str, *, server: Any = None) -> bool:
-        return self._run(self._core.subscribe_resource(uri, server=server))
+        """Updates of ``uri`` reach ``on_notification`` callbacks. A handshake-era
+        server gets ``resources/subscribe``; a 2026-07-28 server a listen subscription
+        for the URI, confirmed by an acknowledgment naming it (RES-7, RES-9)."""
+        owner = self._run(self._core._resource_owner(uri, server))
+        target = self._servers[owner]
+        if (target.ensure_connected()).protocol_era != "modern":
+            return self._run(self._core.subscribe_resource(uri, server=owner))
+        if (owner, uri) not in self._resource_subs:
+            self._resource_subs[(owner, uri)] = subscribe_uri(target, uri)
+        return True
 
     def unsubscribe_resource(self, uri: str, *, server: Any = None) -> bool:
-        return self._run(self._core.unsubscribe_resource(uri, server=server))
+        owner = self._run(self._core._resource_owner(uri, server))
+        sub = self._resource_subs.pop((owner, uri), None)
+        if sub is not None:  # a 2026-07-28 server: closing the listen ends it
+            sub.close()
+            return True
+        if self._servers[owner].protocol_era == "modern":
+            return True  # nothing subscribed
+        return self._run(self._core.unsubscribe_resource(uri, server=owner))
 
     def complete(
         self,
@@ -511,6 +613,45 @@ class Client:
 
     def set_roots(self, roots: Iterable[Root | Mapping[str, Any]]) -> None:
         self._run(self._core.set_roots(roots))
+
+    # ------------------------------------------------------------ 2026-07-28
+
+    @property
+    def request_meta(self) -> HostMeta:
+        """The host metadata put in every 2026-07-28 request's ``_meta`` (LIFE-12): a
+        mapping (copied when assigned: assign a new one to change it) or a callable
+        called once per request."""
+        return self._core.request_meta
+
+    @request_meta.setter
+    def request_meta(self, value: HostMeta) -> None:
+        self._core.request_meta = value
+
+    def on_input_required_wait(
+        self, callback: InputRequiredWaitCallback | None
+    ) -> InputRequiredWaitCallback | None:
+        """Steer ``input_required`` out-of-band waits (MRTR-5): ``callback(wait)``
+        returns ``"cancel"`` (stop: ``InputRequiredError``), ``"retry"`` (retry now) or
+        anything else (wait the growing delay). Usable as a decorator; ``None`` removes
+        it."""
+        self._core.on_input_required_wait = callback
+        return callback
+
+    def resume_input_required(
+        self, error: InputRequiredError, *, server: Any = None, timeout: float | None = None
+    ) -> Any:
+        """Continue the ``input_required`` exchange that raised ``error`` (MRTR-6): the
+        answers already produced are kept, the request is retried with the server's
+        ``requestState``; returns the request's result."""
+        return self._run(self._core.resume_input_required(error, server=server, timeout=timeout))
+
+    def cache_info(
+        self, kind: CacheKind, uri: str | None = None, *, server: Any = None
+    ) -> dict[str, CacheInfo | None]:
+        """Per server name, what the 2026-07-28 result cache holds for ``kind``
+        (``"read"`` with ``uri``): ``CacheInfo(ttl_ms, cache_scope, received_at,
+        fresh)`` or ``None`` (CACHE-10). ``server.cache_info(kind)`` for one server."""
+        return self._run(self._core.cache_info(kind, uri, server=server))
 
     def ping(self, *, server: Any = None, timeout: float | None = None) -> dict[str, Any]:
         return self._run(self._core.ping(server=server, timeout=timeout))
@@ -529,6 +670,23 @@ class Client:
         self, method: str, params: Mapping[str, Any] | None = None, *, server: Any = None
     ) -> None:
         self._run(self._core.send_notification(method, params, server=server))
+
+    def listen(
+        self,
+        notifications: ListenFilter | Mapping[str, Any],
+        callback: Listener | None = None,
+        *,
+        server: Any = None,
+        ack_timeout: float | Literal[False] | None = None,
+    ) -> Subscription:
+        """Open a ``subscriptions/listen`` subscription on a 2026-07-28 server (the
+        only one, or ``server=``); see ``BaseServer.listen``."""
+        target = self._servers[self._core.select_server(server)] if server is not None else None
+        if target is None:
+            if len(self._servers) != 1:
+                raise ValueError("several servers are configured: name one with server=")
+            (target,) = self._servers.values()
+        return target.listen(notifications, callback, ack_timeout=ack_timeout)
 
     def on_notification(self, callback: NotificationCallback) -> NotificationCallback:
         """Register ``callback(server, method, params)``; usable as a decorator.

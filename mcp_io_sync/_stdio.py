@@ -209,6 +209,8 @@ class StdioServer(BaseServer):
         # Stopping a failed process runs in the background; the next one starts only
         # once it is gone (one server process at a time).
         self._stopper: threading.Thread | None = None
+        # The threads of the process last closed (see _perform: OpenTransport).
+        self._retired: list[threading.Thread] = []
 
     def _transport_alive(self) -> bool:
         proc = self._proc
@@ -222,7 +224,16 @@ class StdioServer(BaseServer):
             assert isinstance(frame, Write)
             self._write(frame.messages)
         elif kind is OpenTransport:
-            self._open()
+            if threading.current_thread() in self._retired:
+                # A restart noticed by the dead process's own reader (SUB-19, SUB-20:
+                # open subscriptions restart it with no caller around): that thread
+                # must end for the old process's pipes to be closed, so the new
+                # process is opened from a thread of its own.
+                threading.Thread(
+                    target=self._open_then_pump, name=f"mcp-open-{self.name}", daemon=True
+                ).start()
+            else:
+                self._open()
         elif kind is CloseTransport:
             assert isinstance(frame, CloseTransport)
             self._close(frame.graceful)
@@ -272,6 +283,10 @@ class StdioServer(BaseServer):
             # The pid keys the era cache: an era holds for one server process (LIFE-18).
             self._conn.transport_opened(time.monotonic(), pid=proc.popen.pid)
 
+    def _open_then_pump(self) -> None:
+        self._open()
+        self._pump()
+
     def _write(self, messages: list[bytes]) -> None:
         proc = self._proc
         if proc is None or not proc.alive:
@@ -288,6 +303,7 @@ class StdioServer(BaseServer):
         with self._lock:
             proc, self._proc = self._proc, None
             threads, self._threads = self._threads, []
+            self._retired = threads
         if graceful:
             self._stop_process(proc, threads, graceful)
             return

@@ -12,12 +12,16 @@ trio.run(main)
 
 from __future__ import annotations
 
+from mcp_proto import deprecations as deprecations
 from mcp_proto.config import http_config as http_config
 from mcp_proto.config import sse_config as sse_config
 from mcp_proto.config import stdio_config as stdio_config
 from mcp_proto.config import streamable_http_config as streamable_http_config
 from mcp_proto.errors import *  # noqa: F403 - errors are re-exported by both shells
 from mcp_proto.limits import Limits as Limits
+from mcp_proto.modern.cache import CacheInfo as CacheInfo
+from mcp_proto.modern.headers import header_params as header_params
+from mcp_proto.modern.mrtr import InputRequiredWait as InputRequiredWait
 from mcp_proto.types import Implementation as Implementation
 from mcp_proto.types import Prompt as Prompt
 from mcp_proto.types import Resource as Resource

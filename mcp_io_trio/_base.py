@@ -20,8 +20,8 @@ from __future__ import annotations
 import logging
 import math
 import random
-from collections.abc import Awaitable, Callable
-from typing import Any
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, Literal
 
 import trio
 
@@ -30,13 +30,16 @@ from mcp_proto.config import ServerConfig
 from mcp_proto.connection import Connection, ConnectionState
 from mcp_proto.connection import events as cev
 from mcp_proto.connection import frames as fr
-from mcp_proto.errors import MCPError
+from mcp_proto.errors import MCPError, ValidationError
 from mcp_proto.limits import Limits
 from mcp_proto.modern.discover import EraCache
 from mcp_proto.modern.meta import Extensions, HostMeta
+from mcp_proto.modern.notify_queue import ListenFilter, RestartPolicy
 from mcp_proto.server_view import ServerView
 from mcp_proto.session import ServerInfo
 from mcp_proto.types import Implementation
+
+from ._listen import Listener, Subscription
 
 __all__ = ["BaseServer"]
 
@@ -88,6 +91,9 @@ class BaseServer(ServerView):
     """One MCP server (Trio shell). Its background tasks run in the client's nursery."""
 
     type = "base"
+    #: stdio: a process that dies less than this many seconds after receiving the
+    #: subscriptions is not restarted for them again: they end (SUB-21).
+    SUBSCRIPTION_RESTART_MIN_INTERVAL: float = RestartPolicy.SUBSCRIPTION_RESTART_MIN_INTERVAL
 
     def __init__(
         self,
@@ -142,6 +148,8 @@ class BaseServer(ServerView):
         self._timer_deadline = math.inf
         self._timer_scope: trio.CancelScope | None = None
         self._timer_running = False
+        # Open subscriptions/listen handles by sub id (the client routes their events).
+        self._subscriptions: dict[int, Subscription] = {}
 
     # ------------------------------------------------------------ transport hooks
 
@@ -352,7 +360,53 @@ class BaseServer(ServerView):
             # Nothing is pending any more: let the timer task see that and end.
             self._timer_scope.deadline = -math.inf
 
+    # ------------------------------------------------------------ subscriptions
+
+    async def listen(
+        self,
+        notifications: ListenFilter | Mapping[str, Any],
+        callback: Listener | None = None,
+        *,
+        ack_timeout: float | Literal[False] | None = None,
+    ) -> Subscription:
+        """Open a ``subscriptions/listen`` subscription (2026-07-28 servers; a
+        handshake-era server raises ``CapabilityError``). ``callback(method, params)``
+        (plain or ``async def``) runs in the subscription's own task. ``ack_timeout``:
+        ``None`` is the server's ``read_timeout``, ``False`` waits for ever (SUB-5)."""
+        try:
+            flt = ListenFilter.coerce(notifications)
+        except (TypeError, ValueError) as exc:
+            raise ValidationError(f"bad notification filter: {exc}") from None
+        await self.ensure_connected()  # the era decides whether there is listen at all
+        self._conn.subscription_restart_min_interval = self.SUBSCRIPTION_RESTART_MIN_INTERVAL
+        sub_id = self._conn.start_listen(flt, now=trio.current_time(), ack_timeout=ack_timeout)
+        sub = Subscription(self, sub_id, flt, logger=self._logger, spawn=self._spawn)
+        if callback is not None:
+            sub.on_notification(callback)
+        self._subscriptions[sub_id] = sub
+        await self._pump()
+        return sub
+
+    async def _close_listen(self, sub_id: int) -> None:
+        self._conn.close_listen(sub_id, now=trio.current_time())
+        await self._pump()
+
+    def _listen_event(self, event: Any) -> Subscription | None:
+        """The handle an event of a subscription is for (forgotten at its end)."""
+        if type(event) is cev.ListenEnded:
+            return self._subscriptions.pop(event.sub_id, None)
+        return self._subscriptions.get(event.sub_id)
+
     # ------------------------------------------------------------ requests
+
+    @property
+    def log_level(self) -> str | None:
+        """The level a 2026-07-28 connection carries as ``_meta`` (LIFE-15)."""
+        return self._conn.log_level
+
+    def set_era_log_level(self, level: str | None) -> None:
+        """Carry ``level`` as ``_meta`` on this server's next 2026-07-28 requests."""
+        self._conn.log_level = level
 
     async def request(
         self,

@@ -24,6 +24,12 @@ from mcp_proto.config import (
     config_from_dict,
     redact_config,
 )
+from mcp_proto.connection.events import (
+    ListenAcknowledged,
+    ListenEnded,
+    ListenInterrupted,
+    ListenNotification,
+)
 from mcp_proto.definitions import unique_server_names
 from mcp_proto.effects import (
     Attempt,
@@ -35,17 +41,22 @@ from mcp_proto.effects import (
     Notify,
     Op,
     ProgressCallback,
+    SetLogLevel,
     TryConnect,
 )
-from mcp_proto.errors import MCPError
+from mcp_proto.errors import InputRequiredError, MCPError
 from mcp_proto.handlers import Handlers, Reply, serve_request
 from mcp_proto.limits import Limits
+from mcp_proto.modern.cache import CacheInfo, CacheKind
 from mcp_proto.modern.discover import EraCache
 from mcp_proto.modern.meta import Extensions, HostMeta, check_extensions
+from mcp_proto.modern.mrtr import InputRequiredWait
+from mcp_proto.modern.notify_queue import ListenFilter
 from mcp_proto.targets import TargetOptions, connect_all, plan_targets
 from mcp_proto.types import Implementation, Prompt, ResourceContent, Root, Tool
 
 from ._base import BaseServer
+from ._listen import Listener, Subscription, subscribe_uri
 from ._stdio import StdioServer
 
 if TYPE_CHECKING:  # ssl is only an annotation here; importing it costs start-up time
@@ -55,6 +66,17 @@ __all__ = ["Client", "connect", "create_client"]
 
 T = TypeVar("T")
 NotificationCallback = Callable[[BaseServer, str, dict[str, Any]], Any]
+#: ``on_input_required_wait``: ``callback(wait)`` (plain or ``async``) (MRTR-5).
+InputRequiredWaitCallback = Callable[[InputRequiredWait], Any]
+
+
+def _authorization(config: ServerConfig) -> str | None:
+    """The ``Authorization`` header configured for a server: the credential a private
+    2026-07-28 cached result is bound to (CACHE-6; the only one this client sends)."""
+    for key, value in config.headers.items():
+        if key.lower() == "authorization":
+            return value
+    return None
 
 
 def _transport_class(kind: str) -> type[BaseServer]:
@@ -72,6 +94,8 @@ def _transport_class(kind: str) -> type[BaseServer]:
     }
     return classes[kind]
 
+
+_LISTEN_EVENTS = (ListenAcknowledged, ListenNotification, ListenInterrupted, ListenEnded)
 
 _LOGGER = logging.getLogger("mcp_io_trio")
 _LOGGER.addHandler(logging.NullHandler())
@@ -108,6 +132,7 @@ class Client:
         proxy: str | None = None,
         request_meta: HostMeta = None,
         extensions: Extensions = (),
+        on_input_required_wait: InputRequiredWaitCallback | None = None,
     ) -> None:
         configs = [
             c if isinstance(c, ServerConfig) else config_from_dict(c) for c in mcp_server_configs
@@ -123,7 +148,9 @@ class Client:
         # / origin, probed once per client (LIFE-18). Checked now: a bad value is the
         # caller's error, before any server starts.
         self._era_options: dict[str, Any] = {
-            "request_meta": request_meta,
+            # Read per request, so that assigning client.request_meta reaches every
+            # connection; it calls this once per request and copies what it gives.
+            "request_meta": self._request_meta,
             "extensions": extensions,
             "era_cache": EraCache(),
         }
@@ -135,7 +162,10 @@ class Client:
             )
         check_extensions(extensions)
         self._core = ClientCore(
-            [ServerEntry(n, c.type) for n, c in zip(names, configs, strict=True)],
+            [
+                ServerEntry(n, c.type, authorization=_authorization(c), read_timeout=c.read_timeout)
+                for n, c in zip(names, configs, strict=True)
+            ],
             handlers=Handlers(
                 sampling=sampling_handler,
                 sampling_supports_tools=sampling_supports_tools,
@@ -145,6 +175,15 @@ class Client:
             client_info=client_info,
             validate_structured_content=validate_structured_content,
             limits=self.limits,
+            # 2026-07-28 (issue 10): the shell's clock and sleep for the result cache and
+            # input_required waits; deprecation notices go to this client's logger; the
+            # core keeps request_meta (the cache key, CACHE-7) and the extensions.
+            clock=trio.current_time,
+            sleep=trio.sleep,
+            on_input_required_wait=on_input_required_wait,
+            on_deprecated=self._deprecation_notice,
+            request_meta=request_meta,
+            extensions=extensions,
         )
         if roots is not None:
             self._core.set_initial_roots(roots)
@@ -154,6 +193,8 @@ class Client:
         for name, cfg in zip(names, configs, strict=True):
             self.logger.debug("configured server %s: %s", name, redact_config(cfg))
         self._callbacks: list[NotificationCallback] = []
+        # subscribe_resource on 2026-07-28 servers: (server, uri) -> its listen.
+        self._resource_subs: dict[tuple[str, str], Subscription] = {}
         self._send_job, self._receive_job = trio.open_memory_channel[Callable[[], Any]](
             self.limits.max_queued_notifications
         )
@@ -166,7 +207,7 @@ class Client:
     def _make_server(self, name: str, config: ServerConfig) -> BaseServer:
         cls = _transport_class(config.type)
         extra = self._http_options if cls is not StdioServer else {}
-        return cls(
+        server = cls(
             config,
             name=name,
             client_info=self._core.client_info,
@@ -178,6 +219,24 @@ class Client:
             nursery=self._get_nursery,
             **extra,
         )
+        server._cache_info = lambda kind, uri: self._core.cache_info_at(
+            name, kind, uri, trio.current_time()
+        )
+        return server
+
+    def _request_meta(self) -> Mapping[str, Any]:
+        meta = self._core.request_meta
+        if callable(meta):
+            meta = meta()
+        return {} if meta is None else meta
+
+    def _deprecation_notice(self, text: str) -> bool:
+        """Write a deprecation notice (DEP-11); ``False`` (the notice stays due) when
+        the logger would drop a warning (DEP-12)."""
+        if not self.logger.isEnabledFor(logging.WARNING):
+            return False
+        self.logger.warning("%s", text)
+        return True
 
     async def _replace_config(self, name: str, config: ServerConfig) -> None:
         """Swap a (not yet connected) server's transport: ``connect``'s fallback."""
@@ -234,6 +293,7 @@ class Client:
                         effect.params,
                         timeout=effect.timeout,
                         progress=effect.progress,
+                        tool=effect.tool,  # HDR-1: the fast path carries it too
                     )
                 else:
                     value = await self._perform(effect)
@@ -268,6 +328,9 @@ class Client:
         if isinstance(effect, Log):
             self.logger.log(logging.getLevelName(effect.level), "%s", effect.message)
             return None
+        if isinstance(effect, SetLogLevel):  # LIFE-15: carried as _meta from now on
+            self._servers[effect.server].set_era_log_level(effect.level)
+            return None
         raise TypeError(f"unknown effect {effect!r}")  # pragma: no cover
 
     async def _try_connect(self, effect: TryConnect) -> Attempt:
@@ -295,6 +358,9 @@ class Client:
             elif kind == "closed":
                 self._core.server_disconnected(server.name)
             return
+        if isinstance(event, _LISTEN_EVENTS):
+            self._on_listen_event(server, event)
+            return
         if isinstance(event, ev.NotificationReceived):
             # NOTIF-4: caches go first, before any host callback runs.
             self._core.handle_notification(server.name, event.method, event.params)
@@ -311,6 +377,26 @@ class Client:
             )
         elif isinstance(event, ev.MessageDiscarded):
             self.logger.debug("server %s: discarded a message: %s", server.name, event.reason)
+
+    def _on_listen_event(self, server: BaseServer, event: Any) -> None:
+        """A subscription's event (from the server's dispatch, in order). A notification
+        is routed in the fixed order (NOTIF-3): the machine did the bookkeeping; caches
+        are dropped; it is queued for the subscription's listeners (their own task:
+        SUB-6); the host callbacks come last (queued, NOTIF-8)."""
+        sub = server._listen_event(event)
+        if not isinstance(event, ListenNotification):
+            if sub is not None:
+                sub._apply(event)
+            return
+        method, params = event.method, event.params
+        try:
+            self._core.handle_notification(server.name, method, params)
+        except Exception:  # NOTIF-7: stops neither delivery nor the host callbacks
+            self.logger.exception("cache invalidation failed")
+        if sub is not None:
+            sub._apply(event)
+        if self._callbacks:
+            self._submit(lambda: self._notify_callbacks(server, method, params))
 
     async def _notify_callbacks(
         self, server: BaseServer, method: str, params: dict[str, Any]
@@ -511,10 +597,26 @@ class Client:
         return await self._run(self._core.read_resource(uri, server=server, timeout=timeout))
 
     async def subscribe_resource(self, uri: str, *, server: Any = None) -> bool:
-        return await self._run(self._core.subscribe_resource(uri, server=server))
+        """Updates of ``uri`` reach ``on_notification`` callbacks. A handshake-era
+        server gets ``resources/subscribe``; a 2026-07-28 server a listen subscription
+        for the URI, confirmed by an acknowledgment naming it (RES-7, RES-9)."""
+        owner = await self._run(self._core._resource_owner(uri, server))
+        target = self._servers[owner]
+        if (await target.ensure_connected()).protocol_era != "modern":
+            return await self._run(self._core.subscribe_resource(uri, server=owner))
+        if (owner, uri) not in self._resource_subs:
+            self._resource_subs[(owner, uri)] = await subscribe_uri(target, uri)
+        return True
 
     async def unsubscribe_resource(self, uri: str, *, server: Any = None) -> bool:
-        return await self._run(self._core.unsubscribe_resource(uri, server=server))
+        owner = await self._run(self._core._resource_owner(uri, server))
+        sub = self._resource_subs.pop((owner, uri), None)
+        if sub is not None:  # a 2026-07-28 server: closing the listen ends it
+            await sub.close()
+            return True
+        if self._servers[owner].protocol_era == "modern":
+            return True  # nothing subscribed
+        return await self._run(self._core.unsubscribe_resource(uri, server=owner))
 
     async def complete(
         self,
@@ -531,6 +633,47 @@ class Client:
 
     async def set_roots(self, roots: Iterable[Root | Mapping[str, Any]]) -> None:
         await self._run(self._core.set_roots(roots))
+
+    # ------------------------------------------------------------ 2026-07-28
+
+    @property
+    def request_meta(self) -> HostMeta:
+        """The host metadata put in every 2026-07-28 request's ``_meta`` (LIFE-12): a
+        mapping (copied when assigned: assign a new one to change it) or a callable
+        called once per request."""
+        return self._core.request_meta
+
+    @request_meta.setter
+    def request_meta(self, value: HostMeta) -> None:
+        self._core.request_meta = value
+
+    def on_input_required_wait(
+        self, callback: InputRequiredWaitCallback | None
+    ) -> InputRequiredWaitCallback | None:
+        """Steer ``input_required`` out-of-band waits (MRTR-5): ``callback(wait)``
+        returns ``"cancel"`` (stop: ``InputRequiredError``), ``"retry"`` (retry now) or
+        anything else (wait the growing delay). Usable as a decorator; ``None`` removes
+        it."""
+        self._core.on_input_required_wait = callback
+        return callback
+
+    async def resume_input_required(
+        self, error: InputRequiredError, *, server: Any = None, timeout: float | None = None
+    ) -> Any:
+        """Continue the ``input_required`` exchange that raised ``error`` (MRTR-6): the
+        answers already produced are kept, the request is retried with the server's
+        ``requestState``; returns the request's result."""
+        return await self._run(
+            self._core.resume_input_required(error, server=server, timeout=timeout)
+        )
+
+    async def cache_info(
+        self, kind: CacheKind, uri: str | None = None, *, server: Any = None
+    ) -> dict[str, CacheInfo | None]:
+        """Per server name, what the 2026-07-28 result cache holds for ``kind``
+        (``"read"`` with ``uri``): ``CacheInfo(ttl_ms, cache_scope, received_at,
+        fresh)`` or ``None`` (CACHE-10). ``server.cache_info(kind)`` for one server."""
+        return await self._run(self._core.cache_info(kind, uri, server=server))
 
     async def ping(self, *, server: Any = None, timeout: float | None = None) -> dict[str, Any]:
         return await self._run(self._core.ping(server=server, timeout=timeout))
@@ -549,6 +692,24 @@ class Client:
         self, method: str, params: Mapping[str, Any] | None = None, *, server: Any = None
     ) -> None:
         await self._run(self._core.send_notification(method, params, server=server))
+
+    async def listen(
+        self,
+        notifications: ListenFilter | Mapping[str, Any],
+        callback: Listener | None = None,
+        *,
+        server: Any = None,
+        ack_timeout: float | Literal[False] | None = None,
+    ) -> Subscription:
+        """Open a ``subscriptions/listen`` subscription on a 2026-07-28 server (the
+        only one, or ``server=``); see ``BaseServer.listen``."""
+        if server is not None:
+            target = self._servers[self._core.select_server(server)]
+        elif len(self._servers) == 1:
+            (target,) = self._servers.values()
+        else:
+            raise ValueError("several servers are configured: name one with server=")
+        return await target.listen(notifications, callback, ack_timeout=ack_timeout)
 
     def on_notification(self, callback: NotificationCallback) -> NotificationCallback:
         """Register ``callback(server, method, params)`` (plain or async); usable as a

@@ -3,7 +3,8 @@
 Multi-step operations (connect, paginated lists, ``tools/call`` with its checks, serving
 a server's request) are generators in the core. They ``yield`` an effect, the shell's
 driver performs it and sends back the outcome (or throws the error into the
-generator). The logic exists once; each shell only knows how to perform six effects.
+generator). The logic exists once; each shell only knows how to perform these effects
+(``SetLogLevel`` only for a 2026-07-28 server).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ __all__ = [
     "Notify",
     "Op",
     "ProgressCallback",
+    "SetLogLevel",
     "TryConnect",
 ]
 
@@ -73,13 +75,29 @@ class Attempt:
 class Call:
     """Send a request to ``server`` and return its result (or raise its error).
 
-    ``timeout`` is in seconds; ``None`` means the server's ``read_timeout``."""
+    ``timeout`` is in seconds; ``None`` means the server's ``read_timeout``.
+
+    ``tool`` is the definition of the tool a ``tools/call`` calls (a
+    :class:`~mcp_proto.types.Tool` or its dict), for the driver to hand to the
+    connection: on a 2026-07-28 HTTP server its ``x-mcp-header`` annotations become
+    ``Mcp-Param-*`` headers (HDR-1). Drivers that do not know it ignore it."""
 
     server: str
     method: str
     params: dict[str, Any] | None = None
     timeout: float | None = None
     progress: ProgressCallback | None = None
+    tool: Any = None
+
+
+@attrs.frozen
+class SetLogLevel:
+    """Set the log level a 2026-07-28 server's connection carries as ``_meta`` on
+    every request (LIFE-15: the revision has no ``logging/setLevel``). ``level`` is
+    one of ``LOG_LEVELS``, or ``None`` to stop sending one."""
+
+    server: str
+    level: str | None
 
 
 @attrs.frozen
@@ -112,5 +130,5 @@ class Log:
     message: str
 
 
-Effect = Union[Connect, TryConnect, Call, Notify, CallHost, Log]
+Effect = Union[Connect, TryConnect, Call, Notify, CallHost, Log, SetLogLevel]
 Op = Generator[Effect, Any, T]

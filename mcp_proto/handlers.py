@@ -14,7 +14,7 @@ from typing import Any, Final
 
 import attrs
 
-from . import jsonrpc
+from . import deprecations, jsonrpc
 from .effects import CallHost, Log, Op
 from .types import Root
 
@@ -55,6 +55,10 @@ class Handlers:
     elicitation: Callable[..., Any] | None = None
     #: The roots to answer ``roots/list`` with (ROOT-4: always served, empty by default).
     roots: Callable[[], Sequence[Root]] = tuple
+    #: Writes a deprecation notice to the client's logger (returns ``False`` when it
+    #: went nowhere); given, serving a request that uses a feature the 2026-07-28
+    #: revision deprecates announces it once per process (DEP-3, DEP-6, DEP-16).
+    on_deprecated: Callable[[str], Any] | None = None
 
 
 def client_capabilities(
@@ -119,7 +123,18 @@ def _roots(handlers: Handlers, server: str) -> Op[Reply]:
     except Exception as exc:
         yield Log("ERROR", f"roots handler failed for server {server!r}: {exc!r}")
         return Reply(code=jsonrpc.INTERNAL_ERROR, message="Internal error")
-    return Reply(result={"roots": listed})
+    reply = {"roots": listed}
+    if deprecations.roots_answer_exposes(reply):  # DEP-16: only an answer with a root
+        _deprecated(handlers, ("roots",))
+    return Reply(result=reply)
+
+
+def _deprecated(handlers: Handlers, keys: Sequence[str]) -> None:
+    """Announce deprecated features through the host's logger; never raises (DEP-12)."""
+    emit = handlers.on_deprecated
+    if emit is not None:
+        for key in keys:
+            deprecations.announce(key, emit)
 
 
 # ---------------------------------------------------------------- sampling
@@ -230,6 +245,7 @@ def _sampling(handlers: Handlers, params: Mapping[str, Any], server: str) -> Op[
     )
     if params.get("includeContext") in ("thisServer", "allServers"):
         yield Log("INFO", f"server {server!r} asked for includeContext (deprecated)")
+    _deprecated(handlers, deprecations.features_in_sampling_request(params))  # DEP-3, DEP-6
     try:
         value = yield CallHost(handlers.sampling, adapt_args(handlers.sampling, args))
     except Exception as exc:

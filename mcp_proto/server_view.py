@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from mcp_proto.config import ServerConfig
+from mcp_proto.modern.cache import CacheInfo, CacheKind, ResultCache
 from mcp_proto.session import ServerInfo, Session, State
 
 __all__ = ["ConnectionView", "ServerView"]
@@ -31,6 +33,20 @@ class ServerView:
     config: ServerConfig
     _conn: ConnectionView | None = None
     _session: Session | None = None
+    #: Set by the client that owns this server: ``(kind, uri) -> CacheInfo | None`` from
+    #: its core's result cache (CACHE-10). Unset: nothing is cached.
+    _cache_info: Callable[[CacheKind, str | None], CacheInfo | None] | None = None
+
+    def cache_info(self, kind: CacheKind, uri: str | None = None) -> CacheInfo | None:
+        """What the 2026-07-28 result cache holds for ``kind`` (``"tools"``,
+        ``"prompts"``, ``"resources"``, ``"resource_templates"``, ``"discover"``, or
+        ``"read"`` with ``uri``): ``CacheInfo(ttl_ms, cache_scope, received_at,
+        fresh)``, or ``None`` when nothing is cached (CACHE-10)."""
+        source = self._cache_info
+        if source is None:
+            ResultCache().cache_info(kind, uri, now=0.0)  # the same argument checks
+            return None
+        return source(kind, uri)
 
     @property
     def info(self) -> ServerInfo | None:
@@ -62,8 +78,20 @@ class ServerView:
 
     @property
     def protocol_era(self) -> str | None:
+        """``"modern"`` (2026-07-28: no handshake, ``server/discover``) or
+        ``"legacy"`` (the handshake era), from the current connection; ``None`` before
+        the era is known (LIFE-4). The connection's own era when it has decided one
+        (before the server's info is in: ``protocol="modern"`` fixes it at once)."""
+        era = getattr(self._conn, "era", None)
+        if era is not None:
+            return str(era)
         info = self.info
         return info.protocol_era if info is not None else None
+
+    @property
+    def is_modern(self) -> bool:
+        """Whether the current connection speaks the 2026-07-28 revision."""
+        return self.protocol_era == "modern"
 
     def has_capability(self, *path: str) -> bool:
         info = self.info

@@ -147,7 +147,8 @@ def test_tools_table(ran: Ran) -> None:
     # aligned: every description starts in the same column
     column = lines[0].index("DESCRIPTION")
     assert add[column - 2 : column] == "  " and add[column] != " "
-    assert proc.stderr == ""
+    # stderr holds only the revision the server speaks (issue 10).
+    assert proc.stderr.splitlines() == ["mcp-proto: server sdk_server: 2026-07-28 (modern)"]
 
 
 @peer
@@ -368,7 +369,7 @@ def test_config_and_server(ran: Ran) -> None:
     proc = ran["config-one"]
     assert proc.returncode == 0, proc.stderr
     assert "countdown" in proc.stdout and "echo" not in proc.stdout
-    assert proc.stderr == ""
+    assert proc.stderr.splitlines() == ["mcp-proto: server demo: 2026-07-28 (modern)"]
 
     proc = ran["config-all"]
     assert proc.returncode == 0, proc.stderr

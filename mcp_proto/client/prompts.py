@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..effects import Call, Op
+from .. import deprecations
+from ..effects import Op
 from ..errors import (
     ConnectionError,
     PromptGetError,
@@ -14,6 +15,7 @@ from ..errors import (
     ValidationError,
 )
 from ..types import Prompt
+from . import era
 from .router import PASS_THROUGH, Router
 
 __all__ = ["PromptOps"]
@@ -36,6 +38,8 @@ class PromptOps(Router):
         prompt: Prompt = yield from self._resolve("prompts", name, server)
         args = {str(k): v for k, v in (arguments or {}).items()}
         meta = args.pop("_meta", None)
+        if deprecations.features_in_meta(meta):
+            self._deprecated("logging")  # DEP-4: a log level in a call's own _meta
         for arg in prompt.arguments:
             if arg.required and arg.name not in args:
                 raise ValidationError(f"prompt {name!r} needs the argument {arg.name!r}")
@@ -48,7 +52,7 @@ class PromptOps(Router):
             params["_meta"] = dict(meta)
         owner = prompt.server or self._default_server(None)
         try:
-            result = yield Call(owner, "prompts/get", params, timeout)
+            result = yield from era.request(self, owner, "prompts/get", params, timeout)
         except PASS_THROUGH:
             raise
         except (TransportError, ConnectionError) as exc:

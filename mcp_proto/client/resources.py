@@ -11,6 +11,7 @@ from ..errors import (
     AmbiguousResourceURI,
     CapabilityError,
     ConnectionError,
+    MCPError,
     RemoteProtocolError,
     ResourceNotFound,
     ResourceReadError,
@@ -21,6 +22,7 @@ from ..errors import (
 from ..pagination import list_all
 from ..session import ServerInfo
 from ..types import Resource, ResourceContent, ResourceTemplate
+from . import era
 from .router import PASS_THROUGH, Router
 
 __all__ = ["ResourceOps"]
@@ -44,8 +46,8 @@ class ResourceOps(Router):
         if server is None and len(self.servers) > 1:
             raise ValueError("list_resources(cursor=...) needs server= with several servers")
         name = self._default_server(server)
-        yield Connect(name)
-        result = yield Call(name, "resources/list", {"cursor": cursor})
+        yield from self._connect(name)
+        result = yield from self._page_call(name, "resources/list", {"cursor": cursor}, cache)
         return _page(result, "resources", Resource.from_dict, name)
 
     def list_resource_templates(
@@ -57,26 +59,48 @@ class ResourceOps(Router):
             if server is None and len(self.servers) > 1:
                 raise ValueError("list_resource_templates(cursor=...) needs server=")
             name = self._default_server(server)
-            yield Connect(name)
-            result = yield Call(name, "resources/templates/list", {"cursor": cursor})
+            yield from self._connect(name)
+            result = yield from self._page_call(
+                name, "resources/templates/list", {"cursor": cursor}
+            )
             return _page(result, "resourceTemplates", ResourceTemplate.from_dict, name)
         templates: list[ResourceTemplate] = []
         for name in self._servers_for(server):
-            info: ServerInfo = yield Connect(name)
+            info: ServerInfo = yield from self._connect(name)
             if not info.has_capability("resources"):
                 continue
-            raw = yield from list_all(
-                name,
-                "resources/templates/list",
-                "resourceTemplates",
-                max_pages=self.limits.max_pages,
-            )
+            raw: list[Any]
+            if self.is_modern(name):  # CACHE-11: only a positive ttlMs keeps templates
+                raw = yield from era.modern_list_all(
+                    self, name, "resources/templates/list", "resourceTemplates"
+                )
+            else:
+                raw = yield from list_all(
+                    name,
+                    "resources/templates/list",
+                    "resourceTemplates",
+                    max_pages=self.limits.max_pages,
+                )
             for entry in raw:
                 try:
                     templates.append(ResourceTemplate.from_dict(entry, server=name))
                 except (ValidationError, ValueError, TypeError) as exc:
                     yield Log("WARNING", f"server {name!r}: skipping a malformed template: {exc}")
         return {"resourceTemplates": templates, "nextCursor": None}
+
+    def _page_call(
+        self, name: str, method: str, params: dict[str, Any], cache: bool = True
+    ) -> Op[Any]:
+        """One explicitly requested page. On a 2026-07-28 server through the result
+        cache; a rejected cursor drops the list's cached pages and raises (CACHE-12:
+        only an auto-paginated listing restarts)."""
+        if not self.is_modern(name):
+            return (yield Call(name, method, params))
+        try:
+            return (yield from era.cached_call(self, name, method, params, use_cached=cache))
+        except MCPError as exc:
+            self.result_cache(name).cursor_rejected(method, params, exc)
+            raise
 
     def _resource_owner(self, uri: str, server: Any) -> Op[str]:
         if server is not None:
@@ -105,7 +129,7 @@ class ResourceOps(Router):
     ) -> Op[list[ResourceContent]]:
         owner = yield from self._resource_owner(uri, server)
         try:
-            result = yield Call(owner, "resources/read", {"uri": uri}, timeout)
+            result = yield from era.request(self, owner, "resources/read", {"uri": uri}, timeout)
         except ServerError as exc:
             if exc.code in _RESOURCE_NOT_FOUND:
                 raise ResourceNotFound(f"server {owner!r}: {exc}") from exc

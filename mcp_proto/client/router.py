@@ -14,7 +14,8 @@ from typing import Any, Final, Literal
 
 import attrs
 
-from ..effects import Connect, Log, Op
+from .. import deprecations
+from ..effects import CallHost, Connect, Log, Op
 from ..errors import (
     AmbiguousPromptName,
     AmbiguousToolName,
@@ -26,13 +27,19 @@ from ..errors import (
     ResponseTooLargeError,
     ServerNotFound,
     ToolNotFound,
+    UnknownResultTypeError,
     ValidationError,
 )
 from ..handlers import Handlers, client_capabilities
 from ..limits import Limits
+from ..modern.cache import CacheInfo, CacheKind, ResultCache
+from ..modern.headers import filter_tools
+from ..modern.meta import Extensions, HostMeta, check_extensions
+from ..modern.mrtr import InputRequiredWait
 from ..pagination import list_all
 from ..session import ServerInfo
 from ..types import Implementation, Prompt, Resource, Root, Tool
+from . import era
 
 __all__ = ["DEFAULT_CLIENT_INFO", "PASS_THROUGH", "Router", "ServerEntry"]
 
@@ -45,6 +52,13 @@ _INVALIDATES: Final[dict[str, str]] = {
     "notifications/resources/list_changed": "resources",
 }
 
+# The result cache's kind of each router list.
+_CACHE_KIND: Final[dict[str, CacheKind]] = {
+    "tools": "tools",
+    "prompts": "prompts",
+    "resources": "resources",
+}
+
 # Failures a call/get/read re-raises as they are instead of wrapping them in
 # ToolCallError & co.: their class already says what happened (a timeout, a too-large
 # response, a refused capability or authorization).
@@ -53,15 +67,23 @@ PASS_THROUGH: Final = (
     ResponseTooLargeError,
     CapabilityError,
     InsufficientScopeError,
+    UnknownResultTypeError,  # the server answered, with a resultType we cannot read
 )
 
 
 @attrs.frozen
 class ServerEntry:
-    """A configured server as the core sees it: its name and transport type."""
+    """A configured server as the core sees it: its name and transport type.
+
+    ``authorization`` is the ``Authorization`` header configured for it (the only
+    credential the client sends today): a private cached result of a 2026-07-28 server
+    is bound to its SHA-256 (CACHE-6). ``read_timeout`` bounds an ``input_required``
+    wait when the call gives no timeout (MRTR-7)."""
 
     name: str
     type: str
+    authorization: str | None = attrs.field(default=None, repr=False)
+    read_timeout: float | None = None
 
 
 class Router:
@@ -79,6 +101,12 @@ class Router:
         client_info: Implementation | None = None,
         validate_structured_content: Literal["warn", "strict"] = "warn",
         limits: Limits | None = None,
+        clock: Callable[[], float] | None = None,
+        sleep: Callable[[float], Any] | None = None,
+        on_input_required_wait: Callable[[InputRequiredWait], Any] | None = None,
+        on_deprecated: Callable[[str], Any] | None = None,
+        request_meta: HostMeta = None,
+        extensions: Extensions = (),
     ) -> None:
         if validate_structured_content not in ("warn", "strict"):
             raise ValueError(
@@ -89,7 +117,31 @@ class Router:
         if len({n.lower() for n in names}) != len(names):
             raise ValueError(f"server names must be unique (case-insensitively): {names}")
         self.servers: tuple[ServerEntry, ...] = tuple(servers)
+        # DEP-2..4, DEP-16: notices go to the shell's logger through on_deprecated;
+        # the handlers announce what a served request uses (sampling, roots answers).
+        self.on_deprecated = on_deprecated
+        if on_deprecated is not None and handlers.on_deprecated is None:
+            handlers = attrs.evolve(handlers, on_deprecated=on_deprecated)
         self.handlers = handlers
+        # The shell's monotonic clock and sleep (the core has neither): the result
+        # cache's "now" (CACHE-2) and the input_required waits (MRTR-4) use them.
+        self.clock = clock
+        self.sleep = sleep
+        self.on_input_required_wait = on_input_required_wait
+        # LIFE-12/LIFE-13: validated here, carried by each connection onto every
+        # 2026-07-28 request (the driver hands them to the machine).
+        self._request_meta: HostMeta = None
+        # server -> the level set_log_level gave a 2026-07-28 server (carried as _meta
+        # by its connection, LIFE-15; part of the cache key, CACHE-7).
+        self.log_levels: dict[str, str] = {}
+        self.extensions = check_extensions(extensions)
+        if handlers.sampling is not None:
+            self._deprecated("sampling")  # DEP-3: registering the handler uses it
+        # server -> whether its connection speaks 2026-07-28 (learned at each Connect).
+        self._modern: dict[str, bool] = {}
+        # CACHE-1..14: one result cache per server, used for 2026-07-28 servers only
+        # (the handshake era keeps the list caches below, TOOL-16).
+        self._result_caches: dict[str, ResultCache] = {}
         self.client_info = client_info or DEFAULT_CLIENT_INFO
         self.validate_structured_content = validate_structured_content
         self.limits = limits or Limits()
@@ -106,8 +158,34 @@ class Router:
         self._generation: dict[tuple[str, str], int] = {}
         # (server, kind) -> (the cached list it indexes, name -> items): see _by_name.
         self._name_index: dict[tuple[str, str], tuple[list[Any], dict[str, list[Any]]]] = {}
+        self.request_meta = request_meta  # validated and copied by the setter
 
     # ------------------------------------------------------------------ config
+
+    @property
+    def request_meta(self) -> HostMeta:
+        """The host's ``request_meta`` (LIFE-12): a mapping (copied when set) or a
+        callable evaluated per request by the connection."""
+        return self._request_meta
+
+    @request_meta.setter
+    def request_meta(self, value: HostMeta) -> None:
+        if value is not None and not callable(value):
+            if not isinstance(value, Mapping):
+                raise ValueError("request_meta must be a mapping or a callable returning one")
+            value = dict(value)
+        self._request_meta = value
+        if not callable(value) and deprecations.features_in_meta(value):
+            self._deprecated("logging")  # DEP-4: a logLevel in request_meta
+        # CACHE-7: the parsed lists were read under the old _meta: list again.
+        self._drop_modern_lists()
+
+    def _drop_modern_lists(self, only: str | None = None) -> None:
+        for name in list(self._modern):
+            if self._modern[name] and only in (None, name):
+                for kind in ("tools", "prompts", "resources"):
+                    self._store(kind).pop(name, None)
+                    self._name_index.pop((name, kind), None)
 
     @property
     def capabilities(self) -> dict[str, Any]:
@@ -161,9 +239,20 @@ class Router:
     def replace_type(self, name: str, transport_type: str) -> None:
         """A server's transport changed (``connect``'s fallback chain)."""
         self.servers = tuple(
-            ServerEntry(s.name, transport_type) if s.name == name else s for s in self.servers
+            attrs.evolve(s, type=transport_type) if s.name == name else s for s in self.servers
         )
         self.server_disconnected(name)
+
+    def set_authorization(self, name: str, authorization: str | None) -> None:
+        """The ``Authorization`` value now sent to ``name`` (a rotated token): private
+        cached results of the old one stop answering (CACHE-6)."""
+        self.servers = tuple(
+            attrs.evolve(s, authorization=authorization) if s.name == name else s
+            for s in self.servers
+        )
+        # The parsed lists were read from entries bound to the old value: drop them,
+        # so the next listing asks the cache again with the new one.
+        self._drop_modern_lists(name)
 
     def _servers_for(self, server: Any) -> list[str]:
         if server is None:
@@ -204,26 +293,109 @@ class Router:
         kind = _INVALIDATES.get(method)
         if kind is not None:
             self._invalidate(server, kind)
+        # NOTIF-3: bookkeeping (above), then cache invalidation, regardless of the
+        # remaining TTL (CACHE-14), before the shell runs listeners and callbacks.
+        cache = self._result_caches.get(server)
+        if cache is not None:
+            cache.invalidate_for(method, params)
+        if method == "notifications/message":
+            self._deprecated("logging")  # DEP-4: a server log message received
 
     def server_disconnected(self, server: str) -> None:
-        """A server's connection ended: what it listed may change on reconnect."""
+        """A server's connection ended: what it listed may change on reconnect. The
+        2026-07-28 result cache stays: its entries carry their own freshness, and a
+        stale one may still stand in after a transient failure (CACHE-3)."""
         for kind in ("tools", "prompts", "resources"):
             self._invalidate(server, kind)
+        self._modern.pop(server, None)  # a reconnection may meet the other era (LIFE-18)
+
+    # ------------------------------------------------------------------ 2026-07-28
+
+    def _deprecated(self, key: str) -> None:
+        """Announce a deprecated feature once per process (DEP-2..4); never raises,
+        never blocks (DEP-12, DEP-15). Without a logger the notice stays due."""
+        emit = self.on_deprecated
+        if emit is not None:
+            deprecations.announce(key, emit)
+
+    def _connect(self, server: str) -> Op[ServerInfo]:
+        """``Connect`` and note the server's era (LIFE-4): the operations below branch
+        on it (caching, input_required, header filtering)."""
+        info: ServerInfo = yield Connect(server)
+        self._modern[server] = info.protocol_era == "modern"
+        return info
+
+    def is_modern(self, server: str) -> bool:
+        """Whether ``server``'s last connection spoke 2026-07-28."""
+        return self._modern.get(server, False)
+
+    def _entry(self, server: str) -> ServerEntry:
+        for s in self.servers:
+            if s.name == server:
+                return s
+        raise ServerNotFound(f"no server named {server!r}")
+
+    def result_cache(self, server: str) -> ResultCache:
+        """``server``'s 2026-07-28 result cache (created on first use)."""
+        cache = self._result_caches.get(server)
+        if cache is None:
+            cache = self._result_caches[server] = ResultCache()
+        return cache
+
+    def cache_info_at(
+        self, server: str, kind: CacheKind, uri: str | None, now: float
+    ) -> CacheInfo | None:
+        """``server.cache_info(kind, uri)`` at ``now`` (the shell's clock), CACHE-10."""
+        cache = self._result_caches.get(server)
+        if cache is None:
+            ResultCache().cache_info(kind, uri, now=now)  # the same argument checks
+            return None
+        return cache.cache_info(kind, uri, now=now)
+
+    def _now(self) -> Op[float | None]:
+        if self.clock is None:
+            return None
+        now: float = yield CallHost(self.clock)
+        return now
 
     # ------------------------------------------------------------------ lists and routing
 
+    def _cached_list(self, server: str, kind: str) -> Op[list[Any] | None]:
+        """The parsed list kept for ``server`` when it may be used as is: always in the
+        handshake era (until list_changed, TOOL-16); for a 2026-07-28 server only while
+        its first page's result is fresh (CACHE-2), since ``ttlMs`` governs there."""
+        items = self._store(kind).get(server)
+        if items is None or not self.is_modern(server):
+            return items
+        now = yield from self._now()
+        if now is None or not self.result_cache(server).fresh(_CACHE_KIND[kind], now):
+            return None
+        return items
+
     def _list_one(self, server: str, kind: str, cache: bool) -> Op[list[Any]]:
         store = self._store(kind)
-        if cache and server in store:
-            return store[server]
+        if cache:
+            known = yield from self._cached_list(server, kind)
+            if known is not None:
+                return known
         generation = self._generation.get((server, kind), 0)
-        info: ServerInfo = yield Connect(server)
+        info: ServerInfo = yield from self._connect(server)
         capability = "resources" if kind == "resources" else kind
         if not info.has_capability(capability):
             items: list[Any] = []
         else:
             method = f"{kind}/list"
-            raw = yield from list_all(server, method, kind, max_pages=self.limits.max_pages)
+            raw: list[Any]
+            if self.is_modern(server):
+                raw = yield from era.modern_list_all(self, server, method, kind, use_cached=cache)
+                if kind == "tools":
+                    # HDR-3: over Streamable HTTP a tool whose x-mcp-header annotations
+                    # break the rules is left out, with a warning naming it.
+                    raw, problems = filter_tools(raw, http=self._entry(server).type != "stdio")
+                    for problem in problems:
+                        yield Log("WARNING", f"server {server!r}: {problem}")
+            else:
+                raw = yield from list_all(server, method, kind, max_pages=self.limits.max_pages)
             parse: Callable[..., Any] = {
                 "tools": Tool.from_dict,
                 "prompts": Prompt.from_dict,
@@ -274,7 +446,11 @@ class Router:
         store = self._store(kind)
         names = self._servers_for(server)
         matches: list[Any]
-        if all(n in store for n in names):  # every list cached: no effects needed
+        if all(n in store for n in names):
+            # Every list known: no effects needed. Routing a name uses the last list
+            # whatever its ttlMs (a modern server's list may be "stale at once"): a
+            # list_changed drops it, a miss refetches it below, and a stale definition
+            # is what -32020 recovers from (HDR-5). list_tools() honours the TTL.
             matches = []
             for n in names:
                 matches += self._by_name(n, kind, store[n]).get(name, ())

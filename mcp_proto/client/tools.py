@@ -7,10 +7,12 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from .. import deprecations
 from .._schema_plain import is_plain
-from ..effects import Call, Connect, Log, Op, ProgressCallback
+from ..effects import Connect, Log, Op, ProgressCallback
 from ..errors import (
     ConnectionError,
+    HeaderMismatchError,
     RemoteProtocolError,
     SchemaError,
     ToolCallError,
@@ -20,6 +22,7 @@ from ..errors import (
 from ..session import ServerInfo
 from ..types import Tool
 from ..versions import features_of
+from . import era
 from .router import PASS_THROUGH, Router
 
 __all__ = ["ToolOps"]
@@ -61,24 +64,50 @@ class ToolOps(Router):
         Raises ``ToolNotFound`` / ``AmbiguousToolName`` (routing), ``ValidationError``
         (missing required arguments, or structured output in strict mode),
         ``RequestTimeoutError`` (timeout), ``ServerError`` (the server's JSON-RPC
-        error), ``ToolCallError`` (the connection failed; the outcome is unknown).
+        error; ``HeaderMismatchError`` after one refresh and retry, HDR-5),
+        ``InputRequiredError`` (a 2026-07-28 ``input_required`` exchange that could not
+        complete: pass it to ``resume_input_required``), ``ToolCallError`` (the
+        connection failed; the outcome is unknown).
         """
         tool: Tool = yield from self._resolve("tools", name, server)
         args = dict(arguments or {})
         # TOOL-14: a request-level _meta given among the arguments goes to params._meta.
         meta = args.pop("_meta", None)
+        if deprecations.features_in_meta(meta):
+            self._deprecated("logging")  # DEP-4: a log level in a call's own _meta
         _check_required(tool, args)
         yield from _check_input_schema(tool)
         params: dict[str, Any] = {"name": name, "arguments": args}
         if isinstance(meta, Mapping):
             params["_meta"] = dict(meta)
         owner = tool.server or self._default_server(None)
-        try:
-            result = yield Call(owner, "tools/call", params, timeout, progress)
-        except PASS_THROUGH:
-            raise
-        except (TransportError, ConnectionError) as exc:
-            raise ToolCallError(f"calling tool {name!r} on server {owner!r} failed: {exc}") from exc
+        for attempt in (1, 2):
+            try:
+                result = yield from era.request(
+                    self, owner, "tools/call", params, timeout, progress, tool=tool
+                )
+                break
+            except HeaderMismatchError:
+                # HDR-5: the server's headers check failed, so our definition of the
+                # tool is out of date: refresh tools/list (as a list_changed would)
+                # and retry once with the headers recomputed; a second -32020 raises.
+                if attempt == 2 or not self.is_modern(owner):
+                    raise
+                yield Log(
+                    "WARNING",
+                    f"server {owner!r} rejected the headers of tool {name!r} (-32020);"
+                    " refreshing tools/list and retrying once",
+                )
+                self.handle_notification(owner, "notifications/tools/list_changed", {})
+                tool = yield from self._resolve("tools", name, owner)
+                _check_required(tool, args)
+                yield from _check_input_schema(tool)  # SCH-20: the refreshed definition
+            except PASS_THROUGH:
+                raise
+            except (TransportError, ConnectionError) as exc:
+                raise ToolCallError(
+                    f"calling tool {name!r} on server {owner!r} failed: {exc}"
+                ) from exc
         if not isinstance(result, dict):
             raise RemoteProtocolError(f"server {owner!r} sent a malformed tools/call result")
         if tool.has_structured_output and result.get("isError") is not True:

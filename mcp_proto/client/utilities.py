@@ -6,10 +6,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
-from ..effects import Call, Connect, Log, Notify, Op
-from ..errors import CapabilityError, MCPError
+from ..effects import Call, Connect, Log, Notify, Op, SetLogLevel
+from ..errors import CapabilityError, InputRequiredError, MCPError
+from ..modern.cache import CacheInfo, CacheKind
 from ..session import ServerInfo
 from ..types import Prompt, Root
+from . import era
 from .router import Router
 
 __all__ = ["LOG_LEVELS", "UtilityOps"]
@@ -73,14 +75,22 @@ class UtilityOps(Router):
         CAP-3), or on one (``CapabilityError`` if it lacks it). Returns the names set."""
         if level not in LOG_LEVELS:
             raise ValueError(f"log level must be one of {', '.join(LOG_LEVELS)}")
+        self._deprecated("logging")  # DEP-4: Logging is deprecated in 2026-07-28
         done = []
         for name in self._servers_for(server):
-            info: ServerInfo = yield Connect(name)
+            info: ServerInfo = yield from self._connect(name)
             if not info.has_capability("logging"):
                 if server is not None:
                     raise CapabilityError(f"server {name!r} does not support logging")
                 continue
-            yield Call(name, "logging/setLevel", {"level": level})
+            if self.is_modern(name):
+                # LIFE-15: no logging/setLevel in 2026-07-28; the level rides as _meta
+                # on every request the connection sends from now on.
+                yield SetLogLevel(name, level)
+                self.log_levels[name] = level
+                self._drop_modern_lists(name)  # CACHE-7: the _meta changed
+            else:
+                yield Call(name, "logging/setLevel", {"level": level})
             done.append(name)
         return done
 
@@ -89,6 +99,8 @@ class UtilityOps(Router):
         set later): nobody is connected yet, so nobody is told."""
         self._roots = tuple(Root.coerce(r) for r in roots)
         self._roots_registered = True
+        if self._roots:
+            self._deprecated("roots")  # DEP-2: an empty list exposes nothing
 
     def set_roots(self, roots: Iterable[Root | Mapping[str, Any]]) -> Op[None]:
         """Replace the roots and tell connected servers (ROOT-1, ROOT-3): failures to
@@ -97,6 +109,8 @@ class UtilityOps(Router):
         sees them from its next connection on."""
         self._roots = tuple(Root.coerce(r) for r in roots)
         self._roots_registered = True
+        if self._roots:
+            self._deprecated("roots")  # DEP-2
         for s in self.servers:
             try:
                 yield Notify(
@@ -104,6 +118,29 @@ class UtilityOps(Router):
                 )
             except MCPError as exc:
                 yield Log("WARNING", f"could not tell {s.name!r} that roots changed: {exc}")
+
+    def cache_info(
+        self, kind: CacheKind, uri: str | None = None, *, server: Any = None
+    ) -> Op[dict[str, CacheInfo | None]]:
+        """What the 2026-07-28 result cache holds for ``kind`` (``"discover"``,
+        ``"tools"``, ``"prompts"``, ``"resources"``, ``"resource_templates"``, or
+        ``"read"`` with ``uri``), per server name: its ``ttl_ms``, ``cache_scope``,
+        ``received_at`` and whether it is fresh now; ``None`` where nothing is cached
+        (CACHE-10). Handshake-era servers never have entries."""
+        now = yield from self._now()
+        out: dict[str, CacheInfo | None] = {}
+        for name in self._servers_for(server):
+            out[name] = self.cache_info_at(name, kind, uri, 0.0 if now is None else now)
+        return out
+
+    def resume_input_required(
+        self, error: InputRequiredError, *, server: Any = None, timeout: float | None = None
+    ) -> Op[Any]:
+        """Continue a 2026-07-28 ``input_required`` exchange that failed (MRTR-6): the
+        answers already produced are kept (MRTR-8), the rest are asked of the handlers,
+        and the request is retried with the server's ``requestState``, with a fresh
+        budget of rounds and wait. ``server`` defaults to the one that raised it."""
+        return (yield from era.resume_input_required(self, error, server=server, timeout=timeout))
 
     def ping(self, *, server: Any = None, timeout: float | None = None) -> Op[dict[str, Any]]:
         name = self._default_server(server)

@@ -50,6 +50,11 @@ Operations (synchronous, never block):
   request of an earlier session (after a reconnect or a session expiry), and when the
   request was already answered or refused (once each). ``now`` is optional: an answer
   starts no timer.
+* ``start_listen(notifications, *, now, ack_timeout=None) -> int``: a subscription
+  (``subscriptions/listen``, 2026-07-28 servers) with a sub id stable across re-opens;
+  ``close_listen(sub_id, *, now)``; ``listen_state(sub_id)``. Events
+  ``ListenAcknowledged``, ``ListenNotification``, ``ListenInterrupted``, then exactly
+  one ``ListenEnded``. Rules: :mod:`._listen`.
 * ``close(now)``: handlers still answering server requests get ``CLOSE_ANSWER_WAIT``
   (0.5 s, a deadline); what is left is refused (-32000); Streamable HTTP with a session
   sends DELETE; then ``CloseTransport(graceful=True)``; every open call fails with a
@@ -163,6 +168,10 @@ from .events import (
     Diagnostic,
     Disconnected,
     Event,
+    ListenAcknowledged,
+    ListenEnded,
+    ListenInterrupted,
+    ListenNotification,
     LogMessage,
     MessageDiscarded,
     NotificationReceived,
@@ -206,6 +215,10 @@ __all__ = [
     "Event",
     "ExchangeFailure",
     "Frame",
+    "ListenAcknowledged",
+    "ListenEnded",
+    "ListenInterrupted",
+    "ListenNotification",
     "LogMessage",
     "MessageDiscarded",
     "NotificationReceived",

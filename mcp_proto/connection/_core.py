@@ -27,6 +27,7 @@ from ..errors import (
 )
 from ..events import (
     MessageDiscarded,
+    NotificationReceived,
     ProgressReceived,
     RequestFailed,
     ResponseReceived,
@@ -40,6 +41,7 @@ from ..session import State as SessionState
 from ..types import Implementation
 from ._calls import Call, CallState, Pipeline, Verdict
 from ._era import EraSteps
+from ._listen import ListenManager
 from ._transport import Outgoing, Transport
 from .events import (
     CallFailed,
@@ -136,6 +138,7 @@ class MachineCore:
         # anything else (a request of an expired session, a second answer) is dropped.
         self._asked: set[jsonrpc.RequestId] = set()
         self._transport = _make_transport(self)
+        self._listen = ListenManager(self, random)  # subscriptions/listen (SUB rows)
 
     # ================================================================ introspection
 
@@ -207,6 +210,8 @@ class MachineCore:
         self._drain(now)  # what already arrived comes first
         self._era.probe = None  # the probe fails with the rest; no era decision
         session = self._session
+        live = session is not None and session.state is not SessionState.CLOSED
+        self._listen.end_all(self._closed_error(), now, cancel=lost is None and live)
         if lost is None and session is not None and session.state is not SessionState.CLOSED:
             session.refuse_server_requests()
             self._take_output()
@@ -219,13 +224,14 @@ class MachineCore:
         self._init_rid = None
         self._transport.reset()
         # Every open call ends now, with this error (none is retried: we are closing).
-        self._fail_all(error)
+        self._fail_all(error, now)
         if session is not None and session.state is not SessionState.CLOSED:
             session.connection_lost(error)
         self._drain(now)
         self._emit(CloseTransport(graceful=lost is None))
 
-    def _fail_all(self, error: MCPError) -> None:
+    def _fail_all(self, error: MCPError, now: float = 0.0) -> None:
+        self._listen.end_all(error, now, cancel=False)
         self._notes.clear()
         self._internal.clear()
         for call in list(self._calls.calls.values()):
@@ -260,7 +266,10 @@ class MachineCore:
                 self._era.forget_era(str(stale))
                 self._events.append(Disconnected(stale))
                 self._teardown(stale, now, close=True)
-        if self._calls.has_queued or self._notes:
+        if self.state is ConnectionState.READY and self._listen.wants_connection:
+            self._listen.hand_over(now)
+            self._drain(now)
+        if self._calls.has_queued or self._notes or self._listen.wants_connection:
             if self.state is ConnectionState.READY:
                 assert self._session is not None
                 for method, params in self._notes:
@@ -382,6 +391,10 @@ class MachineCore:
                     self._events.append(
                         CallProgress(call.call_id, event.progress, event.total, event.message)
                     )
+            elif isinstance(event, NotificationReceived) and self._listen.on_notification(
+                event, now
+            ):
+                pass  # on a listen stream: routed to its subscription (SUB-31)
             elif isinstance(event, ServerRequest) and self.era == "modern":
                 # LIFE-17: a 2026-07-28 server asks inside results (MRTR), never with a
                 # request of its own: not handed to handlers, never answered (nor
@@ -402,6 +415,8 @@ class MachineCore:
         if rid == self._init_rid and session is self._session:
             self._init_rid = None
             self._handshake_answered(session, event.result, now)
+            return
+        if self._listen.on_response(rid, event.result, now):
             return
         if self._era.owns(rid):
             self._era.answered(event.result, now)
@@ -426,6 +441,8 @@ class MachineCore:
         if rid == self._init_rid and self._init_rid is not None:
             self._init_rid = None
             self._connect_failed(error, now)
+            return
+        if self._listen.on_failed(rid, error, now):
             return
         if self._era.owns(rid):
             self._era.failed(rid, error, now)
@@ -537,6 +554,7 @@ class MachineCore:
     def _connect_failed(self, error: MCPError, now: float, *, close: bool = True) -> None:
         self._events.append(ConnectFailed(error))
         self._teardown(error, now, close=close)
+        self._listen.connect_failed(error, now)
         for call in self._calls.take_queued():
             self._judge(call, error, now)
 

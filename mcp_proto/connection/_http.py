@@ -228,6 +228,9 @@ class HttpTransport(Transport):
                 is_init_note=out.method == "notifications/initialized",
             )
             self._ex[ex.xid] = ex
+            # A subscriptions/listen stream stays open and may be quiet for long (its
+            # acknowledgment has its own deadline, SUB-5): read in the background.
+            listen = out.method == "subscriptions/listen"
             conn._emit(
                 StartExchange(
                     ex.xid,
@@ -235,8 +238,10 @@ class HttpTransport(Transport):
                     self.post_url(),
                     self.request_headers(out),
                     out.data,
-                    self._read_timeout(out.rid, now),
-                    False,
+                    max(conn.config.read_timeout, GET_READ_TIMEOUT_FLOOR)
+                    if listen
+                    else self._read_timeout(out.rid, now),
+                    listen,
                 )
             )
 
@@ -442,7 +447,10 @@ class HttpTransport(Transport):
                 break
             self.http.note_event(event, cursor)
             if event.data and event.event in ("message", ""):
-                conn._deliver(event.data.encode("utf-8"))
+                if ex.rid is not None and conn._listen.owns(ex.rid):
+                    conn._listen.deliver_on(ex.rid, event.data.encode("utf-8"), now)
+                else:
+                    conn._deliver(event.data.encode("utf-8"))
             else:
                 self.on_event(ex, event, now)
         # A priming event carries only an id: it still moves this stream's cursor.

@@ -6,14 +6,17 @@ state and the internal steps are :mod:`._core`'s.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from .. import jsonrpc
 from .._util import NEED_DATA, check_seconds
-from ..errors import CapabilityError, LocalProtocolError, MCPError
+from ..errors import CapabilityError, LocalProtocolError, MCPError, ValidationError
+from ..modern.notify_queue import ListenFilter
 from ..session import State as SessionState
 from ._calls import CLOSE_ANSWER_WAIT
 from ._core import _LIVE, ConnectionState, MachineCore
+from ._listen import AckTimeout, SubState
 from .events import CallCancelledError, Closed, Event
 from .frames import ExchangeFailure, Frame
 
@@ -125,6 +128,58 @@ class Connection(MachineCore):
         self._end(call, error or CallCancelledError(f"{call.method} was cancelled: {reason}"))
         self._after(now)
 
+    def start_listen(
+        self,
+        notifications: ListenFilter | Mapping[str, Any],
+        *,
+        now: float,
+        ack_timeout: AckTimeout = None,
+    ) -> int:
+        """Open a subscription (``subscriptions/listen``, 2026-07-28); returns its sub id.
+
+        ``notifications``: a :class:`ListenFilter` or a mapping of its fields (API or
+        wire names), copied and frozen now (SUB-13). ``ack_timeout``: ``None`` is
+        ``config.read_timeout``, ``False`` waits for ever; it bounds the wait for the
+        acknowledgment of every listen request of the subscription (SUB-5). Connects
+        implicitly. Raises ``ValidationError`` (bad filter or timeout),
+        ``CapabilityError`` (connected to a handshake-era server) or
+        ``LocalProtocolError`` (closing). Exactly one ``ListenEnded`` follows."""
+        if self.state is ConnectionState.CLOSING:
+            raise LocalProtocolError(f"server {self.name!r} is closing")
+        try:
+            sub_id = self._listen.start(notifications, ack_timeout, now)
+        except ValueError as exc:
+            if isinstance(exc, MCPError):
+                raise
+            raise ValidationError(str(exc)) from None
+        self._after(now)
+        return sub_id
+
+    def close_listen(self, sub_id: int, *, now: float) -> None:
+        """End a subscription: stdio sends ``notifications/cancelled`` for its listen
+        ids on the live process (SUB-29); HTTP closes its stream (SUB-16).
+        ``ListenEnded(sub_id, None)`` follows. Unknown or ended ids are ignored."""
+        if self._listen.close(sub_id, now):
+            self._after(now)
+
+    @property
+    def subscription_restart_min_interval(self) -> float:
+        """stdio: a process that dies less than this many seconds after receiving the
+        subscriptions is a crash loop; they end instead of being re-sent (SUB-21)."""
+        return self._listen.policy.min_interval
+
+    @subscription_restart_min_interval.setter
+    def subscription_restart_min_interval(self, seconds: float) -> None:
+        self._listen.policy.min_interval = check_seconds(
+            seconds, "subscription_restart_min_interval", allow_zero=True
+        )
+
+    def listen_state(self, sub_id: int) -> str:
+        """``"waiting"`` (for a connection, a restart or a re-open: not active, SUB-14),
+        ``"opening"`` (sent, not acknowledged), ``"active"`` or ``"ended"``."""
+        state = self._listen.state_of(sub_id)
+        return "waiting" if state is SubState.BACKOFF else state.value
+
     def answer(self, request_id: jsonrpc.RequestId, result: Any, *, now: float = 0.0) -> None:
         """Answer a server request. Dropped after close (nobody to answer), for a
         request of an earlier session, and when already answered or refused."""
@@ -164,7 +219,7 @@ class Connection(MachineCore):
             return
         if state in (ConnectionState.IDLE, ConnectionState.CLOSED):
             self.state = ConnectionState.CLOSED
-            self._fail_all(self._closed_error())
+            self._fail_all(self._closed_error(), now)
             self._events.append(Closed())
             return
         self.state = ConnectionState.CLOSING
@@ -261,6 +316,7 @@ class Connection(MachineCore):
             self._calls.next_deadline(),
             self._transport.next_deadline(),
             self._close_deadline,
+            self._listen.next_deadline(),
         ]
         present = [d for d in candidates if d is not None]
         return min(present) if present else None
@@ -271,6 +327,7 @@ class Connection(MachineCore):
             session.handle_timeout(now)
             self._drain(now)
         self._calls.due(now)
+        self._listen.handle_timeout(now)
         self._transport.handle_timeout(now)
         if self._close_deadline is not None and now >= self._close_deadline:
             self._finish_close(now)

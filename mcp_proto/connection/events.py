@@ -17,6 +17,7 @@ import attrs
 
 from ..errors import MCPError
 from ..events import LogMessage, MessageDiscarded, NotificationReceived, ServerRequest
+from ..modern.notify_queue import Acknowledgment
 from ..session import ServerInfo
 
 __all__ = [
@@ -30,6 +31,10 @@ __all__ = [
     "Diagnostic",
     "Disconnected",
     "Event",
+    "ListenAcknowledged",
+    "ListenEnded",
+    "ListenInterrupted",
+    "ListenNotification",
     "LogMessage",
     "MessageDiscarded",
     "NotificationReceived",
@@ -102,6 +107,55 @@ class Diagnostic:
     message: str
 
 
+# ---------------------------------------------------------------- subscriptions/listen
+# (2026-07-28 basic/patterns/subscriptions.mdx; REQUIREMENTS SUB rows). A subscription
+# is named by its *sub id* (``Connection.start_listen``), stable across the listen
+# requests that carry it (an HTTP re-open, a re-send to a restarted stdio process).
+
+
+@attrs.frozen
+class ListenAcknowledged:
+    """The server acknowledged a listen request of ``sub_id`` (SUB-3): emitted for the
+    first request and again for every re-open / re-send that is acknowledged.
+    ``acknowledgment.acknowledged`` is deep-frozen; ``unsupported`` names the requested
+    fields the server did not really grant."""
+
+    sub_id: int
+    acknowledgment: Acknowledgment
+
+
+@attrs.frozen
+class ListenNotification:
+    """A notification on ``sub_id``'s stream (demultiplexed by
+    ``_meta["io.modelcontextprotocol/subscriptionId"]``, SUB-31). It replaces
+    ``NotificationReceived`` for that message: a driver drops its caches for it first,
+    then queues it for the subscription's listeners, then calls the host's
+    ``on_notification`` (NOTIF-3, NOTIF-4)."""
+
+    sub_id: int
+    method: str
+    params: dict[str, Any]
+
+
+@attrs.frozen
+class ListenInterrupted:
+    """``sub_id``'s stream dropped and waits to be re-opened (HTTP: after a backoff;
+    stdio: once the process is restarted). Not active until the next
+    ``ListenAcknowledged`` (SUB-14)."""
+
+    sub_id: int
+    error: MCPError
+
+
+@attrs.frozen
+class ListenEnded:
+    """``sub_id`` is over, once: ``error`` is ``None`` when the client closed it or the
+    server ended it gracefully (SUB-15), else why it ended."""
+
+    sub_id: int
+    error: MCPError | None
+
+
 Event = Union[
     Connected,
     ConnectFailed,
@@ -111,6 +165,10 @@ Event = Union[
     Disconnected,
     Closed,
     Diagnostic,
+    ListenAcknowledged,
+    ListenNotification,
+    ListenInterrupted,
+    ListenEnded,
     ServerRequest,
     NotificationReceived,
     LogMessage,

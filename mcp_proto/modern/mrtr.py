@@ -24,6 +24,7 @@ import attrs
 from ..effects import Call, CallHost, Log, Op
 from ..errors import InputRequiredError, MCPError, RemoteProtocolError
 from ..handlers import Handlers, serve_request
+from .meta import result_type
 
 __all__ = [
     "INPUT_REQUIRED_METHODS",
@@ -132,13 +133,15 @@ class InputRequiredFailure(InputRequiredError):
 
 def result_kind(result: Any) -> Literal["complete", "input_required"]:
     """A 2026-07-28 result's ``resultType``: absent means complete; an unknown one (or
-    a result that is not an object) is a protocol error."""
-    if not isinstance(result, Mapping):
-        raise RemoteProtocolError("the server's result is not an object")
-    kind = result.get("resultType", "complete")
-    if kind == "complete" or kind == "input_required":
-        return kind  # type: ignore[no-any-return]
-    raise RemoteProtocolError("the server's result has an unrecognised resultType")
+    a result that is not an object) is an
+    :class:`~mcp_proto.errors.UnknownResultTypeError` (a ``RemoteProtocolError``). The
+    one check is :func:`mcp_proto.modern.meta.result_type` (LIFE-19)."""
+    kind = result_type(result)
+    if kind == "input_required":
+        return "input_required"
+    if kind != "complete":  # pragma: no cover - result_type knows no other value here
+        raise RemoteProtocolError("the server's result has an unrecognised resultType")
+    return "complete"
 
 
 def retry_params(

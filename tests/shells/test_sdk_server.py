@@ -519,7 +519,9 @@ def test_subscribe_touch_and_unsubscribe(shell: Shell) -> None:
         assert await c.unsubscribe_resource("demo://text") is True
         assert text_of(await c.call_tool("touch", {"uri": "demo://text"})) == "not subscribed"
 
-    shell.run(scenario, SDK_SERVER)
+    # resources/subscribe is the handshake era's (the SDK's touch tool tracks it); on a
+    # 2026-07-28 server subscribe_resource is a listen: tests/shells/test_listen.py.
+    shell.run(scenario, SDK_SERVER, protocol="legacy")
 
 
 # ---------------------------------------------------------------------- completion, logging

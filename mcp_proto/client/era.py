@@ -1,0 +1,266 @@
+"""The 2026-07-28 side of the client's requests, shared by the feature modules.
+
+- :func:`cached_call` / :func:`modern_list_all`: cacheable requests (every ``*/list``
+  page, ``resources/read``) through the server's
+  :class:`~mcp_proto.modern.cache.ResultCache` (CACHE-1..14);
+- :func:`request`: ``tools/call``, ``resources/read`` and ``prompts/get`` with their
+  ``input_required`` rounds (MRTR-1..9), and :func:`resume_input_required`.
+
+Each takes the :class:`~mcp_proto.client.router.Router` it works for; a server of the
+handshake era gets exactly the requests it got before (one plain ``Call``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+from ..effects import Call, Log, Op, ProgressCallback
+from ..errors import InputRequiredError, LocalProtocolError, MCPError
+from ..modern.cache import KIND_OF_METHOD, may_serve_stale
+from ..modern.meta import CLIENT_CAPABILITIES, LOG_LEVEL, modern_capabilities, result_type
+from ..modern.mrtr import input_required_op, resume_op
+from ..pagination import list_all
+from ._intercept import intercept
+
+if TYPE_CHECKING:
+    from .router import Router
+
+__all__ = [
+    "cached_call",
+    "key_params",
+    "modern_list_all",
+    "request",
+    "resume_input_required",
+]
+
+#: The router's list kinds a cacheable method fills (their list_changed generation).
+_KINDS_OF_METHOD: dict[str, tuple[str, ...]] = {
+    "tools/list": ("tools",),
+    "prompts/list": ("prompts",),
+    "resources/list": ("resources",),
+    "resources/templates/list": ("resources",),
+}
+
+
+def _one(effect: Call) -> Op[Any]:
+    return (yield effect)
+
+
+def _no_clock(*_: Any) -> Any:
+    raise LocalProtocolError(
+        "this client core was built without clock= and sleep=: it cannot pace an"
+        " input_required wait"
+    )
+
+
+def cached_call(
+    core: Router,
+    server: str,
+    method: str,
+    params: dict[str, Any] | None,
+    timeout: float | None = None,
+    *,
+    use_cached: bool = True,
+) -> Op[Any]:
+    """A cacheable request to a 2026-07-28 server through its result cache.
+
+    A fresh entry answers without a request (CACHE-2); the key is the method and
+    every param, ``_meta`` included (CACHE-7); private entries are bound to the
+    SHA-256 of the ``Authorization`` configured for the server (CACHE-6). A failed
+    refetch is answered from a stale entry only when :func:`may_serve_stale` says
+    the failure is a transient HTTP one (CACHE-3). Without a clock (a core built
+    without one) nothing is cached; nor with a ``request_meta`` callable: the client
+    cannot know the ``_meta`` a request will carry before it is built (CACHE-9)."""
+    now = yield from core._now()
+    if now is None or callable(core.request_meta):
+        return (yield Call(server, method, params, timeout))
+    cache = core.result_cache(server)
+    entry = core._entry(server)
+    auth = entry.authorization
+    key = key_params(core, server, params)
+    if use_cached:
+        hit = cache.lookup(method, key, now=now, authorization=auth)
+        if hit is not None:
+            return hit
+    kinds = _KINDS_OF_METHOD.get(method, ())
+    generations = [core._generation.get((server, k), 0) for k in kinds]
+    try:
+        result = yield Call(server, method, params, timeout)
+    except MCPError as exc:
+        stale = (
+            cache.stale(method, key, authorization=auth)
+            if may_serve_stale(exc, entry.type)
+            else None
+        )
+        if stale is None:
+            raise
+        yield Log(
+            "WARNING",
+            f"{method} on {server!r} failed ({type(exc).__name__}); serving the"
+            " cached result past its freshness",
+        )
+        return stale
+    received = yield from core._now()
+    cache.store(method, key, result, now=now if received is None else received, authorization=auth)
+    if generations != [core._generation.get((server, k), 0) for k in kinds]:
+        # A list_changed arrived while this page was in flight: the page may
+        # already be out of date, so it is kept (for cache_info) but not fresh.
+        cache.invalidate(KIND_OF_METHOD[method])
+    return result
+
+
+def key_params(core: Router, server: str, params: dict[str, Any] | None) -> dict[str, Any]:
+    """The params a cache entry is keyed on: the request's own plus the ``_meta`` the
+    connection adds to it — the host's ``request_meta`` (a mapping), the log level
+    and the client capabilities with ``extensions`` (CACHE-7: public entries are
+    shared between callers, never between params). The protocol version and client
+    info are the same for every request of a client and server, so left out."""
+    meta: dict[str, Any] = {}
+    level = core.log_levels.get(server)
+    if level is not None:
+        meta[LOG_LEVEL] = level
+    if isinstance(core.request_meta, Mapping):
+        meta.update(core.request_meta)
+    out = dict(params or {})
+    own = out.get("_meta")
+    if isinstance(own, Mapping):
+        meta.update(own)
+    meta[CLIENT_CAPABILITIES] = modern_capabilities(core.capabilities, core.extensions)
+    out["_meta"] = meta
+    return out
+
+
+def request(
+    core: Router,
+    server: str,
+    method: str,
+    params: dict[str, Any],
+    timeout: float | None = None,
+    progress: ProgressCallback | None = None,
+    *,
+    tool: Any = None,
+) -> Op[Any]:
+    """Send a request that a 2026-07-28 server may answer with ``input_required``
+    (``tools/call``, ``resources/read``, ``prompts/get``) and see its rounds through
+    (MRTR-1..9): answered with the handlers the host registered, at most 10 rounds,
+    out-of-band waits steered by ``on_input_required_wait`` and bounded by the
+    call's timeout (else the server's read timeout, MRTR-7). ``resources/read`` goes
+    through the result cache (retries carrying state never do, CACHE-7).
+
+    A failure is an :class:`~mcp_proto.modern.mrtr.InputRequiredFailure` whose
+    ``server`` names the server, for ``resume_input_required``. In the handshake
+    era this is one plain ``Call``."""
+    if server not in core._modern:
+        yield from core._connect(server)  # the era decides how the request goes
+    if not core.is_modern(server):
+        return (yield Call(server, method, params, timeout, progress))
+    # The first request goes out directly: a complete result (the usual answer) costs
+    # no more than in the handshake era. Its resultType is checked here, the one rule
+    # (LIFE-19: absent is complete, an unknown one is UnknownResultTypeError).
+    first: Any
+    if method in KIND_OF_METHOD:
+        first = yield from cached_call(core, server, method, params, timeout)
+    else:
+        first = yield Call(server, method, params, timeout, progress, tool)
+    if result_type(first, method=method) == "complete":
+        return first
+    entry = core._entry(server)
+    op = input_required_op(
+        server,
+        method,
+        params,
+        first_result=first,
+        handlers=core.handlers,
+        clock=core.clock or _no_clock,
+        sleep=core.sleep or _no_clock,
+        timeout=timeout,
+        wait_limit=timeout if timeout is not None else entry.read_timeout,
+        capabilities=core.capabilities,
+        on_wait=core.on_input_required_wait,
+    )
+    return (yield from run_rounds(core, server, op, progress, tool))
+
+
+def run_rounds(
+    core: Router, server: str, op: Op[Any], progress: ProgressCallback | None, tool: Any
+) -> Op[Any]:
+    def route(effect: Any) -> Op[Any] | None:
+        if not isinstance(effect, Call):
+            return None
+        if effect.method in KIND_OF_METHOD:
+            return cached_call(core, effect.server, effect.method, effect.params, effect.timeout)
+        return _one(attrs.evolve(effect, progress=progress, tool=tool))
+
+    try:
+        return (yield from intercept(op, route))
+    except InputRequiredError as exc:
+        exc.server = server  # type: ignore[attr-defined]  # for resume_input_required
+        raise
+
+
+def resume_input_required(
+    core: Router, error: InputRequiredError, *, server: Any = None, timeout: float | None = None
+) -> Op[Any]:
+    """Continue an interrupted ``input_required`` exchange (MRTR-6) with a fresh
+    round budget: the input requests not answered yet are answered, the ones
+    already answered are kept (MRTR-8), and the request is retried with the
+    server's ``requestState``. ``server`` defaults to the one that failed."""
+    if not isinstance(error, InputRequiredError):
+        raise TypeError("resume_input_required needs the InputRequiredError raised")
+    if not error.resumable:
+        raise ValueError("this InputRequiredError is not resumable")
+    if server is None:
+        server = getattr(error, "server", None)
+    name = core.select_server(server if server is not None else 0)
+    yield from core._connect(name)
+    entry = core._entry(name)
+    op = resume_op(
+        name,
+        error,
+        handlers=core.handlers,
+        clock=core.clock or _no_clock,
+        sleep=core.sleep or _no_clock,
+        timeout=timeout,
+        wait_limit=timeout if timeout is not None else entry.read_timeout,
+        capabilities=core.capabilities,
+        on_wait=core.on_input_required_wait,
+    )
+    method = error.request_method
+    params = error.request_params if isinstance(error.request_params, Mapping) else {}
+    tool: Any = None
+    if method == "tools/call" and isinstance(params.get("name"), str):
+        tools = core._store("tools").get(name) or ()
+        tool = next((t for t in tools if t.name == params["name"]), None)
+    return (yield from run_rounds(core, name, op, None, tool))
+
+
+def modern_list_all(
+    core: Router, server: str, method: str, key: str, *, use_cached: bool = True
+) -> Op[list[Any]]:
+    """Every page of a 2026-07-28 list, each page through the result cache. A
+    rejected cursor (-32602 on a page that carried one) drops the list's pages and
+    restarts the listing from the first page, once (CACHE-12)."""
+    cache = core.result_cache(server)
+    sent: list[dict[str, Any] | None] = [None]
+    for attempt in (1, 2):
+        fresh = use_cached and attempt == 1
+
+        def route(effect: Any, fresh: bool = fresh) -> Op[Any] | None:
+            if not isinstance(effect, Call):
+                return None
+            sent[0] = effect.params
+            return cached_call(
+                core, effect.server, effect.method, effect.params, effect.timeout, use_cached=fresh
+            )
+
+        pages = list_all(server, method, key, max_pages=core.limits.max_pages)
+        try:
+            return (yield from intercept(pages, route))
+        except MCPError as exc:
+            if attempt == 2 or not cache.cursor_rejected(method, sent[0], exc):
+                raise
+            yield Log("WARNING", f"{method} on {server!r}: cursor rejected; listing again")
+    raise AssertionError("unreachable")  # pragma: no cover

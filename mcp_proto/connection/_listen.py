@@ -1,0 +1,495 @@
+"""``subscriptions/listen`` inside the connection machine (issue 10 item 7).
+
+Spec: 2026-07-28 ``basic/patterns/subscriptions.mdx``. REQUIREMENTS.md SUB-3..5,
+SUB-14..17, SUB-19, SUB-21..25, SUB-29, SUB-31, NOTIF-3.
+
+A *subscription* (a sub id, stable for its whole life) is carried by one long-lived
+``subscriptions/listen`` request at a time:
+
+* it is sent once the connection is ready on a modern server (a handshake-era server
+  has no listen: ``CapabilityError``, also when a restarted process turns out to speak
+  the handshake era, SUB-25);
+* the acknowledgment (``notifications/subscriptions/acknowledged``, judged by
+  :func:`judge_acknowledgment`, SUB-3) must come within ``ack_timeout`` for *every*
+  listen request of the subscription (first, re-open, re-send); expiry cancels the
+  request and ends the subscription with ``RequestTimeoutError`` (SUB-5). The
+  acknowledged stream itself has no deadline;
+* notifications are demultiplexed by ``_meta["io.modelcontextprotocol/subscriptionId"]``
+  = the listen request's id (:class:`Demux`, SUB-31);
+* a response to the listen request ends it: gracefully when recognised, else with an
+  error (:func:`classify_closing`, SUB-15);
+* Streamable HTTP: each listen request is its own POST whose SSE stream stays open
+  (``streaming``); a stream that drops (5xx, transport failure, read timeout, the
+  stream ending without a response) is re-opened after a backoff; a 4xx, an
+  authorization challenge or a JSON-RPC error ends the subscription (SUB-4, SUB-17).
+  Closing the stream (``AbortExchange``) is the cancellation: no
+  ``notifications/cancelled`` (SUB-16);
+* stdio: all streams share the pipe. A process that exits on its own is restarted at
+  once and the subscriptions re-sent (SUB-19), unless the process they were last sent
+  to died less than ``RestartPolicy.min_interval`` after receiving them (a crash loop:
+  they end with the loss, SUB-21..24) or the replacement cannot be started (they end
+  with that error). Closing sends ``notifications/cancelled`` for every listen id
+  written to the live process; ids written to a dead one are forgotten (SUB-29).
+
+The queue between the stream and the listeners (SUB-6..12) and the dispatcher are the
+shells'; the machine only emits :class:`ListenAcknowledged`, :class:`ListenNotification`,
+:class:`ListenInterrupted` and :class:`ListenEnded`.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, Final, Literal
+
+import attrs
+
+from .. import jsonrpc
+from .._util import check_seconds
+from ..errors import (
+    CapabilityError,
+    ConnectionError,
+    IncompatibleServerError,
+    LocalProtocolError,
+    MCPError,
+    RemoteProtocolError,
+    RequestTimeoutError,
+    TransientServerError,
+    TransportError,
+    UnauthorizedError,
+    UnknownResultTypeError,
+    ValidationError,
+)
+from ..events import NotificationReceived
+from ..http import backoff_delay
+from ..modern.notify_queue import (
+    Acknowledgment,
+    Demux,
+    ListenFilter,
+    ProcessRecord,
+    RestartPolicy,
+    classify_closing,
+    judge_acknowledgment,
+    subscription_id,
+)
+from ..session import State as SessionState
+from ._exchange import GET_MAX_DELAY
+from ._transport import Outgoing
+from .events import ListenAcknowledged, ListenEnded, ListenInterrupted, ListenNotification
+from .events import MessageDiscarded as _Discarded
+
+if TYPE_CHECKING:
+    from ._core import MachineCore
+
+__all__ = ["LISTEN", "ListenManager", "SubState", "Subscription"]
+
+LISTEN: Final = "subscriptions/listen"
+ACKNOWLEDGED: Final = "notifications/subscriptions/acknowledged"
+
+#: ``ack_timeout=`` of ``start_listen``: ``None`` is the transport's read timeout,
+#: ``False`` waits for ever (SUB-5).
+AckTimeout = float | Literal[False] | None
+
+
+class SubState(enum.Enum):
+    WAITING = "waiting"  # not on the wire: waiting for the connection (or a restart)
+    BACKOFF = "backoff"  # HTTP: the stream dropped; re-opened at ``reopen_at``
+    OPENING = "opening"  # a listen request is out, not acknowledged yet
+    ACTIVE = "active"  # acknowledged: notifications flow
+    ENDED = "ended"
+
+
+@attrs.define(eq=False)
+class Subscription:
+    sub_id: int
+    filter: ListenFilter
+    ack_timeout: float | None  # None: wait for ever
+    state: SubState = SubState.WAITING
+    rid: jsonrpc.RequestId | None = None
+    #: stdio: listen ids written to the live process (SUB-29); cleared when it dies.
+    written: list[jsonrpc.RequestId] = attrs.Factory(list)
+    ack_deadline: float | None = None
+    reopen_at: float | None = None
+    drops: int = 0  # drops in a row (HTTP backoff); reset by an acknowledgment
+    #: stdio: dropped by a process loss, so re-sending it is a restart hand-over.
+    resend: bool = False
+    lost: MCPError | None = None  # the loss that made it wait
+    acknowledgment: Acknowledgment | None = None
+
+
+class ListenManager:
+    """The subscriptions of one connection (owned by ``MachineCore``)."""
+
+    def __init__(self, conn: MachineCore, random: Callable[[], float]) -> None:
+        self.conn = conn
+        self._random = random
+        self.subs: dict[int, Subscription] = {}
+        self._by_rid: dict[jsonrpc.RequestId, Subscription] = {}
+        self.demux = Demux()
+        self.policy = RestartPolicy()
+        self._process: ProcessRecord | None = None  # stdio: the live process
+        # HTTP: the listen request whose POST stream is being read (see deliver_on).
+        self._stream_rid: jsonrpc.RequestId | None = None
+        self._next_id = 1
+
+    @property
+    def stdio(self) -> bool:
+        return self.conn.config.type == "stdio"
+
+    # ------------------------------------------------------------ operations
+
+    def start(
+        self, notifications: ListenFilter | Mapping[str, Any], ack_timeout: AckTimeout, now: float
+    ) -> int:
+        try:
+            flt = ListenFilter.coerce(notifications)
+        except (TypeError, ValueError) as exc:
+            raise ValidationError(f"bad notification filter: {exc}") from None
+        if not flt.to_params():
+            raise ValidationError("the notification filter requests no notification")
+        if ack_timeout is None:
+            timeout: float | None = self.conn.config.read_timeout
+        elif ack_timeout is False:
+            timeout = None
+        else:
+            timeout = check_seconds(ack_timeout, "ack_timeout")
+        if self.conn.is_connected and self.conn.era != "modern":
+            raise self._legacy_error()
+        sub = Subscription(self._next_id, flt, timeout)
+        self._next_id += 1
+        self.subs[sub.sub_id] = sub
+        return sub.sub_id
+
+    def close(self, sub_id: int, now: float) -> bool:
+        """``close_listen``: True if ``sub_id`` was open (``ListenEnded(None)`` queued)."""
+        sub = self.subs.get(sub_id)
+        if sub is None:
+            return False
+        self._cancel_wire(sub, "the client closed the subscription")
+        self._end(sub, None)
+        return True
+
+    def end_all(self, error: MCPError, now: float, *, cancel: bool) -> None:
+        """The connection closes: every subscription ends (``cancel``: the transport is
+        still there to tell the server)."""
+        if self._process is not None:
+            self.policy.exited(self._process, now, requested=True)  # never a crash (SUB-22)
+            self._process = None
+        for sub in list(self.subs.values()):
+            if cancel:
+                self._cancel_wire(sub, "the client is closing")
+            else:
+                self._forget_wire(sub)
+            self._end(sub, error)
+
+    def connect_failed(self, error: MCPError, now: float) -> None:
+        """The connection (or a restart) failed while subscriptions wait for it: stdio
+        ends them with that error (the process cannot be restarted, SUB-21); HTTP
+        re-opens later, unless the failure is a refusal (SUB-17)."""
+        for sub in list(self.subs.values()):
+            if sub.state is not SubState.WAITING:
+                continue
+            if self.stdio or not _reopens(error):
+                self._end(sub, error)
+            else:
+                self._backoff(sub, error, now)
+
+    def state_of(self, sub_id: int) -> SubState:
+        sub = self.subs.get(sub_id)
+        return sub.state if sub is not None else SubState.ENDED
+
+    # ------------------------------------------------------------ sending
+
+    @property
+    def wants_connection(self) -> bool:
+        """A subscription waits for a connection to be sent on."""
+        return any(s.state is SubState.WAITING for s in self.subs.values())
+
+    def hand_over(self, now: float) -> None:
+        """Ready: send every waiting subscription (the single hand-over point, SUB-24)."""
+        waiting = [s for s in self.subs.values() if s.state is SubState.WAITING]
+        if not waiting:
+            return
+        conn = self.conn
+        if conn.era != "modern":
+            # SUB-25: a (restarted) server that speaks the handshake era has no listen.
+            for sub in waiting:
+                self._end(sub, self._legacy_error())
+            return
+        if self.stdio:
+            if any(s.resend for s in waiting) and not self.policy.may_hand_over():
+                # SUB-21: the process they were last sent to crashed soon after
+                # receiving them: a crash loop; they end instead of being re-sent.
+                for sub in waiting:
+                    if sub.resend:
+                        error = ConnectionError(
+                            f"server {conn.name!r} exited less than "
+                            f"{self.policy.min_interval:g}s after receiving the "
+                            "subscriptions; they are not re-sent again"
+                        )
+                        error.__cause__ = sub.lost
+                        self._end(sub, error)
+                waiting = [s for s in waiting if s.state is SubState.WAITING]
+            if self._process is None:
+                self._process = self.policy.new_process()
+        for sub in waiting:
+            self._send(sub, now)
+        if self.stdio and self._process is not None:
+            self.policy.handed_over(self._process, now)
+
+    def _send(self, sub: Subscription, now: float) -> None:
+        conn = self.conn
+        session = conn._session
+        assert session is not None
+        try:
+            # A fresh filter object each time: the frozen filter is what every re-open
+            # asks for (SUB-13). _meta and HTTP headers as for every modern request.
+            method, params, headers = conn._era.build(
+                LISTEN, {"notifications": sub.filter.to_params()}
+            )
+        except Exception as exc:  # host request_meta, bad metadata
+            failed = LocalProtocolError(f"{LISTEN} cannot be sent: {exc!r}")
+            failed.__cause__ = exc
+            self._end(sub, failed)
+            return
+        conn._take_output()
+        # No session deadline: the acknowledgment has its own (SUB-5) and the
+        # acknowledged stream none.
+        rid = session.send_request(method, params, now=now, timeout=None)
+        (data,) = session.data_to_send()
+        conn._outbox.append(Outgoing(data, rid, method, headers))
+        sub.rid = rid
+        sub.state = SubState.OPENING
+        sub.resend = False
+        sub.lost = None
+        sub.reopen_at = None
+        sub.ack_deadline = None if sub.ack_timeout is None else now + sub.ack_timeout
+        if self.stdio:
+            sub.written.append(rid)
+        self._by_rid[rid] = sub
+        self.demux.open(rid)
+
+    # ------------------------------------------------------------ wire bookkeeping
+
+    def _detach(self, sub: Subscription) -> jsonrpc.RequestId | None:
+        rid, sub.rid = sub.rid, None
+        if rid is not None:
+            self._by_rid.pop(rid, None)
+            self.demux.close(rid)
+        sub.ack_deadline = None
+        return rid
+
+    def _cancel_wire(self, sub: Subscription, reason: str) -> None:
+        """Stop the listen request(s) of ``sub`` on the live transport: stdio sends
+        ``notifications/cancelled`` for every id written to this process (SUB-29);
+        HTTP closes the stream, which is the cancellation (SUB-16)."""
+        conn = self.conn
+        session = conn._session
+        rid = self._detach(sub)
+        live = session is not None and session.state is not SessionState.CLOSED
+        if self.stdio:
+            for written in sub.written:
+                if not live:
+                    break
+                assert session is not None
+                if not session.cancel_request(written, reason):
+                    session.send_notification(
+                        "notifications/cancelled", {"requestId": written, "reason": reason}
+                    )
+        elif rid is not None:
+            if live:
+                assert session is not None
+                session.cancel_request(rid, reason, notify=False)
+            conn._transport.attempt_ended(rid, False)  # AbortExchange
+        sub.written.clear()
+
+    def _forget_wire(self, sub: Subscription) -> None:
+        rid = self._detach(sub)
+        session = self.conn._session
+        if rid is not None and session is not None and session.state is not SessionState.CLOSED:
+            session.cancel_request(rid, "closed", notify=False)
+        sub.written.clear()
+
+    def _end(self, sub: Subscription, error: MCPError | None) -> None:
+        if sub.state is SubState.ENDED:
+            return
+        self._detach(sub)
+        sub.state = SubState.ENDED
+        sub.written.clear()
+        self.subs.pop(sub.sub_id, None)
+        self.conn._events.append(ListenEnded(sub.sub_id, error))
+
+    def _legacy_error(self) -> CapabilityError:
+        return CapabilityError(
+            f"server {self.conn.name!r} speaks the handshake era, which has no "
+            f"{LISTEN} (2026-07-28); use subscribe_resource there"
+        )
+
+    # ------------------------------------------------------------ inputs
+
+    def owns(self, rid: jsonrpc.RequestId) -> bool:
+        return rid in self._by_rid
+
+    def on_response(self, rid: jsonrpc.RequestId, result: Any, now: float) -> bool:
+        """A response to a listen request: the server ended the subscription (SUB-15)."""
+        sub = self._by_rid.get(rid)
+        if sub is None:
+            return False
+        self.conn._transport.attempt_ended(rid, True)
+        closing = classify_closing(result)
+        if closing.graceful:
+            self._end(sub, None)
+        else:
+            message = f"server {self.conn.name!r} ended the subscription: {closing.reason}"
+            unknown = (
+                isinstance(result, Mapping)
+                and closing.reason is not None
+                and ("resultType" in closing.reason)
+            )
+            self._end(
+                sub,
+                UnknownResultTypeError(message, method=LISTEN)
+                if unknown
+                else RemoteProtocolError(message),
+            )
+        return True
+
+    def on_failed(self, rid: jsonrpc.RequestId, error: MCPError, now: float) -> bool:
+        """A listen request ended without a response (error, transport, process loss)."""
+        sub = self._by_rid.get(rid)
+        if sub is None:
+            return False
+        conn = self.conn
+        conn._transport.attempt_ended(rid, False)
+        self._detach(sub)
+        if self.stdio:
+            if conn.is_connected:
+                self._end(sub, error)  # the server refused it (a JSON-RPC error)
+                return True
+            # The process is gone: ids written to it are forgotten (SUB-29) and the
+            # subscription is re-sent to the next one (SUB-19, SUB-26).
+            if self._process is not None:
+                self.policy.exited(self._process, now, requested=False)
+                self._process = None
+            sub.written.clear()
+            sub.state = SubState.WAITING
+            sub.resend = True
+            sub.lost = error
+            conn._events.append(ListenInterrupted(sub.sub_id, error))
+            return True
+        if not _reopens(error):
+            self._end(sub, error)  # 4xx, an authorization challenge, a JSON-RPC error
+            return True
+        self._backoff(sub, error, now)
+        return True
+
+    def _backoff(self, sub: Subscription, error: MCPError, now: float) -> None:
+        """HTTP: re-open after ``backoff_delay`` (capped like the GET stream's)."""
+        conn = self.conn
+        sub.drops += 1
+        delay = min(
+            GET_MAX_DELAY,
+            backoff_delay(sub.drops, conn.config.retry_backoff, jitter=self._random() * 0.25),
+        )
+        sub.state = SubState.BACKOFF
+        sub.reopen_at = now + delay
+        conn._events.append(ListenInterrupted(sub.sub_id, error))
+        conn._diagnostic(
+            "info",
+            f"server {conn.name!r}: subscription {sub.sub_id} dropped ({error}); "
+            f"re-opened in {delay:.2f}s",
+        )
+
+    def deliver_on(self, rid: jsonrpc.RequestId, data: bytes, now: float) -> None:
+        """HTTP: a message read from the POST stream of listen request ``rid``. The
+        stream is the subscription's own, so a notification on it that does not name
+        its subscription is still that subscription's (SUB-31 makes the ``_meta`` id
+        the only correlation on stdio, where streams share the pipe)."""
+        conn = self.conn
+        conn._drain(now)  # what arrived before belongs to no stream
+        self._stream_rid = rid
+        try:
+            conn._deliver(data)
+            conn._drain(now)
+        finally:
+            self._stream_rid = None
+
+    def on_notification(self, event: NotificationReceived, now: float) -> bool:
+        """Route a notification: True when it belonged to a listen stream (or to one
+        already closed, then discarded: it is delivered to no subscription)."""
+        params = event.params
+        if event.method == "notifications/cancelled" and self._server_cancel(params, now):
+            return True
+        sid = subscription_id(params)
+        if sid is None:
+            sid = self._stream_rid
+            if sid is None:
+                return False
+            sub = self._by_rid.get(sid)
+        else:
+            rid = self.demux.route(params)
+            sub = self._by_rid.get(rid) if rid is not None else None
+        if sub is None:
+            self.conn._events.append(
+                _Discarded(f"{event.method} for subscription {sid!r}, which is not open")
+            )
+            return True
+        if event.method == ACKNOWLEDGED:
+            if sub.state is SubState.OPENING:
+                ack = judge_acknowledgment(sub.filter, params)
+                sub.acknowledgment = ack
+                sub.state = SubState.ACTIVE
+                sub.ack_deadline = None
+                sub.drops = 0
+                self.conn._events.append(ListenAcknowledged(sub.sub_id, ack))
+            return True
+        self.conn._events.append(ListenNotification(sub.sub_id, event.method, params))
+        return True
+
+    def _server_cancel(self, params: Mapping[str, Any], now: float) -> bool:
+        """stdio: the server ends a subscription by cancelling its listen request
+        (2026-07-28 schema, ``CancelledNotification``: "solely to terminate a
+        subscriptions/listen stream"). Server teardown is bookkeeping (NOTIF-3)."""
+        rid = params.get("requestId")
+        if isinstance(rid, bool) or not isinstance(rid, (int, str)):
+            return False
+        sub = self._by_rid.get(rid)
+        if sub is None:
+            return False
+        self._forget_wire(sub)
+        self._end(sub, None)
+        return True
+
+    # ------------------------------------------------------------ time
+
+    def next_deadline(self) -> float | None:
+        times = [
+            t for s in self.subs.values() for t in (s.ack_deadline, s.reopen_at) if t is not None
+        ]
+        return min(times) if times else None
+
+    def handle_timeout(self, now: float) -> None:
+        for sub in list(self.subs.values()):
+            if sub.ack_deadline is not None and now >= sub.ack_deadline:
+                timeout = sub.ack_timeout
+                self._cancel_wire(sub, "no acknowledgment within the ack timeout")
+                self._end(
+                    sub,
+                    RequestTimeoutError(
+                        f"{LISTEN} was not acknowledged within {timeout:g}s "
+                        f"(subscription {sub.sub_id})",
+                        method=LISTEN,
+                    ),
+                )
+            elif sub.reopen_at is not None and now >= sub.reopen_at:
+                sub.reopen_at = None
+                sub.state = SubState.WAITING  # sent by the next hand-over
+
+
+def _reopens(error: MCPError) -> bool:
+    """HTTP: does this failure drop the stream (re-open) or end it (SUB-17)?"""
+    if isinstance(error, (UnauthorizedError, IncompatibleServerError)):
+        return False
+    if isinstance(error, TransientServerError):  # 5xx
+        return True
+    return isinstance(error, (TransportError, ConnectionError))

@@ -1,0 +1,98 @@
+"""A scripted 2026-07-28 stdio server for the subscription tests: faults a real server
+does not produce on demand.
+
+    python tests/servers/listen_stdio.py MODE [ARG]
+
+Every mode answers ``server/discover`` (2026-07-28, tools capability), ``tools/list``
+(no tools) and acknowledges ``subscriptions/listen`` with exactly what was asked.
+
+modes
+    flood N       after the acknowledgment, N ``notifications/resources/updated`` for
+                  ``demo://busy``, then one for ``demo://quiet``, then one
+                  ``notifications/tools/list_changed`` (the end marker)
+    exit_after S  exits (status 3) S seconds after acknowledging its first listen
+    never_ack     answers discover but never acknowledges a listen
+
+Every line received is appended, as is, to the file named by ``$LISTEN_LOG`` (when
+set), prefixed with this process's pid: the tests read which listens each process got
+and which were cancelled.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import threading
+import time
+from typing import Any
+
+SID = "io.modelcontextprotocol/subscriptionId"
+
+
+def write(msg: dict[str, Any]) -> None:
+    sys.stdout.write(json.dumps(msg, separators=(",", ":")) + "\n")
+    sys.stdout.flush()
+
+
+def on_stream(method: str, sid: Any, **params: Any) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "method": method, "params": {"_meta": {SID: sid}, **params}}
+
+
+def main(argv: list[str]) -> int:
+    mode = argv[1]
+    arg = argv[2] if len(argv) > 2 else None
+    log = os.environ.get("LISTEN_LOG")
+    acked = False
+    for line in sys.stdin:
+        if log:
+            with open(log, "a", encoding="utf-8") as f:
+                f.write(f"{os.getpid()} {line.strip()}\n")
+        msg = json.loads(line)
+        method, rid = msg.get("method"), msg.get("id")
+        if rid is None:
+            continue  # notifications (cancelled) are only logged
+        if method == "server/discover":
+            write(
+                {
+                    "jsonrpc": "2.0",
+                    "id": rid,
+                    "result": {
+                        "supportedVersions": ["2026-07-28"],
+                        "capabilities": {"tools": {"listChanged": True}, "resources": {}},
+                        "_meta": {
+                            "io.modelcontextprotocol/serverInfo": {"name": "listen", "version": "1"}
+                        },
+                    },
+                }
+            )
+        elif method == "tools/list":
+            write({"jsonrpc": "2.0", "id": rid, "result": {"tools": []}})
+        elif method == "subscriptions/listen":
+            if mode == "never_ack":
+                continue
+            granted = msg["params"]["notifications"]
+            write(on_stream("notifications/subscriptions/acknowledged", rid, notifications=granted))
+            if mode == "flood":
+                for _ in range(int(arg or "5000")):
+                    write(on_stream("notifications/resources/updated", rid, uri="demo://busy"))
+                write(on_stream("notifications/resources/updated", rid, uri="demo://quiet"))
+                write(on_stream("notifications/tools/list_changed", rid))
+            elif mode == "exit_after" and not acked:
+                delay = float(arg or "0.5")
+                threading.Timer(delay, lambda: os._exit(3)).start()
+            acked = True
+        else:
+            write(
+                {
+                    "jsonrpc": "2.0",
+                    "id": rid,
+                    "error": {"code": -32601, "message": f"no {method}"},
+                }
+            )
+    time.sleep(0.05)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
