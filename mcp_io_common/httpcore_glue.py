@@ -12,11 +12,14 @@ from typing import Final
 
 import httpcore
 
+from mcp_proto.connection.frames import ExchangeFailure
+
 __all__ = [
     "HTTPCORE_ERRORS",
     "MAX_CONNECTIONS",
     "RequestTarget",
     "enc",
+    "exchange_failure",
     "str_headers",
 ]
 
@@ -66,3 +69,17 @@ class RequestTarget:
             if parsed.port is None or parsed.port == default
             else b"%b:%d" % (parsed.host, parsed.port)
         )
+
+
+def exchange_failure(exc: Exception) -> ExchangeFailure:
+    """What kind of failure an httpcore exception is, in the machine's words (the
+    machine decides what it means: a read timeout is the request's timeout, the rest
+    may be retried). Both shells map their pool's exceptions with this."""
+    detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    if isinstance(exc, httpcore.ReadTimeout):
+        return ExchangeFailure("read_timeout", detail)
+    if isinstance(exc, httpcore.TimeoutException):
+        return ExchangeFailure("timeout", detail)
+    if isinstance(exc, (httpcore.ProtocolError, httpcore.UnsupportedProtocol)):
+        return ExchangeFailure("protocol", detail)
+    return ExchangeFailure("network", detail)

@@ -31,7 +31,13 @@ from typing import Any
 
 import httpcore
 
-from mcp_io_common.httpcore_glue import HTTPCORE_ERRORS, MAX_CONNECTIONS, enc, str_headers
+from mcp_io_common.httpcore_glue import (
+    HTTPCORE_ERRORS,
+    MAX_CONNECTIONS,
+    enc,
+    exchange_failure,
+    str_headers,
+)
 from mcp_proto.config import ServerConfig
 from mcp_proto.connection import (
     AbortExchange,
@@ -54,18 +60,6 @@ _ERRORS = (*HTTPCORE_ERRORS, httpcore.ConnectionNotAvailable, OSError)
 #: How long closing waits for the exchanges already started (the DELETE, answers
 #: refused at close) before it closes the pool under them.
 _CLOSE_WAIT = 5.0
-
-
-def _failure(exc: Exception) -> ExchangeFailure:
-    """What kind of failure an httpcore exception is (the machine decides the rest)."""
-    detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-    if isinstance(exc, httpcore.ReadTimeout):
-        return ExchangeFailure("read_timeout", detail)
-    if isinstance(exc, httpcore.TimeoutException):
-        return ExchangeFailure("timeout", detail)
-    if isinstance(exc, (httpcore.ProtocolError, httpcore.UnsupportedProtocol)):
-        return ExchangeFailure("protocol", detail)
-    return ExchangeFailure("network", detail)
 
 
 class _Live:
@@ -258,7 +252,7 @@ class _HttpServer(BaseServer):
             response = cm.__enter__()
         except _ERRORS as exc:
             self._ended(xid)
-            self._feed_failure(xid, _failure(exc))
+            self._feed_failure(xid, exchange_failure(exc))
             return self._next_own(waiter)
         handed_off = False
         try:
@@ -273,7 +267,7 @@ class _HttpServer(BaseServer):
                 chunks = response.iter_stream()
                 handed_off = self._read_body(xid, chunks, live, waiter, cm, response)
         except _ERRORS as exc:
-            self._feed_failure(xid, _failure(exc))
+            self._feed_failure(xid, exchange_failure(exc))
         finally:
             if not handed_off:
                 self._finish_response(xid, cm)
@@ -321,7 +315,7 @@ class _HttpServer(BaseServer):
         try:
             self._read_body(xid, chunks, live, None, cm)
         except _ERRORS as exc:
-            self._feed_failure(xid, _failure(exc))
+            self._feed_failure(xid, exchange_failure(exc))
         finally:
             self._finish_response(xid, cm)
 

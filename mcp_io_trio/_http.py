@@ -23,11 +23,16 @@ from typing import Any, Union
 import httpcore
 import trio
 
-from mcp_io_common.httpcore_glue import HTTPCORE_ERRORS, MAX_CONNECTIONS, enc, str_headers
+from mcp_io_common.httpcore_glue import (
+    HTTPCORE_ERRORS,
+    MAX_CONNECTIONS,
+    enc,
+    exchange_failure,
+    str_headers,
+)
 from mcp_proto.config import ServerConfig
 from mcp_proto.connection import ExchangeFailure
 from mcp_proto.connection import frames as fr
-from mcp_proto.connection.frames import FailureKind
 
 from ._base import BaseServer, _Waiter
 from ._chunks import Next, read_chunks
@@ -36,21 +41,6 @@ from ._pool import AsyncConnectionPool
 __all__ = ["HttpServer", "SseServer", "StreamableHttpServer"]
 
 _Pool = Union[AsyncConnectionPool, httpcore.AsyncConnectionPool]
-
-
-def _failure(exc: Exception) -> ExchangeFailure:
-    """What went wrong, in the machine's words (it decides what that means)."""
-    kind: FailureKind
-    if isinstance(exc, httpcore.ReadTimeout):
-        kind = "read_timeout"
-    elif isinstance(exc, httpcore.TimeoutException):
-        kind = "timeout"
-    elif isinstance(exc, (httpcore.ProtocolError, httpcore.UnsupportedProtocol)):
-        kind = "protocol"
-    else:
-        kind = "network"
-    detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-    return ExchangeFailure(kind, detail)
 
 
 class _Running:
@@ -239,7 +229,7 @@ class _HttpServer(BaseServer):
                         await owner.__aexit__(None, None, None)  # (shielded within)
         except HTTPCORE_ERRORS as exc:
             if not running.aborted:
-                conn.exchange_failed(xid, _failure(exc), trio.current_time())
+                conn.exchange_failed(xid, exchange_failure(exc), trio.current_time())
                 self._pump_nowait()
         except trio.Cancelled:
             # The caller performing its own request was cancelled: the exchange is cut.
@@ -283,7 +273,7 @@ class _HttpServer(BaseServer):
                     self._pump_nowait()
         except HTTPCORE_ERRORS as exc:
             if not running.aborted:
-                conn.exchange_failed(xid, _failure(exc), trio.current_time())
+                conn.exchange_failed(xid, exchange_failure(exc), trio.current_time())
                 self._pump_nowait()
         finally:
             with trio.CancelScope(shield=True):
