@@ -21,7 +21,7 @@ import logging
 import math
 import random
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import trio
 
@@ -32,14 +32,18 @@ from mcp_proto.connection import events as cev
 from mcp_proto.connection import frames as fr
 from mcp_proto.errors import MCPError, ValidationError
 from mcp_proto.limits import Limits
+from mcp_proto.modern import SUBSCRIPTION_RESTART_MIN_INTERVAL
 from mcp_proto.modern.discover import EraCache
 from mcp_proto.modern.meta import Extensions, HostMeta
-from mcp_proto.modern.notify_queue import ListenFilter, RestartPolicy
 from mcp_proto.server_view import ServerView
 from mcp_proto.session import ServerInfo
 from mcp_proto.types import Implementation
 
-from ._listen import Listener, Subscription
+if TYPE_CHECKING:
+    # Subscriptions (2026-07-28) load with the first ``listen``, not with the shell.
+    from mcp_proto.modern.notify_queue import ListenFilter
+
+    from ._listen import Listener, Subscription
 
 __all__ = ["BaseServer"]
 
@@ -93,7 +97,7 @@ class BaseServer(ServerView):
     type = "base"
     #: stdio: a process that dies less than this many seconds after receiving the
     #: subscriptions is not restarted for them again: they end (SUB-21).
-    SUBSCRIPTION_RESTART_MIN_INTERVAL: float = RestartPolicy.SUBSCRIPTION_RESTART_MIN_INTERVAL
+    SUBSCRIPTION_RESTART_MIN_INTERVAL: float = SUBSCRIPTION_RESTART_MIN_INTERVAL
 
     def __init__(
         self,
@@ -373,6 +377,10 @@ class BaseServer(ServerView):
         handshake-era server raises ``CapabilityError``). ``callback(method, params)``
         (plain or ``async def``) runs in the subscription's own task. ``ack_timeout``:
         ``None`` is the server's ``read_timeout``, ``False`` waits for ever (SUB-5)."""
+        from mcp_proto.modern.notify_queue import ListenFilter
+
+        from ._listen import Subscription
+
         try:
             flt = ListenFilter.coerce(notifications)
         except (TypeError, ValueError) as exc:

@@ -10,7 +10,7 @@ but the ``*/list`` requests that fill the caches.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 import attrs
 
@@ -32,14 +32,17 @@ from ..errors import (
 )
 from ..handlers import Handlers, client_capabilities
 from ..limits import Limits
-from ..modern.cache import CacheInfo, CacheKind, ResultCache
-from ..modern.headers import filter_tools
 from ..modern.meta import Extensions, HostMeta, check_extensions
-from ..modern.mrtr import InputRequiredWait
 from ..pagination import list_all
 from ..session import ServerInfo
 from ..types import Implementation, Prompt, Resource, Root, Tool
 from . import era
+
+if TYPE_CHECKING:
+    # The 2026-07-28 modules load when a server speaks that revision (or a host asks
+    # for its cache state), not with the client: ``import mcp_io_sync`` stays light.
+    from ..modern.cache import CacheInfo, CacheKind, ResultCache
+    from ..modern.mrtr import InputRequiredWait
 
 __all__ = ["DEFAULT_CLIENT_INFO", "PASS_THROUGH", "Router", "ServerEntry"]
 
@@ -339,6 +342,8 @@ class Router:
         """``server``'s 2026-07-28 result cache (created on first use)."""
         cache = self._result_caches.get(server)
         if cache is None:
+            from ..modern.cache import ResultCache
+
             cache = self._result_caches[server] = ResultCache()
         return cache
 
@@ -348,6 +353,8 @@ class Router:
         """``server.cache_info(kind, uri)`` at ``now`` (the shell's clock), CACHE-10."""
         cache = self._result_caches.get(server)
         if cache is None:
+            from ..modern.cache import ResultCache
+
             ResultCache().cache_info(kind, uri, now=now)  # the same argument checks
             return None
         return cache.cache_info(kind, uri, now=now)
@@ -391,6 +398,8 @@ class Router:
                 if kind == "tools":
                     # HDR-3: over Streamable HTTP a tool whose x-mcp-header annotations
                     # break the rules is left out, with a warning naming it.
+                    from ..modern.headers import filter_tools
+
                     raw, problems = filter_tools(raw, http=self._entry(server).type != "stdio")
                     for problem in problems:
                         yield Log("WARNING", f"server {server!r}: {problem}")

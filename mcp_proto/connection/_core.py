@@ -12,7 +12,7 @@ from __future__ import annotations
 import enum
 from collections import deque
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any, Final
 
 from .. import jsonrpc
 from .._util import NEED_DATA, shown
@@ -41,7 +41,6 @@ from ..session import State as SessionState
 from ..types import Implementation
 from ._calls import Call, CallState, Pipeline, Verdict
 from ._era import EraSteps
-from ._listen import ListenManager
 from ._transport import Outgoing, Transport
 from .events import (
     CallFailed,
@@ -54,6 +53,9 @@ from .events import (
     Event,
 )
 from .frames import CloseTransport, Frame
+
+if TYPE_CHECKING:
+    from ._listen import ListenManager
 
 __all__ = ["ConnectionState", "MachineCore"]
 
@@ -68,6 +70,48 @@ class ConnectionState(enum.Enum):
 
 
 _LIVE = (ConnectionState.HANDSHAKING, ConnectionState.READY)
+
+
+class _NoListen:
+    """The listen manager of a connection without subscriptions: nothing to own,
+    deliver, re-send or time out (the real one replaces it at the first
+    ``start_listen``, :meth:`MachineCore._listen_manager`)."""
+
+    __slots__ = ()
+    wants_connection = False
+
+    def end_all(self, error: MCPError, now: float, *, cancel: bool) -> None:
+        pass
+
+    def connect_failed(self, error: MCPError, now: float) -> None:
+        pass
+
+    def hand_over(self, now: float) -> None:
+        pass
+
+    def owns(self, rid: jsonrpc.RequestId) -> bool:
+        return False
+
+    def on_response(self, rid: jsonrpc.RequestId, result: Any, now: float) -> bool:
+        return False
+
+    def on_failed(self, rid: jsonrpc.RequestId, error: MCPError, now: float) -> bool:
+        return False
+
+    def on_notification(self, event: NotificationReceived, now: float) -> bool:
+        return False
+
+    def deliver_on(self, rid: jsonrpc.RequestId, data: bytes, now: float) -> None:
+        pass
+
+    def next_deadline(self) -> float | None:
+        return None
+
+    def handle_timeout(self, now: float) -> None:
+        pass
+
+
+_NO_LISTEN: Final = _NoListen()
 
 
 def _make_transport(conn: MachineCore) -> Transport:
@@ -138,7 +182,19 @@ class MachineCore:
         # anything else (a request of an expired session, a second answer) is dropped.
         self._asked: set[jsonrpc.RequestId] = set()
         self._transport = _make_transport(self)
-        self._listen = ListenManager(self, random)  # subscriptions/listen (SUB rows)
+        # subscriptions/listen (SUB rows): a stand-in until the first subscription, so
+        # a program that never listens neither loads nor consults the listen rules.
+        self._listen: ListenManager | _NoListen = _NO_LISTEN
+        self._random = random
+
+    def _listen_manager(self) -> ListenManager:
+        """The subscriptions' manager, created (and its module loaded) on first use."""
+        listen = self._listen
+        if isinstance(listen, _NoListen):
+            from ._listen import ListenManager
+
+            listen = self._listen = ListenManager(self, self._random)
+        return listen
 
     # ================================================================ introspection
 
@@ -345,6 +401,12 @@ class MachineCore:
         outcome. Only while ready."""
         session = self._session
         assert session is not None
+        if session.pending_count >= self.limits.max_pending_requests:
+            # No room for one more request: the ones in flight probe the connection
+            # already (each with its own timeout), so this ping counts as answered and
+            # the next is scheduled. Never an error out of handle_timeout.
+            done(True, now)
+            return
         params: dict[str, Any] | None = None
         headers = None
         if self.era == "modern":

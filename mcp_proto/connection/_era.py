@@ -69,7 +69,6 @@ from ..modern.discover import (
     origin_key,
     process_key,
 )
-from ..modern.headers import request_headers
 from ..modern.meta import LOG_LEVELS, HostMeta, with_meta
 from ..session import REQUIRED_CAPABILITY, ServerInfo, Session
 from ..session import State as SessionState
@@ -365,6 +364,8 @@ class EraSteps:
     ) -> tuple[tuple[str, str], ...] | None:
         if not self.http:
             return None  # HDR-7: stdio has no headers
+        from ..modern.headers import request_headers  # HTTP only: loaded when needed
+
         return tuple(
             request_headers(
                 method,
