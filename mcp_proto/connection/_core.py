@@ -322,10 +322,12 @@ class MachineCore:
                 self._era.forget_era(str(stale))
                 self._events.append(Disconnected(stale))
                 self._teardown(stale, now, close=True)
-        if self.state is ConnectionState.READY and self._listen.wants_connection:
+        listen_wants = self._listen.wants_connection
+        if listen_wants and self.state is ConnectionState.READY:
             self._listen.hand_over(now)
             self._drain(now)
-        if self._calls.has_queued or self._notes or self._listen.wants_connection:
+            listen_wants = self._listen.wants_connection
+        if (self._calls.queued and self._calls.has_queued) or self._notes or listen_wants:
             if self.state is ConnectionState.READY:
                 assert self._session is not None
                 for method, params in self._notes:
