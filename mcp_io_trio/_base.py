@@ -248,6 +248,18 @@ class BaseServer(ServerView):
         ``own``, the last request exchange is returned for the caller to perform
         itself (``_run_own``) instead of starting a task for it."""
         flush = self._perform(background=False)
+        if flush or self._open_wanted:
+            await self._open_and_flush(flush)
+        self._after_input()
+        mine = self._take_own()
+        if mine is not None and not own:
+            self._spawn_own(mine)
+            return None
+        return mine
+
+    async def _open_and_flush(self, flush: bool) -> None:
+        """The part of a pump that waits: open the transport the machine asked for (a
+        caller's task does it itself), then flush what the writes left."""
         while self._open_wanted:
             self._open_wanted = False
             try:
@@ -261,12 +273,6 @@ class BaseServer(ServerView):
             flush = self._perform(background=False) or flush
         if flush:
             await self._flush()
-        self._after_input()
-        mine = self._take_own()
-        if mine is not None and not own:
-            self._spawn_own(mine)
-            return None
-        return mine
 
     def _pump_nowait(self) -> None:
         """After an input from a background task (reader, exchange, timer): the same,
@@ -446,9 +452,19 @@ class BaseServer(ServerView):
             self._progress[call_id] = progress
         self._logger.debug("-> %s %s (call %s)", self.name, method, call_id)
         try:
-            own = await self._pump(own=True)
+            # ``_pump(own=True)`` inlined: a call that needs no opening and no flush
+            # (the usual case) costs no coroutine of its own.
+            flush = self._perform(background=False)
+            if flush or self._open_wanted:
+                await self._open_and_flush(flush)
+            self._after_input()
+            own = self._take_own()
             if own is None:
-                await waiter.park()
+                if waiter.done:
+                    await trio.lowlevel.checkpoint()
+                else:  # ``waiter.park()`` inlined
+                    waiter.task = trio.lowlevel.current_task()
+                    await trio.lowlevel.wait_task_rescheduled(waiter.abort)
             else:
                 # HTTP: this task performs its own request (no task, no extra pass);
                 # reading its answer was this call's checkpoint.

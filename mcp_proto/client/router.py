@@ -156,6 +156,11 @@ class Router:
         self._tools: dict[str, list[Tool]] = {}
         self._prompts: dict[str, list[Prompt]] = {}
         self._resources: dict[str, list[Resource]] = {}
+        self._stores: dict[str, dict[str, list[Any]]] = {
+            "tools": self._tools,
+            "prompts": self._prompts,
+            "resources": self._resources,
+        }
         # Bumped by list_changed so that a list fetched while a change was announced is
         # not stored over the invalidation (it may already be stale).
         self._generation: dict[tuple[str, str], int] = {}
@@ -283,12 +288,7 @@ class Router:
         self._name_index.pop(key, None)
 
     def _store(self, kind: str) -> dict[str, list[Any]]:
-        stores: dict[str, dict[str, list[Any]]] = {
-            "tools": self._tools,
-            "prompts": self._prompts,
-            "resources": self._resources,
-        }
-        return stores[kind]
+        return self._stores[kind]
 
     def handle_notification(self, server: str, method: str, params: Mapping[str, Any]) -> None:
         """Bookkeeping for a server notification; the shell calls it *before* any host
@@ -453,17 +453,19 @@ class Router:
 
     def _resolve(self, kind: str, name: str, server: Any) -> Op[Any]:
         store = self._store(kind)
-        names = self._servers_for(server)
-        matches: list[Any]
-        if all(n in store for n in names):
-            # Every list known: no effects needed. Routing a name uses the last list
-            # whatever its ttlMs (a modern server's list may be "stale at once"): a
-            # list_changed drops it, a miss refetches it below, and a stale definition
-            # is what -32020 recovers from (HDR-5). list_tools() honours the TTL.
-            matches = []
-            for n in names:
-                matches += self._by_name(n, kind, store[n]).get(name, ())
-        else:
+        matches: list[Any] = []
+        # Every list known: no effects needed. Routing a name uses the last list
+        # whatever its ttlMs (a modern server's list may be "stale at once"): a
+        # list_changed drops it, a miss refetches it below, and a stale definition is
+        # what -32020 recovers from (HDR-5). list_tools() honours the TTL.
+        known = True
+        for n in self._servers_for(server):
+            listed = store.get(n)
+            if listed is None:
+                known = False
+                break
+            matches += self._by_name(n, kind, listed).get(name, ())
+        if not known:  # a list is not cached yet: fetch
             items = yield from self._list_across(kind, True, server)
             matches = [i for i in items if i.name == name]
         if not matches:
@@ -475,7 +477,7 @@ class Router:
                 f"no {kind[:-1]} named {name!r}"
                 + (f" on server {self.select_server(server)!r}" if server is not None else "")
             )
-        if len({m.server for m in matches}) > 1:
+        if len(matches) > 1 and len({m.server for m in matches}) > 1:
             owners = ", ".join(repr(m.server) for m in matches)
             raise {"tools": AmbiguousToolName, "prompts": AmbiguousPromptName}[kind](
                 f"{kind[:-1]} {name!r} is offered by servers {owners}: pass server="

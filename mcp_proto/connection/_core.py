@@ -366,9 +366,10 @@ class MachineCore:
         if self.era == "modern" and method == "logging/setLevel":
             self._set_level_modern(call, params)
             return
+        modern_http = False
         if self.era == "modern":
             method, params, headers = self._era.build(method, params, call.tool)
-        self._take_output()
+            modern_http = self._era.http
         rid = session.send_request(
             method,
             params,
@@ -376,10 +377,16 @@ class MachineCore:
             timeout=call.timeout,
             want_progress=call.progress,
             # SHTTP-7: over modern HTTP closing the stream is the cancellation.
-            cancel_on_timeout=not self.modern_http,
+            cancel_on_timeout=not modern_http,
         )
-        (data,) = session.data_to_send()
-        self._outbox.append(Outgoing(data, rid, method, headers))
+        # The request is the last message the session queued (one per send_request);
+        # anything before it (notifications, answers) goes out first, untagged.
+        outbox = self._outbox
+        queued = session.data_to_send()
+        data = queued.pop()
+        for untagged in queued:
+            outbox.append(Outgoing(untagged))
+        outbox.append(Outgoing(data, rid, method, headers))
         self._calls.sent(call, rid)
 
     def _set_level_modern(self, call: Call, params: dict[str, Any] | None) -> None:
@@ -482,8 +489,9 @@ class MachineCore:
             return
         if self._listen.on_response(rid, event.result, now):
             return
-        if self._era.owns(rid):
-            self._era.answered(event.result, now)
+        era = self._era
+        if era.probe is not None and era.owns(rid):
+            era.answered(event.result, now)
             return
         internal = self._internal.pop(rid, None)
         if internal is not None:

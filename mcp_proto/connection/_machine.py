@@ -59,7 +59,7 @@ class Connection(MachineCore):
         meta = (params or {}).get("_meta")
         if meta is not None and not isinstance(meta, dict):
             raise ValueError("params._meta must be an object")
-        if self._calls.open_count >= self.limits.max_pending_requests:
+        if len(self._calls.calls) >= self.limits.max_pending_requests:
             raise LocalProtocolError("too many requests in flight")
         call = self._calls.new(method, params, timeout, progress)
         call.tool = tool
