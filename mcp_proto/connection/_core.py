@@ -497,7 +497,7 @@ class MachineCore:
         if internal is not None:
             internal(True, now)
             return
-        self._transport.attempt_ended(rid, True)
+        self._transport.attempt_ended(rid, True, now)
         call = self._calls.detach(rid)
         if call is not None:
             result = event.result

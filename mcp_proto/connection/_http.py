@@ -109,6 +109,10 @@ class HttpTransport(Transport):
         self._ready_at: float | None = None  # the GET-ready wait's deadline
         # notifications/initialized is on its way and not yet taken by the server.
         self._note_waiting = False
+        # POST streams read on after their answer (notifications after the result), by
+        # xid: until when. A server that keeps one open (keep-alive comments) would
+        # otherwise hold a connection and a reader for ever, one per call.
+        self._tails: dict[int, float] = {}
 
     # ============================================================ lifecycle
 
@@ -140,6 +144,7 @@ class HttpTransport(Transport):
     def reset(self) -> None:
         for ex in list(self._ex.values()):
             self._drop(ex)
+        self._tails.clear()
         self._streams.clear()
         self._resuming.clear()
         self._get_xid = None
@@ -245,14 +250,19 @@ class HttpTransport(Transport):
                 )
             )
 
-    def attempt_ended(self, rid: jsonrpc.RequestId, ok: bool) -> None:
-        # A POST stream is read to its end even after its answer (notifications after
-        # the result); a resume GET is not needed any more; a failed attempt's stream
-        # is closed (a timed-out or cancelled request's stream is of no use).
+    def attempt_ended(self, rid: jsonrpc.RequestId, ok: bool, now: float | None = None) -> None:
+        # A POST stream is read on after its answer (notifications after the result),
+        # for at most read_timeout more (``now``: the answer's arrival); a resume GET
+        # is not needed any more; a failed attempt's stream is closed (a timed-out or
+        # cancelled request's stream is of no use).
         self._streams.pop(rid, None)
         for ex in list(self._ex.values()):
-            if ex.rid == rid and (ex.role is Role.RESUME or not ok):
+            if ex.rid != rid:
+                continue
+            if ex.role is Role.RESUME or not ok:
                 self._drop(ex)
+            elif ex.role is Role.POST and now is not None:
+                self._tails[ex.xid] = now + self.conn.config.read_timeout
 
     # ============================================================ time
 
@@ -261,6 +271,12 @@ class HttpTransport(Transport):
         ready = self._ready_at
         if ready is not None and (best is None or ready < best):
             best = ready
+        if self._tails:
+            for xid, until in list(self._tails.items()):
+                if xid not in self._ex:
+                    del self._tails[xid]  # the stream ended by itself
+                elif best is None or until < best:
+                    best = until
         if self._resuming:
             for rid, stream in list(self._resuming.items()):
                 at = stream.resume_at
@@ -273,6 +289,18 @@ class HttpTransport(Transport):
     def handle_timeout(self, now: float) -> None:
         if self._ready_at is not None and now >= self._ready_at:
             self._release(now)
+        for xid, until in list(self._tails.items()):
+            ex = self._ex.get(xid)
+            if ex is None:
+                del self._tails[xid]
+            elif now >= until:
+                del self._tails[xid]
+                self.conn._diagnostic(
+                    "info",
+                    f"server {self.conn.name!r} kept the response stream of {ex.method} "
+                    f"open {self.conn.config.read_timeout:g}s after its answer; closed it",
+                )
+                self._drop(ex)
         if self._get_retry_at is not None and now >= self._get_retry_at:
             self._get_retry_at = None
             self._open_get(now)

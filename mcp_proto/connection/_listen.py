@@ -335,7 +335,7 @@ class ListenManager:
         sub = self._by_rid.get(rid)
         if sub is None:
             return False
-        self.conn._transport.attempt_ended(rid, True)
+        self.conn._transport.attempt_ended(rid, True, now)
         closing = classify_closing(result)
         if closing.graceful:
             self._end(sub, None)

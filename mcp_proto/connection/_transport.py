@@ -74,8 +74,9 @@ class Transport:
     def transmit(self, messages: list[Outgoing], now: float) -> None:
         raise NotImplementedError
 
-    def attempt_ended(self, rid: jsonrpc.RequestId, ok: bool) -> None:
-        """The attempt ``rid`` ended (answered, failed or timed out)."""
+    def attempt_ended(self, rid: jsonrpc.RequestId, ok: bool, now: float | None = None) -> None:
+        """The attempt ``rid`` ended (answered, failed or timed out); ``now``: when it
+        was answered (the answer's arrival)."""
 
     # ------------------------------------------------------------ time
 

@@ -238,6 +238,45 @@ def test_sse_answer_progress_first_and_notifications_after_the_result_delivered(
     assert AbortExchange(post.xid) not in h.take_frames()
 
 
+def test_a_post_stream_left_open_after_its_answer_is_closed_after_read_timeout() -> None:
+    # A server that keeps a POST's SSE stream open after the result (keep-alive
+    # comments) would hold a connection and a reader per call for ever: the tail is
+    # read for read_timeout more, notifications in it are delivered, then it is cut.
+    h = harness(read_timeout=5.0)
+    connect_http(h)
+    h.take_frames()
+    h.conn.start_call("tools/call", {"name": "x"}, now=1.0)
+    post = only(h.exchanges())
+    h.conn.exchange_head(post.xid, 200, SSE_HEAD, 1.0)
+    h.conn.exchange_data(post.xid, sse_event(result(body_of(post)["id"], {"content": []})), 2.0)
+    assert h.conn.next_deadline() == 7.0  # the answer came at 2.0
+    h.advance(6.0)
+    h.conn.exchange_data(post.xid, b": keep-alive\n\n", 6.0)
+    h.conn.exchange_data(post.xid, sse_event(notification("notifications/tools/list_changed")), 6.5)
+    assert h.conn.wants_exchange(post.xid)
+    assert AbortExchange(post.xid) not in h.take_frames()
+    h.advance(7.0)
+    assert not h.conn.wants_exchange(post.xid)
+    assert AbortExchange(post.xid) in h.take_frames()
+    events = h.take_events()
+    assert NotificationReceived("notifications/tools/list_changed", {}) in events
+    (note,) = [e for e in events if isinstance(e, Diagnostic)]
+    assert "kept the response stream of tools/call open" in note.message
+    assert h.conn.next_deadline() is None
+
+
+def test_a_tail_that_ends_by_itself_leaves_no_deadline() -> None:
+    h = harness(read_timeout=5.0)
+    connect_http(h)
+    h.conn.start_call("tools/call", {"name": "x"}, now=1.0)
+    post = only(h.exchanges())
+    h.conn.exchange_head(post.xid, 200, SSE_HEAD, 1.0)
+    h.conn.exchange_data(post.xid, sse_event(result(body_of(post)["id"], {"content": []})), 2.0)
+    h.conn.exchange_end(post.xid, 3.0)
+    assert h.conn.next_deadline() is None
+    assert AbortExchange(post.xid) not in h.take_frames()
+
+
 def test_a_202_to_a_notification_is_taken() -> None:
     h = harness()
     connect_http(h)

@@ -132,7 +132,9 @@ after_result           tools/call -> 200 text/event-stream: the response first (
                        the same stream (level "info", logger "after_result", data "after <i>"
                        for i = 1..n), then the end of the body (with ``hold``: no end, the
                        connection is held until the client closes it; note "after_result:
-                       client closed"). A client that stops reading at the response loses them.
+                       client closed"; with ``keepalive`` > 0, an SSE comment every
+                       ``keepalive`` s meanwhile, so no read timeout ever fires). A client that
+                       stops reading at the response loses them.
 post_tail              tools/call ``t`` -> 200 text/event-stream: the response first (text "ok"),
                        then one ``notifications/message`` (logger "post_tail", data "before
                        release"), then the stream stays OPEN (nothing sent) until a
@@ -231,7 +233,7 @@ OPTIONS: dict[str, dict[str, Any]] = {
     "drop_mid_stream": {"retry_ms": 100, "resume": "ok", "drop": "fin"},
     "legacy_sse_ok": {"keepalive": 15.0},
     "batch": {"batch_wait": 10.0},
-    "after_result": {"notifications": 3, "pause": 0.05, "hold": False},
+    "after_result": {"notifications": 3, "pause": 0.05, "hold": False, "keepalive": 0.0},
     "post_tail": {"hold_max": 30.0},
     "oversized_tail": {"size": 2 * MIB},
 }
@@ -1166,11 +1168,30 @@ class HostileHTTPServer:
             }
             ex.write(message_event(note))
         if self.opts["hold"] in (True, "1", "true"):
-            self.recorder.note(f"after_result: {ex.hold()}")
+            every = float(self.opts["keepalive"])
+            outcome = self._keep_alive(ex, every) if every > 0 else ex.hold()
+            self.recorder.note(f"after_result: {outcome}")
             ex.drop()
             return True
         ex.end()
         return True
+
+    def _keep_alive(self, ex: Exchange, every: float) -> str:
+        """Hold ``ex``'s stream open with an SSE comment every ``every`` s (each one
+        resets a client's read timeout) until the client hangs up, stop(), or 120 s."""
+        deadline = time.monotonic() + 120.0
+        sock = ex.conn.sock
+        while time.monotonic() < deadline:
+            if self.stopping.is_set():
+                return "stopping"
+            if _peer_closed(sock):
+                return "client closed"
+            try:
+                ex.write(b": keep-alive\n\n")
+            except _Gone:
+                return "client closed"
+            self.stopping.wait(every)
+        return "gave up"
 
     def _post_oversized_tail(self, ex: Exchange, msg: dict[str, Any]) -> bool:
         if msg.get("method") != "tools/call":

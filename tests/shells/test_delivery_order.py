@@ -183,3 +183,24 @@ def test_a_post_stream_left_open_after_the_result_ends_with_the_client(shell: Sh
             lambda r: "after_result: client closed" in r.notes, timeout=10
         ), peer.recorder.notes
     assert _after_result_notes(seen) == ["after 1", "after 2", "after 3"]
+
+
+def test_a_post_stream_kept_alive_after_the_result_is_closed_by_the_client(shell: Shell) -> None:
+    """The server keeps the stream open after its notifications with an SSE comment
+    every 0.2 s, so no read timeout ever fires. The client reads that tail for
+    read_timeout more, then closes it by itself, while the client stays open (before,
+    each such call kept a connection and a reader until the client closed)."""
+    seen: list[tuple[str, Any]] = []
+
+    with hostile_http_server("after_result", hold=True, keepalive=0.2) as peer:
+
+        async def scenario(c: Any) -> None:
+            c.on_notification(lambda server, method, params: seen.append((method, params)))
+            assert text_of(await c.call_tool("t")) == "ok"
+            assert await shell.wait_for(
+                lambda: "after_result: client closed" in peer.recorder.notes, timeout=20
+            ), peer.recorder.notes
+            assert await c.ping() == {}  # the client itself goes on
+
+        shell.run(scenario, peer.url, read_timeout=2.0)
+    assert _after_result_notes(seen) == ["after 1", "after 2", "after 3"]
