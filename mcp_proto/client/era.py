@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from ..effects import Call, Log, Op, ProgressCallback
-from ..errors import InputRequiredError, LocalProtocolError, MCPError
+from ..effects import Call, Connect, Log, Op, ProgressCallback
+from ..errors import CapabilityError, InputRequiredError, LocalProtocolError, MCPError
 from ..modern.cache import KIND_OF_METHOD, may_serve_stale
 from ..modern.meta import CLIENT_CAPABILITIES, LOG_LEVEL, modern_capabilities, result_type
 from ..modern.mrtr import input_required_op, resume_op
@@ -26,6 +26,7 @@ from ..pagination import list_all
 from ._intercept import intercept
 
 if TYPE_CHECKING:
+    from ..session import ServerInfo
     from .router import Router
 
 __all__ = [
@@ -161,10 +162,18 @@ def request(
     # no more than in the handshake era. Its resultType is checked here, the one rule
     # (LIFE-19: absent is complete, an unknown one is UnknownResultTypeError).
     first: Any
-    if method in KIND_OF_METHOD:
-        first = yield from cached_call(core, server, method, params, timeout)
-    else:
-        first = yield Call(server, method, params, timeout, progress, tool)
+    try:
+        first = yield from _first(core, server, method, params, timeout, progress, tool)
+    except CapabilityError:
+        # LIFE-20: the session refused for a capability the server's discover result
+        # did not declare. Once that result is stale it is re-fetched before the
+        # refusal stands (a capability the server gained since); a fresh one judges.
+        info: ServerInfo = yield Connect(server)
+        now = yield from core._now()
+        if now is None or not info.discover_stale(now):
+            raise
+        yield from core.rediscover(server)
+        first = yield from _first(core, server, method, params, timeout, progress, tool)
     if result_type(first, method=method) == "complete":
         return first
     entry = core._entry(server)
@@ -182,6 +191,20 @@ def request(
         on_wait=core.on_input_required_wait,
     )
     return (yield from run_rounds(core, server, op, progress, tool))
+
+
+def _first(
+    core: Router,
+    server: str,
+    method: str,
+    params: dict[str, Any],
+    timeout: float | None,
+    progress: ProgressCallback | None,
+    tool: Any,
+) -> Op[Any]:
+    if method in KIND_OF_METHOD:
+        return (yield from cached_call(core, server, method, params, timeout))
+    return (yield Call(server, method, params, timeout, progress, tool))
 
 
 def run_rounds(

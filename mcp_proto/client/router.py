@@ -15,7 +15,7 @@ from typing import Any, Final, Literal
 import attrs
 
 from .. import deprecations
-from ..effects import CallHost, Connect, Log, Op
+from ..effects import Call, CallHost, Connect, Log, Op
 from ..errors import (
     AmbiguousPromptName,
     AmbiguousToolName,
@@ -33,6 +33,7 @@ from ..errors import (
 from ..handlers import Handlers, client_capabilities
 from ..limits import Limits
 from ..modern.cache import CacheInfo, CacheKind, ResultCache
+from ..modern.discover import DISCOVER, parse_discover_result
 from ..modern.headers import filter_tools
 from ..modern.meta import Extensions, HostMeta, check_extensions
 from ..modern.mrtr import InputRequiredWait
@@ -325,6 +326,46 @@ class Router:
         self._modern[server] = info.protocol_era == "modern"
         return info
 
+    def _judged(self, server: str) -> Op[ServerInfo]:
+        """``Connect``, for a capability judgement: what the server offers, with its
+        ``server/discover`` result re-fetched first when its ``ttlMs`` has run out
+        (LIFE-20, CACHE-13, CAP-6; absent, zero, negative or malformed ``ttlMs`` is
+        stale at once).
+
+        Reading of the rule (spec server/utilities/caching.mdx § Time-to-Live: "the
+        client checks freshness when it needs the data, and re-fetches only if
+        stale"): the data is needed where the client itself decides something from the
+        capabilities — whether to list (an undeclared list is empty, CAP-3), whether to
+        refuse ``complete``, ``set_log_level``, ``subscribe_resource`` — and where the
+        session refuses a request for a capability it believes missing (see
+        :func:`~mcp_proto.client.era.request`). A request sent anyway (``tools/call`` on
+        a server declaring ``tools``) is judged by the server itself, so it does not
+        need the data: re-discovering before each one would double the cost of every
+        call against a server answering ``ttlMs: 0``. Without a clock (a core built
+        without ``clock=``) freshness cannot be judged and nothing is re-fetched."""
+        info = yield from self._connect(server)
+        if info.received_at is None:
+            return info  # the handshake era: the capabilities hold for the session
+        now = yield from self._now()
+        if now is None or not info.discover_stale(now):
+            return info
+        return (yield from self.rediscover(server))
+
+    def rediscover(self, server: str) -> Op[ServerInfo]:
+        """Re-fetch a 2026-07-28 server's ``server/discover`` result (LIFE-20): the
+        connection takes its capabilities, identity and ``ttlMs`` (the client's and
+        the session's judgements follow them) and the result cache records it for
+        ``cache_info("discover")`` (CACHE-10). A malformed answer is a typed error."""
+        result = yield Call(server, DISCOVER, None)
+        parse_discover_result(result)  # RemoteProtocolError when it is not one
+        received = yield from self._now()
+        if received is not None:
+            entry = self._entry(server)
+            self.result_cache(server).store(
+                DISCOVER, None, result, now=received, authorization=entry.authorization
+            )
+        return (yield from self._connect(server))
+
     def is_modern(self, server: str) -> bool:
         """Whether ``server``'s last connection spoke 2026-07-28."""
         return self._modern.get(server, False)
@@ -379,7 +420,7 @@ class Router:
             if known is not None:
                 return known
         generation = self._generation.get((server, kind), 0)
-        info: ServerInfo = yield from self._connect(server)
+        info: ServerInfo = yield from self._judged(server)
         capability = "resources" if kind == "resources" else kind
         if not info.has_capability(capability):
             items: list[Any] = []

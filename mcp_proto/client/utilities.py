@@ -50,7 +50,7 @@ class UtilityOps(Router):
             owner = prompt.server or self._default_server(None)
         else:
             owner = self._default_server(server)
-        info: ServerInfo = yield Connect(owner)
+        info: ServerInfo = yield from self._judged(owner)
         if not info.has_capability("completions"):
             raise CapabilityError(f"server {owner!r} does not support completions")
         params: dict[str, Any] = {
@@ -78,7 +78,7 @@ class UtilityOps(Router):
         self._deprecated("logging")  # DEP-4: Logging is deprecated in 2026-07-28
         done = []
         for name in self._servers_for(server):
-            info: ServerInfo = yield from self._connect(name)
+            info: ServerInfo = yield from self._judged(name)
             if not info.has_capability("logging"):
                 if server is not None:
                     raise CapabilityError(f"server {name!r} does not support logging")

@@ -34,7 +34,7 @@ from ..events import (
     ServerRequest,
 )
 from ..limits import Limits
-from ..modern.discover import EraCache
+from ..modern.discover import DISCOVER, EraCache
 from ..modern.meta import Extensions, HostMeta, check_extensions
 from ..session import ServerInfo, Session
 from ..session import State as SessionState
@@ -433,6 +433,8 @@ class MachineCore:
                 # LIFE-14: the ping went out as server/discover; its caller asked for a
                 # ping, whose result is empty in every era.
                 result = {}
+            elif call.method == DISCOVER and self.era == "modern":
+                self._era.rediscovered(result, now)  # LIFE-20: a re-fetched discover
             self._events.append(CallSucceeded(call.call_id, call.method, result))
             self._calls.finish(call)
 

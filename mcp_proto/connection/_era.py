@@ -67,6 +67,7 @@ from ..modern.discover import (
     classify_probe,
     discover_params,
     origin_key,
+    parse_discover_result,
     process_key,
 )
 from ..modern.headers import request_headers
@@ -247,6 +248,8 @@ class EraSteps:
                     capabilities=info.capabilities,
                     server_info=info.server_info,
                     instructions=info.instructions,
+                    ttl_ms=info.ttl_ms,
+                    received_at=now,
                 ),
             )
             conn.era = "modern"
@@ -305,6 +308,32 @@ class EraSteps:
         session.state = SessionState.IDLE
         session.server = None
         conn._start_handshake(now, session)
+
+    def rediscovered(self, result: Any, now: float) -> None:
+        """A ``server/discover`` the host sent on the modern session was answered: the
+        capabilities, identity and freshness it reports replace the ones known, so every
+        later capability judgement (the client's and the session's own, CAP-6) uses
+        them (LIFE-20, CACHE-13). An answer that is not a usable ``DiscoverResult``, or
+        that no longer lists the version in use, changes nothing here: the caller gets
+        the result and judges it (a stale era is found by the next request, LIFE-18)."""
+        session = self.conn._session
+        server = self.conn.server
+        if session is None or server is None:
+            return
+        try:
+            info = parse_discover_result(result)
+        except MCPError:
+            return
+        if server.protocol_version not in info.supported_versions:
+            return
+        session.server = ServerInfo(
+            protocol_version=server.protocol_version,
+            capabilities=info.capabilities,
+            server_info=info.server_info,
+            instructions=info.instructions,
+            ttl_ms=info.ttl_ms,
+            received_at=now,
+        )
 
     def set_log_level(self, level: object) -> None:
         """Validate and keep the level carried as ``_meta`` (LIFE-15)."""
