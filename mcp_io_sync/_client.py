@@ -176,6 +176,7 @@ class Client:
             sleep=time.sleep,
             on_input_required_wait=on_input_required_wait,
             on_deprecated=self._deprecation_notice,
+            on_synthetic_notification=self._on_synthetic_notification,
             request_meta=request_meta,
             extensions=extensions,
         )
@@ -373,6 +374,20 @@ class Client:
             )
         elif isinstance(event, ev.MessageDiscarded):
             self.logger.debug("server %s: discarded a message: %s", server.name, event.reason)
+
+    def _on_synthetic_notification(self, name: str, method: str, params: dict[str, Any]) -> None:
+        """A notification the client emits itself (HDR-5: the ``tools/list`` refresh
+        after a -32020), routed as a received one after the core's bookkeeping and
+        cache invalidation (NOTIF-3): queued for the listeners of that server's open
+        subscriptions that asked for it, then for the host callbacks."""
+        server = self._servers.get(name)
+        if server is None:
+            return
+        for sub in list(server._subscriptions.values()):
+            if not sub.closed and sub.requested.wants(method, params):
+                sub._apply(ListenNotification(sub.sub_id, method, params))
+        if self._callbacks:
+            self._submit(lambda: self._notify_callbacks(server, method, params))
 
     def _on_listen_event(self, server: BaseServer, event: Any) -> None:
         """A subscription's event (on the server's dispatching thread, in order). A

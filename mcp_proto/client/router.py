@@ -106,6 +106,7 @@ class Router:
         sleep: Callable[[float], Any] | None = None,
         on_input_required_wait: Callable[[InputRequiredWait], Any] | None = None,
         on_deprecated: Callable[[str], Any] | None = None,
+        on_synthetic_notification: Callable[[str, str, dict[str, Any]], Any] | None = None,
         request_meta: HostMeta = None,
         extensions: Extensions = (),
     ) -> None:
@@ -129,6 +130,9 @@ class Router:
         self.clock = clock
         self.sleep = sleep
         self.on_input_required_wait = on_input_required_wait
+        # HDR-5: where a notification the client emits itself goes after bookkeeping and
+        # cache invalidation: the shell hands it to listeners and host callbacks.
+        self.on_synthetic_notification = on_synthetic_notification
         # LIFE-12/LIFE-13: validated here, carried by each connection onto every
         # 2026-07-28 request (the driver hands them to the machine).
         self._request_meta: HostMeta = None
@@ -301,6 +305,20 @@ class Router:
             cache.invalidate_for(method, params)
         if method == "notifications/message":
             self._deprecated("logging")  # DEP-4: a server log message received
+
+    def synthetic_notification(
+        self, server: str, method: str, params: dict[str, Any] | None = None
+    ) -> None:
+        """A notification the client emits itself as if ``server`` had sent it (HDR-5:
+        the ``tools/list`` refresh after a -32020 is a synthetic
+        ``notifications/tools/list_changed``), routed like a received one (NOTIF-3):
+        bookkeeping and cache invalidation here, then ``on_synthetic_notification``,
+        through which the shell queues it for the listeners and host callbacks."""
+        body: dict[str, Any] = dict(params or {})
+        self.handle_notification(server, method, body)
+        hook = self.on_synthetic_notification
+        if hook is not None:
+            hook(server, method, body)
 
     def server_disconnected(self, server: str) -> None:
         """A server's connection ended: what it listed may change on reconnect. The
