@@ -106,12 +106,16 @@ class UtilityOps(Router):
         """Replace the roots and tell connected servers (ROOT-1, ROOT-3): failures to
         notify are logged, never raised. A server connected before roots were first
         registered did not get the ``roots`` capability and is not told (CAP-5); it
-        sees them from its next connection on."""
+        sees them from its next connection on. A 2026-07-28 server is never told."""
         self._roots = tuple(Root.coerce(r) for r in roots)
         self._roots_registered = True
         if self._roots:
             self._deprecated("roots")  # DEP-2
         for s in self.servers:
+            if self.is_modern(s.name):
+                # CAP-5: 2026-07-28 has no roots/list_changed; a modern server asks for
+                # the roots inside a result when it needs them (MRTR, ROOT-5).
+                continue
             try:
                 yield Notify(
                     s.name, "notifications/roots/list_changed", None, only_if_connected=True

@@ -443,3 +443,14 @@ def test_one_notice_per_process_for_two_clients() -> None:
         core, d = make({"s": Peer()}, on_deprecated=notes)
         drive(core.set_roots([{"uri": "file:///tmp"}]), d.perform)
     assert len(notes.lines) == 1  # DEP-9
+
+
+def test_set_roots_tells_handshake_era_servers_only() -> None:
+    """CAP-5: 2026-07-28 has no notifications/roots/list_changed (roots are asked for in
+    results, ROOT-5); a handshake-era server that declared roots is still told."""
+    tools = {"tools/list": {"tools": [tool("t")]}}
+    core, d = make({"m": Peer(script=tools), "l": Peer(version="2025-11-25", script=tools)})
+    core.set_initial_roots([])
+    drive(core.list_tools(), d.perform)  # both connected: their eras are known
+    drive(core.set_roots([{"uri": "file:///tmp"}]), d.perform)
+    assert [(n.server, n.method) for n in d.notifies] == [("l", "notifications/roots/list_changed")]
