@@ -157,7 +157,14 @@ class Client:
         check_extensions(extensions)
         self._core = ClientCore(
             [
-                ServerEntry(n, c.type, authorization=_authorization(c), read_timeout=c.read_timeout)
+                ServerEntry(
+                    n,
+                    c.type,
+                    authorization=_authorization(c),
+                    read_timeout=c.read_timeout,
+                    request_meta=c.request_meta,
+                    extensions=c.extensions,
+                )
                 for n, c in zip(names, configs, strict=True)
             ],
             handlers=Handlers(

@@ -20,7 +20,13 @@ import attrs
 from ..effects import Call, Connect, Log, Op, ProgressCallback
 from ..errors import CapabilityError, InputRequiredError, LocalProtocolError, MCPError
 from ..modern.cache import KIND_OF_METHOD, may_serve_stale
-from ..modern.meta import CLIENT_CAPABILITIES, LOG_LEVEL, modern_capabilities, result_type
+from ..modern.meta import (
+    CLIENT_CAPABILITIES,
+    LOG_LEVEL,
+    merge_extensions,
+    modern_capabilities,
+    result_type,
+)
 from ..modern.mrtr import input_required_op, resume_op
 from ..pagination import list_all
 from ._intercept import intercept
@@ -76,10 +82,10 @@ def cached_call(
     without one) nothing is cached; nor with a ``request_meta`` callable: the client
     cannot know the ``_meta`` a request will carry before it is built (CACHE-9)."""
     now = yield from core._now()
-    if now is None or callable(core.request_meta):
+    entry = core._entry(server)
+    if now is None or callable(core.request_meta) or callable(entry.request_meta):
         return (yield Call(server, method, params, timeout))
     cache = core.result_cache(server)
-    entry = core._entry(server)
     auth = entry.authorization
     key = key_params(core, server, params)
     if use_cached:
@@ -125,11 +131,17 @@ def key_params(core: Router, server: str, params: dict[str, Any] | None) -> dict
         meta[LOG_LEVEL] = level
     if isinstance(core.request_meta, Mapping):
         meta.update(core.request_meta)
+    entry = core._entry(server)
+    if isinstance(entry.request_meta, Mapping):
+        meta.update(entry.request_meta)  # the server's own, laid over the client's
     out = dict(params or {})
     own = out.get("_meta")
     if isinstance(own, Mapping):
         meta.update(own)
-    meta[CLIENT_CAPABILITIES] = modern_capabilities(core.capabilities, core.extensions)
+    extensions = core.extensions
+    if entry.extensions:
+        extensions = merge_extensions(extensions, entry.extensions)
+    meta[CLIENT_CAPABILITIES] = modern_capabilities(core.capabilities, extensions)
     out["_meta"] = meta
     return out
 

@@ -79,12 +79,16 @@ class ServerEntry:
     ``authorization`` is the ``Authorization`` header configured for it (the only
     credential the client sends today): a private cached result of a 2026-07-28 server
     is bound to its SHA-256 (CACHE-6). ``read_timeout`` bounds an ``input_required``
-    wait when the call gives no timeout (MRTR-7)."""
+    wait when the call gives no timeout (MRTR-7). ``request_meta`` and ``extensions``
+    are the server's own (§E3, laid over the client's by the connection): its cached
+    results are keyed on them too (CACHE-7)."""
 
     name: str
     type: str
     authorization: str | None = attrs.field(default=None, repr=False)
     read_timeout: float | None = None
+    request_meta: HostMeta = attrs.field(default=None, repr=False)
+    extensions: Mapping[str, Mapping[str, Any]] = attrs.field(factory=dict)
 
 
 class Router:

@@ -71,7 +71,7 @@ from ..modern.discover import (
     process_key,
 )
 from ..modern.headers import request_headers
-from ..modern.meta import LOG_LEVELS, HostMeta, with_meta
+from ..modern.meta import LOG_LEVELS, HostMeta, merge_extensions, merge_host_meta, with_meta
 from ..session import REQUIRED_CAPABILITY, ServerInfo, Session
 from ..session import State as SessionState
 from ..versions import MODERN_VERSIONS
@@ -380,12 +380,18 @@ class EraSteps:
     def _meta_options(self, version: str) -> dict[str, Any]:
         session = self.conn._session
         caps: Mapping[str, Any] = session.capabilities if session is not None else {}
+        config = self.conn.config
+        extensions = self.extensions
+        if config.extensions:
+            # §E3: a server's own extensions are declared besides the client's.
+            extensions = merge_extensions(extensions, config.extensions)
         return {
             "protocol_version": version,
             "client_info": self.conn.client_info,
             "capabilities": caps,
-            "extensions": self.extensions,
-            "host_meta": self.request_meta,
+            "extensions": extensions,
+            # LIFE-12: the server's own request_meta laid over the client's.
+            "host_meta": merge_host_meta(self.request_meta, config.request_meta),
             "log_level": self.log_level,
         }
 
