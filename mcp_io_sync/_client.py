@@ -638,6 +638,26 @@ class Client:
 
     # ------------------------------------------------------------ 2026-07-28
 
+    def set_authorization(self, authorization: str | None, *, server: Any = None) -> None:
+        """Send ``authorization`` (e.g. ``"Bearer <new token>"``; ``None`` removes the
+        header) as the ``Authorization`` header of ``server`` from the next request on:
+        a rotated token. Private cached results of a 2026-07-28 server fetched under
+        the previous value are not served under this one (the server is asked again);
+        public ones still are (CACHE-6). ``server`` may be left out when the client has
+        one server.
+
+        Raises:
+            ServerNotFound: no such server. ValueError: ``server`` left out with several
+                servers; a stdio server (it has no headers); a value with CR or LF.
+        """
+        if server is None and len(self._core.servers) > 1:
+            raise ValueError("set_authorization() needs server= when the client has several")
+        name = self._core._default_server(server)
+        target = self._servers[name]
+        with target._lock:
+            target._conn.set_header("Authorization", authorization)
+        self._core.set_authorization(name, authorization)
+
     @property
     def request_meta(self) -> HostMeta:
         """The host metadata put in every 2026-07-28 request's ``_meta`` (LIFE-12): a

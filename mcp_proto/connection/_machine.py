@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import attrs
+
 from .. import jsonrpc
 from .._util import NEED_DATA, check_seconds
 from ..errors import CapabilityError, LocalProtocolError, MCPError, ValidationError
@@ -249,6 +251,21 @@ class Connection(MachineCore):
     @log_level.setter
     def log_level(self, level: str | None) -> None:
         self._era.set_log_level(level)
+
+    def set_header(self, name: str, value: str | None) -> None:
+        """Replace (``None``: remove) one configured HTTP header, matched without case,
+        for every request built from now on (a rotated ``Authorization``: CACHE-6).
+        Requests already handed to the driver keep the value they were built with.
+
+        Raises:
+            ValueError: the configuration refuses it (a stdio server has no headers; a
+                value with CR/LF).
+        """
+        headers = {k: v for k, v in self.config.headers.items() if k.lower() != name.lower()}
+        if value is not None:
+            headers[name] = value
+        self.config = attrs.evolve(self.config, headers=headers)
+        self._transport.headers_changed(self.config.headers)
 
     # ================================================================ driver inputs
 
