@@ -763,7 +763,9 @@ class Client:
 
     def cleanup(self) -> None:
         """Stop every server (bounded: STDIO-6) and the client's threads. Idempotent;
-        the client can still be used afterwards: servers restart on demand."""
+        the client can still be used afterwards: servers restart on demand. Open
+        subscriptions are kept: they wait, and are sent again when their server next
+        connects (SUB-22)."""
         for server in self._servers.values():
             server.cleanup()
         with self._lock:
@@ -773,7 +775,11 @@ class Client:
             dispatcher.join(timeout=5)
 
     def close(self) -> None:
-        """Like :meth:`cleanup`, and also stop the handler pool (final)."""
+        """Like :meth:`cleanup`, and also end every open subscription and stop the
+        handler pool (final)."""
+        for server in self._servers.values():
+            for sub in list(server._subscriptions.values()):
+                sub.close()
         self.cleanup()
         with self._lock:
             self._closed = True

@@ -270,7 +270,7 @@ class Client:
     async def __aexit__(self, *exc_info: Any) -> bool | None:
         try:
             with trio.CancelScope(shield=True):
-                await self.cleanup()
+                await self.close()
         finally:
             assert self._nursery is not None
             self._nursery.cancel_scope.cancel()
@@ -787,11 +787,17 @@ class Client:
 
     async def cleanup(self) -> None:
         """Stop every server (bounded: STDIO-6). The client stays usable inside its
-        ``async with``: servers restart on demand."""
+        ``async with``: servers restart on demand. Open subscriptions are kept: they
+        wait, and are sent again when their server next connects (SUB-22)."""
         for server in self._servers.values():
             await server.cleanup()
 
     async def close(self) -> None:
+        """Like :meth:`cleanup`, but every open subscription ends first (the client is
+        done); leaving ``async with`` does this."""
+        for server in self._servers.values():
+            for sub in list(server._subscriptions.values()):
+                await sub.close()
         await self.cleanup()
 
 

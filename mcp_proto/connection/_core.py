@@ -182,6 +182,7 @@ class MachineCore:
         or connected). Completion: ``Connected`` or ``ConnectFailed``."""
         if self.state in (ConnectionState.IDLE, ConnectionState.CLOSED):
             self.state = ConnectionState.OPENING
+            self._listen.resume()  # SUB-22: subscriptions a close kept go out once ready
             self._transport.open(now)
         elif self.state is ConnectionState.CLOSING:
             raise LocalProtocolError(f"server {self.name!r} is closing")

@@ -213,12 +213,18 @@ class Connection(MachineCore):
         session.send_error_response(request_id, code, message, data)
         self._answered(now)
 
-    def close(self, now: float) -> None:
+    def close(self, now: float, *, keep_subscriptions: bool = False) -> None:
         """Begin closing; ``Closed`` is emitted when done. Every open call fails with
-        a ``ConnectionError``. A later call opens a new connection."""
+        a ``ConnectionError``. A later call opens a new connection.
+
+        Subscriptions end with the same error, unless ``keep_subscriptions``: then each
+        is cancelled on the wire and waits (``ListenInterrupted``) for the next
+        ``connect`` (a host's cleanup-then-reconnect), where it is sent again, never
+        judged by the restart bound (SUB-22)."""
         state = self.state
         if state is ConnectionState.CLOSING:
             return
+        self._listen.keeping = keep_subscriptions
         if state in (ConnectionState.IDLE, ConnectionState.CLOSED):
             self.state = ConnectionState.CLOSED
             self._fail_all(self._closed_error(), now)
