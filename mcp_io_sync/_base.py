@@ -29,7 +29,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from mcp_proto._util import NEED_DATA
 from mcp_proto.config import ServerConfig
@@ -51,14 +51,18 @@ from mcp_proto.connection.events import ListenEnded
 from mcp_proto.effects import Call
 from mcp_proto.errors import ConnectionError, MCPError, ValidationError
 from mcp_proto.limits import Limits
+from mcp_proto.modern import SUBSCRIPTION_RESTART_MIN_INTERVAL
 from mcp_proto.modern.discover import EraCache
 from mcp_proto.modern.meta import Extensions, HostMeta
-from mcp_proto.modern.notify_queue import ListenFilter, RestartPolicy
 from mcp_proto.server_view import ServerView
 from mcp_proto.session import ServerInfo
 from mcp_proto.types import Implementation
 
-from ._listen import Listener, Subscription
+if TYPE_CHECKING:
+    # Subscriptions (2026-07-28) load with the first ``listen``, not with the shell.
+    from mcp_proto.modern.notify_queue import ListenFilter
+
+    from ._listen import Listener, Subscription
 from ._timer import Timer
 
 __all__ = ["BaseServer"]
@@ -95,7 +99,7 @@ class BaseServer(ServerView):
     type = "base"
     #: stdio: a process that dies less than this many seconds after receiving the
     #: subscriptions is not restarted for them again: they end (SUB-21).
-    SUBSCRIPTION_RESTART_MIN_INTERVAL: float = RestartPolicy.SUBSCRIPTION_RESTART_MIN_INTERVAL
+    SUBSCRIPTION_RESTART_MIN_INTERVAL: float = SUBSCRIPTION_RESTART_MIN_INTERVAL
     _conn: Connection
 
     def __init__(
@@ -383,6 +387,10 @@ class BaseServer(ServerView):
         handshake-era server raises ``CapabilityError``). ``callback(method, params)``
         runs on the subscription's own thread. ``ack_timeout``: ``None`` is the
         server's ``read_timeout``, ``False`` waits for ever (SUB-5)."""
+        from mcp_proto.modern.notify_queue import ListenFilter
+
+        from ._listen import Subscription
+
         try:
             flt = ListenFilter.coerce(notifications)
         except (TypeError, ValueError) as exc:

@@ -46,17 +46,23 @@ from mcp_proto.effects import (
 from mcp_proto.errors import InputRequiredError, MCPError
 from mcp_proto.handlers import Handlers, Reply, serve_request
 from mcp_proto.limits import Limits
-from mcp_proto.modern.cache import CacheInfo, CacheKind
 from mcp_proto.modern.discover import EraCache
 from mcp_proto.modern.meta import Extensions, HostMeta, check_extensions
-from mcp_proto.modern.mrtr import InputRequiredWait
-from mcp_proto.modern.notify_queue import ListenFilter
 from mcp_proto.targets import TargetOptions, connect_all, plan_targets
 from mcp_proto.types import Implementation, Prompt, ResourceContent, Root, Tool
 
 from ._base import BaseServer
-from ._listen import Listener, Subscription, subscribe_uri
 from ._stdio import StdioServer
+
+if TYPE_CHECKING:
+    # The 2026-07-28 revision's modules load when a server speaks it, not with the shell.
+    from mcp_proto.modern.cache import CacheInfo, CacheKind
+    from mcp_proto.modern.mrtr import InputRequiredWait
+    from mcp_proto.modern.notify_queue import ListenFilter
+
+    from ._listen import Listener, Subscription
+
+    InputRequiredWaitCallback = Callable[[InputRequiredWait], Any]
 
 if TYPE_CHECKING:  # ssl is only an annotation here; importing it costs start-up time
     import ssl
@@ -66,7 +72,6 @@ __all__ = ["Client", "connect", "create_client"]
 T = TypeVar("T")
 NotificationCallback = Callable[[BaseServer, str, dict[str, Any]], Any]
 #: ``on_input_required_wait``: ``callback(wait)`` (MRTR-5).
-InputRequiredWaitCallback = Callable[[InputRequiredWait], Any]
 
 
 def _authorization(config: ServerConfig) -> str | None:
@@ -607,6 +612,8 @@ class Client:
         if (target.ensure_connected()).protocol_era != "modern":
             return self._run(self._core.subscribe_resource(uri, server=owner))
         if (owner, uri) not in self._resource_subs:
+            from ._listen import subscribe_uri
+
             self._resource_subs[(owner, uri)] = subscribe_uri(target, uri)
         return True
 

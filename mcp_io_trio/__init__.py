@@ -12,6 +12,9 @@ trio.run(main)
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from mcp_io_common.lazy import lazy_attributes
 from mcp_proto import deprecations as deprecations
 from mcp_proto.config import http_config as http_config
 from mcp_proto.config import sse_config as sse_config
@@ -19,9 +22,6 @@ from mcp_proto.config import stdio_config as stdio_config
 from mcp_proto.config import streamable_http_config as streamable_http_config
 from mcp_proto.errors import *  # noqa: F403 - errors are re-exported by both shells
 from mcp_proto.limits import Limits as Limits
-from mcp_proto.modern.cache import CacheInfo as CacheInfo
-from mcp_proto.modern.headers import header_params as header_params
-from mcp_proto.modern.mrtr import InputRequiredWait as InputRequiredWait
 from mcp_proto.types import Implementation as Implementation
 from mcp_proto.types import Prompt as Prompt
 from mcp_proto.types import Resource as Resource
@@ -35,5 +35,19 @@ from ._client import Client as Client
 from ._client import connect as connect
 from ._client import create_client as create_client
 from ._stdio import StdioServer as StdioServer
+
+if TYPE_CHECKING:
+    from mcp_proto.modern.cache import CacheInfo as CacheInfo
+    from mcp_proto.modern.headers import header_params as header_params
+    from mcp_proto.modern.mrtr import InputRequiredWait as InputRequiredWait
+else:  # the 2026-07-28 revision's names load at first use, not with the package
+    __getattr__ = lazy_attributes(
+        __name__,
+        {
+            "CacheInfo": "mcp_proto.modern.cache",
+            "header_params": "mcp_proto.modern.headers",
+            "InputRequiredWait": "mcp_proto.modern.mrtr",
+        },
+    )
 
 __version__ = "0.1.0"

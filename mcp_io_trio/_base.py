@@ -21,7 +21,7 @@ import logging
 import math
 import random
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import trio
 
@@ -32,14 +32,18 @@ from mcp_proto.connection import events as cev
 from mcp_proto.connection import frames as fr
 from mcp_proto.errors import MCPError, ValidationError
 from mcp_proto.limits import Limits
+from mcp_proto.modern import SUBSCRIPTION_RESTART_MIN_INTERVAL
 from mcp_proto.modern.discover import EraCache
 from mcp_proto.modern.meta import Extensions, HostMeta
-from mcp_proto.modern.notify_queue import ListenFilter, RestartPolicy
 from mcp_proto.server_view import ServerView
 from mcp_proto.session import ServerInfo
 from mcp_proto.types import Implementation
 
-from ._listen import Listener, Subscription
+if TYPE_CHECKING:
+    # Subscriptions (2026-07-28) load with the first ``listen``, not with the shell.
+    from mcp_proto.modern.notify_queue import ListenFilter
+
+    from ._listen import Listener, Subscription
 
 __all__ = ["BaseServer"]
 
@@ -93,7 +97,7 @@ class BaseServer(ServerView):
     type = "base"
     #: stdio: a process that dies less than this many seconds after receiving the
     #: subscriptions is not restarted for them again: they end (SUB-21).
-    SUBSCRIPTION_RESTART_MIN_INTERVAL: float = RestartPolicy.SUBSCRIPTION_RESTART_MIN_INTERVAL
+    SUBSCRIPTION_RESTART_MIN_INTERVAL: float = SUBSCRIPTION_RESTART_MIN_INTERVAL
 
     def __init__(
         self,
@@ -244,6 +248,18 @@ class BaseServer(ServerView):
         ``own``, the last request exchange is returned for the caller to perform
         itself (``_run_own``) instead of starting a task for it."""
         flush = self._perform(background=False)
+        if flush or self._open_wanted:
+            await self._open_and_flush(flush)
+        self._after_input()
+        mine = self._take_own()
+        if mine is not None and not own:
+            self._spawn_own(mine)
+            return None
+        return mine
+
+    async def _open_and_flush(self, flush: bool) -> None:
+        """The part of a pump that waits: open the transport the machine asked for (a
+        caller's task does it itself), then flush what the writes left."""
         while self._open_wanted:
             self._open_wanted = False
             try:
@@ -257,12 +273,6 @@ class BaseServer(ServerView):
             flush = self._perform(background=False) or flush
         if flush:
             await self._flush()
-        self._after_input()
-        mine = self._take_own()
-        if mine is not None and not own:
-            self._spawn_own(mine)
-            return None
-        return mine
 
     def _pump_nowait(self) -> None:
         """After an input from a background task (reader, exchange, timer): the same,
@@ -375,6 +385,10 @@ class BaseServer(ServerView):
         handshake-era server raises ``CapabilityError``). ``callback(method, params)``
         (plain or ``async def``) runs in the subscription's own task. ``ack_timeout``:
         ``None`` is the server's ``read_timeout``, ``False`` waits for ever (SUB-5)."""
+        from mcp_proto.modern.notify_queue import ListenFilter
+
+        from ._listen import Subscription
+
         try:
             flt = ListenFilter.coerce(notifications)
         except (TypeError, ValueError) as exc:
@@ -440,9 +454,19 @@ class BaseServer(ServerView):
             self._progress[call_id] = progress
         self._logger.debug("-> %s %s (call %s)", self.name, method, call_id)
         try:
-            own = await self._pump(own=True)
+            # ``_pump(own=True)`` inlined: a call that needs no opening and no flush
+            # (the usual case) costs no coroutine of its own.
+            flush = self._perform(background=False)
+            if flush or self._open_wanted:
+                await self._open_and_flush(flush)
+            self._after_input()
+            own = self._take_own()
             if own is None:
-                await waiter.park()
+                if waiter.done:
+                    await trio.lowlevel.checkpoint()
+                else:  # ``waiter.park()`` inlined
+                    waiter.task = trio.lowlevel.current_task()
+                    await trio.lowlevel.wait_task_rescheduled(waiter.abort)
             else:
                 # HTTP: this task performs its own request (no task, no extra pass);
                 # reading its answer was this call's checkpoint.

@@ -7,6 +7,8 @@ I/O. See ``docs/architecture.md``.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from . import errors as errors
 from ._util import NEED_DATA as NEED_DATA
 from .client import ClientCore as ClientCore
@@ -37,8 +39,6 @@ from .limits import Limits as Limits
 from .llm import to_anthropic_tools as to_anthropic_tools
 from .llm import to_google_tools as to_google_tools
 from .llm import to_openai_tools as to_openai_tools
-from .modern.headers import HeaderParams as HeaderParams
-from .modern.headers import header_params as header_params
 from .session import ServerInfo as ServerInfo
 from .session import Session as Session
 from .session import State as State
@@ -56,5 +56,22 @@ from .types import Tool as Tool
 from .types import parse_tool_content as parse_tool_content
 from .versions import LATEST_LEGACY as LATEST_LEGACY
 from .versions import LEGACY_VERSIONS as LEGACY_VERSIONS
+
+if TYPE_CHECKING:
+    from .modern.headers import HeaderParams as HeaderParams
+    from .modern.headers import header_params as header_params
+
+
+if not TYPE_CHECKING:  # (for mypy, the names are the imports above)
+
+    def __getattr__(name: str) -> Any:
+        # PEP 562: the 2026-07-28 revision's names load at first use, not with the package
+        # (``import mcp_io_sync`` stays light).
+        if name in ("HeaderParams", "header_params"):
+            from .modern import headers
+
+            return getattr(headers, name)
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __version__ = "0.1.0"

@@ -75,6 +75,8 @@ def shown(value: object) -> str:
 
 def check_seconds(value: object, what: str, *, allow_zero: bool = False) -> float:
     """A duration in seconds as a float, or ``ValueError`` naming ``what``."""
+    if type(value) is float and (0.0 < value <= MAX_SECONDS or (allow_zero and value == 0.0)):
+        return value  # the common case, on every request: no further checks needed
     # bool is an int subclass; ``read_timeout=True`` is a mistake, not one second.
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ValueError(f"{what} must be a number, got {shown(value)}")

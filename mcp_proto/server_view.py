@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from mcp_proto.config import ServerConfig
-from mcp_proto.modern.cache import CacheInfo, CacheKind, ResultCache
 from mcp_proto.session import ServerInfo, Session, State
+
+if TYPE_CHECKING:
+    from mcp_proto.modern.cache import CacheInfo, CacheKind
 
 __all__ = ["ConnectionView", "ServerView"]
 
@@ -44,6 +46,8 @@ class ServerView:
         fresh)``, or ``None`` when nothing is cached (CACHE-10)."""
         source = self._cache_info
         if source is None:
+            from mcp_proto.modern.cache import ResultCache
+
             ResultCache().cache_info(kind, uri, now=0.0)  # the same argument checks
             return None
         return source(kind, uri)

@@ -19,7 +19,6 @@ import attrs
 
 from ..effects import Call, Connect, Log, Op, ProgressCallback
 from ..errors import CapabilityError, InputRequiredError, LocalProtocolError, MCPError
-from ..modern.cache import KIND_OF_METHOD, may_serve_stale
 from ..modern.meta import (
     CLIENT_CAPABILITIES,
     LOG_LEVEL,
@@ -27,7 +26,6 @@ from ..modern.meta import (
     modern_capabilities,
     result_type,
 )
-from ..modern.mrtr import input_required_op, resume_op
 from ..pagination import list_all
 from ._intercept import intercept
 
@@ -81,6 +79,8 @@ def cached_call(
     the failure is a transient HTTP one (CACHE-3). Without a clock (a core built
     without one) nothing is cached; nor with a ``request_meta`` callable: the client
     cannot know the ``_meta`` a request will carry before it is built (CACHE-9)."""
+    from ..modern.cache import KIND_OF_METHOD, may_serve_stale
+
     now = yield from core._now()
     entry = core._entry(server)
     if now is None or callable(core.request_meta) or callable(entry.request_meta):
@@ -170,6 +170,8 @@ def request(
         yield from core._connect(server)  # the era decides how the request goes
     if not core.is_modern(server):
         return (yield Call(server, method, params, timeout, progress))
+    from ..modern.mrtr import input_required_op  # the revision's modules load with it
+
     # The first request goes out directly: a complete result (the usual answer) costs
     # no more than in the handshake era. Its resultType is checked here, the one rule
     # (LIFE-19: absent is complete, an unknown one is UnknownResultTypeError).
@@ -214,6 +216,8 @@ def _first(
     progress: ProgressCallback | None,
     tool: Any,
 ) -> Op[Any]:
+    from ..modern.cache import KIND_OF_METHOD
+
     if method in KIND_OF_METHOD:
         return (yield from cached_call(core, server, method, params, timeout))
     return (yield Call(server, method, params, timeout, progress, tool))
@@ -222,6 +226,8 @@ def _first(
 def run_rounds(
     core: Router, server: str, op: Op[Any], progress: ProgressCallback | None, tool: Any
 ) -> Op[Any]:
+    from ..modern.cache import KIND_OF_METHOD
+
     def route(effect: Any) -> Op[Any] | None:
         if not isinstance(effect, Call):
             return None
@@ -243,6 +249,8 @@ def resume_input_required(
     round budget: the input requests not answered yet are answered, the ones
     already answered are kept (MRTR-8), and the request is retried with the
     server's ``requestState``. ``server`` defaults to the one that failed."""
+    from ..modern.mrtr import resume_op
+
     if not isinstance(error, InputRequiredError):
         raise TypeError("resume_input_required needs the InputRequiredError raised")
     if not error.resumable:

@@ -38,7 +38,7 @@ class PromptOps(Router):
         prompt: Prompt = yield from self._resolve("prompts", name, server)
         args = {str(k): v for k, v in (arguments or {}).items()}
         meta = args.pop("_meta", None)
-        if deprecations.features_in_meta(meta):
+        if meta is not None and deprecations.features_in_meta(meta):
             self._deprecated("logging")  # DEP-4: a log level in a call's own _meta
         for arg in prompt.arguments:
             if arg.required and arg.name not in args:

@@ -10,7 +10,7 @@ but the ``*/list`` requests that fill the caches.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 import attrs
 
@@ -32,15 +32,18 @@ from ..errors import (
 )
 from ..handlers import Handlers, client_capabilities
 from ..limits import Limits
-from ..modern.cache import CacheInfo, CacheKind, ResultCache
 from ..modern.discover import DISCOVER, parse_discover_result
-from ..modern.headers import filter_tools
 from ..modern.meta import Extensions, HostMeta, check_extensions
-from ..modern.mrtr import InputRequiredWait
 from ..pagination import list_all
 from ..session import ServerInfo
 from ..types import Implementation, Prompt, Resource, Root, Tool
 from . import era
+
+if TYPE_CHECKING:
+    # The 2026-07-28 modules load when a server speaks that revision (or a host asks
+    # for its cache state), not with the client: ``import mcp_io_sync`` stays light.
+    from ..modern.cache import CacheInfo, CacheKind, ResultCache
+    from ..modern.mrtr import InputRequiredWait
 
 __all__ = ["DEFAULT_CLIENT_INFO", "PASS_THROUGH", "Router", "ServerEntry"]
 
@@ -162,6 +165,11 @@ class Router:
         self._tools: dict[str, list[Tool]] = {}
         self._prompts: dict[str, list[Prompt]] = {}
         self._resources: dict[str, list[Resource]] = {}
+        self._stores: dict[str, dict[str, list[Any]]] = {
+            "tools": self._tools,
+            "prompts": self._prompts,
+            "resources": self._resources,
+        }
         # Bumped by list_changed so that a list fetched while a change was announced is
         # not stored over the invalidation (it may already be stale).
         self._generation: dict[tuple[str, str], int] = {}
@@ -289,12 +297,7 @@ class Router:
         self._name_index.pop(key, None)
 
     def _store(self, kind: str) -> dict[str, list[Any]]:
-        stores: dict[str, dict[str, list[Any]]] = {
-            "tools": self._tools,
-            "prompts": self._prompts,
-            "resources": self._resources,
-        }
-        return stores[kind]
+        return self._stores[kind]
 
     def handle_notification(self, server: str, method: str, params: Mapping[str, Any]) -> None:
         """Bookkeeping for a server notification; the shell calls it *before* any host
@@ -402,6 +405,8 @@ class Router:
         """``server``'s 2026-07-28 result cache (created on first use)."""
         cache = self._result_caches.get(server)
         if cache is None:
+            from ..modern.cache import ResultCache
+
             cache = self._result_caches[server] = ResultCache()
         return cache
 
@@ -411,6 +416,8 @@ class Router:
         """``server.cache_info(kind, uri)`` at ``now`` (the shell's clock), CACHE-10."""
         cache = self._result_caches.get(server)
         if cache is None:
+            from ..modern.cache import ResultCache
+
             ResultCache().cache_info(kind, uri, now=now)  # the same argument checks
             return None
         return cache.cache_info(kind, uri, now=now)
@@ -454,6 +461,8 @@ class Router:
                 if kind == "tools":
                     # HDR-3: over Streamable HTTP a tool whose x-mcp-header annotations
                     # break the rules is left out, with a warning naming it.
+                    from ..modern.headers import filter_tools
+
                     raw, problems = filter_tools(raw, http=self._entry(server).type != "stdio")
                     for problem in problems:
                         yield Log("WARNING", f"server {server!r}: {problem}")
@@ -507,17 +516,19 @@ class Router:
 
     def _resolve(self, kind: str, name: str, server: Any) -> Op[Any]:
         store = self._store(kind)
-        names = self._servers_for(server)
-        matches: list[Any]
-        if all(n in store for n in names):
-            # Every list known: no effects needed. Routing a name uses the last list
-            # whatever its ttlMs (a modern server's list may be "stale at once"): a
-            # list_changed drops it, a miss refetches it below, and a stale definition
-            # is what -32020 recovers from (HDR-5). list_tools() honours the TTL.
-            matches = []
-            for n in names:
-                matches += self._by_name(n, kind, store[n]).get(name, ())
-        else:
+        matches: list[Any] = []
+        # Every list known: no effects needed. Routing a name uses the last list
+        # whatever its ttlMs (a modern server's list may be "stale at once"): a
+        # list_changed drops it, a miss refetches it below, and a stale definition is
+        # what -32020 recovers from (HDR-5). list_tools() honours the TTL.
+        known = True
+        for n in self._servers_for(server):
+            listed = store.get(n)
+            if listed is None:
+                known = False
+                break
+            matches += self._by_name(n, kind, listed).get(name, ())
+        if not known:  # a list is not cached yet: fetch
             items = yield from self._list_across(kind, True, server)
             matches = [i for i in items if i.name == name]
         if not matches:
@@ -529,7 +540,7 @@ class Router:
                 f"no {kind[:-1]} named {name!r}"
                 + (f" on server {self.select_server(server)!r}" if server is not None else "")
             )
-        if len({m.server for m in matches}) > 1:
+        if len(matches) > 1 and len({m.server for m in matches}) > 1:
             owners = ", ".join(repr(m.server) for m in matches)
             raise {"tools": AmbiguousToolName, "prompts": AmbiguousPromptName}[kind](
                 f"{kind[:-1]} {name!r} is offered by servers {owners}: pass server="

@@ -9,7 +9,7 @@ from typing import Any
 
 from .. import deprecations
 from .._schema_plain import is_plain
-from ..effects import Connect, Log, Op, ProgressCallback
+from ..effects import Call, Connect, Log, Op, ProgressCallback
 from ..errors import (
     ConnectionError,
     HeaderMismatchError,
@@ -73,7 +73,7 @@ class ToolOps(Router):
         args = dict(arguments or {})
         # TOOL-14: a request-level _meta given among the arguments goes to params._meta.
         meta = args.pop("_meta", None)
-        if deprecations.features_in_meta(meta):
+        if meta is not None and deprecations.features_in_meta(meta):
             self._deprecated("logging")  # DEP-4: a log level in a call's own _meta
         _check_required(tool, args)
         yield from _check_input_schema(tool)
@@ -83,9 +83,15 @@ class ToolOps(Router):
         owner = tool.server or self._default_server(None)
         for attempt in (1, 2):
             try:
-                result = yield from era.request(
-                    self, owner, "tools/call", params, timeout, progress, tool=tool
-                )
+                if self._modern.get(owner) is False:
+                    # Handshake era, known from the connection: era.request would yield
+                    # this one plain Call; yielded here, the hot path has no generator
+                    # of its own.
+                    result = yield Call(owner, "tools/call", params, timeout, progress)
+                else:
+                    result = yield from era.request(
+                        self, owner, "tools/call", params, timeout, progress, tool=tool
+                    )
                 break
             except HeaderMismatchError:
                 # HDR-5: the server's headers check failed, so our definition of the

@@ -4,15 +4,17 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from ..effects import Call, Connect, Log, Notify, Op, SetLogLevel
 from ..errors import CapabilityError, InputRequiredError, MCPError
-from ..modern.cache import CacheInfo, CacheKind
 from ..session import ServerInfo
 from ..types import Prompt, Root
 from . import era
 from .router import Router
+
+if TYPE_CHECKING:
+    from ..modern.cache import CacheInfo, CacheKind
 
 __all__ = ["LOG_LEVELS", "UtilityOps"]
 

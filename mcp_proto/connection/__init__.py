@@ -144,18 +144,10 @@ them in order, drains ``next_event()``, and re-arms its one timer at
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from ._calls import CLOSE_ANSWER_WAIT
 from ._era import DISCOVER_TIMEOUT
-from ._exchange import (
-    DELETE_TIMEOUT,
-    ERROR_BODY_CAP,
-    GET_MAX_DELAY,
-    GET_MAX_FAILURES,
-    GET_READ_TIMEOUT_FLOOR,
-    GET_READY_WAIT,
-    MAX_RESUMES,
-)
-from ._legacy_sse import KEEPALIVE_MISSES, PING_TIMEOUT_FACTOR
 from ._machine import Connection, ConnectionState
 from .events import (
     CallCancelledError,
@@ -227,3 +219,44 @@ __all__ = [
     "StartExchange",
     "Write",
 ]
+
+
+if TYPE_CHECKING:
+    from ._exchange import (
+        DELETE_TIMEOUT,
+        ERROR_BODY_CAP,
+        GET_MAX_DELAY,
+        GET_MAX_FAILURES,
+        GET_READ_TIMEOUT_FLOOR,
+        GET_READY_WAIT,
+        MAX_RESUMES,
+    )
+    from ._legacy_sse import KEEPALIVE_MISSES, PING_TIMEOUT_FACTOR
+
+_EXCHANGE_CONSTANTS = frozenset(
+    {
+        "DELETE_TIMEOUT",
+        "ERROR_BODY_CAP",
+        "GET_MAX_DELAY",
+        "GET_MAX_FAILURES",
+        "GET_READ_TIMEOUT_FLOOR",
+        "GET_READY_WAIT",
+        "MAX_RESUMES",
+    }
+)
+
+
+if not TYPE_CHECKING:  # (for mypy, the names are the imports above)
+
+    def __getattr__(name: str) -> Any:
+        # PEP 562: the HTTP strategies' constants come from modules a stdio-only program
+        # never loads (``import mcp_io_sync`` stays light).
+        if name in _EXCHANGE_CONSTANTS:
+            from . import _exchange
+
+            return getattr(_exchange, name)
+        if name in ("KEEPALIVE_MISSES", "PING_TIMEOUT_FACTOR"):
+            from . import _legacy_sse
+
+            return getattr(_legacy_sse, name)
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

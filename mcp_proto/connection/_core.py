@@ -12,7 +12,7 @@ from __future__ import annotations
 import enum
 from collections import deque
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any, Final
 
 from .. import jsonrpc
 from .._util import NEED_DATA, shown
@@ -41,7 +41,6 @@ from ..session import State as SessionState
 from ..types import Implementation
 from ._calls import Call, CallState, Pipeline, Verdict
 from ._era import EraSteps
-from ._listen import ListenManager
 from ._transport import Outgoing, Transport
 from .events import (
     CallFailed,
@@ -54,6 +53,9 @@ from .events import (
     Event,
 )
 from .frames import CloseTransport, Frame
+
+if TYPE_CHECKING:
+    from ._listen import ListenManager
 
 __all__ = ["ConnectionState", "MachineCore"]
 
@@ -68,6 +70,59 @@ class ConnectionState(enum.Enum):
 
 
 _LIVE = (ConnectionState.HANDSHAKING, ConnectionState.READY)
+
+
+class _NoListen:
+    """The listen manager of a connection without subscriptions: nothing to own,
+    deliver, re-send or time out (the real one replaces it at the first
+    ``start_listen``, :meth:`MachineCore._listen_manager`)."""
+
+    __slots__ = ()
+    wants_connection = False
+
+    def end_all(self, error: MCPError, now: float, *, cancel: bool) -> None:
+        pass
+
+    def connect_failed(self, error: MCPError, now: float) -> None:
+        pass
+
+    def hand_over(self, now: float) -> None:
+        pass
+
+    def owns(self, rid: jsonrpc.RequestId) -> bool:
+        return False
+
+    def on_response(self, rid: jsonrpc.RequestId, result: Any, now: float) -> bool:
+        return False
+
+    def on_failed(self, rid: jsonrpc.RequestId, error: MCPError, now: float) -> bool:
+        return False
+
+    def on_notification(self, event: NotificationReceived, now: float) -> bool:
+        return False
+
+    def deliver_on(self, rid: jsonrpc.RequestId, data: bytes, now: float) -> None:
+        pass
+
+    def next_deadline(self) -> float | None:
+        return None
+
+    def handle_timeout(self, now: float) -> None:
+        pass
+
+    def resume(self) -> None:
+        pass
+
+    @property
+    def keeping(self) -> bool:
+        return False
+
+    @keeping.setter
+    def keeping(self, value: bool) -> None:
+        pass  # no subscriptions to keep (SUB-22)
+
+
+_NO_LISTEN: Final = _NoListen()
 
 
 def _make_transport(conn: MachineCore) -> Transport:
@@ -138,7 +193,19 @@ class MachineCore:
         # anything else (a request of an expired session, a second answer) is dropped.
         self._asked: set[jsonrpc.RequestId] = set()
         self._transport = _make_transport(self)
-        self._listen = ListenManager(self, random)  # subscriptions/listen (SUB rows)
+        # subscriptions/listen (SUB rows): a stand-in until the first subscription, so
+        # a program that never listens neither loads nor consults the listen rules.
+        self._listen: ListenManager | _NoListen = _NO_LISTEN
+        self._random = random
+
+    def _listen_manager(self) -> ListenManager:
+        """The subscriptions' manager, created (and its module loaded) on first use."""
+        listen = self._listen
+        if isinstance(listen, _NoListen):
+            from ._listen import ListenManager
+
+            listen = self._listen = ListenManager(self, self._random)
+        return listen
 
     # ================================================================ introspection
 
@@ -267,10 +334,12 @@ class MachineCore:
                 self._era.forget_era(str(stale))
                 self._events.append(Disconnected(stale))
                 self._teardown(stale, now, close=True)
-        if self.state is ConnectionState.READY and self._listen.wants_connection:
+        listen_wants = self._listen.wants_connection
+        if listen_wants and self.state is ConnectionState.READY:
             self._listen.hand_over(now)
             self._drain(now)
-        if self._calls.has_queued or self._notes or self._listen.wants_connection:
+            listen_wants = self._listen.wants_connection
+        if (self._calls.queued and self._calls.has_queued) or self._notes or listen_wants:
             if self.state is ConnectionState.READY:
                 assert self._session is not None
                 for method, params in self._notes:
@@ -309,9 +378,10 @@ class MachineCore:
         if self.era == "modern" and method == "logging/setLevel":
             self._set_level_modern(call, params)
             return
+        modern_http = False
         if self.era == "modern":
             method, params, headers = self._era.build(method, params, call.tool)
-        self._take_output()
+            modern_http = self._era.http
         rid = session.send_request(
             method,
             params,
@@ -319,10 +389,16 @@ class MachineCore:
             timeout=call.timeout,
             want_progress=call.progress,
             # SHTTP-7: over modern HTTP closing the stream is the cancellation.
-            cancel_on_timeout=not self.modern_http,
+            cancel_on_timeout=not modern_http,
         )
-        (data,) = session.data_to_send()
-        self._outbox.append(Outgoing(data, rid, method, headers))
+        # The request is the last message the session queued (one per send_request);
+        # anything before it (notifications, answers) goes out first, untagged.
+        outbox = self._outbox
+        queued = session.data_to_send()
+        data = queued.pop()
+        for untagged in queued:
+            outbox.append(Outgoing(untagged))
+        outbox.append(Outgoing(data, rid, method, headers))
         self._calls.sent(call, rid)
 
     def _set_level_modern(self, call: Call, params: dict[str, Any] | None) -> None:
@@ -346,6 +422,12 @@ class MachineCore:
         outcome. Only while ready."""
         session = self._session
         assert session is not None
+        if session.pending_count >= self.limits.max_pending_requests:
+            # No room for one more request: the ones in flight probe the connection
+            # already (each with its own timeout), so this ping counts as answered and
+            # the next is scheduled. Never an error out of handle_timeout.
+            done(True, now)
+            return
         params: dict[str, Any] | None = None
         headers = None
         if self.era == "modern":
@@ -419,8 +501,9 @@ class MachineCore:
             return
         if self._listen.on_response(rid, event.result, now):
             return
-        if self._era.owns(rid):
-            self._era.answered(event.result, now)
+        era = self._era
+        if era.probe is not None and era.owns(rid):
+            era.answered(event.result, now)
             return
         internal = self._internal.pop(rid, None)
         if internal is not None:

@@ -70,7 +70,6 @@ from ..modern.discover import (
     parse_discover_result,
     process_key,
 )
-from ..modern.headers import request_headers
 from ..modern.meta import LOG_LEVELS, HostMeta, merge_extensions, merge_host_meta, with_meta
 from ..session import REQUIRED_CAPABILITY, ServerInfo, Session
 from ..session import State as SessionState
@@ -400,6 +399,8 @@ class EraSteps:
     ) -> tuple[tuple[str, str], ...] | None:
         if not self.http:
             return None  # HDR-7: stdio has no headers
+        from ..modern.headers import request_headers  # HTTP only: loaded when needed
+
         return tuple(
             request_headers(
                 method,

@@ -7,20 +7,22 @@ state and the internal steps are :mod:`._core`'s.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from .. import jsonrpc
 from .._util import NEED_DATA, check_seconds
 from ..errors import CapabilityError, LocalProtocolError, MCPError, ValidationError
-from ..modern.notify_queue import ListenFilter
 from ..session import State as SessionState
 from ._calls import CLOSE_ANSWER_WAIT
 from ._core import _LIVE, ConnectionState, MachineCore
-from ._listen import AckTimeout, SubState
 from .events import CallCancelledError, Closed, Event
 from .frames import ExchangeFailure, Frame
+
+if TYPE_CHECKING:
+    from ..modern.notify_queue import ListenFilter
+    from ._listen import AckTimeout
 
 __all__ = ["Connection", "ConnectionState"]
 
@@ -59,7 +61,7 @@ class Connection(MachineCore):
         meta = (params or {}).get("_meta")
         if meta is not None and not isinstance(meta, dict):
             raise ValueError("params._meta must be an object")
-        if self._calls.open_count >= self.limits.max_pending_requests:
+        if len(self._calls.calls) >= self.limits.max_pending_requests:
             raise LocalProtocolError("too many requests in flight")
         call = self._calls.new(method, params, timeout, progress)
         call.tool = tool
@@ -149,7 +151,7 @@ class Connection(MachineCore):
         if self.state is ConnectionState.CLOSING:
             raise LocalProtocolError(f"server {self.name!r} is closing")
         try:
-            sub_id = self._listen.start(notifications, ack_timeout, now)
+            sub_id = self._listen_manager().start(notifications, ack_timeout, now)
         except ValueError as exc:
             if isinstance(exc, MCPError):
                 raise
@@ -161,25 +163,27 @@ class Connection(MachineCore):
         """End a subscription: stdio sends ``notifications/cancelled`` for its listen
         ids on the live process (SUB-29); HTTP closes its stream (SUB-16).
         ``ListenEnded(sub_id, None)`` follows. Unknown or ended ids are ignored."""
-        if self._listen.close(sub_id, now):
+        if self._listen_manager().close(sub_id, now):
             self._after(now)
 
     @property
     def subscription_restart_min_interval(self) -> float:
         """stdio: a process that dies less than this many seconds after receiving the
         subscriptions is a crash loop; they end instead of being re-sent (SUB-21)."""
-        return self._listen.policy.min_interval
+        return self._listen_manager().policy.min_interval
 
     @subscription_restart_min_interval.setter
     def subscription_restart_min_interval(self, seconds: float) -> None:
-        self._listen.policy.min_interval = check_seconds(
+        self._listen_manager().policy.min_interval = check_seconds(
             seconds, "subscription_restart_min_interval", allow_zero=True
         )
 
     def listen_state(self, sub_id: int) -> str:
         """``"waiting"`` (for a connection, a restart or a re-open: not active, SUB-14),
         ``"opening"`` (sent, not acknowledged), ``"active"`` or ``"ended"``."""
-        state = self._listen.state_of(sub_id)
+        from ._listen import SubState
+
+        state = self._listen_manager().state_of(sub_id)
         return "waiting" if state is SubState.BACKOFF else state.value
 
     def answer(self, request_id: jsonrpc.RequestId, result: Any, *, now: float = 0.0) -> None:
@@ -334,15 +338,18 @@ class Connection(MachineCore):
     # ================================================================ outputs
 
     def next_deadline(self) -> float | None:
-        candidates = [
-            self._session.next_deadline() if self._session is not None else None,
+        # After every input (the hot path): no lists, one comparison per source.
+        session = self._session
+        best = session.next_deadline() if session is not None else None
+        for d in (
             self._calls.next_deadline(),
             self._transport.next_deadline(),
             self._close_deadline,
             self._listen.next_deadline(),
-        ]
-        present = [d for d in candidates if d is not None]
-        return min(present) if present else None
+        ):
+            if d is not None and (best is None or d < best):
+                best = d
+        return best
 
     def handle_timeout(self, now: float) -> None:
         session = self._session

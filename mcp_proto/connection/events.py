@@ -11,14 +11,16 @@ Every call id gets exactly one :class:`CallSucceeded` or :class:`CallFailed`, an
 
 from __future__ import annotations
 
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Union
 
 import attrs
 
 from ..errors import MCPError
 from ..events import LogMessage, MessageDiscarded, NotificationReceived, ServerRequest
-from ..modern.notify_queue import Acknowledgment
 from ..session import ServerInfo
+
+if TYPE_CHECKING:
+    from ..modern.notify_queue import Acknowledgment
 
 __all__ = [
     "CallCancelledError",

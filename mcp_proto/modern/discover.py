@@ -44,7 +44,6 @@ from ..errors import (
 )
 from ..types import Implementation
 from ..versions import LEGACY_VERSIONS, MODERN_VERSIONS
-from .cache import parse_hints
 from .meta import SERVER_INFO, request_meta, result_type
 
 __all__ = [
@@ -184,6 +183,8 @@ def parse_discover_result(result: Any, *, ours: Sequence[str] = MODERN_VERSIONS)
         server_info = None  # self-reported, display only (discover.mdx Note)
     instructions = result.get("instructions")
     # One rule for every cacheable result (LIFE-20 is CACHE-5 applied to discover).
+    from .cache import parse_hints  # the cache rules load with the first modern answer
+
     hints = parse_hints(result)
     return DiscoverInfo(
         supported_versions=tuple(versions),

@@ -25,6 +25,7 @@ from typing import Any, Final
 import attrs
 
 from ..jsonrpc import RequestId
+from . import SUBSCRIPTION_RESTART_MIN_INTERVAL
 
 __all__ = [
     "SUBSCRIPTION_ID_KEY",
@@ -472,7 +473,7 @@ class RestartPolicy:
     process's uptime.
     """
 
-    SUBSCRIPTION_RESTART_MIN_INTERVAL: Final = 5.0
+    SUBSCRIPTION_RESTART_MIN_INTERVAL: Final = SUBSCRIPTION_RESTART_MIN_INTERVAL
 
     def __init__(self, min_interval: float | None = None) -> None:
         self.min_interval = (

@@ -31,6 +31,7 @@ from mcp_proto.connection import (
     StartExchange,
 )
 from mcp_proto.errors import ConnectionError, ServerError, TransportError, UnauthorizedError
+from mcp_proto.limits import Limits
 
 URL = "http://127.0.0.1:9/sse"
 
@@ -190,6 +191,22 @@ def test_keepalive_three_unanswered_pings_disconnect() -> None:
     assert "stopped answering pings" in str(lost.error)
     assert isinstance(lost.error, ConnectionError)
     assert CloseTransport(graceful=False) in h.take_frames()
+
+
+def test_a_ping_due_while_the_pending_table_is_full_is_skipped_not_raised() -> None:
+    # Found by test_connection_interleavings: a keep-alive ping due while the session
+    # had max_pending_requests in flight raised LocalProtocolError out of
+    # handle_timeout. The calls in flight probe the connection already: no ping is
+    # sent, nothing is raised, and the next ping is scheduled.
+    h = Harness(sse_config(URL, ping=10.0), limits=Limits(max_pending_requests=2))
+    connect_legacy(h)
+    h.conn.start_call("tools/list", now=0.0)
+    h.conn.start_call("prompts/list", now=0.0)
+    assert len(h.exchanges()) == 2
+    h.advance(10.0)
+    assert [x for x in h.exchanges() if body_of(x).get("method") == "ping"] == []
+    assert h.take_events(Disconnected) == []
+    assert h.conn.next_deadline() == 20.0
 
 
 def test_a_failed_post_fails_its_call_and_a_broken_stream_disconnects() -> None:

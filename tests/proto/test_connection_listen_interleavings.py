@@ -212,17 +212,21 @@ class ListenMachine(RuleBasedStateMachine):
     @invariant()
     def at_most_one_listen_per_subscription(self) -> None:
         """SUB-28: a subscription is never carried by two open listen requests."""
-        listens = self.h.conn._listen
-        rids = [s.rid for s in listens.subs.values() if s.rid is not None]
+        subs = self._subs()
+        rids = [s.rid for s in subs.values() if s.rid is not None]
         assert len(rids) == len(set(rids))
-        for sub in listens.subs.values():
+        for sub in subs.values():
             assert len(sub.written) <= 1
             assert sub.sub_id in self.started and sub.sub_id not in self.ended
 
     @invariant()
     def open_subscriptions_are_the_started_ones_not_ended(self) -> None:
-        listens = self.h.conn._listen
-        assert set(listens.subs) == self.started - self.ended
+        assert set(self._subs()) == self.started - self.ended
+
+    def _subs(self) -> dict[int, Any]:
+        """The machine's subscriptions (none before the first ``start_listen``: the
+        connection has no listen manager until then)."""
+        return getattr(self.h.conn._listen, "subs", {})
 
     def teardown(self) -> None:
         h = getattr(self, "h", None)

@@ -1,0 +1,26 @@
+"""Names a package exports but loads at first use (PEP 562 module ``__getattr__``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from importlib import import_module
+from typing import Any
+
+__all__ = ["lazy_attributes"]
+
+
+def lazy_attributes(module: str, where: dict[str, str]) -> Callable[[str], Any]:
+    """A module ``__getattr__`` importing ``name`` from the module ``where[name]`` on
+    first access, then kept as a plain attribute. The shells export the 2026-07-28
+    revision's names this way: ``import mcp_io_sync`` does not load that revision's
+    modules (the bench's import row), a program that uses them does."""
+
+    def __getattr__(name: str) -> Any:
+        source = where.get(name)
+        if source is None:
+            raise AttributeError(f"module {module!r} has no attribute {name!r}")
+        value = getattr(import_module(source), name)
+        setattr(import_module(module), name, value)  # found directly next time
+        return value
+
+    return __getattr__
