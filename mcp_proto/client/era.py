@@ -170,14 +170,19 @@ def request(
         yield from core._connect(server)  # the era decides how the request goes
     if not core.is_modern(server):
         return (yield Call(server, method, params, timeout, progress))
-    from ..modern.mrtr import input_required_op  # the revision's modules load with it
+    from ..modern.cache import KIND_OF_METHOD  # the revision's modules load with it
+    from ..modern.mrtr import input_required_op
 
     # The first request goes out directly: a complete result (the usual answer) costs
     # no more than in the handshake era. Its resultType is checked here, the one rule
     # (LIFE-19: absent is complete, an unknown one is UnknownResultTypeError).
     first: Any
     try:
-        first = yield from _first(core, server, method, params, timeout, progress, tool)
+        # Inline (not through _first): no extra generator on every modern call.
+        if method in KIND_OF_METHOD:
+            first = yield from cached_call(core, server, method, params, timeout)
+        else:
+            first = yield Call(server, method, params, timeout, progress, tool)
     except CapabilityError:
         # LIFE-20: the session refused for a capability the server's discover result
         # did not declare. Once that result is stale it is re-fetched before the
