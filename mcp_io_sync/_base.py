@@ -363,7 +363,9 @@ class BaseServer(ServerView):
         waiter = _Waiter()
         with self._lock:
             self._close_waiters.append(waiter)
-            self._conn.close(time.monotonic())
+            # SUB-22: a host's cleanup keeps the subscriptions for the next connection
+            # (client.close() ends them first).
+            self._conn.close(time.monotonic(), keep_subscriptions=True)
         try:
             self._pump()
             self._wait(waiter)

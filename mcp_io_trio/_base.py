@@ -355,7 +355,9 @@ class BaseServer(ServerView):
             if conn.state not in (ConnectionState.IDLE, ConnectionState.CLOSED):
                 waiter = _Waiter()
                 self._closing.append(waiter)
-                conn.close(trio.current_time())
+                # SUB-22: a host's cleanup keeps the subscriptions for the next
+                # connection (client.close() ends them first).
+                conn.close(trio.current_time(), keep_subscriptions=True)
                 # Every step is bounded (the close grace, the DELETE's timeout, the
                 # exchanges' read timeout, the process's signals); this bound only
                 # keeps a machine that never says Closed from hanging the host.

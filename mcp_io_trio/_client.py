@@ -168,7 +168,14 @@ class Client:
         check_extensions(extensions)
         self._core = ClientCore(
             [
-                ServerEntry(n, c.type, authorization=_authorization(c), read_timeout=c.read_timeout)
+                ServerEntry(
+                    n,
+                    c.type,
+                    authorization=_authorization(c),
+                    read_timeout=c.read_timeout,
+                    request_meta=c.request_meta,
+                    extensions=c.extensions,
+                )
                 for n, c in zip(names, configs, strict=True)
             ],
             handlers=Handlers(
@@ -187,6 +194,7 @@ class Client:
             sleep=trio.sleep,
             on_input_required_wait=on_input_required_wait,
             on_deprecated=self._deprecation_notice,
+            on_synthetic_notification=self._on_synthetic_notification,
             request_meta=request_meta,
             extensions=extensions,
         )
@@ -267,7 +275,7 @@ class Client:
     async def __aexit__(self, *exc_info: Any) -> bool | None:
         try:
             with trio.CancelScope(shield=True):
-                await self.cleanup()
+                await self.close()
         finally:
             assert self._nursery is not None
             self._nursery.cancel_scope.cancel()
@@ -382,6 +390,20 @@ class Client:
             )
         elif isinstance(event, ev.MessageDiscarded):
             self.logger.debug("server %s: discarded a message: %s", server.name, event.reason)
+
+    def _on_synthetic_notification(self, name: str, method: str, params: dict[str, Any]) -> None:
+        """A notification the client emits itself (HDR-5: the ``tools/list`` refresh
+        after a -32020), routed as a received one after the core's bookkeeping and
+        cache invalidation (NOTIF-3): queued for the listeners of that server's open
+        subscriptions that asked for it, then for the host callbacks."""
+        server = self._servers.get(name)
+        if server is None:
+            return
+        for sub in list(server._subscriptions.values()):
+            if not sub.closed and sub.requested.wants(method, params):
+                sub._apply(ListenNotification(sub.sub_id, method, params))
+        if self._callbacks:
+            self._submit(lambda: self._notify_callbacks(server, method, params))
 
     def _on_listen_event(self, server: BaseServer, event: Any) -> None:
         """A subscription's event (from the server's dispatch, in order). A notification
@@ -643,6 +665,25 @@ class Client:
 
     # ------------------------------------------------------------ 2026-07-28
 
+    def set_authorization(self, authorization: str | None, *, server: Any = None) -> None:
+        """Send ``authorization`` (e.g. ``"Bearer <new token>"``; ``None`` removes the
+        header) as the ``Authorization`` header of ``server`` from the next request on:
+        a rotated token. Private cached results of a 2026-07-28 server fetched under
+        the previous value are not served under this one (the server is asked again);
+        public ones still are (CACHE-6). ``server`` may be left out when the client has
+        one server.
+
+        Raises:
+            ServerNotFound: no such server. ValueError: ``server`` left out with several
+                servers; a stdio server (it has no headers); a value with CR or LF.
+        """
+        if server is None and len(self._core.servers) > 1:
+            raise ValueError("set_authorization() needs server= when the client has several")
+        name = self._core._default_server(server)
+        target = self._servers[name]
+        target._conn.set_header("Authorization", authorization)
+        self._core.set_authorization(name, authorization)
+
     @property
     def request_meta(self) -> HostMeta:
         """The host metadata put in every 2026-07-28 request's ``_meta`` (LIFE-12): a
@@ -753,11 +794,17 @@ class Client:
 
     async def cleanup(self) -> None:
         """Stop every server (bounded: STDIO-6). The client stays usable inside its
-        ``async with``: servers restart on demand."""
+        ``async with``: servers restart on demand. Open subscriptions are kept: they
+        wait, and are sent again when their server next connects (SUB-22)."""
         for server in self._servers.values():
             await server.cleanup()
 
     async def close(self) -> None:
+        """Like :meth:`cleanup`, but every open subscription ends first (the client is
+        done); leaving ``async with`` does this."""
+        for server in self._servers.values():
+            for sub in list(server._subscriptions.values()):
+                await sub.close()
         await self.cleanup()
 
 

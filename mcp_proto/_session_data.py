@@ -67,6 +67,19 @@ class ServerInfo:
     capabilities: dict[str, Any]
     server_info: Implementation | None
     instructions: str | None
+    #: 2026-07-28 only (LIFE-20, CACHE-13): the ``server/discover`` result's ``ttlMs``
+    #: (absent, negative or malformed: 0, stale at once) and when it was received on
+    #: the connection's clock. ``None`` in the handshake era: nothing to re-fetch.
+    ttl_ms: int = 0
+    received_at: float | None = None
+
+    def discover_stale(self, now: float) -> bool:
+        """Whether this 2026-07-28 server's ``server/discover`` result has outlived its
+        ``ttlMs`` at ``now`` (``now < received_at + ttlMs`` is fresh: caching.mdx §
+        Time-to-Live). Always False in the handshake era."""
+        if self.received_at is None:
+            return False
+        return not now < self.received_at + self.ttl_ms / 1000.0
 
     @property
     def protocol_era(self) -> str:

@@ -56,13 +56,14 @@ TYPE_SPELLINGS: Final[Mapping[str, TransportType]] = {
 _COMMON_KEYS: Final = frozenset(
     {"type", "transport", "name", "read_timeout", "retries", "retry_backoff"}
 )
+# The 2026-07-28 options of the transports that have an era (LIFE-8, LIFE-12, LIFE-13).
+_ERA_KEYS: Final = frozenset({"protocol", "discover_timeout", "request_meta", "extensions"})
 _KEYS_BY_TYPE: Final[Mapping[str, frozenset[str]]] = {
-    "stdio": _COMMON_KEYS
-    | {"command", "args", "env", "cwd", "protocol", "discover_timeout", "max_line_size"},
+    "stdio": _COMMON_KEYS | _ERA_KEYS | {"command", "args", "env", "cwd", "max_line_size"},
     "sse": _COMMON_KEYS | {"url", "base_url", "headers", "ping"},
-    "http": _COMMON_KEYS
-    | {"url", "base_url", "endpoint", "headers", "protocol", "discover_timeout", "oauth_provider"},
+    "http": _COMMON_KEYS | _ERA_KEYS | {"url", "base_url", "endpoint", "headers", "oauth_provider"},
     "streamable_http": _COMMON_KEYS
+    | _ERA_KEYS
     | {
         "url",
         "base_url",
@@ -137,8 +138,10 @@ def _build(entry: Mapping[str, Any], kind: TransportType, name: object) -> Serve
     if kind == "sse" and (entry.get("protocol") == "modern" or "discover_timeout" in entry):
         # SSE-8 / CONN-13: a handshake-era transport has no era to choose.
         raise ValueError("'protocol': 'modern' and 'discover_timeout' do not apply to sse")
+    if kind == "sse" and ("request_meta" in entry or "extensions" in entry):
+        raise ValueError("'request_meta' and 'extensions' do not apply to sse")
     if kind in ("stdio", "http", "streamable_http"):
-        for key in ("protocol", "discover_timeout"):
+        for key in ("protocol", "discover_timeout", "request_meta", "extensions"):
             if entry.get(key) is not None:
                 opts[key] = entry[key]
     if kind == "stdio":
@@ -183,10 +186,12 @@ def config_from_dict(d: Mapping[str, Any], *, name: str | None = None) -> Server
     ``command`` (string or argv), ``args``, ``env``, ``cwd``, ``url`` or its alias
     ``base_url``, ``endpoint``, ``headers``, ``read_timeout``, ``retries``,
     ``retry_backoff``, ``ping``, ``max_decompressed_body_bytes``, ``protocol``,
-    ``discover_timeout``, ``max_line_size``, ``oauth_provider``. Unset options take
-    the builder's default for that type; keys that do not apply are ignored.
-    ``protocol="modern"``, ``discover_timeout`` and ``oauth_provider`` are not supported
-    yet: they raise ``ValueError`` whatever the type (issue 9 item 7).
+    ``discover_timeout``, ``max_line_size``, ``oauth_provider``, ``request_meta`` (an
+    object laid over the client's ``request_meta``) and ``extensions`` (identifiers, or
+    identifier -> settings) on the transports with an era. Unset options take the
+    builder's default for that type; keys that do not apply are ignored.
+    ``oauth_provider`` is not supported yet: it raises ``ValueError`` whatever the type
+    (issue 9 item 7).
 
     A string ``command`` is shell-split unless ``args`` is given, in which case it is
     the executable itself (the ``mcpServers`` convention).

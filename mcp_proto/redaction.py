@@ -31,6 +31,8 @@ _SENSITIVE: Final = frozenset(
         "secret",
         "client_secret",
         "oauth_provider",
+        # A server's own request_meta (LIFE-12) may carry tenant ids or tokens.
+        "request_meta",
     )
 )
 

@@ -10,13 +10,14 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Final, Literal
+from typing import Any, Final, Literal
 from urllib.parse import SplitResult, urlsplit
 
 import attrs
 
 from ._util import MAX_SECONDS, check_seconds, shown
 from .modern.discover import check_discover_timeout, check_protocol
+from .modern.meta import Extensions, HostMeta, check_extensions, config_request_meta
 
 __all__ = [
     "DEFAULT_MAX_DECOMPRESSED_BODY_BYTES",
@@ -218,6 +219,14 @@ class ServerConfig:
     #: An OAuth provider object for the shell (AUTH-3); opaque to the core. Not
     #: supported yet: anything but ``None`` raises (issue 9 item 7).
     oauth_provider: object | None = attrs.field(default=None, repr=False)
+    #: This server's own host metadata on every 2026-07-28 request, laid over the
+    #: client's ``request_meta`` (LIFE-12): a mapping (copied now) or a callable.
+    request_meta: HostMeta = attrs.field(default=None, converter=config_request_meta, repr=False)
+    #: Extensions this server's requests declare besides the client's (LIFE-13), as the
+    #: ``capabilities.extensions`` object (identifier -> settings).
+    extensions: Mapping[str, Mapping[str, Any]] = attrs.field(
+        factory=dict, converter=check_extensions
+    )
 
     def __attrs_post_init__(self) -> None:
         if self.type not in _TRANSPORTS:
@@ -272,6 +281,11 @@ class ServerConfig:
                     "protocol='modern' and discover_timeout do not apply to HTTP+SSE "
                     "(a handshake-era transport): use Streamable HTTP for 2026-07-28"
                 )
+            if self.request_meta is not None or self.extensions:
+                raise ValueError(
+                    "request_meta and extensions do not apply to HTTP+SSE (a "
+                    "handshake-era transport): use Streamable HTTP for 2026-07-28"
+                )
             if self.endpoint is not None:
                 raise ValueError("endpoint does not apply to SSE (the server announces it)")
         else:
@@ -323,6 +337,8 @@ def stdio_config(
     protocol: ProtocolMode = "auto",
     discover_timeout: float | None = None,
     max_line_size: int | None = None,
+    request_meta: HostMeta = None,
+    extensions: Extensions = (),
 ) -> ServerConfig:
     """Configuration for a server run as a child process over stdio (CONN-17).
 
@@ -338,6 +354,11 @@ def stdio_config(
         discover_timeout: how long the probe waits before a silent server is taken
             for a legacy one (LIFE-7); ``None``: 5 s, capped by ``read_timeout``.
         max_line_size: override of ``Limits.max_line_size`` for this server.
+        request_meta: this server's own host metadata on every 2026-07-28 request,
+            laid over the client's ``request_meta`` (its keys win): a mapping (copied
+            now) or a callable called once per request (LIFE-12).
+        extensions: extension identifiers (or identifier -> settings) this server's
+            requests declare besides the client's ``extensions`` (LIFE-13).
 
     Raises:
         ValueError: an empty/unparseable command or an invalid option.
@@ -359,6 +380,8 @@ def stdio_config(
         protocol=protocol,
         discover_timeout=discover_timeout,
         max_line_size=max_line_size,
+        request_meta=request_meta,
+        extensions=extensions,
     )
 
 
@@ -404,6 +427,8 @@ def http_config(
     protocol: ProtocolMode = "auto",
     discover_timeout: float | None = None,
     oauth_provider: object | None = None,
+    request_meta: HostMeta = None,
+    extensions: Extensions = (),
 ) -> ServerConfig:
     """Configuration for a plain JSON-RPC-over-HTTP (request/response) server (CONN-17).
 
@@ -416,6 +441,11 @@ def http_config(
     ``"modern"`` or ``"legacy"`` (LIFE-8); ``discover_timeout`` bounds the probe (None:
     5 s, capped by ``read_timeout``). ``oauth_provider`` is not supported yet and raises
     ``ValueError`` (:func:`check_unbuilt_options`).
+
+    ``request_meta`` (a mapping, copied now, or a callable) is laid over the client's
+    ``request_meta`` on this server's 2026-07-28 requests; ``extensions`` are declared
+    besides the client's (LIFE-12, LIFE-13). Bad values raise ``ValidationError`` (a
+    ``ValueError``).
 
     Raises:
         ValueError: not an http(s) URL with a host, or an invalid option.
@@ -435,6 +465,8 @@ def http_config(
         protocol=protocol,
         discover_timeout=discover_timeout,
         oauth_provider=oauth_provider,
+        request_meta=request_meta,
+        extensions=extensions,
     )
 
 
@@ -451,6 +483,8 @@ def streamable_http_config(
     protocol: ProtocolMode = "auto",
     discover_timeout: float | None = None,
     oauth_provider: object | None = None,
+    request_meta: HostMeta = None,
+    extensions: Extensions = (),
 ) -> ServerConfig:
     """Configuration for a Streamable HTTP server (CONN-17).
 
@@ -462,6 +496,11 @@ def streamable_http_config(
     ``"modern"`` or ``"legacy"`` (LIFE-8); ``discover_timeout`` bounds the probe (None:
     5 s, capped by ``read_timeout``). ``oauth_provider`` is not supported yet and raises
     ``ValueError`` (:func:`check_unbuilt_options`).
+
+    ``request_meta`` (a mapping, copied now, or a callable) is laid over the client's
+    ``request_meta`` on this server's 2026-07-28 requests; ``extensions`` are declared
+    besides the client's (LIFE-12, LIFE-13). Bad values raise ``ValidationError`` (a
+    ``ValueError``).
 
     Raises:
         ValueError: not an http(s) URL with a host, or an invalid option (SIZE-2:
@@ -483,6 +522,8 @@ def streamable_http_config(
         protocol=protocol,
         discover_timeout=discover_timeout,
         oauth_provider=oauth_provider,
+        request_meta=request_meta,
+        extensions=extensions,
     )
 
 

@@ -17,13 +17,20 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from ..effects import Call, Log, Op, ProgressCallback
-from ..errors import InputRequiredError, LocalProtocolError, MCPError
-from ..modern.meta import CLIENT_CAPABILITIES, LOG_LEVEL, modern_capabilities, result_type
+from ..effects import Call, Connect, Log, Op, ProgressCallback
+from ..errors import CapabilityError, InputRequiredError, LocalProtocolError, MCPError
+from ..modern.meta import (
+    CLIENT_CAPABILITIES,
+    LOG_LEVEL,
+    merge_extensions,
+    modern_capabilities,
+    result_type,
+)
 from ..pagination import list_all
 from ._intercept import intercept
 
 if TYPE_CHECKING:
+    from ..session import ServerInfo
     from .router import Router
 
 __all__ = [
@@ -75,10 +82,10 @@ def cached_call(
     from ..modern.cache import KIND_OF_METHOD, may_serve_stale
 
     now = yield from core._now()
-    if now is None or callable(core.request_meta):
+    entry = core._entry(server)
+    if now is None or callable(core.request_meta) or callable(entry.request_meta):
         return (yield Call(server, method, params, timeout))
     cache = core.result_cache(server)
-    entry = core._entry(server)
     auth = entry.authorization
     key = key_params(core, server, params)
     if use_cached:
@@ -124,11 +131,17 @@ def key_params(core: Router, server: str, params: dict[str, Any] | None) -> dict
         meta[LOG_LEVEL] = level
     if isinstance(core.request_meta, Mapping):
         meta.update(core.request_meta)
+    entry = core._entry(server)
+    if isinstance(entry.request_meta, Mapping):
+        meta.update(entry.request_meta)  # the server's own, laid over the client's
     out = dict(params or {})
     own = out.get("_meta")
     if isinstance(own, Mapping):
         meta.update(own)
-    meta[CLIENT_CAPABILITIES] = modern_capabilities(core.capabilities, core.extensions)
+    extensions = core.extensions
+    if entry.extensions:
+        extensions = merge_extensions(extensions, entry.extensions)
+    meta[CLIENT_CAPABILITIES] = modern_capabilities(core.capabilities, extensions)
     out["_meta"] = meta
     return out
 
@@ -164,10 +177,22 @@ def request(
     # no more than in the handshake era. Its resultType is checked here, the one rule
     # (LIFE-19: absent is complete, an unknown one is UnknownResultTypeError).
     first: Any
-    if method in KIND_OF_METHOD:
-        first = yield from cached_call(core, server, method, params, timeout)
-    else:
-        first = yield Call(server, method, params, timeout, progress, tool)
+    try:
+        # Inline (not through _first): no extra generator on every modern call.
+        if method in KIND_OF_METHOD:
+            first = yield from cached_call(core, server, method, params, timeout)
+        else:
+            first = yield Call(server, method, params, timeout, progress, tool)
+    except CapabilityError:
+        # LIFE-20: the session refused for a capability the server's discover result
+        # did not declare. Once that result is stale it is re-fetched before the
+        # refusal stands (a capability the server gained since); a fresh one judges.
+        info: ServerInfo = yield Connect(server)
+        now = yield from core._now()
+        if now is None or not info.discover_stale(now):
+            raise
+        yield from core.rediscover(server)
+        first = yield from _first(core, server, method, params, timeout, progress, tool)
     if result_type(first, method=method) == "complete":
         return first
     entry = core._entry(server)
@@ -185,6 +210,22 @@ def request(
         on_wait=core.on_input_required_wait,
     )
     return (yield from run_rounds(core, server, op, progress, tool))
+
+
+def _first(
+    core: Router,
+    server: str,
+    method: str,
+    params: dict[str, Any],
+    timeout: float | None,
+    progress: ProgressCallback | None,
+    tool: Any,
+) -> Op[Any]:
+    from ..modern.cache import KIND_OF_METHOD
+
+    if method in KIND_OF_METHOD:
+        return (yield from cached_call(core, server, method, params, timeout))
+    return (yield Call(server, method, params, timeout, progress, tool))
 
 
 def run_rounds(

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final
 
-from ..effects import Call, Connect, Log, Op
+from ..effects import Call, Log, Op
 from ..errors import (
     AmbiguousResourceURI,
     CapabilityError,
@@ -66,7 +66,7 @@ class ResourceOps(Router):
             return _page(result, "resourceTemplates", ResourceTemplate.from_dict, name)
         templates: list[ResourceTemplate] = []
         for name in self._servers_for(server):
-            info: ServerInfo = yield from self._connect(name)
+            info: ServerInfo = yield from self._judged(name)
             if not info.has_capability("resources"):
                 continue
             raw: list[Any]
@@ -117,7 +117,7 @@ class ResourceOps(Router):
         # one server offers resources at all, it is the one to ask.
         capable = []
         for s in self.servers:
-            info: ServerInfo = yield Connect(s.name)
+            info: ServerInfo = yield from self._judged(s.name)
             if info.has_capability("resources"):
                 capable.append(s.name)
         if len(capable) == 1:
@@ -157,7 +157,7 @@ class ResourceOps(Router):
 
     def _subscription(self, method: str, uri: str, server: Any) -> Op[bool]:
         owner = yield from self._resource_owner(uri, server)
-        info: ServerInfo = yield Connect(owner)
+        info: ServerInfo = yield from self._judged(owner)
         if not info.has_capability("resources", "subscribe"):
             raise CapabilityError(f"server {owner!r} does not support resource subscriptions")
         try:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 import attrs
 
 from .. import deprecations
-from ..effects import CallHost, Connect, Log, Op
+from ..effects import Call, CallHost, Connect, Log, Op
 from ..errors import (
     AmbiguousPromptName,
     AmbiguousToolName,
@@ -32,6 +32,7 @@ from ..errors import (
 )
 from ..handlers import Handlers, client_capabilities
 from ..limits import Limits
+from ..modern.discover import DISCOVER, parse_discover_result
 from ..modern.meta import Extensions, HostMeta, check_extensions
 from ..pagination import list_all
 from ..session import ServerInfo
@@ -81,12 +82,16 @@ class ServerEntry:
     ``authorization`` is the ``Authorization`` header configured for it (the only
     credential the client sends today): a private cached result of a 2026-07-28 server
     is bound to its SHA-256 (CACHE-6). ``read_timeout`` bounds an ``input_required``
-    wait when the call gives no timeout (MRTR-7)."""
+    wait when the call gives no timeout (MRTR-7). ``request_meta`` and ``extensions``
+    are the server's own (§E3, laid over the client's by the connection): its cached
+    results are keyed on them too (CACHE-7)."""
 
     name: str
     type: str
     authorization: str | None = attrs.field(default=None, repr=False)
     read_timeout: float | None = None
+    request_meta: HostMeta = attrs.field(default=None, repr=False)
+    extensions: Mapping[str, Mapping[str, Any]] = attrs.field(factory=dict)
 
 
 class Router:
@@ -108,6 +113,7 @@ class Router:
         sleep: Callable[[float], Any] | None = None,
         on_input_required_wait: Callable[[InputRequiredWait], Any] | None = None,
         on_deprecated: Callable[[str], Any] | None = None,
+        on_synthetic_notification: Callable[[str, str, dict[str, Any]], Any] | None = None,
         request_meta: HostMeta = None,
         extensions: Extensions = (),
     ) -> None:
@@ -131,6 +137,9 @@ class Router:
         self.clock = clock
         self.sleep = sleep
         self.on_input_required_wait = on_input_required_wait
+        # HDR-5: where a notification the client emits itself goes after bookkeeping and
+        # cache invalidation: the shell hands it to listeners and host callbacks.
+        self.on_synthetic_notification = on_synthetic_notification
         # LIFE-12/LIFE-13: validated here, carried by each connection onto every
         # 2026-07-28 request (the driver hands them to the machine).
         self._request_meta: HostMeta = None
@@ -304,6 +313,20 @@ class Router:
         if method == "notifications/message":
             self._deprecated("logging")  # DEP-4: a server log message received
 
+    def synthetic_notification(
+        self, server: str, method: str, params: dict[str, Any] | None = None
+    ) -> None:
+        """A notification the client emits itself as if ``server`` had sent it (HDR-5:
+        the ``tools/list`` refresh after a -32020 is a synthetic
+        ``notifications/tools/list_changed``), routed like a received one (NOTIF-3):
+        bookkeeping and cache invalidation here, then ``on_synthetic_notification``,
+        through which the shell queues it for the listeners and host callbacks."""
+        body: dict[str, Any] = dict(params or {})
+        self.handle_notification(server, method, body)
+        hook = self.on_synthetic_notification
+        if hook is not None:
+            hook(server, method, body)
+
     def server_disconnected(self, server: str) -> None:
         """A server's connection ended: what it listed may change on reconnect. The
         2026-07-28 result cache stays: its entries carry their own freshness, and a
@@ -327,6 +350,46 @@ class Router:
         info: ServerInfo = yield Connect(server)
         self._modern[server] = info.protocol_era == "modern"
         return info
+
+    def _judged(self, server: str) -> Op[ServerInfo]:
+        """``Connect``, for a capability judgement: what the server offers, with its
+        ``server/discover`` result re-fetched first when its ``ttlMs`` has run out
+        (LIFE-20, CACHE-13, CAP-6; absent, zero, negative or malformed ``ttlMs`` is
+        stale at once).
+
+        Reading of the rule (spec server/utilities/caching.mdx § Time-to-Live: "the
+        client checks freshness when it needs the data, and re-fetches only if
+        stale"): the data is needed where the client itself decides something from the
+        capabilities — whether to list (an undeclared list is empty, CAP-3), whether to
+        refuse ``complete``, ``set_log_level``, ``subscribe_resource`` — and where the
+        session refuses a request for a capability it believes missing (see
+        :func:`~mcp_proto.client.era.request`). A request sent anyway (``tools/call`` on
+        a server declaring ``tools``) is judged by the server itself, so it does not
+        need the data: re-discovering before each one would double the cost of every
+        call against a server answering ``ttlMs: 0``. Without a clock (a core built
+        without ``clock=``) freshness cannot be judged and nothing is re-fetched."""
+        info = yield from self._connect(server)
+        if info.received_at is None:
+            return info  # the handshake era: the capabilities hold for the session
+        now = yield from self._now()
+        if now is None or not info.discover_stale(now):
+            return info
+        return (yield from self.rediscover(server))
+
+    def rediscover(self, server: str) -> Op[ServerInfo]:
+        """Re-fetch a 2026-07-28 server's ``server/discover`` result (LIFE-20): the
+        connection takes its capabilities, identity and ``ttlMs`` (the client's and
+        the session's judgements follow them) and the result cache records it for
+        ``cache_info("discover")`` (CACHE-10). A malformed answer is a typed error."""
+        result = yield Call(server, DISCOVER, None)
+        parse_discover_result(result)  # RemoteProtocolError when it is not one
+        received = yield from self._now()
+        if received is not None:
+            entry = self._entry(server)
+            self.result_cache(server).store(
+                DISCOVER, None, result, now=received, authorization=entry.authorization
+            )
+        return (yield from self._connect(server))
 
     def is_modern(self, server: str) -> bool:
         """Whether ``server``'s last connection spoke 2026-07-28."""
@@ -386,7 +449,7 @@ class Router:
             if known is not None:
                 return known
         generation = self._generation.get((server, kind), 0)
-        info: ServerInfo = yield from self._connect(server)
+        info: ServerInfo = yield from self._judged(server)
         capability = "resources" if kind == "resources" else kind
         if not info.has_capability(capability):
             items: list[Any] = []

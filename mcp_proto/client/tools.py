@@ -104,7 +104,7 @@ class ToolOps(Router):
                     f"server {owner!r} rejected the headers of tool {name!r} (-32020);"
                     " refreshing tools/list and retrying once",
                 )
-                self.handle_notification(owner, "notifications/tools/list_changed", {})
+                self.synthetic_notification(owner, "notifications/tools/list_changed")
                 tool = yield from self._resolve("tools", name, owner)
                 _check_required(tool, args)
                 yield from _check_input_schema(tool)  # SCH-20: the refreshed definition

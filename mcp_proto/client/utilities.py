@@ -52,7 +52,7 @@ class UtilityOps(Router):
             owner = prompt.server or self._default_server(None)
         else:
             owner = self._default_server(server)
-        info: ServerInfo = yield Connect(owner)
+        info: ServerInfo = yield from self._judged(owner)
         if not info.has_capability("completions"):
             raise CapabilityError(f"server {owner!r} does not support completions")
         params: dict[str, Any] = {
@@ -80,7 +80,7 @@ class UtilityOps(Router):
         self._deprecated("logging")  # DEP-4: Logging is deprecated in 2026-07-28
         done = []
         for name in self._servers_for(server):
-            info: ServerInfo = yield from self._connect(name)
+            info: ServerInfo = yield from self._judged(name)
             if not info.has_capability("logging"):
                 if server is not None:
                     raise CapabilityError(f"server {name!r} does not support logging")
@@ -108,12 +108,16 @@ class UtilityOps(Router):
         """Replace the roots and tell connected servers (ROOT-1, ROOT-3): failures to
         notify are logged, never raised. A server connected before roots were first
         registered did not get the ``roots`` capability and is not told (CAP-5); it
-        sees them from its next connection on."""
+        sees them from its next connection on. A 2026-07-28 server is never told."""
         self._roots = tuple(Root.coerce(r) for r in roots)
         self._roots_registered = True
         if self._roots:
             self._deprecated("roots")  # DEP-2
         for s in self.servers:
+            if self.is_modern(s.name):
+                # CAP-5: 2026-07-28 has no roots/list_changed; a modern server asks for
+                # the roots inside a result when it needs them (MRTR, ROOT-5).
+                continue
             try:
                 yield Notify(
                     s.name, "notifications/roots/list_changed", None, only_if_connected=True

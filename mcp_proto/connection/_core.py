@@ -34,7 +34,7 @@ from ..events import (
     ServerRequest,
 )
 from ..limits import Limits
-from ..modern.discover import EraCache
+from ..modern.discover import DISCOVER, EraCache
 from ..modern.meta import Extensions, HostMeta, check_extensions
 from ..session import ServerInfo, Session
 from ..session import State as SessionState
@@ -109,6 +109,17 @@ class _NoListen:
 
     def handle_timeout(self, now: float) -> None:
         pass
+
+    def resume(self) -> None:
+        pass
+
+    @property
+    def keeping(self) -> bool:
+        return False
+
+    @keeping.setter
+    def keeping(self, value: bool) -> None:
+        pass  # no subscriptions to keep (SUB-22)
 
 
 _NO_LISTEN: Final = _NoListen()
@@ -238,6 +249,7 @@ class MachineCore:
         or connected). Completion: ``Connected`` or ``ConnectFailed``."""
         if self.state in (ConnectionState.IDLE, ConnectionState.CLOSED):
             self.state = ConnectionState.OPENING
+            self._listen.resume()  # SUB-22: subscriptions a close kept go out once ready
             self._transport.open(now)
         elif self.state is ConnectionState.CLOSING:
             raise LocalProtocolError(f"server {self.name!r} is closing")
@@ -505,6 +517,8 @@ class MachineCore:
                 # LIFE-14: the ping went out as server/discover; its caller asked for a
                 # ping, whose result is empty in every era.
                 result = {}
+            elif call.method == DISCOVER and self.era == "modern":
+                self._era.rediscovered(result, now)  # LIFE-20: a re-fetched discover
             self._events.append(CallSucceeded(call.call_id, call.method, result))
             self._calls.finish(call)
 

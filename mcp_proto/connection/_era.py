@@ -67,9 +67,10 @@ from ..modern.discover import (
     classify_probe,
     discover_params,
     origin_key,
+    parse_discover_result,
     process_key,
 )
-from ..modern.meta import LOG_LEVELS, HostMeta, with_meta
+from ..modern.meta import LOG_LEVELS, HostMeta, merge_extensions, merge_host_meta, with_meta
 from ..session import REQUIRED_CAPABILITY, ServerInfo, Session
 from ..session import State as SessionState
 from ..versions import MODERN_VERSIONS
@@ -246,6 +247,8 @@ class EraSteps:
                     capabilities=info.capabilities,
                     server_info=info.server_info,
                     instructions=info.instructions,
+                    ttl_ms=info.ttl_ms,
+                    received_at=now,
                 ),
             )
             conn.era = "modern"
@@ -305,6 +308,32 @@ class EraSteps:
         session.server = None
         conn._start_handshake(now, session)
 
+    def rediscovered(self, result: Any, now: float) -> None:
+        """A ``server/discover`` the host sent on the modern session was answered: the
+        capabilities, identity and freshness it reports replace the ones known, so every
+        later capability judgement (the client's and the session's own, CAP-6) uses
+        them (LIFE-20, CACHE-13). An answer that is not a usable ``DiscoverResult``, or
+        that no longer lists the version in use, changes nothing here: the caller gets
+        the result and judges it (a stale era is found by the next request, LIFE-18)."""
+        session = self.conn._session
+        server = self.conn.server
+        if session is None or server is None:
+            return
+        try:
+            info = parse_discover_result(result)
+        except MCPError:
+            return
+        if server.protocol_version not in info.supported_versions:
+            return
+        session.server = ServerInfo(
+            protocol_version=server.protocol_version,
+            capabilities=info.capabilities,
+            server_info=info.server_info,
+            instructions=info.instructions,
+            ttl_ms=info.ttl_ms,
+            received_at=now,
+        )
+
     def set_log_level(self, level: object) -> None:
         """Validate and keep the level carried as ``_meta`` (LIFE-15)."""
         if level is not None and (not isinstance(level, str) or level not in LOG_LEVELS):
@@ -350,12 +379,18 @@ class EraSteps:
     def _meta_options(self, version: str) -> dict[str, Any]:
         session = self.conn._session
         caps: Mapping[str, Any] = session.capabilities if session is not None else {}
+        config = self.conn.config
+        extensions = self.extensions
+        if config.extensions:
+            # §E3: a server's own extensions are declared besides the client's.
+            extensions = merge_extensions(extensions, config.extensions)
         return {
             "protocol_version": version,
             "client_info": self.conn.client_info,
             "capabilities": caps,
-            "extensions": self.extensions,
-            "host_meta": self.request_meta,
+            "extensions": extensions,
+            # LIFE-12: the server's own request_meta laid over the client's.
+            "host_meta": merge_host_meta(self.request_meta, config.request_meta),
             "log_level": self.log_level,
         }
 

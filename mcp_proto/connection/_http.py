@@ -25,6 +25,7 @@ that needs a server→client channel (HTTP-4).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 from .. import jsonrpc
@@ -118,6 +119,11 @@ class HttpTransport(Transport):
 
     def capabilities(self, caps: dict[str, Any]) -> dict[str, Any]:
         return caps if self.streamable else without_channel(caps)
+
+    def headers_changed(self, headers: Mapping[str, str]) -> None:
+        # Handshake-era requests take the configured headers from here; modern ones
+        # from conn.config (configured_headers in _era.py), already replaced.
+        self.http.configured_headers = dict(headers)
 
     def open(self, now: float) -> None:
         self.http.reset_session()

@@ -131,6 +131,12 @@ class ListenManager:
         # HTTP: the listen request whose POST stream is being read (see deliver_on).
         self._stream_rid: jsonrpc.RequestId | None = None
         self._next_id = 1
+        #: ``close(keep_subscriptions=True)`` is under way: the subscriptions are kept,
+        #: waiting, instead of ended (a host's cleanup-then-reconnect, SUB-22).
+        self.keeping = False
+        #: Kept subscriptions wait for the host's next connect, not for a restart of
+        #: their own (the host asked for the teardown).
+        self.held = False
 
     @property
     def stdio(self) -> bool:
@@ -158,6 +164,7 @@ class ListenManager:
         sub = Subscription(self._next_id, flt, timeout)
         self._next_id += 1
         self.subs[sub.sub_id] = sub
+        self.held = False  # the host listens again: connect, and send the kept ones too
         return sub.sub_id
 
     def close(self, sub_id: int, now: float) -> bool:
@@ -171,7 +178,9 @@ class ListenManager:
 
     def end_all(self, error: MCPError, now: float, *, cancel: bool) -> None:
         """The connection closes: every subscription ends (``cancel``: the transport is
-        still there to tell the server)."""
+        still there to tell the server), or, while :attr:`keeping`, waits for the next
+        connection, where it is sent again without a restart-bound judgement (SUB-22:
+        the teardown was the client's)."""
         if self._process is not None:
             self.policy.exited(self._process, now, requested=True)  # never a crash (SUB-22)
             self._process = None
@@ -180,7 +189,27 @@ class ListenManager:
                 self._cancel_wire(sub, "the client is closing")
             else:
                 self._forget_wire(sub)
-            self._end(sub, error)
+            if self.keeping:
+                self._suspend(sub, error)
+            else:
+                self._end(sub, error)
+        if self.keeping and self.subs:
+            self.held = True
+
+    def _suspend(self, sub: Subscription, error: MCPError) -> None:
+        if sub.state is SubState.WAITING:
+            return  # already kept (the close fails everything twice: once is news)
+        sub.state = SubState.WAITING
+        sub.resend = False  # a client-requested teardown is never a crash (SUB-22)
+        sub.lost = None
+        sub.reopen_at = None
+        sub.ack_deadline = None
+        self.conn._events.append(ListenInterrupted(sub.sub_id, error))
+
+    def resume(self) -> None:
+        """The host connects again: kept subscriptions go out once it is ready."""
+        self.keeping = False
+        self.held = False
 
     def connect_failed(self, error: MCPError, now: float) -> None:
         """The connection (or a restart) failed while subscriptions wait for it: stdio
@@ -202,8 +231,9 @@ class ListenManager:
 
     @property
     def wants_connection(self) -> bool:
-        """A subscription waits for a connection to be sent on."""
-        return any(s.state is SubState.WAITING for s in self.subs.values())
+        """A subscription waits for a connection to be sent on (kept ones wait for
+        the host to connect: :attr:`held`)."""
+        return not self.held and any(s.state is SubState.WAITING for s in self.subs.values())
 
     def hand_over(self, now: float) -> None:
         """Ready: send every waiting subscription (the single hand-over point, SUB-24)."""

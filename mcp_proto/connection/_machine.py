@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+import attrs
+
 from .. import jsonrpc
 from .._util import NEED_DATA, check_seconds
 from ..errors import CapabilityError, LocalProtocolError, MCPError, ValidationError
@@ -215,12 +217,18 @@ class Connection(MachineCore):
         session.send_error_response(request_id, code, message, data)
         self._answered(now)
 
-    def close(self, now: float) -> None:
+    def close(self, now: float, *, keep_subscriptions: bool = False) -> None:
         """Begin closing; ``Closed`` is emitted when done. Every open call fails with
-        a ``ConnectionError``. A later call opens a new connection."""
+        a ``ConnectionError``. A later call opens a new connection.
+
+        Subscriptions end with the same error, unless ``keep_subscriptions``: then each
+        is cancelled on the wire and waits (``ListenInterrupted``) for the next
+        ``connect`` (a host's cleanup-then-reconnect), where it is sent again, never
+        judged by the restart bound (SUB-22)."""
         state = self.state
         if state is ConnectionState.CLOSING:
             return
+        self._listen.keeping = keep_subscriptions
         if state in (ConnectionState.IDLE, ConnectionState.CLOSED):
             self.state = ConnectionState.CLOSED
             self._fail_all(self._closed_error(), now)
@@ -253,6 +261,21 @@ class Connection(MachineCore):
     @log_level.setter
     def log_level(self, level: str | None) -> None:
         self._era.set_log_level(level)
+
+    def set_header(self, name: str, value: str | None) -> None:
+        """Replace (``None``: remove) one configured HTTP header, matched without case,
+        for every request built from now on (a rotated ``Authorization``: CACHE-6).
+        Requests already handed to the driver keep the value they were built with.
+
+        Raises:
+            ValueError: the configuration refuses it (a stdio server has no headers; a
+                value with CR/LF).
+        """
+        headers = {k: v for k, v in self.config.headers.items() if k.lower() != name.lower()}
+        if value is not None:
+            headers[name] = value
+        self.config = attrs.evolve(self.config, headers=headers)
+        self._transport.headers_changed(self.config.headers)
 
     # ================================================================ driver inputs
 

@@ -8,6 +8,7 @@ connection through the small set of ``_on_*`` / ``_deliver`` methods named here.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -67,6 +68,9 @@ class Transport:
 
     def reset(self) -> None:
         """The connection is torn down: forget all transport state (abort exchanges)."""
+
+    def headers_changed(self, headers: Mapping[str, str]) -> None:
+        """The configured HTTP headers changed (``Connection.set_header``)."""
 
     def closing(self, now: float) -> None:
         """``close()``: the last messages were handed over; say goodbye (DELETE)."""

@@ -29,6 +29,9 @@ __all__ = [
     "SERVER_INFO",
     "HostMeta",
     "check_extensions",
+    "config_request_meta",
+    "merge_extensions",
+    "merge_host_meta",
     "modern_capabilities",
     "request_meta",
     "result_type",
@@ -220,6 +223,59 @@ def request_meta(
         meta[CLIENT_INFO] = _client_info(client_info)
     meta[CLIENT_CAPABILITIES] = modern_capabilities(capabilities, extensions)
     return meta
+
+
+def config_request_meta(value: object) -> HostMeta:
+    """Check a server's own ``request_meta=`` (a builder argument or an ``mcpServers``
+    entry key): ``None``, a callable (called once per request), or a mapping of JSON
+    data, deep-copied now so that the configuration does not change with the host's
+    object (CACHE-8).
+
+    Raises:
+        ValidationError: anything else, or a mapping holding what JSON cannot carry.
+    """
+    if value is None or callable(value):
+        return value  # a callable is the host's business (called per request)
+    if not isinstance(value, Mapping):
+        raise ValidationError(
+            f"request_meta must be a mapping, a callable or None, got {shown(value)}"
+        )
+    copied: dict[str, Any] = _json_copy(value, "request_meta")
+    return copied
+
+
+def merge_host_meta(client: HostMeta, server: HostMeta) -> HostMeta:
+    """The host metadata of one server's requests (LIFE-12, §E3 per-server options):
+    the client's ``request_meta`` with the server's own laid over it (a key both give:
+    the server's wins). Each callable is called once per request; without a server
+    layer the client's is returned as it is."""
+    if server is None:
+        return client
+    if client is None:
+        return server
+
+    def merged() -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for layer in (client, server):
+            supplied = layer() if callable(layer) else layer
+            if not isinstance(supplied, Mapping):
+                raise ValidationError(f"request_meta must give an object, got {shown(supplied)}")
+            out.update(supplied)
+        return out
+
+    return merged
+
+
+def merge_extensions(client: Extensions, server: Extensions) -> dict[str, dict[str, Any]]:
+    """The extensions one server's requests declare (LIFE-13): the client's and the
+    server's own (the server's settings win for an extension both name).
+
+    Raises:
+        ValidationError: a bad identifier or settings in either.
+    """
+    out = check_extensions(client)
+    out.update(check_extensions(server))
+    return out
 
 
 def with_meta(params: Mapping[str, Any] | None, **meta_options: Any) -> dict[str, Any]:

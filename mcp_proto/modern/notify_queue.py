@@ -268,6 +268,11 @@ FILTER_FIELDS: Final[Mapping[str, str]] = {
     "resource_subscriptions": "resourceSubscriptions",
 }
 _FLAGS: Final = ("toolsListChanged", "promptsListChanged", "resourcesListChanged")
+_FLAG_OF_METHOD: Final[Mapping[str, str]] = {
+    "notifications/tools/list_changed": "tools_list_changed",
+    "notifications/prompts/list_changed": "prompts_list_changed",
+    "notifications/resources/list_changed": "resources_list_changed",
+}
 
 
 def _uris(value: Any) -> tuple[str, ...]:
@@ -308,6 +313,19 @@ class ListenFilter:
                 raise TypeError(f"notification filter field {key!r} must be a bool")
             kwargs[name] = item
         return cls(**kwargs)
+
+    def wants(self, method: str, params: Mapping[str, Any] | None = None) -> bool:
+        """Whether a subscription with this filter asked for ``method`` (``params``:
+        its ``uri`` for ``notifications/resources/updated``). Used for a notification
+        the client emits itself (HDR-5: a synthetic ``tools/list_changed``), which has
+        no listen stream to arrive on."""
+        flag = _FLAG_OF_METHOD.get(method)
+        if flag is not None:
+            return bool(getattr(self, flag))
+        if method == "notifications/resources/updated":
+            uri = (params or {}).get("uri")
+            return isinstance(uri, str) and uri in self.resource_subscriptions
+        return False
 
     def to_params(self) -> dict[str, Any]:
         """A fresh ``notifications`` object for the request (only requested fields)."""

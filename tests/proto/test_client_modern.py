@@ -98,9 +98,16 @@ def test_a_header_mismatch_refreshes_tools_list_and_retries_once() -> None:
         },
     }
     lists = [{"tools": [HEADER_TOOL], "ttlMs": 3_600_000}, {"tools": [renamed]}]
-    core, d = make({"s": Peer(script={"tools/list": lists, "tools/call": [_mismatch(), OK]})})
+    emitted: list[tuple[str, str, dict[str, Any], int]] = []
+    core, d = make(
+        {"s": Peer(script={"tools/list": lists, "tools/call": [_mismatch(), OK]})},
+        on_synthetic_notification=lambda *n: emitted.append((*n, len(d.calls))),
+    )
     assert drive(core.call_tool("deploy", {"region": "eu"}), d.perform) == OK
     assert [c.method for c in d.calls] == ["tools/list", "tools/call", "tools/list", "tools/call"]
+    # HDR-5: the refresh is a synthetic list_changed, handed to the shell (listeners,
+    # host callbacks) after the first call failed and before the list is fetched again.
+    assert emitted == [("s", "notifications/tools/list_changed", {}, 2)]
     first, retry = d.sent("tools/call")
     # HDR-5: the retry's headers come from the refreshed definition.
     assert first.tool.input_schema == HEADER_TOOL["inputSchema"]
@@ -112,9 +119,12 @@ def test_a_second_header_mismatch_raises() -> None:
     core, d = make(
         {"s": Peer(script={"tools/list": {"tools": [HEADER_TOOL]}, "tools/call": _mismatch()})}
     )
+    emitted: list[str] = []
+    core.on_synthetic_notification = lambda server, method, params: emitted.append(method)
     with pytest.raises(HeaderMismatchError):
         drive(core.call_tool("deploy", {"region": "eu"}), d.perform)
     assert len(d.sent("tools/call")) == 2
+    assert emitted == ["notifications/tools/list_changed"]  # one refresh, then it raises
 
 
 def test_a_header_mismatch_from_a_handshake_era_server_is_not_retried() -> None:
@@ -433,3 +443,14 @@ def test_one_notice_per_process_for_two_clients() -> None:
         core, d = make({"s": Peer()}, on_deprecated=notes)
         drive(core.set_roots([{"uri": "file:///tmp"}]), d.perform)
     assert len(notes.lines) == 1  # DEP-9
+
+
+def test_set_roots_tells_handshake_era_servers_only() -> None:
+    """CAP-5: 2026-07-28 has no notifications/roots/list_changed (roots are asked for in
+    results, ROOT-5); a handshake-era server that declared roots is still told."""
+    tools = {"tools/list": {"tools": [tool("t")]}}
+    core, d = make({"m": Peer(script=tools), "l": Peer(version="2025-11-25", script=tools)})
+    core.set_initial_roots([])
+    drive(core.list_tools(), d.perform)  # both connected: their eras are known
+    drive(core.set_roots([{"uri": "file:///tmp"}]), d.perform)
+    assert [(n.server, n.method) for n in d.notifies] == [("l", "notifications/roots/list_changed")]

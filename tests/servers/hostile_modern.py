@@ -72,6 +72,9 @@ Modes (combine with commas)
                         the first 12 hex digits of the SHA-256 of the Authorization header
                         received (HTTP; "none" without one), so a test can tell whose list it
                         got and count tools/list requests with ``received``.
+    refetch_503         tools/list results carry ttlMs 0 (stale at once); every tools/list
+                        after the first fails transiently: HTTP 503 (no body), on stdio a
+                        -32603 JSON-RPC error (a server answer, never a transient failure).
     break_before        (HTTP) the first tools/call's SSE response is cut before the result
                         (headers and a comment sent, then the connection closes mid-body);
                         later ones are answered. ``break_before_twice``: the first two.
@@ -111,6 +114,7 @@ MODES = {
     "ttl_missing",
     "ttl_string",
     "private_scope",
+    "refetch_503",
     "break_before",
     "break_before_twice",
     "break_after",
@@ -120,7 +124,9 @@ INVALID_MODES = {"bad_input_requests", "ttl_negative", "ttl_missing", "ttl_strin
 CACHEABLE = {"server/discover", "tools/list", "resources/list", "resources/read"}
 
 # One reply of the script: ("message", obj) sends a JSON-RPC message; ("break", None) cuts
-# the HTTP response there (stdio ignores it); ("hold", None) keeps the response open.
+# the HTTP response there (stdio ignores it); ("hold", None) keeps the response open;
+# ("status", code) first: HTTP answers that status without a body (stdio sends the
+# messages that follow instead).
 Action = tuple[str, Any]
 
 
@@ -240,8 +246,16 @@ class Peer:
         if "unsupported_request" in self.modes and others == 1:
             return [("message", self.version_error(req_id, params))]
         if method == "tools/list":
+            if "refetch_503" in self.modes and n > 1:
+                return [
+                    ("status", 503),
+                    ("message", _error(req_id, -32603, "Service Unavailable")),
+                ]
             result = {"resultType": "complete", "tools": self.tools(headers)}
-            return [("message", _result(req_id, self.cache_fields(result, headers)))]
+            result = self.cache_fields(result, headers)
+            if "refetch_503" in self.modes:
+                result["ttlMs"] = 0
+            return [("message", _result(req_id, result))]
         if method == "resources/list":
             result = {
                 "resultType": "complete",
@@ -443,6 +457,9 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             return
         headers = {k.lower(): v for k, v in self.headers.items()}
         actions = self.peer.handle(message, headers)
+        if actions and actions[0][0] == "status":
+            self._plain(actions[0][1], "Service Unavailable")
+            return
         if not actions:
             self.send_response(202)
             self.send_header("Content-Length", "0")

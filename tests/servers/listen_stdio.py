@@ -12,6 +12,12 @@ modes
                   ``notifications/tools/list_changed`` (the end marker)
     exit_after S  exits (status 3) S seconds after acknowledging its first listen
     never_ack     answers discover but never acknowledges a listen
+    init_dies S   the processes are numbered through the file named by ``$LISTEN_GEN``
+                  (each appends its pid at start): the first acknowledges and exits
+                  (status 3) S seconds later, like ``exit_after``; the second answers
+                  discover, never acknowledges, and exits S seconds after answering it
+                  (an exit during the initialisation of a replacement, SUB-20); the
+                  later ones behave normally
 
 Every line received is appended, as is, to the file named by ``$LISTEN_LOG`` (when
 set), prefixed with this process's pid: the tests read which listens each process got
@@ -44,6 +50,13 @@ def main(argv: list[str]) -> int:
     arg = argv[2] if len(argv) > 2 else None
     log = os.environ.get("LISTEN_LOG")
     acked = False
+    generation = 0
+    if mode == "init_dies":
+        with open(os.environ["LISTEN_GEN"], "a+", encoding="utf-8") as f:
+            f.write(f"{os.getpid()}\n")
+            f.seek(0)
+            generation = len(f.read().split())
+    delay = float(arg or "0.5")
     for line in sys.stdin:
         if log:
             with open(log, "a", encoding="utf-8") as f:
@@ -66,10 +79,12 @@ def main(argv: list[str]) -> int:
                     },
                 }
             )
+            if mode == "init_dies" and generation == 2:
+                threading.Timer(delay, lambda: os._exit(3)).start()
         elif method == "tools/list":
             write({"jsonrpc": "2.0", "id": rid, "result": {"tools": []}})
         elif method == "subscriptions/listen":
-            if mode == "never_ack":
+            if mode == "never_ack" or (mode == "init_dies" and generation == 2):
                 continue
             granted = msg["params"]["notifications"]
             write(on_stream("notifications/subscriptions/acknowledged", rid, notifications=granted))
@@ -78,8 +93,7 @@ def main(argv: list[str]) -> int:
                     write(on_stream("notifications/resources/updated", rid, uri="demo://busy"))
                 write(on_stream("notifications/resources/updated", rid, uri="demo://quiet"))
                 write(on_stream("notifications/tools/list_changed", rid))
-            elif mode == "exit_after" and not acked:
-                delay = float(arg or "0.5")
+            elif (mode == "exit_after" or (mode == "init_dies" and generation == 1)) and not acked:
                 threading.Timer(delay, lambda: os._exit(3)).start()
             acked = True
         else:

@@ -544,3 +544,17 @@ def test_charge_matches_the_json_size() -> None:
     params = {"uri": "file:///ü", "n": [1, 2, {"x": None}]}
     text = json.dumps(params, separators=(",", ":"), ensure_ascii=False)
     assert notification_charge(UPDATED, params) == len(UPDATED) + len(text.encode())
+
+
+def test_filter_wants_what_it_asked_for() -> None:
+    """HDR-5: a notification the client emits itself goes to the subscriptions whose
+    filter asked for it (there is no listen stream to demultiplex it from)."""
+    tools = ListenFilter(tools_list_changed=True, resource_subscriptions=["demo://a"])
+    assert tools.wants("notifications/tools/list_changed")
+    assert not tools.wants("notifications/prompts/list_changed")
+    assert not ListenFilter(prompts_list_changed=True).wants("notifications/tools/list_changed")
+    assert ListenFilter(resources_list_changed=True).wants("notifications/resources/list_changed")
+    assert tools.wants("notifications/resources/updated", {"uri": "demo://a"})
+    assert not tools.wants("notifications/resources/updated", {"uri": "demo://b"})
+    assert not tools.wants("notifications/resources/updated", None)
+    assert not tools.wants("notifications/message", {})
