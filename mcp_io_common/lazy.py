@@ -6,7 +6,7 @@ from collections.abc import Callable
 from importlib import import_module
 from typing import Any
 
-__all__ = ["lazy_attributes"]
+__all__ = ["MODERN_EXPORTS", "lazy_attributes"]
 
 
 def lazy_attributes(module: str, where: dict[str, str]) -> Callable[[str], Any]:
@@ -24,3 +24,11 @@ def lazy_attributes(module: str, where: dict[str, str]) -> Callable[[str], Any]:
         return value
 
     return __getattr__
+
+
+#: The 2026-07-28 revision's names both shells export, and where each lives.
+MODERN_EXPORTS = {
+    "CacheInfo": "mcp_proto.modern.cache",
+    "header_params": "mcp_proto.modern.headers",
+    "InputRequiredWait": "mcp_proto.modern.mrtr",
+}

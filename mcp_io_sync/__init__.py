@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mcp_io_common.lazy import lazy_attributes
+from mcp_io_common.lazy import MODERN_EXPORTS, lazy_attributes
 from mcp_proto import deprecations as deprecations
 from mcp_proto.config import http_config as http_config
 from mcp_proto.config import sse_config as sse_config
@@ -29,8 +29,8 @@ from mcp_proto.types import Tool as Tool
 from mcp_proto.types import parse_tool_content as parse_tool_content
 
 from ._client import Client as Client
-from ._client import connect as connect
-from ._client import create_client as create_client
+from ._connect import connect as connect
+from ._connect import create_client as create_client
 from ._stdio import StdioServer as StdioServer
 
 if TYPE_CHECKING:
@@ -38,13 +38,6 @@ if TYPE_CHECKING:
     from mcp_proto.modern.headers import header_params as header_params
     from mcp_proto.modern.mrtr import InputRequiredWait as InputRequiredWait
 else:  # the 2026-07-28 revision's names load at first use, not with the package
-    __getattr__ = lazy_attributes(
-        __name__,
-        {
-            "CacheInfo": "mcp_proto.modern.cache",
-            "header_params": "mcp_proto.modern.headers",
-            "InputRequiredWait": "mcp_proto.modern.mrtr",
-        },
-    )
+    __getattr__ = lazy_attributes(__name__, MODERN_EXPORTS)
 
 __version__ = "0.1.0"

@@ -21,7 +21,8 @@ from mcp_proto.config import ServerConfig, parse_server_definitions, stdio_argv
 
 from ._cli_args import PROG, UsageError
 from ._cli_log import ServerFailed
-from ._client import Client, connect, create_client
+from ._client import Client
+from ._connect import connect, create_client
 
 _LAUNCHERS = frozenset(
     {"python", "python3", "py", "node", "npx", "uv", "uvx", "run", "deno", "bun", "pipx"}

@@ -9,25 +9,15 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-from mcp_io_common.commands import check_commands
-from mcp_io_common.files import load_definition_file
-from mcp_proto import events as ev
-from mcp_proto import jsonrpc, llm
+from mcp_proto import llm
 from mcp_proto.client import ClientCore, ServerEntry
+from mcp_proto.client.facade import ClientFacade
 from mcp_proto.config import (
-    ProtocolMode,
     ServerConfig,
     config_from_dict,
     redact_config,
-)
-from mcp_proto.connection.events import (
-    ListenAcknowledged,
-    ListenEnded,
-    ListenInterrupted,
-    ListenNotification,
 )
 from mcp_proto.definitions import unique_server_names
 from mcp_proto.effects import (
@@ -44,14 +34,14 @@ from mcp_proto.effects import (
     TryConnect,
 )
 from mcp_proto.errors import InputRequiredError, MCPError
-from mcp_proto.handlers import Handlers, Reply, serve_request
+from mcp_proto.handlers import Handlers
 from mcp_proto.limits import Limits
 from mcp_proto.modern.discover import EraCache
 from mcp_proto.modern.meta import Extensions, HostMeta, check_extensions
-from mcp_proto.targets import TargetOptions, connect_all, plan_targets
 from mcp_proto.types import Implementation, Prompt, ResourceContent, Root, Tool
 
 from ._base import BaseServer
+from ._events import NotificationCallback, ServerEvents
 from ._stdio import StdioServer
 
 if TYPE_CHECKING:
@@ -67,10 +57,9 @@ if TYPE_CHECKING:
 if TYPE_CHECKING:  # ssl is only an annotation here; importing it costs start-up time
     import ssl
 
-__all__ = ["Client", "connect", "create_client"]
+__all__ = ["Client"]
 
 T = TypeVar("T")
-NotificationCallback = Callable[[BaseServer, str, dict[str, Any]], Any]
 #: ``on_input_required_wait``: ``callback(wait)`` (MRTR-5).
 
 
@@ -99,13 +88,11 @@ def _transport_class(kind: str) -> type[BaseServer]:
     return classes[kind]
 
 
-_LISTEN_EVENTS = (ListenAcknowledged, ListenNotification, ListenInterrupted, ListenEnded)
-
 _LOGGER = logging.getLogger("mcp_io_sync")
 _LOGGER.addHandler(logging.NullHandler())
 
 
-class Client:
+class Client(ClientFacade[BaseServer], ServerEvents):
     """An MCP client aggregating one or more servers (blocking API).
 
     Every method runs a ``mcp_proto.ClientCore`` operation; this class only performs
@@ -232,20 +219,6 @@ class Client:
         )
         return server
 
-    def _request_meta(self) -> Mapping[str, Any]:
-        meta = self._core.request_meta
-        if callable(meta):
-            meta = meta()
-        return {} if meta is None else meta
-
-    def _deprecation_notice(self, text: str) -> bool:
-        """Write a deprecation notice (DEP-11); ``False`` (the notice stays due) when
-        the logger would drop a warning (DEP-12)."""
-        if not self.logger.isEnabledFor(logging.WARNING):
-            return False
-        self.logger.warning("%s", text)
-        return True
-
     def _replace_config(self, name: str, config: ServerConfig) -> None:
         """Swap a (not yet connected) server's transport: used by ``connect``'s fallback."""
         self._servers[name].cleanup()
@@ -352,174 +325,7 @@ class Client:
         except MCPError as exc:
             return Attempt(error=exc, server_answered=server.server_answered)
 
-    # ------------------------------------------------------------ events from servers
-
-    def _on_server_event(self, server: BaseServer, event: Any) -> None:
-        if isinstance(event, tuple):
-            kind = event[0]
-            if kind == "progress":
-                _, callback, progress = event
-                self._submit(lambda: callback(progress.progress, progress.total, progress.message))
-            elif kind == "settle":
-                self._settle_after_callbacks(event[1])
-            elif kind == "request":
-                self._serve(server, event[1], event[2])
-            elif kind == "closed":
-                self._core.server_disconnected(server.name)
-            return
-        if isinstance(event, _LISTEN_EVENTS):
-            self._on_listen_event(server, event)
-            return
-        if isinstance(event, ev.NotificationReceived):
-            # NOTIF-4: caches go first, on this thread, before any host callback runs.
-            self._core.handle_notification(server.name, event.method, event.params)
-            if self._callbacks:
-                method, params = event.method, event.params
-                self._submit(lambda: self._notify_callbacks(server, method, params))
-        elif isinstance(event, ev.LogMessage):
-            self.logger.log(
-                logging.getLevelName(event.level),
-                "[%s]%s %s",
-                server.name,
-                f" {event.logger}:" if event.logger else "",
-                event.text,
-            )
-        elif isinstance(event, ev.MessageDiscarded):
-            self.logger.debug("server %s: discarded a message: %s", server.name, event.reason)
-
-    def _on_synthetic_notification(self, name: str, method: str, params: dict[str, Any]) -> None:
-        """A notification the client emits itself (HDR-5: the ``tools/list`` refresh
-        after a -32020), routed as a received one after the core's bookkeeping and
-        cache invalidation (NOTIF-3): queued for the listeners of that server's open
-        subscriptions that asked for it, then for the host callbacks."""
-        server = self._servers.get(name)
-        if server is None:
-            return
-        for sub in list(server._subscriptions.values()):
-            if not sub.closed and sub.requested.wants(method, params):
-                sub._apply(ListenNotification(sub.sub_id, method, params))
-        if self._callbacks:
-            self._submit(lambda: self._notify_callbacks(server, method, params))
-
-    def _on_listen_event(self, server: BaseServer, event: Any) -> None:
-        """A subscription's event (on the server's dispatching thread, in order). A
-        notification is routed in the fixed order (NOTIF-3): the machine did the
-        bookkeeping; caches are dropped; it is queued for the subscription's listeners
-        (their own thread: SUB-6); the host callbacks come last (queued, NOTIF-8)."""
-        sub = server._listen_event(event)
-        if not isinstance(event, ListenNotification):
-            if sub is not None:
-                sub._apply(event)
-            return
-        method, params = event.method, event.params
-        try:
-            self._core.handle_notification(server.name, method, params)
-        except Exception:  # NOTIF-7: stops neither delivery nor the host callbacks
-            self.logger.exception("cache invalidation failed")
-        if sub is not None:
-            sub._apply(event)
-        if self._callbacks:
-            self._submit(lambda: self._notify_callbacks(server, method, params))
-
-    def _notify_callbacks(self, server: BaseServer, method: str, params: dict[str, Any]) -> None:
-        for callback in list(self._callbacks):
-            try:
-                callback(server, method, params)
-            except Exception:
-                # NOTIF-7: a raising callback is logged and stops nothing.
-                self.logger.exception("notification callback failed")
-
-    def _submit(self, job: Callable[[], Any]) -> bool:
-        """Queue ``job`` for the dispatcher thread; False if it was not queued."""
-        with self._lock:
-            if self._closed:
-                return False
-            if self._dispatcher is None:
-                self._dispatcher = threading.Thread(
-                    target=self._dispatch_loop, name="mcp-dispatch", daemon=True
-                )
-                self._dispatcher.start()
-        try:
-            self._dispatch_queue.put_nowait(job)
-        except queue.Full:
-            self.logger.warning("host callbacks are behind; dropping a notification")
-            return False
-        return True
-
-    def _settle_after_callbacks(self, waiter: Any) -> None:
-        """A call's answer arrived after progress callbacks were queued for it: queue a
-        marker behind them, and have the caller wait for it before returning (issue 9,
-        item 6: a call returns only after those callbacks have run). Called on the
-        reading thread, in order with the queued callbacks."""
-        ran = threading.Event()
-        if not self._submit(ran.set):
-            return  # closed, or the queue overflowed (callbacks were dropped): no wait
-        dispatcher = self._dispatcher
-
-        def settle() -> None:
-            # A callback calling the server itself runs on the dispatcher: the marker
-            # is behind it, so waiting there would never end.
-            if threading.current_thread() is not dispatcher:
-                ran.wait()
-
-        waiter.settle = settle
-
-    def _dispatch_loop(self) -> None:
-        while True:
-            job = self._dispatch_queue.get()
-            if job is None:
-                return
-            try:
-                job()
-            except Exception:
-                self.logger.exception("callback failed")
-
-    def _serve(self, server: BaseServer, session: Any, request: ev.ServerRequest) -> None:
-        """Answer a server request on the worker pool (UT-8: bounded)."""
-        if self._closed or not self._backlog.acquire(blocking=False):
-            server.reply(
-                session, request.request_id, code=jsonrpc.INTERNAL_ERROR, message="Client busy"
-            )
-            return
-
-        def job() -> None:
-            try:
-                reply: Reply = self._run(
-                    serve_request(
-                        self._core.handlers, request.method, request.params, server=server.name
-                    )
-                )
-                server.reply(
-                    session,
-                    request.request_id,
-                    reply.result,
-                    code=reply.code,
-                    message=reply.message or "",
-                )
-            except Exception:
-                self.logger.exception("serving %s failed", request.method)
-                server.reply(
-                    session,
-                    request.request_id,
-                    code=jsonrpc.INTERNAL_ERROR,
-                    message="Internal error",
-                )
-            finally:
-                self._backlog.release()
-
-        try:
-            self._workers.submit(job)
-        except RuntimeError:  # pool shut down
-            self._backlog.release()
-
     # ------------------------------------------------------------ servers
-
-    @property
-    def servers(self) -> list[BaseServer]:
-        return list(self._servers.values())
-
-    def find_server(self, name: Any) -> BaseServer:
-        return self._servers[self._core.select_server(name)]
 
     def connect_all(self) -> None:
         """Connect every server now instead of on first use."""
@@ -527,18 +333,6 @@ class Client:
             server.ensure_connected()
 
     # ------------------------------------------------------------ public API
-
-    @property
-    def tool_cache(self) -> list[Tool]:
-        return self._core.tool_cache
-
-    @property
-    def prompt_cache(self) -> list[Prompt]:
-        return self._core.prompt_cache
-
-    @property
-    def roots(self) -> tuple[Root, ...]:
-        return self._core.roots
 
     def list_tools(self, *, cache: bool = True, server: Any = None) -> list[Tool]:
         return self._run(self._core.list_tools(cache=cache, server=server))
@@ -665,27 +459,6 @@ class Client:
             target._conn.set_header("Authorization", authorization)
         self._core.set_authorization(name, authorization)
 
-    @property
-    def request_meta(self) -> HostMeta:
-        """The host metadata put in every 2026-07-28 request's ``_meta`` (LIFE-12): a
-        mapping (copied when assigned: assign a new one to change it) or a callable
-        called once per request."""
-        return self._core.request_meta
-
-    @request_meta.setter
-    def request_meta(self, value: HostMeta) -> None:
-        self._core.request_meta = value
-
-    def on_input_required_wait(
-        self, callback: InputRequiredWaitCallback | None
-    ) -> InputRequiredWaitCallback | None:
-        """Steer ``input_required`` out-of-band waits (MRTR-5): ``callback(wait)``
-        returns ``"cancel"`` (stop: ``InputRequiredError``), ``"retry"`` (retry now) or
-        anything else (wait the growing delay). Usable as a decorator; ``None`` removes
-        it."""
-        self._core.on_input_required_wait = callback
-        return callback
-
     def resume_input_required(
         self, error: InputRequiredError, *, server: Any = None, timeout: float | None = None
     ) -> Any:
@@ -743,9 +516,6 @@ class Client:
         self._callbacks.append(callback)
         return callback
 
-    def remove_notification_handler(self, callback: NotificationCallback) -> None:
-        self._callbacks.remove(callback)
-
     def flush_callbacks(self, timeout: float | None = None) -> bool:
         """Wait until the notification and progress callbacks queued so far have run
         (they run on a dispatcher thread, after the reader queued them). Returns False
@@ -755,9 +525,6 @@ class Client:
         done = threading.Event()
         self._submit(done.set)
         return done.wait(timeout)
-
-    def clear_cache(self) -> None:
-        self._core.clear_cache()
 
     def to_openai_tools(self, tool_names: Iterable[str] | None = None) -> list[dict[str, Any]]:
         return llm.to_openai_tools(self.list_tools(), tool_names)
@@ -803,92 +570,3 @@ class Client:
             self._workers.shutdown(wait=False)
         except Exception:
             pass
-
-
-def connect(
-    target: str | Sequence[str],
-    *,
-    transport: Literal["stdio", "sse", "http", "plain_http", "streamable_http"] | None = None,
-    name: str | None = None,
-    env: Mapping[str, str] | None = None,
-    cwd: str | None = None,
-    headers: Mapping[str, str] | None = None,
-    read_timeout: float | None = None,
-    retries: int | None = None,
-    retry_backoff: float | None = None,
-    endpoint: str | None = None,
-    ping: float | None = None,
-    protocol: ProtocolMode = "auto",
-    discover_timeout: float | None = None,
-    oauth_provider: object | None = None,
-    **client_kwargs: Any,
-) -> Client:
-    """Connect to one server (or several: a list of targets) and return the client.
-
-    ``target`` is a URL or a command line. A URL is used as given: ``…/sse`` is the
-    deprecated HTTP+SSE transport, ``…/mcp`` Streamable HTTP, any other http(s) URL
-    (``http://h:8000/`` included) is tried as Streamable HTTP, then HTTP+SSE, then plain
-    HTTP (CONN-6). Any other string is a command line (``"mcp-server-time"``,
-    ``"python server.py"``, ``"bash server.sh"``, ``"env K=V cmd"``, ``"stdio://cmd"``),
-    as is an argv list; its first word must resolve on the child's PATH or as a file
-    relative to ``cwd``. ``protocol`` may be ``"auto"`` (default) or ``"legacy"``: both
-    use the handshake era today; ``protocol="modern"``, ``discover_timeout`` and
-    ``oauth_provider`` are not supported yet and raise ``ValueError`` before anything
-    starts. Every other keyword goes to :class:`Client`. The servers are connected
-    before this returns; on failure nothing is left running. The fallback chain stops
-    at the first answer that proves an MCP server is there (a 401/403, a JSON-RPC
-    answer): that error is raised as it is.
-
-    Raises:
-        CommandNotFoundError: a command's first word does not resolve (nothing started).
-        AllTransportsFailedError: every transport of the fallback chain failed; the
-            message names each URL tried.
-        TransportDetectionError: the target is neither a URL nor a command line.
-        UnauthorizedError: HTTP 401/403; carries the Bearer challenge's fields.
-        ConnectionError: the server could not be reached or refused the handshake.
-        ValueError: an invalid option, or one not supported yet.
-    """
-    plans = plan_targets(
-        target,
-        transport=transport,
-        name=name,
-        options=TargetOptions(
-            env=env,
-            cwd=cwd,
-            headers=headers,
-            read_timeout=read_timeout,
-            retries=retries,
-            retry_backoff=retry_backoff,
-            endpoint=endpoint,
-            ping=ping,
-            protocol=protocol,
-            discover_timeout=discover_timeout,
-            oauth_provider=oauth_provider,
-        ),
-    )
-    check_commands(plans)
-    client = Client([plan.configs[0] for plan in plans], **client_kwargs)
-    try:
-        # The core tries the transports and decides fallback (targets.connect_op).
-        client._run(connect_all([s.name for s in client.servers], plans))
-    except BaseException:
-        client.close()
-        raise
-    return client
-
-
-def create_client(
-    mcp_server_configs: Iterable[ServerConfig | Mapping[str, Any]] = (),
-    *,
-    server_definition_file: str | Path | None = None,
-    logger: logging.Logger | None = None,
-    **client_kwargs: Any,
-) -> Client:
-    """Build a client from config objects and/or an ``{"mcpServers": {...}}`` file.
-
-    Servers connect lazily, on first use.
-    """
-    configs = list(mcp_server_configs)
-    if server_definition_file is not None:
-        configs.extend(load_definition_file(server_definition_file, logger or _LOGGER))
-    return Client(configs, logger=logger, **client_kwargs)

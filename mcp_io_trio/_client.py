@@ -2,33 +2,20 @@
 
 from __future__ import annotations
 
-import functools
-import inspect
 import logging
 import re
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
-from contextlib import asynccontextmanager
-from pathlib import Path
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import trio
 
-from mcp_io_common.commands import check_commands
-from mcp_io_common.files import load_definition_file
-from mcp_proto import events as ev
-from mcp_proto import jsonrpc, llm
+from mcp_proto import llm
 from mcp_proto.client import ClientCore, ServerEntry
+from mcp_proto.client.facade import ClientFacade
 from mcp_proto.config import (
-    ProtocolMode,
     ServerConfig,
     config_from_dict,
     redact_config,
-)
-from mcp_proto.connection.events import (
-    ListenAcknowledged,
-    ListenEnded,
-    ListenInterrupted,
-    ListenNotification,
 )
 from mcp_proto.definitions import unique_server_names
 from mcp_proto.effects import (
@@ -45,14 +32,14 @@ from mcp_proto.effects import (
     TryConnect,
 )
 from mcp_proto.errors import InputRequiredError, MCPError
-from mcp_proto.handlers import Handlers, Reply, serve_request
+from mcp_proto.handlers import Handlers
 from mcp_proto.limits import Limits
 from mcp_proto.modern.discover import EraCache
 from mcp_proto.modern.meta import Extensions, HostMeta, check_extensions
-from mcp_proto.targets import TargetOptions, connect_all, plan_targets
 from mcp_proto.types import Implementation, Prompt, ResourceContent, Root, Tool
 
 from ._base import BaseServer
+from ._events import NotificationCallback, ServerEvents, _maybe_await
 from ._stdio import StdioServer
 
 if TYPE_CHECKING:
@@ -68,10 +55,9 @@ if TYPE_CHECKING:
 if TYPE_CHECKING:  # ssl is only an annotation here; importing it costs start-up time
     import ssl
 
-__all__ = ["Client", "connect", "create_client"]
+__all__ = ["Client"]
 
 T = TypeVar("T")
-NotificationCallback = Callable[[BaseServer, str, dict[str, Any]], Any]
 #: ``on_input_required_wait``: ``callback(wait)`` (plain or ``async``) (MRTR-5).
 
 
@@ -100,19 +86,11 @@ def _transport_class(kind: str) -> type[BaseServer]:
     return classes[kind]
 
 
-_LISTEN_EVENTS = (ListenAcknowledged, ListenNotification, ListenInterrupted, ListenEnded)
-
 _LOGGER = logging.getLogger("mcp_io_trio")
 _LOGGER.addHandler(logging.NullHandler())
 
 
-async def _maybe_await(value: Any) -> Any:
-    if inspect.isawaitable(value):
-        return await value
-    return value
-
-
-class Client:
+class Client(ClientFacade[BaseServer], ServerEvents):
     """An MCP client aggregating one or more servers (Trio API).
 
     Use it as ``async with Client(...) as client:`` (or through :func:`connect`): its
@@ -237,20 +215,6 @@ class Client:
         )
         return server
 
-    def _request_meta(self) -> Mapping[str, Any]:
-        meta = self._core.request_meta
-        if callable(meta):
-            meta = meta()
-        return {} if meta is None else meta
-
-    def _deprecation_notice(self, text: str) -> bool:
-        """Write a deprecation notice (DEP-11); ``False`` (the notice stays due) when
-        the logger would drop a warning (DEP-12)."""
-        if not self.logger.isEnabledFor(logging.WARNING):
-            return False
-        self.logger.warning("%s", text)
-        return True
-
     async def _replace_config(self, name: str, config: ServerConfig) -> None:
         """Swap a (not yet connected) server's transport: ``connect``'s fallback."""
         await self._servers[name].cleanup()
@@ -356,193 +320,13 @@ class Client:
         except MCPError as exc:
             return Attempt(error=exc, server_answered=server.server_answered)
 
-    # ------------------------------------------------------------ events from servers
-
-    def _on_server_event(self, server: BaseServer, event: Any) -> None:
-        if isinstance(event, tuple):
-            kind = event[0]
-            if kind == "progress":
-                _, callback, progress = event
-                self._submit(lambda: callback(progress.progress, progress.total, progress.message))
-            elif kind == "settle":
-                self._settle_after_callbacks(event[1])
-            elif kind == "request":
-                self._serve(server, event[1], event[2])
-            elif kind == "closed":
-                self._core.server_disconnected(server.name)
-            return
-        if isinstance(event, _LISTEN_EVENTS):
-            self._on_listen_event(server, event)
-            return
-        if isinstance(event, ev.NotificationReceived):
-            # NOTIF-4: caches go first, before any host callback runs.
-            self._core.handle_notification(server.name, event.method, event.params)
-            if self._callbacks:
-                method, params = event.method, event.params
-                self._submit(lambda: self._notify_callbacks(server, method, params))
-        elif isinstance(event, ev.LogMessage):
-            self.logger.log(
-                logging.getLevelName(event.level),
-                "[%s]%s %s",
-                server.name,
-                f" {event.logger}:" if event.logger else "",
-                event.text,
-            )
-        elif isinstance(event, ev.MessageDiscarded):
-            self.logger.debug("server %s: discarded a message: %s", server.name, event.reason)
-
-    def _on_synthetic_notification(self, name: str, method: str, params: dict[str, Any]) -> None:
-        """A notification the client emits itself (HDR-5: the ``tools/list`` refresh
-        after a -32020), routed as a received one after the core's bookkeeping and
-        cache invalidation (NOTIF-3): queued for the listeners of that server's open
-        subscriptions that asked for it, then for the host callbacks."""
-        server = self._servers.get(name)
-        if server is None:
-            return
-        for sub in list(server._subscriptions.values()):
-            if not sub.closed and sub.requested.wants(method, params):
-                sub._apply(ListenNotification(sub.sub_id, method, params))
-        if self._callbacks:
-            self._submit(lambda: self._notify_callbacks(server, method, params))
-
-    def _on_listen_event(self, server: BaseServer, event: Any) -> None:
-        """A subscription's event (from the server's dispatch, in order). A notification
-        is routed in the fixed order (NOTIF-3): the machine did the bookkeeping; caches
-        are dropped; it is queued for the subscription's listeners (their own task:
-        SUB-6); the host callbacks come last (queued, NOTIF-8)."""
-        sub = server._listen_event(event)
-        if not isinstance(event, ListenNotification):
-            if sub is not None:
-                sub._apply(event)
-            return
-        method, params = event.method, event.params
-        try:
-            self._core.handle_notification(server.name, method, params)
-        except Exception:  # NOTIF-7: stops neither delivery nor the host callbacks
-            self.logger.exception("cache invalidation failed")
-        if sub is not None:
-            sub._apply(event)
-        if self._callbacks:
-            self._submit(lambda: self._notify_callbacks(server, method, params))
-
-    async def _notify_callbacks(
-        self, server: BaseServer, method: str, params: dict[str, Any]
-    ) -> None:
-        for callback in list(self._callbacks):
-            try:
-                await _maybe_await(callback(server, method, params))
-            except Exception:
-                self.logger.exception("notification callback failed")
-
-    def _submit(self, job: Callable[[], Any]) -> bool:
-        """Queue ``job`` for the dispatcher task; False if it was not queued."""
-        try:
-            self._send_job.send_nowait(job)
-        except trio.WouldBlock:
-            self.logger.warning("host callbacks are behind; dropping a notification")
-            return False
-        except trio.ClosedResourceError:
-            return False
-        return True
-
-    def _settle_after_callbacks(self, waiter: Any) -> None:
-        """A call's answer arrived after progress callbacks were queued for it: queue a
-        marker behind them, and have the caller wait for it before returning (issue 9,
-        item 6: a call returns only after those callbacks have run)."""
-        if self._nursery is None:
-            return  # no dispatcher task runs: nothing would ever set the marker
-        ran = trio.Event()
-        if not self._submit(ran.set):
-            return  # closed, or the queue overflowed (callbacks were dropped): no wait
-
-        async def settle() -> None:
-            # A callback calling the server itself runs in the dispatcher task: the
-            # marker is behind it, so waiting there would never end.
-            if trio.lowlevel.current_task() is not self._dispatch_task:
-                await ran.wait()
-
-        waiter.settle = settle
-
-    async def _dispatch_loop(self) -> None:
-        self._dispatch_task = trio.lowlevel.current_task()
-        async for job in self._receive_job:
-            try:
-                await _maybe_await(job())
-            except Exception:
-                self.logger.exception("callback failed")
-
-    def _serve(self, server: BaseServer, session: Any, request: ev.ServerRequest) -> None:
-        """Answer a server request in the nursery under a capacity limiter (UT-8)."""
-        if self._nursery is None:
-            return  # the client is closing: the server's process is about to go too
-        if self._backlog >= self.limits.server_request_backlog:
-            # UT-8: answer at once instead of queuing without bound.
-            self._nursery.start_soon(
-                functools.partial(
-                    server.reply,
-                    session,
-                    request.request_id,
-                    code=jsonrpc.INTERNAL_ERROR,
-                    message="Client busy",
-                )
-            )
-            return
-        self._backlog += 1
-
-        async def job() -> None:
-            try:
-                async with self._limiter:
-                    reply: Reply = await self._run(
-                        serve_request(
-                            self._core.handlers, request.method, request.params, server=server.name
-                        )
-                    )
-                await server.reply(
-                    session,
-                    request.request_id,
-                    reply.result,
-                    code=reply.code,
-                    message=reply.message or "",
-                )
-            except Exception:
-                self.logger.exception("serving %s failed", request.method)
-                await server.reply(
-                    session,
-                    request.request_id,
-                    code=jsonrpc.INTERNAL_ERROR,
-                    message="Internal error",
-                )
-            finally:
-                self._backlog -= 1
-
-        self._nursery.start_soon(job)
-
     # ------------------------------------------------------------ servers
-
-    @property
-    def servers(self) -> list[BaseServer]:
-        return list(self._servers.values())
-
-    def find_server(self, name: Any) -> BaseServer:
-        return self._servers[self._core.select_server(name)]
 
     async def connect_all(self) -> None:
         for server in self._servers.values():
             await server.ensure_connected()
 
     # ------------------------------------------------------------ public API
-
-    @property
-    def tool_cache(self) -> list[Tool]:
-        return self._core.tool_cache
-
-    @property
-    def prompt_cache(self) -> list[Prompt]:
-        return self._core.prompt_cache
-
-    @property
-    def roots(self) -> tuple[Root, ...]:
-        return self._core.roots
 
     async def list_tools(self, *, cache: bool = True, server: Any = None) -> list[Tool]:
         return await self._run(self._core.list_tools(cache=cache, server=server))
@@ -684,27 +468,6 @@ class Client:
         target._conn.set_header("Authorization", authorization)
         self._core.set_authorization(name, authorization)
 
-    @property
-    def request_meta(self) -> HostMeta:
-        """The host metadata put in every 2026-07-28 request's ``_meta`` (LIFE-12): a
-        mapping (copied when assigned: assign a new one to change it) or a callable
-        called once per request."""
-        return self._core.request_meta
-
-    @request_meta.setter
-    def request_meta(self, value: HostMeta) -> None:
-        self._core.request_meta = value
-
-    def on_input_required_wait(
-        self, callback: InputRequiredWaitCallback | None
-    ) -> InputRequiredWaitCallback | None:
-        """Steer ``input_required`` out-of-band waits (MRTR-5): ``callback(wait)``
-        returns ``"cancel"`` (stop: ``InputRequiredError``), ``"retry"`` (retry now) or
-        anything else (wait the growing delay). Usable as a decorator; ``None`` removes
-        it."""
-        self._core.on_input_required_wait = callback
-        return callback
-
     async def resume_input_required(
         self, error: InputRequiredError, *, server: Any = None, timeout: float | None = None
     ) -> Any:
@@ -765,17 +528,11 @@ class Client:
         self._callbacks.append(callback)
         return callback
 
-    def remove_notification_handler(self, callback: NotificationCallback) -> None:
-        self._callbacks.remove(callback)
-
     async def flush_callbacks(self) -> None:
         """Wait until the notification and progress callbacks queued so far have run."""
         done = trio.Event()
         self._submit(done.set)
         await done.wait()
-
-    def clear_cache(self) -> None:
-        self._core.clear_cache()
 
     async def to_openai_tools(
         self, tool_names: Iterable[str] | None = None
@@ -806,65 +563,3 @@ class Client:
             for sub in list(server._subscriptions.values()):
                 await sub.close()
         await self.cleanup()
-
-
-@asynccontextmanager
-async def connect(
-    target: str | Sequence[str],
-    *,
-    transport: Literal["stdio", "sse", "http", "plain_http", "streamable_http"] | None = None,
-    name: str | None = None,
-    env: Mapping[str, str] | None = None,
-    cwd: str | None = None,
-    headers: Mapping[str, str] | None = None,
-    read_timeout: float | None = None,
-    retries: int | None = None,
-    retry_backoff: float | None = None,
-    endpoint: str | None = None,
-    ping: float | None = None,
-    protocol: ProtocolMode = "auto",
-    discover_timeout: float | None = None,
-    oauth_provider: object | None = None,
-    **client_kwargs: Any,
-) -> AsyncIterator[Client]:
-    """``async with connect(target, ...) as client:`` — a connected client whose
-    background tasks live in its own nursery. Same arguments, transport detection,
-    command lookup and errors as ``mcp_io_sync.connect``."""
-    plans = plan_targets(
-        target,
-        transport=transport,
-        name=name,
-        options=TargetOptions(
-            env=env,
-            cwd=cwd,
-            headers=headers,
-            read_timeout=read_timeout,
-            retries=retries,
-            retry_backoff=retry_backoff,
-            endpoint=endpoint,
-            ping=ping,
-            protocol=protocol,
-            discover_timeout=discover_timeout,
-            oauth_provider=oauth_provider,
-        ),
-    )
-    check_commands(plans)
-    async with Client([plan.configs[0] for plan in plans], **client_kwargs) as client:
-        # The core tries the transports and decides fallback (targets.connect_op).
-        await client._run(connect_all([s.name for s in client.servers], plans))
-        yield client
-
-
-def create_client(
-    mcp_server_configs: Iterable[ServerConfig | Mapping[str, Any]] = (),
-    *,
-    server_definition_file: str | Path | None = None,
-    logger: logging.Logger | None = None,
-    **client_kwargs: Any,
-) -> Client:
-    """Build a client (use it with ``async with``) from configs and/or an
-    ``{"mcpServers": {...}}`` file. Servers connect lazily, on first use."""
-    configs = list(mcp_server_configs)
-    if server_definition_file is not None:
-        configs.extend(load_definition_file(server_definition_file, logger or _LOGGER))
-    return Client(configs, logger=logger, **client_kwargs)
