@@ -260,3 +260,38 @@ def test_sub30_a_write_taken_before_the_loss_is_not_written_again() -> None:
     resent = h.written()
     assert [m["method"] for m in resent] == ["subscriptions/listen"]
     assert h.written() == []
+
+
+def test_sub27_the_aborted_stream_of_a_kept_subscription_fails_late() -> None:
+    """SUB-22 keeps a subscription over a host's cleanup-then-reconnect: its old stream
+    is aborted (``AbortExchange``) and a new one opened on the next connection. The
+    driver's report that the aborted exchange failed may come after the new stream is
+    acknowledged: it is the replaced stream's, and changes nothing."""
+    h = http_connected(retry_backoff=1.0)
+    sub = h.conn.start_listen({"tools_list_changed": True}, now=h.now)
+    old = listen_post(h)
+    acknowledge(h, old)
+    h.take_events()
+    h.conn.close(h.now, keep_subscriptions=True)
+    frames = h.take_frames()
+    assert any(getattr(f, "xid", None) == old.xid for f in frames)  # aborted
+    h.conn.transport_closed(h.now)
+    assert [type(e) for e in h.take_events(*LISTEN_KINDS)] == [ListenInterrupted]
+    # The host's reconnect: the kept subscription goes out once the server is known.
+    h.conn.connect(h.now)
+    assert OpenTransport() in h.take_frames()
+    h.conn.transport_opened(h.now)
+    (probe,) = h.exchanges()
+    h.reply_json(probe, discover_result(body_of(probe)["id"]))
+    new = listen_post(h)
+    acknowledge(h, new)
+    assert [type(e) for e in h.take_events(*LISTEN_KINDS)] == [ListenAcknowledged]
+    # The aborted exchange's failure, reported late by the driver.
+    h.conn.exchange_failed(old.xid, ExchangeFailure("network"), h.now)
+    h.conn.exchange_end(old.xid, h.now)
+    assert h.take_events(*LISTEN_KINDS) == []
+    assert h.conn.listen_state(sub) == "active"
+    assert h.conn.next_deadline() is None
+    # Its own failure does interrupt it.
+    h.conn.exchange_failed(new.xid, ExchangeFailure("network"), h.now)
+    assert [type(e) for e in h.take_events(*LISTEN_KINDS)] == [ListenInterrupted]
