@@ -8,6 +8,7 @@ HTTP library, and then lives here, once:
 * ``commands``: looking a command's first word up the way the child will see it;
 * ``files``: reading an ``mcpServers`` definition file;
 * ``httpcore_glue``: header encoding, request targets, httpcore's exceptions.
+* ``notices``: whether a WARNING on the host's logger would be written (DEP-12..14).
 
 It imports neither shell nor any event-loop library, so importing ``mcp_io_sync`` never
 loads Trio and importing ``mcp_io_trio`` never loads the blocking shell.

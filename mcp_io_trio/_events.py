@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 
 import trio
 
+from mcp_io_common.notices import warning_is_written
 from mcp_proto import events as ev
 from mcp_proto import jsonrpc
 from mcp_proto.client import ClientCore
@@ -223,8 +224,9 @@ class ServerEvents:
 
     def _deprecation_notice(self, text: str) -> bool:
         """Write a deprecation notice (DEP-11); ``False`` (the notice stays due) when
-        the logger would drop a warning (DEP-12)."""
-        if not self.logger.isEnabledFor(logging.WARNING):
+        the logger would drop a warning or write it nowhere (DEP-12..14: level,
+        effective handlers, closed streams; filters are not consulted)."""
+        if not warning_is_written(self.logger):
             return False
         self.logger.warning("%s", text)
         return True

@@ -18,6 +18,10 @@ modes
                   discover, never acknowledges, and exits S seconds after answering it
                   (an exit during the initialisation of a replacement, SUB-20); the
                   later ones behave normally
+    deaf S        numbered like ``init_dies``: the first process answers discover, then
+                  reads nothing more and exits (status 3) S seconds later, so what the
+                  client writes meanwhile stays pending in the pipe (SUB-30); the later
+                  ones behave normally
 
 Every line received is appended, as is, to the file named by ``$LISTEN_LOG`` (when
 set), prefixed with this process's pid: the tests read which listens each process got
@@ -51,7 +55,7 @@ def main(argv: list[str]) -> int:
     log = os.environ.get("LISTEN_LOG")
     acked = False
     generation = 0
-    if mode == "init_dies":
+    if mode in ("init_dies", "deaf"):
         with open(os.environ["LISTEN_GEN"], "a+", encoding="utf-8") as f:
             f.write(f"{os.getpid()}\n")
             f.seek(0)
@@ -81,6 +85,9 @@ def main(argv: list[str]) -> int:
             )
             if mode == "init_dies" and generation == 2:
                 threading.Timer(delay, lambda: os._exit(3)).start()
+            if mode == "deaf" and generation == 1:
+                time.sleep(delay)  # stdin is not read: the client's writes stay pending
+                os._exit(3)
         elif method == "tools/list":
             write({"jsonrpc": "2.0", "id": rid, "result": {"tools": []}})
         elif method == "subscriptions/listen":
