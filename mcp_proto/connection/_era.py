@@ -70,7 +70,14 @@ from ..modern.discover import (
     parse_discover_result,
     process_key,
 )
-from ..modern.meta import LOG_LEVELS, HostMeta, merge_extensions, merge_host_meta, with_meta
+from ..modern.meta import (
+    LOG_LEVELS,
+    CapabilitiesMemo,
+    HostMeta,
+    merge_extensions,
+    merge_host_meta,
+    with_meta,
+)
 from ..session import REQUIRED_CAPABILITY, ServerInfo, Session
 from ..session import State as SessionState
 from ..versions import MODERN_VERSIONS
@@ -127,6 +134,7 @@ class EraSteps:
         self.log_level: str | None = None
         #: A modern request was answered as a legacy server would (LIFE-18).
         self.stale: MCPError | None = None
+        self._capabilities = CapabilitiesMemo()  # every modern request's clientCapabilities
         config = conn.config
         self.http = config.type in ("http", "streamable_http")
         timeout = config.discover_timeout
@@ -389,6 +397,7 @@ class EraSteps:
             "client_info": self.conn.client_info,
             "capabilities": caps,
             "extensions": extensions,
+            "client_capabilities": self._capabilities.get(caps, extensions),
             # LIFE-12: the server's own request_meta laid over the client's.
             "host_meta": merge_host_meta(self.request_meta, config.request_meta),
             "log_level": self.log_level,

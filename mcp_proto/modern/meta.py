@@ -179,6 +179,7 @@ def request_meta(
     host_meta: HostMeta = None,
     log_level: str | None = None,
     own: Mapping[str, Any] | None = None,
+    client_capabilities: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The ``_meta`` object of one modern request, freshly built.
 
@@ -194,6 +195,10 @@ def request_meta(
 
     Everything is deep-copied (CACHE-8): changing an object given to ``request_meta``
     after the request was built does not change it.
+
+    ``client_capabilities``: :func:`modern_capabilities` of ``capabilities`` and
+    ``extensions`` already computed (a connection keeps the last one while its inputs
+    stay equal, :class:`CapabilitiesMemo`); used as it is.
 
     Raises:
         ValidationError: a bad ``log_level`` or ``client_info``, a host value that is
@@ -221,8 +226,41 @@ def request_meta(
     meta[PROTOCOL_VERSION] = protocol_version
     if client_info is not None:
         meta[CLIENT_INFO] = _client_info(client_info)
-    meta[CLIENT_CAPABILITIES] = modern_capabilities(capabilities, extensions)
+    if client_capabilities is None:
+        client_capabilities = modern_capabilities(capabilities, extensions)
+    meta[CLIENT_CAPABILITIES] = client_capabilities
     return meta
+
+
+class CapabilitiesMemo:
+    """The last :func:`modern_capabilities` of a connection, reused while its inputs
+    are equal: every modern request carries them (LIFE-10), and copying and checking
+    them again for each request is most of what building its ``_meta`` costs.
+
+    The inputs are compared against a snapshot taken when the result was computed (a
+    dict compare, in C), so a capabilities mapping changed in place is noticed. The
+    result is shared by the requests built from it: it goes straight into their
+    ``_meta``, which is encoded when the request is sent and never changed."""
+
+    __slots__ = ("_extensions", "_result", "_snapshot")
+
+    def __init__(self) -> None:
+        self._snapshot: dict[str, Any] | None = None
+        self._extensions: Extensions = ()
+        self._result: dict[str, Any] = {}
+
+    def get(self, capabilities: Mapping[str, Any], extensions: Extensions) -> dict[str, Any]:
+        if (
+            self._snapshot is not None
+            and self._extensions == extensions
+            and self._snapshot == capabilities
+        ):
+            return self._result
+        result = modern_capabilities(capabilities, extensions)
+        self._snapshot = _json_copy(capabilities, "client capabilities")
+        self._extensions = extensions
+        self._result = result
+        return result
 
 
 def config_request_meta(value: object) -> HostMeta:

@@ -19,6 +19,7 @@ from mcp_proto.modern.meta import (
     LOG_LEVEL,
     LOG_LEVELS,
     PROTOCOL_VERSION,
+    CapabilitiesMemo,
     check_extensions,
     modern_capabilities,
     request_meta,
@@ -306,3 +307,48 @@ def test_extension_result_types_are_accepted_when_advertised() -> None:
     assert result_type({"resultType": "task"}, extra={"task"}) == "task"
     with pytest.raises(UnknownResultTypeError):
         result_type({"resultType": "task"})
+
+
+# ------------------------------------------------------------------ CapabilitiesMemo
+
+
+def test_the_memo_reuses_its_result_while_the_inputs_are_equal() -> None:
+    memo = CapabilitiesMemo()
+    caps = {"roots": {"listChanged": True}, "sampling": {}}
+    first = memo.get(caps, ())
+    assert first == modern_capabilities(caps, ())
+    assert memo.get(dict(caps), ()) is first  # an equal mapping: no new copy
+    assert memo.get(caps, ()) is first
+
+
+def test_the_memo_notices_capabilities_changed_in_place() -> None:
+    memo = CapabilitiesMemo()
+    caps: dict[str, object] = {"sampling": {}}
+    first = memo.get(caps, ())
+    caps["elicitation"] = {}  # the same object, changed
+    second = memo.get(caps, ())
+    assert second is not first
+    assert second == modern_capabilities(caps, ()) and "elicitation" in second
+    assert "elicitation" not in first  # the earlier result was not changed either
+
+
+def test_the_memo_recomputes_for_other_extensions_and_checks_them() -> None:
+    memo = CapabilitiesMemo()
+    caps = {"sampling": {}}
+    plain = memo.get(caps, ())
+    with_ext = memo.get(caps, ("com.example/thing",))
+    assert with_ext["extensions"] == {"com.example/thing": {}}
+    assert "extensions" not in plain
+    with pytest.raises(ValidationError):
+        memo.get(caps, ("no-prefix",))
+
+
+def test_request_meta_uses_given_client_capabilities_as_they_are() -> None:
+    given = {"sampling": {}}
+    meta = request_meta(
+        protocol_version="2026-07-28",
+        client_info=None,
+        capabilities={"ignored": {}},
+        client_capabilities=given,
+    )
+    assert meta[CLIENT_CAPABILITIES] is given
