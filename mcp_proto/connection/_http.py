@@ -188,6 +188,7 @@ class HttpTransport(Transport):
 
     def _drop(self, ex: Exchange) -> None:
         """Nothing more is wanted from ``ex``: forget it and tell the driver."""
+        self._tails.pop(ex.xid, None)
         if self._ex.pop(ex.xid, None) is not None:
             self.conn._emit(AbortExchange(ex.xid))
         if ex.xid == self._get_xid:
@@ -195,6 +196,7 @@ class HttpTransport(Transport):
 
     def _done(self, ex: Exchange) -> None:
         """``ex`` ended (its end or failure was fed): forget it."""
+        self._tails.pop(ex.xid, None)
         self._ex.pop(ex.xid, None)
         if ex.xid == self._get_xid:
             self._get_xid = None
@@ -277,12 +279,10 @@ class HttpTransport(Transport):
         ready = self._ready_at
         if ready is not None and (best is None or ready < best):
             best = ready
-        if self._tails:
-            for xid, until in list(self._tails.items()):
-                if xid not in self._ex:
-                    del self._tails[xid]  # the stream ended by itself
-                elif best is None or until < best:
-                    best = until
+        if self._tails:  # (an exchange leaves it when it ends: _done, _drop)
+            until = min(self._tails.values())
+            if best is None or until < best:
+                best = until
         if self._resuming:
             for rid, stream in list(self._resuming.items()):
                 at = stream.resume_at
@@ -298,9 +298,8 @@ class HttpTransport(Transport):
         for xid, until in list(self._tails.items()):
             ex = self._ex.get(xid)
             if ex is None:
-                del self._tails[xid]
+                del self._tails[xid]  # never left behind, or next_deadline would stay due
             elif now >= until:
-                del self._tails[xid]
                 self.conn._diagnostic(
                     "info",
                     f"server {self.conn.name!r} kept the response stream of {ex.method} "
