@@ -1229,10 +1229,21 @@ class HostileHTTPServer:
             result = {"content": [{"type": "text", "text": text}]}
             self._reply(ex, rpc_result(msg.get("id"), result))
             return True
-        ex.start_stream(200)
-        ex.write(message_event(self._answer(msg)))
-        ex.write(message_event(_log_note("post_tail", "before release")))
-        outcome = self._hold_tail(ex)
+        # Held from before the answer is written: a client that has its answer may send
+        # ``release`` at once, and must find this stream held (it was a race: the
+        # release could be judged before the holder registered, "nothing held").
+        sock = ex.conn.sock
+        with self._tail:
+            self._tail_socks.append(sock)
+            seen = self._tail_released  # a release from now on is this stream's too
+        try:
+            ex.start_stream(200)
+            ex.write(message_event(self._answer(msg)))
+            ex.write(message_event(_log_note("post_tail", "before release")))
+            outcome = self._hold_tail(ex, seen)
+        finally:
+            with self._tail:
+                self._tail_socks.remove(sock)
         self.recorder.note(f"post_tail: {outcome}")
         if outcome == "released":
             with contextlib.suppress(_Gone):
@@ -1242,26 +1253,22 @@ class HostileHTTPServer:
         ex.drop()
         return True
 
-    def _hold_tail(self, ex: Exchange) -> str:
-        """Hold ``ex``'s stream open until a release, the client hanging up, or hold_max."""
+    def _hold_tail(self, ex: Exchange, seen: int) -> str:
+        """Hold ``ex``'s stream open until a release after ``seen`` releases, the client
+        hanging up, or hold_max (the caller registered it in ``_tail_socks``)."""
         deadline = time.monotonic() + float(self.opts["hold_max"])
         sock = ex.conn.sock
         with self._tail:
-            self._tail_socks.append(sock)
-            seen = self._tail_released
-            try:
-                while self._tail_released == seen:
-                    if self.stopping.is_set():
-                        return "stopping"
-                    left = deadline - time.monotonic()
-                    if left <= 0:
-                        return "gave up"
-                    if _peer_closed(sock):
-                        return "client closed"
-                    self._tail.wait(min(left, TICK))
-                return "released"
-            finally:
-                self._tail_socks.remove(sock)
+            while self._tail_released == seen:
+                if self.stopping.is_set():
+                    return "stopping"
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return "gave up"
+                if _peer_closed(sock):
+                    return "client closed"
+                self._tail.wait(min(left, TICK))
+            return "released"
 
     def _post_endless_sse(self, ex: Exchange, msg: dict[str, Any]) -> bool:
         if msg.get("method") != "tools/call":
