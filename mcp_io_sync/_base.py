@@ -31,7 +31,6 @@ from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
-from mcp_proto._util import NEED_DATA
 from mcp_proto.config import ServerConfig
 from mcp_proto.connection import (
     CallFailed,
@@ -174,9 +173,17 @@ class BaseServer(ServerView):
         CloseTransport) and feed its outcome to the machine."""
         raise NotImplementedError
 
-    def _perform_many(self, frames: list[Frame]) -> list[Frame]:
-        """Transport hook: the frames to perform for ``frames`` (merged, say)."""
-        return frames
+    def _perform_frames(self, frames: list[Frame], inline: bool) -> StartExchange | None:
+        """Perform ``frames`` in order (``_perform`` each). With ``inline``, the first
+        request exchange (not a stream) is not performed but returned, for the caller
+        to run on its own thread. A transport may merge frames (stdio: one writev)."""
+        own: StartExchange | None = None
+        for frame in frames:
+            if inline and own is None and type(frame) is StartExchange and not frame.streaming:
+                own = frame
+            else:
+                self._perform(frame)
+        return own
 
     def _run_exchange(self, frame: StartExchange, waiter: _Waiter | None) -> StartExchange | None:
         """HTTP: run ``frame`` on this thread for ``waiter``'s caller; returns the next
@@ -207,19 +214,30 @@ class BaseServer(ServerView):
         With ``inline`` (a caller that just started a call over HTTP), the first
         request exchange is not run here but returned, for the caller to run on its
         own thread: no hand-off between threads on the hot path. One pass of the hot
-        path takes each lock once.
+        path takes each lock once and calls no helper of its own (it runs twice per
+        call, so taking the events and claiming the frames are written out).
 
         ``starting``: the caller just started calls and is about to wait for them (and
         for the machine's deadlines) itself. Starting a call produces no event of its
         own as a rule, so it does not queue behind a dispatch running on another
         thread, and the timer thread needs no look."""
+        conn = self._conn
+        queue = self._events
         if starting:
             with self._lock:
                 if feed is not None:
                     feed(*args)
-                pending = self._queue_events()
-                frames = self._claim_frames(False)
-            if pending:
+                events = conn.take_events()
+                if events:
+                    queue.extend(events)
+                frames = self._frames
+                frames += conn.frames_to_send()
+                if frames and not self._performing:
+                    self._performing = True
+                    self._frames = []
+                else:
+                    frames = []
+            if queue:
                 with self._dispatch_lock:
                     self._drain_events()
         else:
@@ -227,36 +245,22 @@ class BaseServer(ServerView):
                 with self._lock:
                     if feed is not None:
                         feed(*args)
-                    pending = self._queue_events()
-                    frames = self._claim_frames(True)
-                if pending:
+                    events = conn.take_events()
+                    if events:
+                        queue.extend(events)
+                    frames = self._frames
+                    frames += conn.frames_to_send()
+                    if frames and not self._performing:
+                        self._performing = True
+                        self._frames = []
+                    else:
+                        frames = []
+                        self._check_timer()
+                if queue:
                     self._drain_events()
         if frames:
             return self._perform_all(frames, inline, not starting)
         return None
-
-    def _queue_events(self) -> bool:
-        """(under ``_lock``) Move the machine's events to the dispatch queue, so that the
-        queue holds them in the machine's order; True if it holds any."""
-        conn = self._conn
-        queue = self._events
-        while True:
-            event = conn.next_event()
-            if event is NEED_DATA:
-                return bool(queue)
-            queue.append(event)
-
-    def _claim_frames(self, timer: bool) -> list[Frame]:
-        """(under ``_lock``) The frames to perform, if no other thread performs."""
-        frames = self._frames
-        frames += self._conn.frames_to_send()
-        if frames and not self._performing:
-            self._performing = True
-            self._frames = []
-            return frames
-        if timer:
-            self._check_timer()
-        return []
 
     def _perform_all(
         self, frames: list[Frame], inline: bool, timer: bool = True
@@ -265,29 +269,27 @@ class BaseServer(ServerView):
         thread has the performing role)."""
         own: StartExchange | None = None
         conn = self._conn
+        queue = self._events
         try:
             while frames:
-                for frame in self._perform_many(frames):
-                    if (
-                        inline
-                        and own is None
-                        and type(frame) is StartExchange
-                        and not frame.streaming
-                    ):
-                        own = frame
-                    else:
-                        self._perform(frame)
-                with self._dispatch_lock:
-                    with self._lock:
-                        pending = self._queue_events()
-                        frames = self._frames
-                        frames += conn.frames_to_send()
-                        self._frames = []
-                        if not frames:
-                            self._performing = False
-                            if timer:
-                                self._check_timer()
-                    if pending:
+                got = self._perform_frames(frames, inline and own is None)
+                if got is not None:
+                    own = got
+                # Events first taken under the machine's lock, then dispatched in
+                # order (as in _pump when starting): this thread feeds nothing here.
+                with self._lock:
+                    events = conn.take_events()
+                    if events:
+                        queue.extend(events)
+                    frames = self._frames
+                    frames += conn.frames_to_send()
+                    self._frames = []
+                    if not frames:
+                        self._performing = False
+                        if timer:
+                            self._check_timer()
+                if queue:
+                    with self._dispatch_lock:
                         self._drain_events()
         except BaseException:
             with self._lock:
@@ -490,7 +492,9 @@ class BaseServer(ServerView):
         self._waiters[cid] = waiter
         if progress is not None:
             self._progress[cid] = progress
-        self._logger.debug("-> %s %s (call %s)", self.name, method, cid)
+        logger = self._logger
+        if logger.isEnabledFor(logging.DEBUG):  # (one call, not two, when it is not)
+            logger.debug("-> %s %s (call %s)", self.name, method, cid)
 
     def request_many(self, calls: Sequence[Call]) -> list[tuple[Any, MCPError | None]]:
         """Several requests at once: each outcome is (result, None) or (None, error).
@@ -639,7 +643,11 @@ class BaseServer(ServerView):
                 waiter.result = event.result
             else:
                 waiter.error = event.error
-            self._wake(waiter)
+            # As _wake, written out: once per call.
+            waiter.done = True
+            wake = waiter.event
+            if wake is not None:
+                wake.set()
         elif kind is CallProgress:
             callback = self._progress.get(event.call_id)
             if callback is not None:

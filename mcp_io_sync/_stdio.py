@@ -83,7 +83,10 @@ class _Process:
         # the hot path); the background reader takes it only while nobody waits, to
         # catch notifications, server requests and the end of the stream.
         self.read_lock = threading.Lock()
-        self.cond = threading.Condition()
+        # ``mutex`` is ``cond``'s lock: the callers' bookkeeping takes it directly (a
+        # Condition's own ``with`` costs two Python calls, three times per call).
+        self.mutex = threading.Lock()
+        self.cond = threading.Condition(self.mutex)
         self.callers = 0  # callers currently waiting for an answer (guarded by cond)
         self.followers: list[Any] = []  # waiters blocked on their event for the role
         self.last_caller = 0.0  # time.monotonic() when the last caller stopped waiting
@@ -238,20 +241,27 @@ class StdioServer(BaseServer):
             assert isinstance(frame, CloseTransport)
             self._close(frame.graceful)
 
-    def _perform_many(self, frames: list[Frame]) -> list[Frame]:
+    def _perform_frames(self, frames: list[Frame], inline: bool) -> None:
         # Consecutive writes (a request_many round: one Write per call) go out in one
-        # writev.
+        # writev. One Write (a call) is written here directly: the hot path.
         if len(frames) == 1:
-            return frames
-        out: list[Frame] = []
-        for f in frames:
-            if type(f) is Write and out and type(out[-1]) is Write:
-                prev = out[-1]
-                assert isinstance(prev, Write) and isinstance(f, Write)
-                out[-1] = Write(prev.messages + f.messages)
+            frame = frames[0]
+            if type(frame) is Write:
+                self._write(frame.messages)
             else:
-                out.append(f)
-        return out
+                self._perform(frame)
+            return
+        messages: list[bytes] = []
+        for f in frames:
+            if type(f) is Write:
+                messages += f.messages
+                continue
+            if messages:
+                self._write(messages)
+                messages = []
+            self._perform(f)
+        if messages:
+            self._write(messages)
 
     def _open(self) -> None:
         stopper = self._stopper
@@ -375,7 +385,7 @@ class StdioServer(BaseServer):
         proc = self._proc
         if proc is None or proc.finished:
             return super()._wait(waiter)
-        with proc.cond:
+        with proc.mutex:
             proc.callers += 1
             selecting = proc.bg_selecting
         if selecting:
@@ -390,25 +400,28 @@ class StdioServer(BaseServer):
                 event = None
                 if not leading:
                     event = waiter.get_event()
-                    with proc.cond:
+                    with proc.mutex:
                         proc.followers.append(waiter)
                     # The leader may have let go between the first try and the append
                     # (then nobody would hand the role over): try once more.
                     leading = proc.read_lock.acquire(blocking=False)
                     if leading:
-                        with proc.cond:
+                        with proc.mutex:
                             proc.followers.remove(waiter)
                 if leading:
                     try:
                         self._read_until(proc, waiter, deadline)
                     finally:
                         proc.read_lock.release()
-                        self._hand_over(proc)
+                        # A follower appends itself, then tries for the role again:
+                        # one appended after this look takes the role itself.
+                        if proc.followers:
+                            self._hand_over(proc)
                 elif event is not None:
                     remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
                     if not waiter.done:
                         event.wait(remaining)
-                    with proc.cond:
+                    with proc.mutex:
                         if waiter in proc.followers:
                             proc.followers.remove(waiter)
                         if not waiter.done:
@@ -416,7 +429,7 @@ class StdioServer(BaseServer):
                 if not waiter.done and deadline is not None and time.monotonic() >= deadline:
                     self._expire()
         finally:
-            with proc.cond:
+            with proc.mutex:
                 # No notify: the background reader polls (every _LINGER) rather than be
                 # woken at the end of every call, which would cost a thread switch each.
                 proc.callers -= 1
@@ -427,7 +440,7 @@ class StdioServer(BaseServer):
 
     def _hand_over(self, proc: _Process) -> None:
         """The reading role is free: wake one caller still waiting to take it."""
-        with proc.cond:
+        with proc.mutex:
             for follower in proc.followers:
                 if not follower.done and follower.event is not None:
                     follower.event.set()

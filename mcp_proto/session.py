@@ -27,7 +27,7 @@ import attrs
 from . import jsonrpc
 from ._session_data import REQUIRED_CAPABILITY, ServerInfo, as_float, log_message
 from ._unusable import note_for, quote_line, recover_response_id
-from ._util import NEED_DATA, check_seconds, sanitize_peer_text
+from ._util import MAX_SECONDS, NEED_DATA, check_seconds, sanitize_peer_text
 from .errors import (
     CapabilityError,
     ConnectionError,
@@ -140,6 +140,9 @@ class Session:
         self.supported_versions = supported_versions
         self.state = State.IDLE
         self.server: ServerInfo | None = None
+        # method -> the ServerInfo that was found to allow it (require_capability once
+        # per method and server, not per request; the era may replace ``server``).
+        self._allowed: dict[str, ServerInfo] = {}
         self._next_id = 1
         self._pending: dict[jsonrpc.RequestId, _Pending] = {}
         # (deadline, sequence, request id) of pending requests with a deadline, as a heap:
@@ -271,14 +274,21 @@ class Session:
         ``notifications/progress`` become ``ProgressReceived`` events while it is in
         flight (PROG-1).
         """
-        if timeout is not None:
+        if timeout is not None and not (type(timeout) is float and 0.0 <= timeout <= MAX_SECONDS):
             # A caller's timeout=1e300 or 10**400 must be a clear error here, not an
             # OverflowError from the shell's timed wait (issue 11's "bad input" rule).
+            # (A plain float in range, the rule, is not passed to the check at all.)
             timeout = check_seconds(timeout, "timeout", allow_zero=True)
-        allowed = _ALLOWED_REQUESTS.get(self.state, frozenset())
-        if allowed is not None and method not in allowed:
-            raise LocalProtocolError(f"cannot send {method} in state {self.state.value}")
-        self.require_capability(method)
+        state = self.state
+        if state is not State.READY:  # (READY allows every request; no enum hash then)
+            allowed = _ALLOWED_REQUESTS.get(state, frozenset())
+            if allowed is not None and method not in allowed:
+                raise LocalProtocolError(f"cannot send {method} in state {state.value}")
+        server = self.server
+        if server is None or self._allowed.get(method) is not server:
+            self.require_capability(method)
+            if server is not None and method in REQUIRED_CAPABILITY:  # (bounded)
+                self._allowed[method] = server
         if len(self._pending) >= self.limits.max_pending_requests:
             raise LocalProtocolError("too many requests in flight")
         request_id = self._next_id

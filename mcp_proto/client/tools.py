@@ -78,7 +78,7 @@ class ToolOps(Router):
         _check_required(tool, args)
         yield from _check_input_schema(tool)
         params: dict[str, Any] = {"name": name, "arguments": args}
-        if isinstance(meta, Mapping):
+        if meta is not None and isinstance(meta, Mapping):  # (None: no ABC check)
             params["_meta"] = dict(meta)
         owner = tool.server or self._default_server(None)
         for attempt in (1, 2):
@@ -232,7 +232,9 @@ _INPUT_VERDICTS: dict[int, tuple[Any, tuple[str, str] | None]] = {}
 def _check_required(tool: Tool, args: Mapping[str, Any]) -> None:
     """TOOL-5: required parameters without a schema default must be present."""
     schema = tool.input_schema
-    required = schema.get("required") if isinstance(schema, Mapping) else None
+    # (a dict, as a rule: no ABC check on the hot path)
+    is_mapping = type(schema) is dict or isinstance(schema, Mapping)
+    required = schema.get("required") if is_mapping else None
     if not isinstance(required, list):
         return
     props = schema.get("properties")

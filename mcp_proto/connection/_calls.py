@@ -78,7 +78,8 @@ class Pipeline:
         self.queued: deque[Call] = deque()
         self._by_rid: dict[jsonrpc.RequestId, Call] = {}
         # (deadline, call id) of calls in backoff; stale entries are skipped lazily.
-        self._backoff: list[tuple[float, int]] = []
+        # Read by the machine's next_deadline (empty: no backoff deadline to ask for).
+        self.backoff: list[tuple[float, int]] = []
 
     # -------------------------------------------------------------- bookkeeping
 
@@ -124,6 +125,16 @@ class Pipeline:
             call.rid = None
         return call
 
+    def answered(self, rid: jsonrpc.RequestId) -> Call | None:
+        """The attempt ``rid`` was answered: its call, finished (``detach`` then
+        ``finish`` in one step, for the hot path)."""
+        call = self._by_rid.pop(rid, None)
+        if call is not None:
+            call.rid = None
+            call.state = CallState.DONE
+            self.calls.pop(call.call_id, None)
+        return call
+
     def finish(self, call: Call) -> None:
         call.state = CallState.DONE
         if call.rid is not None:
@@ -142,7 +153,7 @@ class Pipeline:
     # -------------------------------------------------------------- time
 
     def next_deadline(self) -> float | None:
-        heap = self._backoff
+        heap = self.backoff
         while heap:
             deadline, call_id = heap[0]
             call = self.calls.get(call_id)
@@ -157,7 +168,7 @@ class Pipeline:
             deadline = self.next_deadline()
             if deadline is None or deadline > now:
                 return
-            _, call_id = heapq.heappop(self._backoff)
+            _, call_id = heapq.heappop(self.backoff)
             call = self.calls[call_id]
             call.retry_at = None
             self.queue(call)
@@ -212,7 +223,7 @@ class Pipeline:
         call.state = CallState.BACKOFF
         call.rid = None
         call.retry_at = now + delay
-        heapq.heappush(self._backoff, (call.retry_at, call.call_id))
+        heapq.heappush(self.backoff, (call.retry_at, call.call_id))
         return Verdict.BACKOFF, (
             f"server {self._name!r}: {call.method} failed ({error}); "
             f"retry {call.failures} in {delay:.2f}s"

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 from .. import jsonrpc
-from .._util import NEED_DATA, shown
+from .._util import shown
 from ..config import ServerConfig
 from ..errors import (
     CapabilityError,
@@ -448,7 +448,9 @@ class MachineCore:
                 self._outbox.append(Outgoing(data))
 
     def _flush(self, now: float) -> None:
-        self._take_output()
+        session = self._session
+        if session is not None and session._outbox:  # (the hot path: no call to ask)
+            self._take_output()
         if not self._outbox:
             return
         out, self._outbox = self._outbox, []
@@ -460,10 +462,11 @@ class MachineCore:
         session = self._session
         if session is None:
             return
-        while True:
-            event = session.next_event()
-            if event is NEED_DATA:
-                return
+        # The session's own queue, popped here as ``next_event`` would (after every
+        # input: no call per event). One at a time: a handler may drain again.
+        queue = session._events
+        while queue:
+            event = queue.popleft()
             if isinstance(event, ResponseReceived):
                 self._on_response(session, event, now)
             elif isinstance(event, RequestFailed):
@@ -491,7 +494,7 @@ class MachineCore:
             else:
                 if isinstance(event, ServerRequest):
                     self._asked.add(event.request_id)
-                self._events.append(event)  # type: ignore[arg-type]
+                self._events.append(event)
 
     def _on_response(self, session: Session, event: ResponseReceived, now: float) -> None:
         rid = event.request_id
@@ -499,28 +502,32 @@ class MachineCore:
             self._init_rid = None
             self._handshake_answered(session, event.result, now)
             return
-        if self._listen.on_response(rid, event.result, now):
+        listen = self._listen
+        if listen is not _NO_LISTEN and listen.on_response(rid, event.result, now):
             return
         era = self._era
         if era.probe is not None and era.owns(rid):
             era.answered(event.result, now)
             return
-        internal = self._internal.pop(rid, None)
-        if internal is not None:
-            internal(True, now)
-            return
-        self._transport.attempt_ended(rid, True, now)
-        call = self._calls.detach(rid)
+        if self._internal:
+            internal = self._internal.pop(rid, None)
+            if internal is not None:
+                internal(True, now)
+                return
+        transport = self._transport
+        if transport.timed:
+            transport.attempt_ended(rid, True, now)
+        call = self._calls.answered(rid)
         if call is not None:
             result = event.result
-            if call.method == "ping" and self.era == "modern":
-                # LIFE-14: the ping went out as server/discover; its caller asked for a
-                # ping, whose result is empty in every era.
-                result = {}
-            elif call.method == DISCOVER and self.era == "modern":
-                self._era.rediscovered(result, now)  # LIFE-20: a re-fetched discover
+            if self.era == "modern":
+                if call.method == "ping":
+                    # LIFE-14: the ping went out as server/discover; its caller asked
+                    # for a ping, whose result is empty in every era.
+                    result = {}
+                elif call.method == DISCOVER:
+                    self._era.rediscovered(result, now)  # LIFE-20: a re-fetched discover
             self._events.append(CallSucceeded(call.call_id, call.method, result))
-            self._calls.finish(call)
 
     def _on_attempt_failed(self, rid: jsonrpc.RequestId, error: MCPError, now: float) -> None:
         """An attempt ended without a result (error response, timeout, transport)."""

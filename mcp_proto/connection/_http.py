@@ -85,6 +85,8 @@ def _header(headers: list[tuple[str, str]], name: str) -> str | None:
 
 
 class HttpTransport(Transport):
+    timed = True  # POST-stream tails, resume delays, the GET stream, keep-alive
+
     def __init__(self, conn: MachineCore, *, streamable: bool) -> None:
         super().__init__(conn)
         self.streamable = streamable

@@ -16,7 +16,7 @@ from .._util import NEED_DATA, check_seconds
 from ..errors import CapabilityError, LocalProtocolError, MCPError, ValidationError
 from ..session import State as SessionState
 from ._calls import CLOSE_ANSWER_WAIT
-from ._core import _LIVE, ConnectionState, MachineCore
+from ._core import _LIVE, _NO_LISTEN, ConnectionState, MachineCore
 from .events import CallCancelledError, Closed, Event
 from .frames import ExchangeFailure, Frame
 
@@ -338,18 +338,37 @@ class Connection(MachineCore):
     # ================================================================ outputs
 
     def next_deadline(self) -> float | None:
-        # After every input (the hot path): no lists, one comparison per source.
+        # After every input (the hot path): no lists, and only the sources that can
+        # have a deadline are asked (the session's request timeouts always can).
         session = self._session
         best = session.next_deadline() if session is not None else None
-        for d in (
-            self._calls.next_deadline(),
-            self._transport.next_deadline(),
-            self._close_deadline,
-            self._listen.next_deadline(),
-        ):
+        d = self._close_deadline
+        if d is not None and (best is None or d < best):
+            best = d
+        if self._calls.backoff:
+            d = self._calls.next_deadline()
+            if d is not None and (best is None or d < best):
+                best = d
+        if self._transport.timed:
+            d = self._transport.next_deadline()
+            if d is not None and (best is None or d < best):
+                best = d
+        if self._listen is not _NO_LISTEN:
+            d = self._listen.next_deadline()
             if d is not None and (best is None or d < best):
                 best = d
         return best
+
+    def take_events(self) -> list[Event]:
+        """Every event :meth:`next_event` would return, oldest first, at once (a
+        driver that queues them for dispatch makes one call per input, not one per
+        event)."""
+        events = self._events
+        if not events:
+            return []
+        out = list(events)
+        events.clear()
+        return out
 
     def handle_timeout(self, now: float) -> None:
         session = self._session

@@ -84,6 +84,10 @@ class Transport:
 
     # ------------------------------------------------------------ time
 
+    #: Whether :meth:`next_deadline` can return a time, and :meth:`attempt_ended` does
+    #: anything: the machine's hot path (one call and its answer) skips both otherwise.
+    timed = False
+
     def next_deadline(self) -> float | None:
         return None
 
