@@ -452,7 +452,9 @@ class BaseServer(ServerView):
         waiter = self._calls[call_id] = _Waiter()
         if progress is not None:
             self._progress[call_id] = progress
-        self._logger.debug("-> %s %s (call %s)", self.name, method, call_id)
+        logger = self._logger
+        if logger.isEnabledFor(logging.DEBUG):  # (one call, not two, when it is not)
+            logger.debug("-> %s %s (call %s)", self.name, method, call_id)
         try:
             # ``_pump(own=True)`` inlined: a call that needs no opening and no flush
             # (the usual case) costs no coroutine of its own.
