@@ -82,12 +82,19 @@ class Revisions:
             return self.dirs[self.labels[0]]
         return None
 
-    def env(self, client: str) -> dict[str, str] | None:
+    def env(self, client: str) -> dict[str, str]:
+        """The environment of a measured process: ``client``'s revision first on the
+        path, and bytecode caches allowed. An installed package has compiled bytecode
+        (pip compiles at install, as it did for the SDK): with
+        ``PYTHONDONTWRITEBYTECODE`` inherited, every fresh process would compile this
+        project's modules again, and the import and cold-start rows would time the
+        compiler for our client only."""
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
         src = self.source(client)
-        if src is None:
-            return None
-        old = os.environ.get("PYTHONPATH")
-        return {**os.environ, "PYTHONPATH": src + (os.pathsep + old if old else "")}
+        if src is not None:
+            old = os.environ.get("PYTHONPATH")
+            env["PYTHONPATH"] = src + (os.pathsep + old if old else "")
+        return env
 
 
 def base(client: str) -> str:

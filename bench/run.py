@@ -45,7 +45,7 @@ CPUS: set[int] | None = None  # --cpus: pin every measured process (and its serv
 REVS = Revisions(())  # --at: the revisions measured (none: the working tree)
 
 
-def _env(client: str) -> dict[str, str] | None:
+def _env(client: str) -> dict[str, str]:
     return REVS.env(client)
 
 

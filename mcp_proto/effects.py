@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Generator
 from typing import TYPE_CHECKING, Any, TypeVar, Union
 
-import attrs
+from ._record import Record
 
 if TYPE_CHECKING:
     from .errors import MCPError
@@ -34,21 +34,24 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+_set = object.__setattr__  # (frozen: Record refuses setattr)
 
 #: ``progress(progress, total, message)`` (PROG-1).
 ProgressCallback = Callable[[float, Union[float, None], Union[str, None]], Any]
 
 
-@attrs.frozen
-class Connect:
+class Connect(Record):
     """Make sure ``server`` is connected (spawn + handshake if needed); returns its
     :class:`~mcp_proto.session.ServerInfo`."""
 
+    __slots__ = ("server",)
     server: str
 
+    def __init__(self, server: str) -> None:
+        _set(self, "server", server)
 
-@attrs.frozen
-class TryConnect:
+
+class TryConnect(Record):
     """One try of ``connect``'s transport chain (CONN-6): connect ``server`` and report
     how it went as an :class:`Attempt`; an :class:`~mcp_proto.errors.MCPError` is
     returned in it, never raised, together with the fact the core decides fallback on.
@@ -56,23 +59,37 @@ class TryConnect:
     ``config`` ``None``: the server's current configuration. Otherwise the server (not
     connected yet) is first rebuilt on ``config``, the next transport to try."""
 
+    __slots__ = ("config", "server")
     server: str
-    config: ServerConfig | None = None
+    config: ServerConfig | None
+
+    def __init__(self, server: str, config: ServerConfig | None = None) -> None:
+        _set(self, "server", server)
+        _set(self, "config", config)
 
 
-@attrs.frozen
-class Attempt:
+class Attempt(Record):
     """What a :class:`TryConnect` met: the handshake's ``info``, or the ``error``, and
     whether the server answered ``initialize`` before it (``server_answered``: proof
     that an MCP server is there, so no other transport is tried, issue 9)."""
 
-    info: ServerInfo | None = None
-    error: MCPError | None = None
-    server_answered: bool = False
+    __slots__ = ("error", "info", "server_answered")
+    info: ServerInfo | None
+    error: MCPError | None
+    server_answered: bool
+
+    def __init__(
+        self,
+        info: ServerInfo | None = None,
+        error: MCPError | None = None,
+        server_answered: bool = False,
+    ) -> None:
+        _set(self, "info", info)
+        _set(self, "error", error)
+        _set(self, "server_answered", server_answered)
 
 
-@attrs.frozen
-class Call:
+class Call(Record):
     """Send a request to ``server`` and return its result (or raise its error).
 
     ``timeout`` is in seconds; ``None`` means the server's ``read_timeout``.
@@ -82,52 +99,93 @@ class Call:
     connection: on a 2026-07-28 HTTP server its ``x-mcp-header`` annotations become
     ``Mcp-Param-*`` headers (HDR-1). Drivers that do not know it ignore it."""
 
+    __slots__ = ("method", "params", "progress", "server", "timeout", "tool")
     server: str
     method: str
-    params: dict[str, Any] | None = None
-    timeout: float | None = None
-    progress: ProgressCallback | None = None
-    tool: Any = None
+    params: dict[str, Any] | None
+    timeout: float | None
+    progress: ProgressCallback | None
+    tool: Any
+
+    def __init__(
+        self,
+        server: str,
+        method: str,
+        params: dict[str, Any] | None = None,
+        timeout: float | None = None,
+        progress: ProgressCallback | None = None,
+        tool: Any = None,
+    ) -> None:
+        _set(self, "server", server)
+        _set(self, "method", method)
+        _set(self, "params", params)
+        _set(self, "timeout", timeout)
+        _set(self, "progress", progress)
+        _set(self, "tool", tool)
 
 
-@attrs.frozen
-class SetLogLevel:
+class SetLogLevel(Record):
     """Set the log level a 2026-07-28 server's connection carries as ``_meta`` on
     every request (LIFE-15: the revision has no ``logging/setLevel``). ``level`` is
     one of ``LOG_LEVELS``, or ``None`` to stop sending one."""
 
+    __slots__ = ("level", "server")
     server: str
     level: str | None
 
+    def __init__(self, server: str, level: str | None) -> None:
+        _set(self, "server", server)
+        _set(self, "level", level)
 
-@attrs.frozen
-class Notify:
+
+class Notify(Record):
     """Send a notification. With ``only_if_connected`` a server that is not connected is
     skipped rather than started just to be told something."""
 
+    __slots__ = ("method", "only_if_connected", "params", "server")
     server: str
     method: str
-    params: dict[str, Any] | None = None
-    only_if_connected: bool = False
+    params: dict[str, Any] | None
+    only_if_connected: bool
+
+    def __init__(
+        self,
+        server: str,
+        method: str,
+        params: dict[str, Any] | None = None,
+        only_if_connected: bool = False,
+    ) -> None:
+        _set(self, "server", server)
+        _set(self, "method", method)
+        _set(self, "params", params)
+        _set(self, "only_if_connected", only_if_connected)
 
 
-@attrs.frozen
-class CallHost:
+class CallHost(Record):
     """Run host code (a handler the user registered) and return what it returned.
 
     The Trio shell awaits the result when the handler is an ``async`` function. Any
     exception the handler raises is thrown back into the operation."""
 
+    __slots__ = ("args", "fn")
     fn: Callable[..., Any]
-    args: tuple[Any, ...] = ()
+    args: tuple[Any, ...]
+
+    def __init__(self, fn: Callable[..., Any], args: tuple[Any, ...] = ()) -> None:
+        _set(self, "fn", fn)
+        _set(self, "args", args)
 
 
-@attrs.frozen
-class Log:
+class Log(Record):
     """Log ``message`` at ``level`` (a ``logging`` level name). The core never logs."""
 
+    __slots__ = ("level", "message")
     level: str
     message: str
+
+    def __init__(self, level: str, message: str) -> None:
+        _set(self, "level", level)
+        _set(self, "message", message)
 
 
 Effect = Union[Connect, TryConnect, Call, Notify, CallHost, Log, SetLogLevel]

@@ -15,8 +15,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-import attrs
-
 from ..effects import Call, Connect, Log, Op, ProgressCallback
 from ..errors import CapabilityError, InputRequiredError, LocalProtocolError, MCPError
 from ..modern.meta import (
@@ -238,7 +236,9 @@ def run_rounds(
             return None
         if effect.method in KIND_OF_METHOD:
             return cached_call(core, effect.server, effect.method, effect.params, effect.timeout)
-        return _one(attrs.evolve(effect, progress=progress, tool=tool))
+        return _one(
+            Call(effect.server, effect.method, effect.params, effect.timeout, progress, tool)
+        )
 
     try:
         return (yield from intercept(op, route))

@@ -25,8 +25,6 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any, Final
 
-import attrs
-
 from .. import jsonrpc
 from ..config import ServerConfig
 from ..errors import MCPError, ResponseStreamClosedError, SessionExpiredError
@@ -42,22 +40,50 @@ class CallState(enum.Enum):
     DONE = "done"
 
 
-@attrs.define(eq=False)
 class Call:
-    call_id: int
-    method: str
-    params: dict[str, Any] | None
-    timeout: float | None  # per attempt (None: no timeout)
-    progress: bool
-    state: CallState = CallState.QUEUED
-    rid: jsonrpc.RequestId | None = None
-    failures: int = 0  # attempts that failed and counted against config.retries
-    expired_once: bool = False  # re-sent once already after a session expiry
-    retry_at: float | None = None
-    #: For ``tools/call``: the called tool's definition (a ``Tool`` or its dict), whose
-    #: ``x-mcp-header`` annotations become ``Mcp-Param-*`` headers (HDR-1).
-    tool: Any = None
-    reissued: bool = False  # modern HTTP: re-issued once already after a broken stream
+    """One call the user started, across its attempts (mutable; identity equality).
+    A plain slotted class: made once per call, on the hot path."""
+
+    __slots__ = (
+        "call_id",
+        "expired_once",
+        "failures",
+        "method",
+        "params",
+        "progress",
+        "reissued",
+        "retry_at",
+        "rid",
+        "state",
+        "timeout",
+        "tool",
+    )
+
+    def __init__(
+        self,
+        call_id: int,
+        method: str,
+        params: dict[str, Any] | None,
+        timeout: float | None,
+        progress: bool,
+    ) -> None:
+        self.call_id = call_id
+        self.method = method
+        self.params = params
+        self.timeout = timeout  # per attempt (None: no timeout)
+        self.progress = progress
+        self.state = CallState.QUEUED
+        self.rid: jsonrpc.RequestId | None = None
+        self.failures = 0  # attempts that failed and counted against config.retries
+        self.expired_once = False  # re-sent once already after a session expiry
+        self.retry_at: float | None = None
+        #: For ``tools/call``: the called tool's definition (a ``Tool`` or its dict),
+        #: whose ``x-mcp-header`` annotations become ``Mcp-Param-*`` headers (HDR-1).
+        self.tool: Any = None
+        self.reissued = False  # modern HTTP: re-issued once already after a broken stream
+
+    def __repr__(self) -> str:
+        return f"Call({self.call_id}, {self.method!r}, {self.state.value}, rid={self.rid!r})"
 
 
 class Verdict(enum.Enum):

@@ -11,9 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-import attrs
-
 from .. import jsonrpc
+from .._record import Record
 from ..errors import LocalProtocolError
 from ..session import ServerInfo
 
@@ -23,19 +22,35 @@ if TYPE_CHECKING:
 
 __all__ = ["Outgoing", "Transport"]
 
+_set = object.__setattr__  # (frozen: Record refuses setattr)
 
-@attrs.define(slots=True)
-class Outgoing:
+
+class Outgoing(Record):
     """One encoded message to carry, tagged by the connection when it is a request
-    (so no transport ever has to parse outgoing bytes to know what they are)."""
+    (so no transport ever has to parse outgoing bytes to know what they are).
 
+    ``headers``: a 2026-07-28 request over HTTP: its own headers
+    (``MCP-Protocol-Version``, ``Mcp-Method``, ``Mcp-Name``, ``Mcp-Param-*``, the
+    configured ones), computed by the connection from the params it built (LIFE-11,
+    HDR-1, HDR-6)."""
+
+    __slots__ = ("data", "headers", "method", "rid")
     data: bytes
-    rid: jsonrpc.RequestId | None = None
-    method: str | None = None
-    #: A 2026-07-28 request over HTTP: its own headers (``MCP-Protocol-Version``,
-    #: ``Mcp-Method``, ``Mcp-Name``, ``Mcp-Param-*``, the configured ones), computed by
-    #: the connection from the params it built (LIFE-11, HDR-1, HDR-6).
-    headers: tuple[tuple[str, str], ...] | None = None
+    rid: jsonrpc.RequestId | None
+    method: str | None
+    headers: tuple[tuple[str, str], ...] | None
+
+    def __init__(
+        self,
+        data: bytes,
+        rid: jsonrpc.RequestId | None = None,
+        method: str | None = None,
+        headers: tuple[tuple[str, str], ...] | None = None,
+    ) -> None:
+        _set(self, "data", data)
+        _set(self, "rid", rid)
+        _set(self, "method", method)
+        _set(self, "headers", headers)
 
 
 class Transport:

@@ -13,14 +13,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Union
 
-import attrs
-
+from .._record import Record
 from ..errors import MCPError
 from ..events import LogMessage, MessageDiscarded, NotificationReceived, ServerRequest
 from ..session import ServerInfo
 
 if TYPE_CHECKING:
     from ..modern.notify_queue import Acknowledgment
+
+_set = object.__setattr__  # (frozen: Record refuses setattr)
 
 __all__ = [
     "CallCancelledError",
@@ -48,65 +49,97 @@ class CallCancelledError(MCPError):
     """The caller gave up on a call (``Connection.cancel_call`` without an error)."""
 
 
-@attrs.frozen
-class Connected:
+class Connected(Record):
     """The handshake completed and requests flow (Streamable HTTP: also the GET
     stream was answered, or its ready wait passed)."""
 
+    __slots__ = ("info",)
     info: ServerInfo
 
+    def __init__(self, info: ServerInfo) -> None:
+        _set(self, "info", info)
 
-@attrs.frozen
-class ConnectFailed:
+
+class ConnectFailed(Record):
     """Opening the transport or the handshake failed. Calls waiting for the connection
     were judged by the retry table (each ends with a ``CallFailed`` or is retried)."""
 
+    __slots__ = ("error",)
     error: MCPError
 
+    def __init__(self, error: MCPError) -> None:
+        _set(self, "error", error)
 
-@attrs.frozen
-class CallSucceeded:
+
+class CallSucceeded(Record):
+    __slots__ = ("call_id", "method", "result")
     call_id: int
     method: str
     result: Any
 
+    def __init__(self, call_id: int, method: str, result: Any) -> None:
+        _set(self, "call_id", call_id)
+        _set(self, "method", method)
+        _set(self, "result", result)
 
-@attrs.frozen
-class CallFailed:
+
+class CallFailed(Record):
+    __slots__ = ("call_id", "error", "method")
     call_id: int
     method: str
     error: MCPError
 
+    def __init__(self, call_id: int, method: str, error: MCPError) -> None:
+        _set(self, "call_id", call_id)
+        _set(self, "method", method)
+        _set(self, "error", error)
 
-@attrs.frozen
-class CallProgress:
+
+class CallProgress(Record):
     """``notifications/progress`` for a call started with ``progress=True``."""
 
+    __slots__ = ("call_id", "message", "progress", "total")
     call_id: int
     progress: float
     total: float | None
     message: str | None
 
+    def __init__(
+        self, call_id: int, progress: float, total: float | None, message: str | None
+    ) -> None:
+        _set(self, "call_id", call_id)
+        _set(self, "progress", progress)
+        _set(self, "total", total)
+        _set(self, "message", message)
 
-@attrs.frozen
-class Disconnected:
+
+class Disconnected(Record):
     """The transport went away on its own (process exit, end of the legacy event
     stream, keep-alive misses, a framing error). The next call reconnects."""
 
+    __slots__ = ("error",)
     error: MCPError
 
+    def __init__(self, error: MCPError) -> None:
+        _set(self, "error", error)
 
-@attrs.frozen
-class Closed:
+
+class Closed(Record):
     """``close()`` completed: the transport is closed and every call has ended."""
 
+    __slots__ = ()
 
-@attrs.frozen
-class Diagnostic:
+
+class Diagnostic(Record):
     """Something the driver should log. ``level`` is a Python logging level name."""
 
+    __slots__ = ("level", "message")
     level: str
     message: str
+
+    def __init__(self, level: str, message: str) -> None:
+        _set(self, "level", level)
+        _set(self, "message", message)
 
 
 # ---------------------------------------------------------------- subscriptions/listen
@@ -115,47 +148,64 @@ class Diagnostic:
 # requests that carry it (an HTTP re-open, a re-send to a restarted stdio process).
 
 
-@attrs.frozen
-class ListenAcknowledged:
+class ListenAcknowledged(Record):
     """The server acknowledged a listen request of ``sub_id`` (SUB-3): emitted for the
     first request and again for every re-open / re-send that is acknowledged.
     ``acknowledgment.acknowledged`` is deep-frozen; ``unsupported`` names the requested
     fields the server did not really grant."""
 
+    __slots__ = ("acknowledgment", "sub_id")
     sub_id: int
     acknowledgment: Acknowledgment
 
+    def __init__(self, sub_id: int, acknowledgment: Acknowledgment) -> None:
+        _set(self, "sub_id", sub_id)
+        _set(self, "acknowledgment", acknowledgment)
 
-@attrs.frozen
-class ListenNotification:
+
+class ListenNotification(Record):
     """A notification on ``sub_id``'s stream (demultiplexed by
     ``_meta["io.modelcontextprotocol/subscriptionId"]``, SUB-31). It replaces
     ``NotificationReceived`` for that message: a driver drops its caches for it first,
     then queues it for the subscription's listeners, then calls the host's
     ``on_notification`` (NOTIF-3, NOTIF-4)."""
 
+    __slots__ = ("method", "params", "sub_id")
     sub_id: int
     method: str
     params: dict[str, Any]
 
+    def __init__(self, sub_id: int, method: str, params: dict[str, Any]) -> None:
+        _set(self, "sub_id", sub_id)
+        _set(self, "method", method)
+        _set(self, "params", params)
 
-@attrs.frozen
-class ListenInterrupted:
+
+class ListenInterrupted(Record):
     """``sub_id``'s stream dropped and waits to be re-opened (HTTP: after a backoff;
     stdio: once the process is restarted). Not active until the next
     ``ListenAcknowledged`` (SUB-14)."""
 
+    __slots__ = ("error", "sub_id")
     sub_id: int
     error: MCPError
 
+    def __init__(self, sub_id: int, error: MCPError) -> None:
+        _set(self, "sub_id", sub_id)
+        _set(self, "error", error)
 
-@attrs.frozen
-class ListenEnded:
+
+class ListenEnded(Record):
     """``sub_id`` is over, once: ``error`` is ``None`` when the client closed it or the
     server ended it gracefully (SUB-15), else why it ended."""
 
+    __slots__ = ("error", "sub_id")
     sub_id: int
     error: MCPError | None
+
+    def __init__(self, sub_id: int, error: MCPError | None) -> None:
+        _set(self, "sub_id", sub_id)
+        _set(self, "error", error)
 
 
 Event = Union[

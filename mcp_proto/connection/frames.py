@@ -1,7 +1,8 @@
 """What the connection machine asks its driver to do (its output), and the one typed
 input that describes a failed HTTP exchange.
 
-Frames are plain frozen values, drained in order with ``Connection.frames_to_send()``.
+Frames are plain frozen values (:class:`~mcp_proto._record.Record`), drained in order
+with ``Connection.frames_to_send()``.
 The driver performs each one and feeds back what happened (``transport_opened``,
 ``receive_data``, ``exchange_head`` ...). A driver decides nothing about the protocol:
 method names, headers, retries and session ids are all the machine's.
@@ -11,7 +12,9 @@ from __future__ import annotations
 
 from typing import Literal, Union
 
-import attrs
+from .._record import Record
+
+_set = object.__setattr__  # (frozen: Record refuses setattr)
 
 __all__ = [
     "AbortExchange",
@@ -25,24 +28,27 @@ __all__ = [
 ]
 
 
-@attrs.frozen
-class OpenTransport:
+class OpenTransport(Record):
     """Spawn the server process (stdio: argv, env and cwd come from the config) or
     prepare the HTTP connection pool. Answer with ``transport_opened(now)`` or
     ``transport_failed(error, now)``."""
 
+    __slots__ = ()
 
-@attrs.frozen
-class Write:
+
+class Write(Record):
     """stdio only: write each message followed by ``b"\\n"`` to the process's stdin, in
     order (a writev of ``[m1, b"\\n", m2, b"\\n", ...]`` does it in one call). A failed
     write is the transport dying: report what the process did with ``receive_eof``."""
 
+    __slots__ = ("messages",)
     messages: list[bytes]
 
+    def __init__(self, messages: list[bytes]) -> None:
+        _set(self, "messages", messages)
 
-@attrs.frozen
-class StartExchange:
+
+class StartExchange(Record):
     """Perform one HTTP request and feed back ``exchange_head``, ``exchange_data``
     (raw, still-compressed body bytes), ``exchange_end`` or ``exchange_failed``, all
     tagged with ``xid``.
@@ -52,6 +58,7 @@ class StartExchange:
     those in the background); everything else may be read by whoever the driver picks.
     """
 
+    __slots__ = ("body", "headers", "method", "read_timeout", "streaming", "url", "xid")
     xid: int
     method: str
     url: str
@@ -60,17 +67,37 @@ class StartExchange:
     read_timeout: float | None
     streaming: bool
 
+    def __init__(
+        self,
+        xid: int,
+        method: str,
+        url: str,
+        headers: tuple[tuple[str, str], ...],
+        body: bytes | None,
+        read_timeout: float | None,
+        streaming: bool,
+    ) -> None:
+        _set(self, "xid", xid)
+        _set(self, "method", method)
+        _set(self, "url", url)
+        _set(self, "headers", headers)
+        _set(self, "body", body)
+        _set(self, "read_timeout", read_timeout)
+        _set(self, "streaming", streaming)
 
-@attrs.frozen
-class AbortExchange:
+
+class AbortExchange(Record):
     """Stop reading exchange ``xid`` and release its connection. Nothing more about
     it is wanted (anything fed for it afterwards is ignored)."""
 
+    __slots__ = ("xid",)
     xid: int
 
+    def __init__(self, xid: int) -> None:
+        _set(self, "xid", xid)
 
-@attrs.frozen
-class CloseTransport:
+
+class CloseTransport(Record):
     """Close the transport. stdio: close stdin, wait, SIGTERM, then SIGKILL the
     process group. HTTP: close the pool once the exchanges already started (a
     ``DELETE`` included) have finished. ``graceful`` is False when the transport
@@ -78,7 +105,11 @@ class CloseTransport:
     ``transport_closed(now)`` when done. After this frame the driver feeds nothing
     more from that transport (a later ``OpenTransport`` starts a new one)."""
 
-    graceful: bool = True
+    __slots__ = ("graceful",)
+    graceful: bool
+
+    def __init__(self, graceful: bool = True) -> None:
+        _set(self, "graceful", graceful)
 
 
 Frame = Union[OpenTransport, Write, StartExchange, AbortExchange, CloseTransport]
@@ -86,8 +117,7 @@ Frame = Union[OpenTransport, Write, StartExchange, AbortExchange, CloseTransport
 FailureKind = Literal["read_timeout", "timeout", "network", "protocol"]
 
 
-@attrs.frozen
-class ExchangeFailure:
+class ExchangeFailure(Record):
     """Why an HTTP exchange failed, as the driver's HTTP library reported it.
 
     ``kind``: ``"read_timeout"`` (no bytes within the read timeout), ``"timeout"``
@@ -95,5 +125,10 @@ class ExchangeFailure:
     ``"protocol"`` (malformed HTTP, unsupported URL). ``detail`` is shown in errors.
     """
 
+    __slots__ = ("detail", "kind")
     kind: FailureKind
-    detail: str = ""
+    detail: str
+
+    def __init__(self, kind: FailureKind, detail: str = "") -> None:
+        _set(self, "kind", kind)
+        _set(self, "detail", detail)

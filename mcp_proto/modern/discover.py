@@ -31,9 +31,8 @@ from collections.abc import Hashable, Iterable, Sequence
 from typing import Any, Final, Literal, final
 from urllib.parse import urlsplit
 
-import attrs
-
 from .. import jsonrpc
+from .._record import Record
 from .._util import check_seconds, shown
 from ..errors import (
     IncompatibleServerError,
@@ -45,6 +44,8 @@ from ..errors import (
 from ..types import Implementation
 from ..versions import LEGACY_VERSIONS, MODERN_VERSIONS
 from .meta import SERVER_INFO, request_meta, result_type
+
+_set = object.__setattr__  # (frozen: Record refuses setattr)
 
 __all__ = [
     "DEFAULT_ERA_CACHE_SIZE",
@@ -132,8 +133,7 @@ def pick_version(supported: object, ours: Sequence[str] = MODERN_VERSIONS) -> st
     return next((v for v in ours if v in listed), None)
 
 
-@attrs.frozen
-class DiscoverInfo:
+class DiscoverInfo(Record):
     """What a ``DiscoverResult`` says (LIFE-4, LIFE-20).
 
     ``protocol_version`` is the mutual modern version (None when there is none).
@@ -142,13 +142,40 @@ class DiscoverInfo:
     or unknown scope is ``"private"`` (CACHE rows).
     """
 
+    __slots__ = (
+        "cache_scope",
+        "capabilities",
+        "instructions",
+        "protocol_version",
+        "server_info",
+        "supported_versions",
+        "ttl_ms",
+    )
     supported_versions: tuple[str, ...]
     protocol_version: str | None
     capabilities: dict[str, Any]
-    server_info: Implementation | None = None
-    instructions: str | None = None
-    ttl_ms: int = 0
-    cache_scope: Literal["public", "private"] = "private"
+    server_info: Implementation | None
+    instructions: str | None
+    ttl_ms: int
+    cache_scope: Literal["public", "private"]
+
+    def __init__(
+        self,
+        supported_versions: tuple[str, ...],
+        protocol_version: str | None,
+        capabilities: dict[str, Any],
+        server_info: Implementation | None = None,
+        instructions: str | None = None,
+        ttl_ms: int = 0,
+        cache_scope: Literal["public", "private"] = "private",
+    ) -> None:
+        _set(self, "supported_versions", supported_versions)
+        _set(self, "protocol_version", protocol_version)
+        _set(self, "capabilities", capabilities)
+        _set(self, "server_info", server_info)
+        _set(self, "instructions", instructions)
+        _set(self, "ttl_ms", ttl_ms)
+        _set(self, "cache_scope", cache_scope)
 
 
 def parse_discover_result(result: Any, *, ours: Sequence[str] = MODERN_VERSIONS) -> DiscoverInfo:
@@ -200,23 +227,29 @@ def parse_discover_result(result: Any, *, ours: Sequence[str] = MODERN_VERSIONS)
 # ----------------------------------------------------------- probe outcomes
 
 
-@attrs.frozen
-class ProbeAnswered:
+class ProbeAnswered(Record):
     """The probe got a JSON-RPC result (any transport)."""
 
+    __slots__ = ("result",)
     result: Any
 
+    def __init__(self, result: Any) -> None:
+        _set(self, "result", result)
 
-@attrs.frozen
-class ProbeFailed:
+
+class ProbeFailed(Record):
     """The probe got a JSON-RPC error member (any transport; over HTTP with its status)."""
 
+    __slots__ = ("error", "http_status")
     error: Any
-    http_status: int | None = None
+    http_status: int | None
+
+    def __init__(self, error: Any, http_status: int | None = None) -> None:
+        _set(self, "error", error)
+        _set(self, "http_status", http_status)
 
 
-@attrs.frozen
-class ProbeHttpStatus:
+class ProbeHttpStatus(Record):
     """An HTTP response the shell did not read as JSON-RPC: its status and raw body.
 
     The body is inspected here (streamable-http.mdx § Backward Compatibility: "On 400
@@ -224,72 +257,100 @@ class ProbeHttpStatus:
     Only a JSON body is understood; an SSE body is for the shell to parse first.
     """
 
+    __slots__ = ("body", "status")
     status: int
-    body: bytes = b""
+    body: bytes
+
+    def __init__(self, status: int, body: bytes = b"") -> None:
+        _set(self, "status", status)
+        _set(self, "body", body)
 
 
-@attrs.frozen
-class ProbeSilent:
+class ProbeSilent(Record):
     """No answer within ``discover_timeout`` (LIFE-7)."""
+
+    __slots__ = ()
 
 
 ProbeOutcome = ProbeAnswered | ProbeFailed | ProbeHttpStatus | ProbeSilent
 
 
-@attrs.frozen
-class Modern:
+class Modern(Record):
     """The server speaks the revision ``version``; ``info`` is its discovery answer."""
 
+    __slots__ = ("info", "version")
     version: str
     info: DiscoverInfo
 
+    def __init__(self, version: str, info: DiscoverInfo) -> None:
+        _set(self, "version", version)
+        _set(self, "info", info)
 
-@attrs.frozen
-class RetryModern:
+
+class RetryModern(Record):
     """-32022: a modern server that wants another version; re-probe with ``version``.
 
     ``version`` may equal the one just refused (a server may list it anyway); the
     pipeline bounds the retries.
     """
 
+    __slots__ = ("supported", "version")
     version: str
     supported: tuple[str, ...]
 
+    def __init__(self, version: str, supported: tuple[str, ...]) -> None:
+        _set(self, "version", version)
+        _set(self, "supported", supported)
 
-@attrs.frozen
-class RejectedModern:
+
+class RejectedModern(Record):
     """A modern server refused the probe itself (-32020 or -32021): the era is modern,
     the request failed with ``error`` (a typed :class:`~mcp_proto.errors.ServerError`)."""
 
+    __slots__ = ("error",)
     error: ServerError
 
+    def __init__(self, error: ServerError) -> None:
+        _set(self, "error", error)
 
-@attrs.frozen
-class Legacy:
+
+class Legacy(Record):
     """Fall back to ``initialize``; ``reason`` says why (for a debug log line)."""
 
+    __slots__ = ("reason",)
     reason: str
 
+    def __init__(self, reason: str) -> None:
+        _set(self, "reason", reason)
 
-@attrs.frozen
-class Incompatible:
+
+class Incompatible(Record):
     """The server is modern but lists no version this client speaks (LIFE-5: disconnect)."""
 
+    __slots__ = ("reason", "supported")
     reason: str
     supported: tuple[str, ...]
+
+    def __init__(self, reason: str, supported: tuple[str, ...]) -> None:
+        _set(self, "reason", reason)
+        _set(self, "supported", supported)
 
     def error(self) -> IncompatibleServerError:
         """The error to raise for it."""
         return IncompatibleServerError(self.reason)
 
 
-@attrs.frozen
-class Undecided:
+class Undecided(Record):
     """The answer says nothing about the era (an authorization challenge, a 5xx): the
     shell reports it as it would for any request and caches no era."""
 
+    __slots__ = ("reason", "status")
     reason: str
     status: int
+
+    def __init__(self, reason: str, status: int) -> None:
+        _set(self, "reason", reason)
+        _set(self, "status", status)
 
 
 Decision = Modern | RetryModern | RejectedModern | Legacy | Incompatible | Undecided
@@ -401,16 +462,21 @@ def process_key(pid: int, argv: Sequence[str] = ()) -> tuple[str, int, tuple[str
     return ("stdio", pid, tuple(argv))
 
 
-@attrs.frozen
-class EraRecord:
+class EraRecord(Record):
     """What the cache knows of one server: its era and the version in use."""
 
+    __slots__ = ("era", "protocol_version")
     era: Literal["modern", "legacy"]
-    protocol_version: str | None = None
+    protocol_version: str | None
+
+    def __init__(
+        self, era: Literal["modern", "legacy"], protocol_version: str | None = None
+    ) -> None:
+        _set(self, "era", era)
+        _set(self, "protocol_version", protocol_version)
 
 
 @final
-@attrs.define(eq=False)
 class EraCache:
     """Era per process (stdio) / origin (HTTP), pure data (LIFE-18).
 
@@ -421,14 +487,18 @@ class EraCache:
     serialises access.
     """
 
-    max_entries: int = DEFAULT_ERA_CACHE_SIZE
-    _entries: dict[Hashable, EraRecord] = attrs.field(factory=dict, init=False)
+    __slots__ = ("_entries", "max_entries")
 
-    def __attrs_post_init__(self) -> None:
-        if isinstance(self.max_entries, bool) or not isinstance(self.max_entries, int):
-            raise ValueError(f"max_entries must be an integer, got {shown(self.max_entries)}")
-        if self.max_entries < 1:
-            raise ValueError(f"max_entries must be at least 1, got {self.max_entries}")
+    def __init__(self, max_entries: int = DEFAULT_ERA_CACHE_SIZE) -> None:
+        if isinstance(max_entries, bool) or not isinstance(max_entries, int):
+            raise ValueError(f"max_entries must be an integer, got {shown(max_entries)}")
+        if max_entries < 1:
+            raise ValueError(f"max_entries must be at least 1, got {max_entries}")
+        self.max_entries = max_entries
+        self._entries: dict[Hashable, EraRecord] = {}
+
+    def __repr__(self) -> str:
+        return f"EraCache(max_entries={self.max_entries}, entries={len(self._entries)})"
 
     def get(self, key: Hashable) -> EraRecord | None:
         return self._entries.get(key)

@@ -1,0 +1,83 @@
+"""Record: the hand-written frozen values (frames, events, probe outcomes) behave as
+the attrs.frozen classes they replaced."""
+
+from __future__ import annotations
+
+import copy
+import pickle
+
+import pytest
+from attrs.exceptions import FrozenInstanceError
+
+from mcp_proto._record import Record
+from mcp_proto.connection.events import CallSucceeded, Closed
+from mcp_proto.connection.frames import CloseTransport, StartExchange, Write
+from mcp_proto.modern.discover import DiscoverInfo, Legacy
+
+
+def _exchange(xid: int = 1) -> StartExchange:
+    return StartExchange(xid, "POST", "http://h/mcp", (("a", "b"),), b"{}", 5.0, False)
+
+
+def test_fields_follow_the_init_parameters_not_the_sorted_slots() -> None:
+    assert StartExchange._fields == (
+        "xid",
+        "method",
+        "url",
+        "headers",
+        "body",
+        "read_timeout",
+        "streaming",
+    )
+    assert StartExchange.__match_args__ == StartExchange._fields
+    assert repr(CallSucceeded(3, "tools/call", {"x": 1})) == (
+        "CallSucceeded(call_id=3, method='tools/call', result={'x': 1})"
+    )
+    assert repr(Closed()) == "Closed()"
+
+
+def test_equality_and_hash_by_value_and_type() -> None:
+    assert _exchange() == _exchange()
+    assert hash(_exchange()) == hash(_exchange())
+    assert _exchange(1) != _exchange(2)
+    assert Closed() == Closed() and Closed() != CloseTransport()
+    assert Legacy("x") != "x"
+    assert CloseTransport() == CloseTransport(graceful=True) != CloseTransport(False)
+    with pytest.raises(TypeError):
+        hash(Write([b"a"]))  # a list field is not hashable (as with attrs)
+
+
+def test_frozen() -> None:
+    frame = _exchange()
+    with pytest.raises(FrozenInstanceError):
+        frame.xid = 2  # type: ignore[misc]
+    with pytest.raises(FrozenInstanceError):
+        del frame.url  # type: ignore[misc]
+    with pytest.raises(AttributeError):
+        frame.other = 1  # type: ignore[attr-defined]
+
+
+def test_copy_and_pickle_keep_the_value() -> None:
+    info = DiscoverInfo(("2026-07-28",), "2026-07-28", {"tools": {}}, ttl_ms=5)
+    for value in (_exchange(), info, Closed(), CloseTransport(False)):
+        assert pickle.loads(pickle.dumps(value)) == value
+        assert copy.copy(value) == value
+        assert copy.deepcopy(value) == value
+
+
+def test_pattern_matching_by_position() -> None:
+    match CallSucceeded(7, "ping", {}):
+        case CallSucceeded(call_id, method, result):
+            assert (call_id, method, result) == (7, "ping", {})
+        case _:
+            pytest.fail("no match")
+
+
+def test_slots_must_name_the_init_parameters() -> None:
+    with pytest.raises(TypeError, match="__slots__ must name"):
+
+        class Bad(Record):  # pragma: no cover - refused at class creation
+            __slots__ = ("a",)
+
+            def __init__(self, b: int) -> None:
+                object.__setattr__(self, "b", b)
