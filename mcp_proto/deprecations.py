@@ -26,8 +26,7 @@ from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any, Final, Literal
 
-import attrs
-
+from ._record import Record
 from .errors import LocalProtocolError
 
 __all__ = [
@@ -50,16 +49,42 @@ __all__ = [
 _AFTER_2027: Final = "the first revision published on or after 2027-07-28"
 
 
-@attrs.frozen
-class Deprecation:
+class Deprecation(Record):
+    """One deprecated feature. ``source``: where the deprecation comes from (SEP or
+    PR); ``triggers``: what counts as using the feature (the notice fires on the first
+    of them)."""
+
+    __slots__ = (
+        "deprecated_since",
+        "earliest_removal",
+        "feature",
+        "migration",
+        "source",
+        "triggers",
+    )
     feature: str
     deprecated_since: str
     earliest_removal: str
     migration: str
-    #: Where the deprecation comes from (SEP or PR).
-    source: str = ""
-    #: What counts as using the feature (the notice fires on the first of them).
-    triggers: str = ""
+    source: str
+    triggers: str
+
+    def __init__(
+        self,
+        feature: str,
+        deprecated_since: str,
+        earliest_removal: str,
+        migration: str,
+        source: str = "",
+        triggers: str = "",
+    ) -> None:
+        _set = object.__setattr__  # (frozen: Record refuses setattr; made once each)
+        _set(self, "feature", feature)
+        _set(self, "deprecated_since", deprecated_since)
+        _set(self, "earliest_removal", earliest_removal)
+        _set(self, "migration", migration)
+        _set(self, "source", source)
+        _set(self, "triggers", triggers)
 
     @property
     def notice(self) -> str:

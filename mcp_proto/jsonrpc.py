@@ -12,12 +12,14 @@ from collections.abc import Iterator
 from types import ModuleType
 from typing import Any, Union
 
-import attrs
+from ._record import Record
 
 try:  # the optional "fast" extra: same messages, several times less CPU
     import orjson as _orjson_module
 except ImportError:  # pragma: no cover - exercised by installs without the extra
     _orjson_module = None  # type: ignore[assignment]
+
+_set = object.__setattr__  # (frozen: Record refuses setattr)
 
 __all__ = [
     "INTERNAL_ERROR",
@@ -50,40 +52,60 @@ INTERNAL_ERROR = -32603
 RequestId = Union[int, str]
 
 
-@attrs.frozen
-class Request:
+class Request(Record):
     """A request from the peer (server-initiated: ping, sampling, elicitation, roots)."""
 
+    __slots__ = ("id", "method", "params")
     id: RequestId
     method: str
     params: dict[str, Any] | None
 
+    def __init__(self, id: RequestId, method: str, params: dict[str, Any] | None) -> None:
+        _set(self, "id", id)
+        _set(self, "method", method)
+        _set(self, "params", params)
 
-@attrs.frozen
-class Notification:
+
+class Notification(Record):
+    __slots__ = ("method", "params")
     method: str
     params: dict[str, Any] | None
 
+    def __init__(self, method: str, params: dict[str, Any] | None) -> None:
+        _set(self, "method", method)
+        _set(self, "params", params)
 
-@attrs.frozen
-class Response:
+
+class Response(Record):
+    __slots__ = ("id", "result")
     id: RequestId
     result: Any
 
+    def __init__(self, id: RequestId, result: Any) -> None:
+        _set(self, "id", id)
+        _set(self, "result", result)
 
-@attrs.frozen
-class ErrorResponse:
+
+class ErrorResponse(Record):
     """An error response. ``id`` is ``None`` when the peer could not tell which request."""
 
+    __slots__ = ("error", "id")
     id: RequestId | None
     error: Any
 
+    def __init__(self, id: RequestId | None, error: Any) -> None:
+        _set(self, "id", id)
+        _set(self, "error", error)
 
-@attrs.frozen
-class Invalid:
+
+class Invalid(Record):
     """Input that is not a JSON-RPC 2.0 message. ``reason`` never quotes the input."""
 
+    __slots__ = ("reason",)
     reason: str
+
+    def __init__(self, reason: str) -> None:
+        _set(self, "reason", reason)
 
 
 Message = Union[Request, Notification, Response, ErrorResponse, Invalid]

@@ -22,8 +22,6 @@ import heapq
 from collections import deque
 from typing import Any, Final
 
-import attrs
-
 from . import jsonrpc
 from ._session_data import REQUIRED_CAPABILITY, ServerInfo, as_float, log_message
 from ._unusable import note_for, quote_line, recover_response_id
@@ -104,12 +102,22 @@ CLOSING_MESSAGE: Final = "Client is closing the connection"
 _NEVER_CANCEL: Final = frozenset({"initialize"})
 
 
-@attrs.define
 class _Pending:
-    method: str
-    deadline: float | None
-    progress_token: jsonrpc.RequestId | None
-    cancel_on_timeout: bool
+    """A request of ours awaiting its answer (made per request: a plain slotted class)."""
+
+    __slots__ = ("cancel_on_timeout", "deadline", "method", "progress_token")
+
+    def __init__(
+        self,
+        method: str,
+        deadline: float | None,
+        progress_token: jsonrpc.RequestId | None,
+        cancel_on_timeout: bool,
+    ) -> None:
+        self.method = method
+        self.deadline = deadline
+        self.progress_token = progress_token
+        self.cancel_on_timeout = cancel_on_timeout
 
 
 class Session:

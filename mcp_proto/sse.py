@@ -22,8 +22,7 @@ import re
 from collections import deque
 from typing import Final
 
-import attrs
-
+from ._record import Record
 from ._util import NEED_DATA
 from .errors import ResponseTooLargeError
 
@@ -38,16 +37,23 @@ MAX_EVENT_ID_LENGTH: Final = 1024
 _MAX_RETRY_DIGITS: Final = 15
 
 
-@attrs.frozen
-class SSEEvent:
+class SSEEvent(Record):
     """One dispatched event. ``id`` is the stream's last event id after this event
     (``None`` if none was ever set); ``retry`` is set only on events that carried a
     valid ``retry`` field since the previous event (milliseconds)."""
 
+    __slots__ = ("data", "event", "id", "retry")
     event: str
     data: str
     id: str | None
-    retry: int | None = None
+    retry: int | None
+
+    def __init__(self, event: str, data: str, id: str | None, retry: int | None = None) -> None:
+        _set = object.__setattr__  # (frozen: Record refuses setattr)
+        _set(self, "event", event)
+        _set(self, "data", data)
+        _set(self, "id", id)
+        _set(self, "retry", retry)
 
 
 def is_retainable_event_id(event_id: str) -> bool:

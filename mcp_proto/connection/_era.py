@@ -37,8 +37,6 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
-import attrs
-
 from .. import jsonrpc
 from .._util import shown
 from ..errors import (
@@ -96,14 +94,19 @@ __all__ = ["DISCOVER_TIMEOUT", "EraSteps", "Probe", "modern_post_headers"]
 DISCOVER_TIMEOUT: Final = 5.0
 
 
-@attrs.define(eq=False)
 class Probe:
     """The ``server/discover`` in flight that decides the era."""
 
-    rid: jsonrpc.RequestId
-    version: str
-    retried: bool  # already re-probed after a -32022
-    cached: bool  # the era came from the cache (no fallback on silence)
+    __slots__ = ("cached", "retried", "rid", "version")
+
+    def __init__(self, rid: jsonrpc.RequestId, version: str, retried: bool, cached: bool) -> None:
+        self.rid = rid
+        self.version = version
+        self.retried = retried  # already re-probed after a -32022
+        self.cached = cached  # the era came from the cache (no fallback on silence)
+
+    def __repr__(self) -> str:
+        return f"Probe(rid={self.rid!r}, version={self.version!r})"
 
 
 def _stateless(session: Session, server: ServerInfo | None) -> None:
