@@ -350,7 +350,9 @@ class MachineCore:
                 self._drain(now)
             elif self.state in (ConnectionState.IDLE, ConnectionState.CLOSED):
                 self.connect(now)
-        self._flush(now)
+        session = self._session
+        if self._outbox or (session is not None and session._outbox):  # (as a rule: no)
+            self._flush(now)
 
     def _send_queued(self, call: Call, now: float) -> None:
         try:

@@ -341,7 +341,9 @@ class Connection(MachineCore):
         # After every input (the hot path): no lists, and only the sources that can
         # have a deadline are asked (the session's request timeouts always can).
         session = self._session
-        best = session.next_deadline() if session is not None else None
+        best = None
+        if session is not None and session._deadlines:  # (none pending: no call)
+            best = session.next_deadline()
         d = self._close_deadline
         if d is not None and (best is None or d < best):
             best = d

@@ -31,7 +31,10 @@ class StdioTransport(Transport):
 
     def transmit(self, messages: list[Outgoing], now: float) -> None:
         # One frame per flush: the driver writes it with one writev.
-        self.conn._emit(Write([m.data for m in messages]))
+        if len(messages) == 1:  # a call
+            self.conn._emit(Write([messages[0].data]))
+        else:
+            self.conn._emit(Write([m.data for m in messages]))
 
     def receive_data(self, data: bytes, now: float) -> None:
         framer = self._framer

@@ -12,7 +12,6 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from .. import jsonrpc
-from .._record import Record
 from ..errors import LocalProtocolError
 from ..session import ServerInfo
 
@@ -22,12 +21,11 @@ if TYPE_CHECKING:
 
 __all__ = ["Outgoing", "Transport"]
 
-_set = object.__setattr__  # (frozen: Record refuses setattr)
 
-
-class Outgoing(Record):
+class Outgoing:
     """One encoded message to carry, tagged by the connection when it is a request
-    (so no transport ever has to parse outgoing bytes to know what they are).
+    (so no transport ever has to parse outgoing bytes to know what they are). Made per
+    message and internal to the machine: plain attributes, set once.
 
     ``headers``: a 2026-07-28 request over HTTP: its own headers
     (``MCP-Protocol-Version``, ``Mcp-Method``, ``Mcp-Name``, ``Mcp-Param-*``, the
@@ -47,10 +45,13 @@ class Outgoing(Record):
         method: str | None = None,
         headers: tuple[tuple[str, str], ...] | None = None,
     ) -> None:
-        _set(self, "data", data)
-        _set(self, "rid", rid)
-        _set(self, "method", method)
-        _set(self, "headers", headers)
+        self.data = data
+        self.rid = rid
+        self.method = method
+        self.headers = headers
+
+    def __repr__(self) -> str:
+        return f"Outgoing(rid={self.rid!r}, method={self.method!r}, {len(self.data)} bytes)"
 
 
 class Transport:
