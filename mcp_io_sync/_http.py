@@ -342,7 +342,12 @@ class _HttpServer(BaseServer):
 
     def _next_own(self, waiter: _Waiter | None) -> StartExchange | None:
         # What this thread found to run next (a caller: only while it still waits).
-        return self._pump(inline=waiter is None or not waiter.done)
+        if waiter is not None and waiter.done:
+            # Answered: nothing here is this caller's to run, and the pumps that fed
+            # this exchange performed what it caused (a frame another thread found
+            # meanwhile is performed by that thread, or by ours before it let go).
+            return None
+        return self._pump(inline=True)
 
 
 def _more_here(response: httpcore.Response | None, sock: socket.socket | None) -> bool:
