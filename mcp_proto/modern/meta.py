@@ -160,9 +160,21 @@ def modern_capabilities(
     return caps
 
 
+# The last Implementation seen and its wire shape: every modern request carries the
+# client's info (LIFE-10), and a client keeps one frozen Implementation. Shared by the
+# requests built from it, as CapabilitiesMemo's result is: it goes straight into their
+# ``_meta``, which is encoded when the request is sent and never changed.
+_INFO_MEMO: list[tuple[Implementation, dict[str, Any]]] = []
+
+
 def _client_info(client_info: Implementation | Mapping[str, Any]) -> dict[str, Any]:
     if isinstance(client_info, Implementation):
-        return client_info.to_dict()
+        memo = _INFO_MEMO
+        if memo and memo[0][0] is client_info:
+            return memo[0][1]
+        shape = client_info.to_dict()
+        memo[:] = [(client_info, shape)]
+        return shape
     info = _json_copy(client_info, "client_info")
     # Schema Implementation: name and version are required (LIFE-3).
     if not isinstance(info.get("name"), str) or not isinstance(info.get("version"), str):
