@@ -223,7 +223,12 @@ class BaseServer(ServerView):
         thread, and the timer thread needs no look."""
         conn = self._conn
         queue = self._events
-        if starting:
+        dispatch_lock = self._dispatch_lock
+        if not starting:
+            # Held from before the feed: this pump's events are dispatched when it
+            # returns (see _dispatch_lock).
+            dispatch_lock.acquire()
+        try:
             with self._lock:
                 if feed is not None:
                     feed(*args)
@@ -237,27 +242,14 @@ class BaseServer(ServerView):
                     self._frames = []
                 else:
                     frames = []
-            if queue:
-                with self._dispatch_lock:
-                    self._drain_events()
-        else:
-            with self._dispatch_lock:
-                with self._lock:
-                    if feed is not None:
-                        feed(*args)
-                    events = conn.take_events()
-                    if events:
-                        queue.extend(events)
-                    frames = self._frames
-                    frames += conn.frames_to_send()
-                    if frames and not self._performing:
-                        self._performing = True
-                        self._frames = []
-                    else:
-                        frames = []
+                    if not starting:
                         self._check_timer()
-                if queue:
+            if queue:
+                with dispatch_lock:
                     self._drain_events()
+        finally:
+            if not starting:
+                dispatch_lock.release()
         if frames:
             return self._perform_all(frames, inline, not starting)
         return None
