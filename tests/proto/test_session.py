@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import attrs
 import pytest
 from _proto_support import (
     ALL_CAPS,
@@ -1075,6 +1076,23 @@ def test_non_string_logger_ignored() -> None:
 
 
 # ---------------------------------------------------------------- capability gating (CAP-1)
+
+
+def test_a_capability_judged_once_per_server_is_judged_again_for_another() -> None:
+    # send_request remembers which ServerInfo allowed a method (not once per request);
+    # the 2026-07-28 era replaces session.server (a re-fetched discover answer), and the
+    # new one's capabilities decide.
+    session = ready_session({"tools": {}})
+    session.send_request("tools/call", {"name": "a"}, now=0.0, timeout=None)
+    session.send_request("tools/call", {"name": "a"}, now=0.0, timeout=None)
+    assert session.server is not None
+    without = attrs.evolve(session.server, capabilities={})
+    session.server = without
+    with pytest.raises(CapabilityError):
+        session.send_request("tools/call", {"name": "a"}, now=0.0, timeout=None)
+    session.server = attrs.evolve(without, capabilities={"tools": {}})
+    session.send_request("tools/call", {"name": "a"}, now=0.0, timeout=None)
+    assert [m["method"] for m in sent(session)] == ["tools/call"] * 3
 
 
 @pytest.mark.parametrize("method", sorted(REQUIRED_CAPABILITY))
