@@ -243,14 +243,7 @@ class StdioServer(BaseServer):
 
     def _perform_frames(self, frames: list[Frame], inline: bool) -> None:
         # Consecutive writes (a request_many round: one Write per call) go out in one
-        # writev. One Write (a call) is written here directly: the hot path.
-        if len(frames) == 1:
-            frame = frames[0]
-            if type(frame) is Write:
-                self._write(frame.messages)
-            else:
-                self._perform(frame)
-            return
+        # writev.
         messages: list[bytes] = []
         for f in frames:
             if type(f) is Write:

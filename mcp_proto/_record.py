@@ -49,10 +49,6 @@ class Record:
         assert isinstance(other, Record)
         return self._values() == other._values()
 
-    def __ne__(self, other: object) -> bool:
-        result = self.__eq__(other)
-        return result if result is NotImplemented else not result
-
     def __hash__(self) -> int:
         return hash((self.__class__, self._values()))
 

@@ -25,7 +25,7 @@ from typing import Any, Final
 from . import jsonrpc
 from ._session_data import REQUIRED_CAPABILITY, ServerInfo, as_float, log_message
 from ._unusable import note_for, quote_line, recover_response_id
-from ._util import MAX_SECONDS, NEED_DATA, check_seconds, sanitize_peer_text
+from ._util import NEED_DATA, check_seconds, sanitize_peer_text
 from .errors import (
     CapabilityError,
     ConnectionError,
@@ -282,10 +282,9 @@ class Session:
         ``notifications/progress`` become ``ProgressReceived`` events while it is in
         flight (PROG-1).
         """
-        if timeout is not None and not (type(timeout) is float and 0.0 <= timeout <= MAX_SECONDS):
+        if timeout is not None:
             # A caller's timeout=1e300 or 10**400 must be a clear error here, not an
             # OverflowError from the shell's timed wait (issue 11's "bad input" rule).
-            # (A plain float in range, the rule, is not passed to the check at all.)
             timeout = check_seconds(timeout, "timeout", allow_zero=True)
         state = self.state
         if state is not State.READY:  # (READY allows every request; no enum hash then)

@@ -350,9 +350,7 @@ class MachineCore:
                 self._drain(now)
             elif self.state in (ConnectionState.IDLE, ConnectionState.CLOSED):
                 self.connect(now)
-        session = self._session
-        if self._outbox or (session is not None and session._outbox):  # (as a rule: no)
-            self._flush(now)
+        self._flush(now)
 
     def _send_queued(self, call: Call, now: float) -> None:
         try:
@@ -511,11 +509,10 @@ class MachineCore:
         if era.probe is not None and era.owns(rid):
             era.answered(event.result, now)
             return
-        if self._internal:
-            internal = self._internal.pop(rid, None)
-            if internal is not None:
-                internal(True, now)
-                return
+        internal = self._internal.pop(rid, None)
+        if internal is not None:
+            internal(True, now)
+            return
         transport = self._transport
         if transport.timed:
             transport.attempt_ended(rid, True, now)

@@ -31,10 +31,7 @@ class StdioTransport(Transport):
 
     def transmit(self, messages: list[Outgoing], now: float) -> None:
         # One frame per flush: the driver writes it with one writev.
-        if len(messages) == 1:  # a call
-            self.conn._emit(Write([messages[0].data]))
-        else:
-            self.conn._emit(Write([m.data for m in messages]))
+        self.conn._emit(Write([m.data for m in messages]))
 
     def receive_data(self, data: bytes, now: float) -> None:
         framer = self._framer
