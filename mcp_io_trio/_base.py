@@ -59,13 +59,15 @@ class _Waiter:
     task parks itself directly (``wait_task_rescheduled``): no ``trio.Event`` or
     ``ParkingLot`` per request."""
 
-    __slots__ = ("done", "error", "result", "settle", "task")
+    __slots__ = ("done", "error", "reading", "result", "settle", "task")
 
     def __init__(self) -> None:
         self.done = False
         self.result: Any = None
         self.error: MCPError | None = None
         self.task: trio.lowlevel.Task | None = None  # set while the caller is parked
+        # The fd the caller waits on while it reads its own answer (stdio), else -1.
+        self.reading = -1
         # Set (by the client, before ``finish``) only for a call whose progress
         # callbacks were queued: waits until they have run (see BaseServer._finish_call).
         self.settle: Callable[[], Awaitable[None]] | None = None
@@ -76,6 +78,12 @@ class _Waiter:
         if task is not None:
             self.task = None
             trio.lowlevel.reschedule(task)
+        elif self.reading >= 0:
+            # Finished by someone else (the timer, a close, a failed write) while its
+            # caller waits for the pipe to read its own answer: wake it from that wait
+            # (it sees ClosedResourceError, then ``done``). The fd stays open; its next
+            # wait registers it again.
+            trio.lowlevel.notify_closing(self.reading)
 
     def abort(self, _raise_cancel: Any) -> trio.lowlevel.Abort:
         # The parked caller is being cancelled: forget it (finish() must not wake it).
@@ -95,6 +103,9 @@ class BaseServer(ServerView):
     """One MCP server (Trio shell). Its background tasks run in the client's nursery."""
 
     type = "base"
+    #: A caller waits for its answer in ``_answer`` (stdio: it reads the pipe itself)
+    #: instead of parking until a reader task hands the answer over.
+    _reads_answers = False
     #: stdio: a process that dies less than this many seconds after receiving the
     #: subscriptions is not restarted for them again: they end (SUB-21).
     SUBSCRIPTION_RESTART_MIN_INTERVAL: float = SUBSCRIPTION_RESTART_MIN_INTERVAL
@@ -187,6 +198,10 @@ class BaseServer(ServerView):
     async def _run_own(self, own: Any, waiter: _Waiter, call_id: int) -> None:
         """Perform a kept exchange in the caller's task, until ``waiter`` is done (a
         cancelled caller cancels ``call_id`` before the exchange is reported cut)."""
+
+    async def _answer(self, waiter: _Waiter) -> None:
+        """Wait until ``waiter`` is done, reading for it (``_reads_answers``)."""
+        await waiter.park()
 
     def _abort_exchange(self, xid: int) -> None:
         raise NotImplementedError
@@ -462,8 +477,12 @@ class BaseServer(ServerView):
             if flush or self._open_wanted:
                 await self._open_and_flush(flush)
             self._after_input()
-            own = self._take_own()
-            if own is None:
+            if self._reads_answers:  # stdio: the caller reads its answer itself
+                if waiter.done:
+                    await trio.lowlevel.checkpoint()
+                else:
+                    await self._answer(waiter)
+            elif (own := self._take_own()) is None:
                 if waiter.done:
                     await trio.lowlevel.checkpoint()
                 else:  # ``waiter.park()`` inlined

@@ -1,20 +1,21 @@
-"""The Trio shell's stdio transport: a child process, its pipes, a reader task.
+"""The Trio shell's stdio transport: a child process, its pipes, who reads them.
 
 What the machine asks (``OpenTransport``, ``Write``, ``CloseTransport``) is done here
 with the process mechanics only; what the process writes goes to the machine as bytes
 (``receive_data``) and its end as ``receive_eof``. Framing, the handshake and every
 other rule are the machine's.
 
-The round trip is kept to two scheduler passes: a small message is written with one
-``os.write`` on the non-blocking pipe (the caller's checkpoint is parking for the
-answer), and the reader task reads before it waits, so it delivers an answer and goes
-back to ``wait_readable`` without a pass of its own.
+A round trip is one scheduler pass: a small message is written with one ``os.write`` on
+the non-blocking pipe, and the caller then waits for the pipe and reads its answer
+itself (``StdioServer._answer``), dispatching whatever else arrives for everyone. The
+reader task reads only between calls (notifications, server requests).
 """
 
 from __future__ import annotations
 
 import functools
 import logging
+import math
 import os
 import subprocess
 from collections import deque
@@ -35,9 +36,12 @@ from mcp_io_common.processes import (
 from mcp_proto.config import ServerConfig
 from mcp_proto.errors import ConnectionError
 
-from ._base import BaseServer
+from ._base import BaseServer, _Waiter
 
 __all__ = ["StdioServer"]
+
+#: The reading role's holder when it is the reader task (not a caller).
+_READER_TASK = object()
 
 #: How long each step of stopping a process (close stdin, SIGTERM, SIGKILL) may take.
 SHUTDOWN_GRACE = 2.0
@@ -63,6 +67,22 @@ class _Process:
         self.big_pipes = False  # the pipes were enlarged for large messages
         # One scope per task: a CancelScope can be entered only once.
         self.reader_scope = trio.CancelScope()
+        # Reading stdout (see StdioServer._answer): who reads (a caller's waiter, or
+        # _READER_TASK), the callers parked meanwhile, how many callers wait and when
+        # the last one stopped; the reader task's wait for the pipe (a caller cancels
+        # it to read itself) and its idle sleep (cancelled when a caller saw the end).
+        self.stdout_fd = _fileno(process.stdout)
+        # Trio's clock (``trio.current_time`` without its two layers of calls): the
+        # process lives in one ``trio.run``, so its clock is this one.
+        self.now = trio.lowlevel.current_clock().current_time
+        self.read_size = _READ_CHUNK
+        self.leader: object = None
+        self.followers: list[_Waiter] = []
+        self.callers = 0
+        self.last_caller = -math.inf
+        self.eof = False  # stdout ended (the reader task reports it to the machine)
+        self.bg_wait: trio.CancelScope | None = None
+        self.gate: trio.CancelScope | None = None
         self.stderr_scope = trio.CancelScope()
 
     async def stop(self, graceful: bool = True) -> None:
@@ -122,6 +142,7 @@ class StdioServer(BaseServer):
     transport again (STDIO-10)."""
 
     type = "stdio"
+    _reads_answers = True
 
     def __init__(self, config: ServerConfig, **kwargs: Any) -> None:
         super().__init__(config, **kwargs)
@@ -176,7 +197,9 @@ class StdioServer(BaseServer):
             small = len(messages[0]) < _READ_CHUNK
         else:
             small = max(map(len, messages)) < _READ_CHUNK
-        if small and not queue and not proc.write_lock.locked():
+        # (An empty queue means nothing is pending: a flush holding the lock has
+        # written everything, or waits for the pipe with the rest still queued.)
+        if small and not queue:
             # The usual case: small frames and a pipe with room. One os.write, no lock,
             # no scheduler pass (the caller's checkpoint is parking for its answer).
             data = messages[0] + b"\n" if len(messages) == 1 else b"\n".join(messages) + b"\n"
@@ -261,53 +284,139 @@ class StdioServer(BaseServer):
 
     # ------------------------------------------------------------ reading
 
-    async def _read_loop(self, proc: _Process) -> None:
-        stdout = proc.process.stdout
-        assert stdout is not None
-        conn = self._conn
-        fd = _fileno(stdout)  # non-blocking: trio's FdStream made it so
-        # Read first and wait for the pipe only once it is empty: no scheduler pass of
-        # our own between answers (receive_some checkpoints before every read). A
-        # short read means the pipe was drained: wait rather than try a read that
-        # fails. Two reads in a row without parking yield once, so a flooding server
-        # cannot starve the other tasks.
-        parked = True
-        drained = False
-        size = _READ_CHUNK
-        with proc.reader_scope:
-            while True:
-                chunk: bytes | None = None
-                if drained:
+    # Who reads stdout (leader/follower, as in the blocking shell): a caller waiting
+    # for its answer reads the pipe itself and dispatches for everyone, so a sequential
+    # call costs one wait for the pipe and no task switch; other callers park until the
+    # reader finishes them or hands them the reading role. The reader task reads only
+    # when no caller has been waiting for ``_LINGER`` (notifications and server
+    # requests between calls), so back-to-back calls never have to wake it.
+
+    async def _answer(self, waiter: _Waiter) -> None:
+        proc = self._proc
+        if proc is None or not proc.alive or proc.eof:
+            await waiter.park()
+            return
+        proc.callers += 1
+        fd = proc.stdout_fd
+        try:
+            while not waiter.done:
+                if proc.leader is None and proc.alive and not proc.eof and proc is self._proc:
+                    # Lead: read until our answer is in or stdout ends.
+                    proc.leader = waiter
                     try:
-                        await trio.lowlevel.wait_readable(fd)
-                        parked = True
-                    except (trio.ClosedResourceError, OSError):
-                        chunk = b""
-                if chunk is None:
-                    try:
-                        chunk = os.read(fd, size)
-                    except BlockingIOError:
-                        drained = True
-                        continue
-                    except OSError:
-                        chunk = b""
-                if not parked:
-                    await trio.lowlevel.checkpoint()
-                parked = False
-                drained = len(chunk) < size
-                if not chunk:
-                    break
-                if proc is not self._proc or not proc.alive:
-                    continue  # closing: drain the pipe, but feed nothing more
-                # A full read: a large message (or a flood) is arriving: bigger pipes,
-                # bigger reads until the pipe is drained again (a 1 MiB read buffer
-                # for every small answer would cost its allocation each time).
-                size = _READ_CHUNK if drained else BIG_PIPE
-                if size == BIG_PIPE and not proc.big_pipes:
-                    proc.big_pipes = True
-                    enlarge_pipes(stdout, proc.process.stdin)
-                conn.receive_data(chunk, trio.current_time())
+                        while not waiter.done:
+                            waiter.reading = fd
+                            try:
+                                await trio.lowlevel.wait_readable(fd)
+                            except (trio.ClosedResourceError, OSError):
+                                if not waiter.done:  # (else woken by _Waiter.finish)
+                                    self._saw_end(proc)
+                                break
+                            finally:
+                                waiter.reading = -1
+                            if not await self._read_ready(proc, fd, waiter):
+                                break
+                    finally:
+                        proc.leader = None
+                    continue
+                waiting = proc.bg_wait
+                if waiting is not None:
+                    waiting.cancel()  # the reader task gives the role up (then hands it over)
+                proc.followers.append(waiter)
+                try:
+                    # Woken by ``finish`` or by ``_hand_over`` (not done: read now).
+                    await waiter.park()
+                finally:
+                    proc.followers.remove(waiter)
+        finally:
+            proc.callers -= 1
+            proc.last_caller = proc.now()
+            if proc.leader is None and proc.followers:
+                self._hand_over(proc)  # (a follower handed the role, then done or cancelled)
+
+    async def _read_ready(self, proc: _Process, fd: int, waiter: _Waiter | None) -> bool:
+        """The pipe is readable: read until it is drained (or ``waiter`` is done) and
+        feed the machine; False once stdout ended or the process is not ours."""
+        while True:
+            try:
+                chunk = os.read(fd, proc.read_size)
+            except BlockingIOError:
+                return True
+            except OSError:
+                chunk = b""
+            if not chunk:
+                self._saw_end(proc)
+                return False
+            full = len(chunk) == proc.read_size
+            # A full read: a large message (or a flood) is arriving: bigger pipes,
+            # bigger reads until the pipe is drained again (a 1 MiB read buffer for
+            # every small answer would cost its allocation each time).
+            proc.read_size = BIG_PIPE if full else _READ_CHUNK
+            if full and not proc.big_pipes:
+                proc.big_pipes = True
+                enlarge_pipes(proc.process.stdout, proc.process.stdin)
+            if proc is self._proc and proc.alive:
+                self._conn.receive_data(chunk, proc.now())
                 self._pump_nowait()
+            # (else closing: the pipe is drained and fed to nobody, so the process never
+            # blocks on a full pipe while it is asked to exit)
+            if not full or (waiter is not None and waiter.done):
+                return True
+            # Two reads in a row yield once, so a flooding server cannot starve the
+            # other tasks.
+            await trio.lowlevel.checkpoint()
+
+    def _saw_end(self, proc: _Process) -> None:
+        """stdout ended: the reader task reports it (it waits for the exit code)."""
+        proc.eof = True
+        gate = proc.gate
+        if gate is not None:
+            gate.cancel()
+
+    def _hand_over(self, proc: _Process) -> None:
+        """The reading role is free: wake one parked caller to take it."""
+        for follower in proc.followers:
+            task = follower.task
+            if task is not None and not follower.done:
+                follower.task = None
+                trio.lowlevel.reschedule(task)
+                return
+
+    #: After the last caller stops waiting, the reader task waits this long before it
+    #: reads again (notifications between calls arrive at most this much later).
+    _LINGER = 0.05
+
+    async def _read_loop(self, proc: _Process) -> None:
+        fd = proc.stdout_fd
+        with proc.reader_scope:
+            while not proc.eof:
+                now = proc.now()
+                if proc.leader is not None or (proc.callers and proc.alive):
+                    wake = now + self._LINGER
+                elif now - proc.last_caller < self._LINGER:
+                    wake = proc.last_caller + self._LINGER
+                else:
+                    proc.leader = _READER_TASK
+                    try:
+                        with trio.CancelScope() as scope:
+                            proc.bg_wait = scope
+                            try:
+                                await trio.lowlevel.wait_readable(fd)
+                            except (trio.ClosedResourceError, OSError):
+                                self._saw_end(proc)
+                            finally:
+                                proc.bg_wait = None
+                        if not scope.cancelled_caught and not proc.eof:
+                            await self._read_ready(proc, fd, None)
+                    finally:
+                        proc.leader = None
+                        if proc.followers and proc.alive:
+                            self._hand_over(proc)
+                    continue
+                with trio.CancelScope(deadline=wake) as gate:
+                    proc.gate = gate
+                    await trio.sleep_forever()
+                proc.gate = None
         if proc is self._proc and proc.alive:
             code = None
             with trio.move_on_after(SHUTDOWN_GRACE):
