@@ -8,6 +8,7 @@ bytes: they may hold secrets, see REQUIREMENTS.md HYG-1).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from types import ModuleType
 from typing import Any, Union
@@ -189,6 +190,23 @@ def set_json_backend(name: str) -> None:
         raise ValueError(f"unknown JSON backend {name!r} (use 'json' or 'orjson')")
 
 
+# ``json.loads`` without its two Python layers (``loads`` -> ``JSONDecoder.decode`` ->
+# ``raw_decode``): the same C scanner with the same default decoder, the same errors.
+_SCAN = json.JSONDecoder().scan_once
+_SPACE = re.compile(r"[ \t\n\r]*").match
+
+
+def _loads(text: str) -> Any:
+    try:
+        obj, end = _SCAN(text, _SPACE(text, 0).end())  # type: ignore[union-attr]
+    except StopIteration as err:
+        raise json.JSONDecodeError("Expecting value", text, err.value) from None
+    end = _SPACE(text, end).end()  # type: ignore[union-attr]
+    if end != len(text):
+        raise json.JSONDecodeError("Extra data", text, end)
+    return obj
+
+
 def decode(data: bytes | str) -> Iterator[Message]:
     """Decode one JSON text into the messages it holds (a batch array gives several).
 
@@ -208,7 +226,7 @@ def decode(data: bytes | str) -> Iterator[Message]:
     else:
         text = data
     try:
-        obj = json.loads(text)
+        obj = _loads(text)
     except (ValueError, RecursionError) as exc:
         # Report position and size only, never the token (HYG-1).
         pos = getattr(exc, "pos", None)

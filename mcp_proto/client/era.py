@@ -12,7 +12,7 @@ handshake era gets exactly the requests it got before (one plain ``Call``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..effects import Call, Connect, Log, Op, ProgressCallback
@@ -168,8 +168,7 @@ def request(
         yield from core._connect(server)  # the era decides how the request goes
     if not core.is_modern(server):
         return (yield Call(server, method, params, timeout, progress))
-    from ..modern.cache import KIND_OF_METHOD  # the revision's modules load with it
-    from ..modern.mrtr import input_required_op
+    kinds = _CACHED_METHODS or _cached_methods()
 
     # The first request goes out directly: a complete result (the usual answer) costs
     # no more than in the handshake era. Its resultType is checked here, the one rule
@@ -177,7 +176,7 @@ def request(
     first: Any
     try:
         # Inline (not through _first): no extra generator on every modern call.
-        if method in KIND_OF_METHOD:
+        if method in kinds:
             first = yield from cached_call(core, server, method, params, timeout)
         else:
             first = yield Call(server, method, params, timeout, progress, tool)
@@ -193,6 +192,8 @@ def request(
         first = yield from _first(core, server, method, params, timeout, progress, tool)
     if result_type(first, method=method) == "complete":
         return first
+    from ..modern.mrtr import input_required_op
+
     entry = core._entry(server)
     op = input_required_op(
         server,
@@ -210,6 +211,19 @@ def request(
     return (yield from run_rounds(core, server, op, progress, tool))
 
 
+#: The methods whose results go through the result cache (``modern.cache``, loaded
+#: with the revision's first request, then kept here: no import statement per call).
+_CACHED_METHODS: Collection[str] = ()
+
+
+def _cached_methods() -> Collection[str]:
+    global _CACHED_METHODS
+    from ..modern.cache import KIND_OF_METHOD
+
+    _CACHED_METHODS = KIND_OF_METHOD
+    return KIND_OF_METHOD
+
+
 def _first(
     core: Router,
     server: str,
@@ -219,9 +233,7 @@ def _first(
     progress: ProgressCallback | None,
     tool: Any,
 ) -> Op[Any]:
-    from ..modern.cache import KIND_OF_METHOD
-
-    if method in KIND_OF_METHOD:
+    if method in (_CACHED_METHODS or _cached_methods()):
         return (yield from cached_call(core, server, method, params, timeout))
     return (yield Call(server, method, params, timeout, progress, tool))
 

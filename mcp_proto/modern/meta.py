@@ -87,7 +87,7 @@ def _json_copy(value: Any, where: str, depth: int = 0) -> Any:
         if not math.isfinite(value):
             raise ValidationError(f"{where} holds {value!r}, which JSON cannot carry")
         return value
-    if isinstance(value, Mapping):
+    if type(value) is dict or isinstance(value, Mapping):  # (a dict without the ABC check)
         out: dict[str, Any] = {}
         for key, item in value.items():
             if not isinstance(key, str):
@@ -226,9 +226,10 @@ def request_meta(
         meta[LOG_LEVEL] = log_level
     if host_meta is not None:
         supplied = host_meta() if callable(host_meta) else host_meta
-        if not isinstance(supplied, Mapping):
+        if type(supplied) is not dict and not isinstance(supplied, Mapping):
             raise ValidationError(f"request_meta must give an object, got {shown(supplied)}")
-        meta.update(_json_copy(supplied, "request_meta"))
+        if supplied:  # (most hosts give none: no copy of an empty one per request)
+            meta.update(_json_copy(supplied, "request_meta"))
     if own is not None:
         if not isinstance(own, Mapping):
             raise ValidationError(f"params._meta must be an object, got {shown(own)}")
@@ -351,7 +352,7 @@ def result_type(result: Any, *, method: str | None = None, extra: Collection[str
         UnknownResultTypeError: any other value, or one that is not a string ("MUST be
             considered invalid"); also a result that is not an object.
     """
-    if not isinstance(result, Mapping):
+    if type(result) is not dict and not isinstance(result, Mapping):
         raise UnknownResultTypeError(
             f"{method or 'a request'} answered with {shown(result)}, not a result object",
             method=method,

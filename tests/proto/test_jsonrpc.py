@@ -351,3 +351,35 @@ def test_error_codes() -> None:
         jsonrpc.INVALID_PARAMS,
         jsonrpc.INTERNAL_ERROR,
     ) == (-32700, -32600, -32601, -32602, -32603)
+
+
+# ---------------------------------------------------------------- the decoder's json.loads
+
+
+def _outcome(loads: Any, text: str) -> Any:
+    try:
+        return ("ok", repr(loads(text)))
+    except json.JSONDecodeError as exc:
+        return ("error", exc.msg, exc.pos)
+    except RecursionError:
+        return ("recursion",)
+
+
+@settings(max_examples=300)
+@given(
+    st.one_of(
+        json_values.map(json.dumps),
+        json_values.map(lambda v: f" \t{json.dumps(v, indent=1)}\r\n"),
+        st.text(alphabet='{}[]":,0123456789.eE-+ tnrufalsNIiy\\\n x', max_size=30),
+    )
+)
+def test_the_decoder_parses_exactly_as_json_loads(text: str) -> None:
+    """``decode`` calls the standard C scanner directly: same values, same errors and
+    error positions as ``json.loads`` (so the "invalid JSON at character N" text too)."""
+    assert _outcome(jsonrpc._loads, text) == _outcome(json.loads, text)
+
+
+def test_the_decoder_reports_extra_data_and_empty_text() -> None:
+    assert _outcome(jsonrpc._loads, '{"a":1} x') == ("error", "Extra data", 8)
+    assert _outcome(jsonrpc._loads, "   ") == ("error", "Expecting value", 3)
+    assert _outcome(jsonrpc._loads, "[" * 100_000) == ("recursion",)
