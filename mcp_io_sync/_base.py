@@ -27,28 +27,18 @@ import logging
 import random
 import threading
 import time
-from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from mcp_proto.config import ServerConfig
 from mcp_proto.connection import (
-    CallFailed,
-    CallProgress,
-    CallSucceeded,
-    Closed,
-    Connected,
-    ConnectFailed,
     Connection,
-    Diagnostic,
-    Disconnected,
     Frame,
-    ServerRequest,
     StartExchange,
 )
 from mcp_proto.connection.events import ListenEnded
 from mcp_proto.effects import Call
-from mcp_proto.errors import ConnectionError, MCPError, ValidationError
+from mcp_proto.errors import MCPError, ValidationError
 from mcp_proto.limits import Limits
 from mcp_proto.modern import SUBSCRIPTION_RESTART_MIN_INTERVAL
 from mcp_proto.modern.discover import EraCache
@@ -62,62 +52,14 @@ if TYPE_CHECKING:
     from mcp_proto.modern.notify_queue import ListenFilter
 
     from ._listen import Listener, Subscription
+from ._dispatch import EventDispatch
 from ._timer import Timer
+from ._waiter import _Waiter
 
 __all__ = ["BaseServer"]
 
 
-class _Signal:
-    """The wake-up of one waiting caller: ``set`` / ``wait`` / ``clear`` as on a
-    ``threading.Event``, on a bare lock that is held while the signal is not set. An
-    ``Event`` waits and wakes through a Python-level ``Condition`` (about fifteen
-    Python calls per wait and wake); this waits in C. ``wait`` consumes the signal (a
-    caller that wakes without its answer waits again, and every waiting loop checks
-    ``done`` first); a second ``set`` before it is consumed is a no-op."""
-
-    __slots__ = ("_lock",)
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._lock.acquire()
-
-    def set(self) -> None:
-        try:
-            self._lock.release()
-        except RuntimeError:
-            pass  # already set
-
-    def wait(self, timeout: float | None = None) -> bool:
-        return self._lock.acquire(timeout=-1 if timeout is None else timeout)
-
-    def clear(self) -> None:
-        self._lock.acquire(blocking=False)
-
-
-class _Waiter:
-    __slots__ = ("done", "error", "event", "result", "settle")
-
-    def __init__(self) -> None:
-        # Made only by a caller that actually blocks (most calls are answered to the
-        # thread reading for them: an Event per call would cost ~3 us for nothing).
-        # Whoever answers sets ``done`` before looking for the event, and the waiter
-        # makes the event before looking at ``done``, so no wake-up is lost.
-        self.event: _Signal | None = None
-        self.done = False  # answered (the event may also be set to hand over a role)
-        self.result: Any = None
-        self.error: MCPError | None = None
-        # Set (by the client, before ``done``) only for a call whose progress callbacks
-        # were queued: waits until they have run (see BaseServer._dispatch).
-        self.settle: Callable[[], None] | None = None
-
-    def get_event(self) -> _Signal:
-        """This waiter's signal, made on first use (only by the waiting thread)."""
-        if self.event is None:
-            self.event = _Signal()
-        return self.event
-
-
-class BaseServer(ServerView):
+class BaseServer(EventDispatch, ServerView):
     """One MCP server (blocking shell). Thread-safe: any thread may call
     :meth:`request`; the transport's reader (or the thread running an HTTP exchange)
     feeds the machine and wakes callers."""
@@ -170,17 +112,7 @@ class BaseServer(ServerView):
         # before it feeds, so its events are dispatched when its pump returns.
         # Reentrant: a dispatch may answer a server request at once ("Client busy").
         self._dispatch_lock = threading.RLock()
-        self._waiters: dict[int, _Waiter] = {}
-        self._progress: dict[int, Callable[..., Any]] = {}
-        # Calls for which a progress callback was queued to the client's dispatcher:
-        # their callers wait for those callbacks before returning (see _dispatch).
-        self._progressed: set[int] = set()
-        # Events taken from the machine (under _lock, in its order) and not dispatched
-        # yet, and whether a dispatch is running on the thread holding _dispatch_lock.
-        self._events: deque[Any] = deque()
-        self._in_dispatch = False
-        self._connect_waiters: list[_Waiter] = []
-        self._close_waiters: list[_Waiter] = []
+        self._init_dispatch()
         # Frames taken from the machine, not performed yet, and whether a thread is
         # performing them (one at a time, in order).
         self._frames: list[Frame] = []
@@ -625,91 +557,3 @@ class BaseServer(ServerView):
         if waiter.error is not None:
             raise waiter.error
         return waiter.result
-
-    # ------------------------------------------------------------ events
-
-    def _drain_events(self) -> None:
-        """Dispatch the queued events, in order (caller holds ``_dispatch_lock``).
-
-        The call tables need no other lock here: a call id is added (under ``_lock``,
-        with ``start_call``) before any event about it can exist, and each dict
-        operation is atomic. A dispatch that pumps again (a server request refused at
-        once as "Client busy") only queues: this loop gets to it."""
-        if self._in_dispatch:
-            return
-        queue = self._events
-        self._in_dispatch = True
-        try:
-            while queue:
-                self._dispatch_one(queue.popleft())
-        finally:
-            self._in_dispatch = False
-
-    def _dispatch_one(self, event: Any) -> None:
-        kind = type(event)
-        if kind is CallSucceeded or kind is CallFailed:
-            cid = event.call_id
-            waiter = self._waiters.pop(cid, None)
-            progressed = self._progress.pop(cid, None) is not None and (cid in self._progressed)
-            if progressed:
-                self._progressed.discard(cid)
-            if waiter is None:
-                return
-            if progressed:
-                # Its progress callbacks are queued ahead of this point: the client
-                # queues a marker behind them and sets ``waiter.settle`` (before
-                # ``done``, so the woken caller sees it) to wait for that marker.
-                self._on_event(self, ("settle", waiter))
-            if kind is CallSucceeded:
-                waiter.result = event.result
-            else:
-                waiter.error = event.error
-            # As _wake, written out: once per call.
-            waiter.done = True
-            wake = waiter.event
-            if wake is not None:
-                wake.set()
-        elif kind is CallProgress:
-            callback = self._progress.get(event.call_id)
-            if callback is not None:
-                self._progressed.add(event.call_id)
-            if callback is not None:
-                self._on_event(self, ("progress", callback, event))
-        elif kind is ServerRequest:
-            self._on_event(self, ("request", self._generation, event))
-        elif kind is Diagnostic:
-            level = getattr(logging, event.level.upper(), logging.INFO)
-            self._logger.log(level, "%s", event.message)
-        elif kind is Connected:
-            info = event.info
-            self._logger.debug("connected to %s (protocol %s)", self.name, info.protocol_version)
-            self._finish(self._connect_waiters, info, None)
-        elif kind is ConnectFailed:
-            self._logger.debug("server %s: connecting failed: %s", self.name, event.error)
-            self._finish(self._connect_waiters, None, event.error)
-            self._on_event(self, ("closed",))
-        elif kind is Disconnected:
-            self._logger.debug("server %s: disconnected: %s", self.name, event.error)
-            self._on_event(self, ("closed",))
-        elif kind is Closed:
-            error = ConnectionError(f"server {self.name!r}: the client closed the connection")
-            self._finish(self._connect_waiters, None, error)
-            self._finish(self._close_waiters, None, None)
-            self._on_event(self, ("closed",))
-        else:  # NotificationReceived, LogMessage, MessageDiscarded
-            self._on_event(self, event)
-
-    def _finish(self, waiters: list[_Waiter], result: Any, error: MCPError | None) -> None:
-        with self._lock:
-            done, waiters[:] = list(waiters), []
-        for waiter in done:
-            waiter.result = result
-            waiter.error = error
-            self._wake(waiter)
-
-    @staticmethod
-    def _wake(waiter: _Waiter) -> None:
-        waiter.done = True
-        wake = waiter.event
-        if wake is not None:
-            wake.set()

@@ -48,8 +48,9 @@ from mcp_proto.connection import (
     StartExchange,
 )
 
-from ._base import BaseServer, _Waiter
+from ._base import BaseServer
 from ._pool import ConnectionPool
+from ._waiter import _Waiter
 
 __all__ = ["HttpServer", "SseServer", "StreamableHttpServer"]
 

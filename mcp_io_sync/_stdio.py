@@ -29,7 +29,8 @@ from mcp_proto.connection import CloseTransport, Frame, OpenTransport, Write
 from mcp_proto.errors import ConnectionError, TransportError
 from mcp_proto.stdio import frame
 
-from ._base import BaseServer, _Waiter
+from ._base import BaseServer
+from ._waiter import _Waiter
 
 __all__ = ["StdioServer"]
 

@@ -34,9 +34,10 @@ from mcp_proto.config import ServerConfig
 from mcp_proto.connection import ExchangeFailure
 from mcp_proto.connection import frames as fr
 
-from ._base import BaseServer, _Waiter
+from ._base import BaseServer
 from ._chunks import Next, read_chunks
 from ._pool import AsyncConnectionPool
+from ._waiter import _Waiter
 
 __all__ = ["HttpServer", "SseServer", "StreamableHttpServer"]
 

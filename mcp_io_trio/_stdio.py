@@ -36,7 +36,8 @@ from mcp_io_common.processes import (
 from mcp_proto.config import ServerConfig
 from mcp_proto.errors import ConnectionError
 
-from ._base import BaseServer, _Waiter
+from ._base import BaseServer
+from ._waiter import _Waiter
 
 __all__ = ["StdioServer"]
 

@@ -192,7 +192,7 @@ def set_json_backend(name: str) -> None:
 
 # ``json.loads`` without its two Python layers (``loads`` -> ``JSONDecoder.decode`` ->
 # ``raw_decode``): the same C scanner with the same default decoder, the same errors.
-_SCAN = json.JSONDecoder().scan_once
+_SCAN = json.JSONDecoder().scan_once  # type: ignore[attr-defined]  # (set in __init__)
 _SPACE = re.compile(r"[ \t\n\r]*").match
 
 

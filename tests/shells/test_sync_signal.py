@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import threading
 
-from mcp_io_sync._base import _Signal, _Waiter
+from mcp_io_sync._waiter import _Signal, _Waiter
 
 
 def test_a_set_before_the_wait_is_not_lost_and_is_consumed() -> None:
