@@ -49,6 +49,9 @@ requests        sends the client five requests - ``ping`` (id 1), ``roots/list``
 progress_after  with ``params._meta.progressToken`` T: sends progress (T, 1/2, "before"), the
                 answer, then progress (T, 2/2, "after") right after the answer
                 (``arguments.late_delay`` seconds of delay before the late one, default 0).
+note_after      answers tools/call, then ``arguments.late_delay`` seconds later (default 0.3)
+                sends the notification ``notifications/hostile/late`` ``{"n": 1}``, while
+                the client has no request in flight.
 cancel_log      never answers tools/call; every ``notifications/cancelled`` received is written
                 to stderr as one line ``CANCELLED <json of the whole message>`` and appended
                 (same line) to the file given as ARG, if any.
@@ -91,6 +94,7 @@ MODES = {
     "sigterm",
     "requests",
     "progress_after",
+    "note_after",
     "cancel_log",
     "echo_raw",
     "batch",
@@ -343,6 +347,14 @@ class Server:
             return
         if "progress_after" in modes:
             self.progress_after(req_id, params, args)
+            return
+        if "note_after" in modes:
+            self.respond(req_id, OK_RESULT)
+            delay = args.get("late_delay", 0.3)
+            if isinstance(delay, (int, float)) and not isinstance(delay, bool) and 0 < delay <= 60:
+                time.sleep(delay)
+            late = {"jsonrpc": "2.0", "method": "notifications/hostile/late", "params": {"n": 1}}
+            self.send(late)
             return
         if "batch" in modes:
             self.held.append((req_id, args))

@@ -120,52 +120,18 @@ def test_a_call_that_times_out_while_its_caller_reads_is_woken() -> None:
     trio.run(main)
 
 
-LATE_SERVER = r"""
-import json, os, sys, time
-def send(obj):
-    os.write(1, json.dumps(obj).encode() + b"\n")
-buf = b""
-while True:
-    chunk = os.read(0, 65536)
-    if not chunk:
-        break
-    buf += chunk
-    while b"\n" in buf:
-        line, buf = buf.split(b"\n", 1)
-        msg = json.loads(line)
-        method, rid = msg.get("method"), msg.get("id")
-        if rid is None:
-            continue
-        if method == "initialize":
-            result = {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
-                      "serverInfo": {"name": "late", "version": "0"}}
-        elif method == "tools/list":
-            result = {"tools": [{"name": "later", "inputSchema": {"type": "object"}}]}
-        elif method == "tools/call":
-            result = {"content": [{"type": "text", "text": "now"}]}
-        else:
-            result = {}
-        send({"jsonrpc": "2.0", "id": rid, "result": result})
-        if method == "tools/call":
-            time.sleep(0.3)  # then, while no call waits, a notification of its own
-            send({"jsonrpc": "2.0", "method": "notifications/late", "params": {"n": 1}})
-"""
-
-
-def test_what_arrives_between_calls_is_delivered(tmp_path: Path) -> None:
+def test_what_arrives_between_calls_is_delivered() -> None:
     """A notification the server sends 0.3 s after the last answer, while no call is
     waiting: the reader task reads it."""
-    script = tmp_path / "late_server.py"
-    script.write_text(LATE_SERVER, encoding="utf-8")
 
     async def main() -> None:
         seen: list[str] = []
         with trio.fail_after(30):
-            async with mcp_io_trio.connect([sys.executable, str(script)]) as c:
+            async with mcp_io_trio.connect(hostile("note_after")) as c:
                 c.on_notification(lambda server, method, params: seen.append(method))
                 await c.list_tools()
-                assert text_of(await c.call_tool("later")) == "now"
-                while "notifications/late" not in seen:
+                assert text_of(await c.call_tool("t")) == "ok"
+                while "notifications/hostile/late" not in seen:
                     await trio.sleep(0.01)
 
     trio.run(main)
