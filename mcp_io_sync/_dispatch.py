@@ -101,7 +101,6 @@ class EventDispatch:
             callback = self._progress.get(event.call_id)
             if callback is not None:
                 self._progressed.add(event.call_id)
-            if callback is not None:
                 self._on_event(self, ("progress", callback, event))
         elif kind is ServerRequest:
             self._on_event(self, ("request", self._generation, event))

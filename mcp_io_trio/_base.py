@@ -60,9 +60,6 @@ class BaseServer(ServerView):
     """One MCP server (Trio shell). Its background tasks run in the client's nursery."""
 
     type = "base"
-    #: A caller waits for its answer in ``_answer`` (stdio: it reads the pipe itself)
-    #: instead of parking until a reader task hands the answer over.
-    _reads_answers = False
     #: stdio: a process that dies less than this many seconds after receiving the
     #: subscriptions is not restarted for them again: they end (SUB-21).
     SUBSCRIPTION_RESTART_MIN_INTERVAL: float = SUBSCRIPTION_RESTART_MIN_INTERVAL
@@ -157,7 +154,8 @@ class BaseServer(ServerView):
         cancelled caller cancels ``call_id`` before the exchange is reported cut)."""
 
     async def _answer(self, waiter: _Waiter) -> None:
-        """Wait until ``waiter`` is done, reading for it (``_reads_answers``)."""
+        """Wait until ``waiter`` (not done yet) is done: park until its result event;
+        stdio reads the pipe for it instead."""
         await waiter.park()
 
     def _abort_exchange(self, xid: int) -> None:
@@ -434,17 +432,12 @@ class BaseServer(ServerView):
             if flush or self._open_wanted:
                 await self._open_and_flush(flush)
             self._after_input()
-            if self._reads_answers:  # stdio: the caller reads its answer itself
+            own = self._take_own()
+            if own is None:
                 if waiter.done:
-                    await trio.lowlevel.checkpoint()
+                    await trio.lowlevel.checkpoint()  # (answered already: still one)
                 else:
-                    await self._answer(waiter)
-            elif (own := self._take_own()) is None:
-                if waiter.done:
-                    await trio.lowlevel.checkpoint()
-                else:  # ``waiter.park()`` inlined
-                    waiter.task = trio.lowlevel.current_task()
-                    await trio.lowlevel.wait_task_rescheduled(waiter.abort)
+                    await self._answer(waiter)  # stdio: the caller reads it itself
             else:
                 # HTTP: this task performs its own request (no task, no extra pass);
                 # reading its answer was this call's checkpoint.

@@ -68,14 +68,14 @@ class _Process:
         self.big_pipes = False  # the pipes were enlarged for large messages
         # One scope per task: a CancelScope can be entered only once.
         self.reader_scope = trio.CancelScope()
+        # Trio's clock (``trio.current_time`` without its two layers of calls): the
+        # process lives in one ``trio.run``, so its clock is this one.
+        self.now = trio.lowlevel.current_clock().current_time
         # Reading stdout (see StdioServer._answer): who reads (a caller's waiter, or
         # _READER_TASK), the callers parked meanwhile, how many callers wait and when
         # the last one stopped; the reader task's wait for the pipe (a caller cancels
         # it to read itself) and its idle sleep (cancelled when a caller saw the end).
         self.stdout_fd = _fileno(process.stdout)
-        # Trio's clock (``trio.current_time`` without its two layers of calls): the
-        # process lives in one ``trio.run``, so its clock is this one.
-        self.now = trio.lowlevel.current_clock().current_time
         self.read_size = _READ_CHUNK
         self.leader: object = None
         self.followers: list[_Waiter] = []
@@ -143,7 +143,6 @@ class StdioServer(BaseServer):
     transport again (STDIO-10)."""
 
     type = "stdio"
-    _reads_answers = True
 
     def __init__(self, config: ServerConfig, **kwargs: Any) -> None:
         super().__init__(config, **kwargs)
@@ -337,7 +336,8 @@ class StdioServer(BaseServer):
 
     async def _read_ready(self, proc: _Process, fd: int, waiter: _Waiter | None) -> bool:
         """The pipe is readable: read until it is drained (or ``waiter`` is done) and
-        feed the machine; False once stdout ended or the process is not ours."""
+        feed the machine (a process being closed: drained, fed to nobody); False once
+        stdout ended."""
         while True:
             try:
                 chunk = os.read(fd, proc.read_size)
