@@ -418,6 +418,13 @@ class Session:
             )
         return True
 
+    def await_late_answer(self, request_id: jsonrpc.RequestId, method: str) -> None:
+        """Take a late answer to ``request_id`` (a request of ours that timed out) as an
+        answer again, with no deadline: the stdio era probe, whose answer may come after
+        ``discover_timeout`` from a server slow to start (LIFE-7). The caller ends the
+        wait with :meth:`cancel_request`."""
+        self._pending[request_id] = _Pending(method, None, None, False)
+
     def data_to_send(self) -> list[bytes]:
         """Encoded messages queued since the last call, oldest first."""
         out, self._outbox = self._outbox, []

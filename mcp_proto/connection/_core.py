@@ -276,7 +276,7 @@ class MachineCore:
         there is nobody left to answer or to say goodbye to."""
         self._close_deadline = None
         self._drain(now)  # what already arrived comes first
-        self._era.probe = None  # the probe fails with the rest; no era decision
+        self._era.probe = self._era.late = None  # they fail with the rest: no decision
         session = self._session
         live = session is not None and session.state is not SessionState.CLOSED
         self._listen.end_all(self._closed_error(), now, cancel=lost is None and live)
@@ -506,8 +506,8 @@ class MachineCore:
         if listen is not _NO_LISTEN and listen.on_response(rid, event.result, now):
             return
         era = self._era
-        if era.probe is not None and era.owns(rid):
-            era.answered(event.result, now)
+        if (era.probe is not None or era.late is not None) and era.owns(rid):
+            era.answered(rid, event.result, now)
             return
         internal = self._internal.pop(rid, None)
         if internal is not None:
@@ -532,7 +532,8 @@ class MachineCore:
         """An attempt ended without a result (error response, timeout, transport)."""
         if rid == self._init_rid and self._init_rid is not None:
             self._init_rid = None
-            self._connect_failed(error, now)
+            if not self._era.handshake_refused(error, now):
+                self._connect_failed(error, now)
             return
         if self._listen.on_failed(rid, error, now):
             return
@@ -602,6 +603,7 @@ class MachineCore:
         self._outbox.append(Outgoing(data, self._init_rid, "initialize"))
 
     def _handshake_answered(self, session: Session, result: Any, now: float) -> None:
+        self._era.handshake_settled(session)
         self._take_output()  # what the session queued before: untagged, in order
         try:
             info = session.complete_handshake(result)
@@ -630,7 +632,7 @@ class MachineCore:
         """Drop the transport and the session; calls in flight are judged."""
         self._drain(now)  # events already received come first
         self._init_rid = None
-        self._era.probe = None  # no era decision from a torn-down transport
+        self._era.probe = self._era.late = None  # no era decision from a dead transport
         self._internal.clear()
         self._transport.reset()
         self._outbox = []

@@ -35,7 +35,7 @@ Modern requests (LIFE-10..15, LIFE-17): params get ``_meta`` from
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, TypeGuard
 
 from .. import jsonrpc
 from .._util import shown
@@ -89,8 +89,10 @@ __all__ = ["DISCOVER_TIMEOUT", "EraSteps", "Probe", "modern_post_headers"]
 #: Default bound of the probe (LIFE-7), capped by ``read_timeout``. A modern server
 #: answers discover as its first message, so this only has to cover the server's start
 #: (a Python or Node server is up in one or two seconds); a silent legacy server costs
-#: this much once per process/origin (the era is cached), and a dual-era server that
-#: starts slower still works, through ``initialize``.
+#: this much once per process/origin (the era is cached). A server that starts slower
+#: is still heard on stdio: its late answer decides while ``initialize`` is unanswered,
+#: and a refusal of ``initialize`` as a modern server's probes again (``failed``,
+#: ``handshake_refused``).
 DISCOVER_TIMEOUT: Final = 5.0
 
 
@@ -117,6 +119,16 @@ def _stateless(session: Session, server: ServerInfo | None) -> None:
     session.state = SessionState.READY
 
 
+def _refusal(error: MCPError) -> TypeGuard[ServerError]:
+    """A server's answer (a JSON-RPC error, an HTTP 4xx), not a transport failure."""
+    return isinstance(error, ServerError) and not isinstance(error, TransientServerError)
+
+
+def _error_object(error: MCPError) -> dict[str, Any]:
+    assert isinstance(error, ServerError)
+    return {"code": error.code, "message": error.message, "data": error.data}
+
+
 class EraSteps:
     """The era decision and modern request building of one connection."""
 
@@ -133,6 +145,11 @@ class EraSteps:
         self.extensions = extensions
         self.era_cache = era_cache
         self.probe: Probe | None = None
+        #: A silent stdio probe whose answer may still come (LIFE-7): see ``failed``.
+        self.late: Probe | None = None
+        #: ``initialize`` was refused as a 2026-07-28 server refuses it, and the era
+        #: probed again: once per connect (``handshake_refused``).
+        self.reprobed = False
         self.pid: int | None = None  # the stdio server's process (era cache key)
         self.log_level: str | None = None
         #: A modern request was answered as a legacy server would (LIFE-18).
@@ -171,6 +188,8 @@ class EraSteps:
     def begin(self, now: float) -> None:
         """The transport can carry messages: probe, or handshake at once."""
         conn = self.conn
+        self.late = None
+        self.reprobed = False
         mode = conn.config.protocol
         if conn.config.type == "sse" or mode == "legacy":
             conn._start_handshake(now)
@@ -218,22 +237,53 @@ class EraSteps:
 
     def owns(self, rid: jsonrpc.RequestId) -> bool:
         probe = self.probe
-        return probe is not None and probe.rid == rid
+        if probe is not None and probe.rid == rid:
+            return True
+        late = self.late
+        return late is not None and late.rid == rid
 
-    def answered(self, result: Any, now: float) -> None:
+    def answered(self, rid: jsonrpc.RequestId, result: Any, now: float) -> None:
+        late = self.late
+        if late is not None and late.rid == rid:
+            self.late = None
+            self._late_answer(late, ProbeAnswered(result), now)
+            return
         self._decide(ProbeAnswered(result), now)
 
     def failed(self, rid: jsonrpc.RequestId, error: MCPError, now: float) -> None:
-        self.conn._transport.attempt_ended(rid, False)
+        conn = self.conn
+        conn._transport.attempt_ended(rid, False)
+        late = self.late
+        if late is not None and late.rid == rid:
+            self.late = None
+            if _refusal(error):
+                self._late_answer(late, ProbeFailed(_error_object(error)), now)
+            return  # a lost transport: initialize fails with it
         outcome: ProbeOutcome
         if isinstance(error, RequestTimeoutError):
-            outcome = ProbeSilent()
-        elif isinstance(error, ServerError) and not isinstance(error, TransientServerError):
+            probe = self.probe
+            self._decide(ProbeSilent(), now)
+            session = conn._session
+            if (
+                not self.http
+                and probe is not None
+                and conn._init_rid is not None
+                and session is not None
+            ):
+                # LIFE-7 on stdio: "does not respond within a reasonable timeout" is
+                # often a server still starting (a cold Python import, an npx or uvx
+                # download). A dual-era server that then reads the probe first serves
+                # 2026-07-28 and refuses initialize, so its late answer must still
+                # decide: the probe stays pending, without a deadline, until the
+                # handshake settles. (Over HTTP the timed-out exchange is closed:
+                # no answer can come.)
+                session.await_late_answer(probe.rid, DISCOVER)
+                self.late = probe
+            return
+        if _refusal(error):
             # A JSON-RPC error, or an HTTP 4xx (its body's JSON-RPC error when it had
             # one: code None otherwise): classified by the spec's table.
-            outcome = ProbeFailed(
-                {"code": error.code, "message": error.message, "data": error.data}
-            )
+            outcome = ProbeFailed(_error_object(error))
         else:
             # 401/403, 5xx, a transport failure: nothing about the era (Undecided).
             self.probe = None
@@ -287,6 +337,68 @@ class EraSteps:
         else:
             assert isinstance(decision, Undecided)  # only from HTTP statuses not fed here
             conn._connect_failed(ServerError(decision.reason), now)
+
+    def _late_answer(self, probe: Probe, outcome: ProbeOutcome, now: float) -> None:
+        """The silent probe was answered after ``initialize`` went out (stdio, LIFE-7).
+        While the handshake is unanswered the probe's answer decides, as it would have
+        on time: a modern answer abandons ``initialize`` (its answer, if any, is then
+        discarded as one to an unknown id); an answer like a legacy server's changes
+        nothing."""
+        conn = self.conn
+        init = conn._init_rid
+        session = conn._session
+        if init is None or session is None or isinstance(classify_probe(outcome), Legacy):
+            return
+        session.cancel_request(init, "superseded by server/discover", notify=False)
+        conn._init_rid = None
+        conn._diagnostic(
+            "info",
+            f"server {conn.name!r} answered server/discover after discover_timeout; "
+            "initialize abandoned",
+        )
+        self.probe = probe
+        self._decide(outcome, now)
+
+    def handshake_settled(self, session: Session) -> None:
+        """``initialize`` was answered: a late probe answer no longer decides."""
+        late = self.late
+        if late is not None:
+            self.late = None
+            session.cancel_request(late.rid, "handshake done", notify=False)
+
+    def handshake_refused(self, error: MCPError, now: float) -> bool:
+        """``initialize`` failed with ``error``: whether the refusal is a 2026-07-28
+        server's (a -32022 listing a modern version we speak, LIFE-6: "Do not fall back
+        to initialize"), in which case the era is probed again with that version, once
+        per connect. This catches a dual-era server that took a probe it answered too
+        late (or that a cached legacy era skipped: LIFE-18 "re-probing if the cached
+        assumption later fails"). Only with ``protocol="auto"``: a forced legacy
+        connect reports the refusal."""
+        conn = self.conn
+        config = conn.config
+        session = conn._session
+        if (
+            self.reprobed
+            or config.protocol != "auto"
+            or config.type == "sse"
+            or session is None
+            or not _refusal(error)
+        ):
+            return False
+        decision = classify_probe(ProbeFailed(_error_object(error)))
+        if not isinstance(decision, RetryModern):
+            return False
+        self.reprobed = True
+        self.handshake_settled(session)
+        self._forget()
+        conn._diagnostic(
+            "info",
+            f"server {conn.name!r} refused initialize as a 2026-07-28 server does "
+            f"({error.message}); probing again with {decision.version}",
+        )
+        self._send_probe(now, decision.version, retried=True, cached=False)
+        conn._flush(now)
+        return True
 
     def _legacy(self, probe: Probe, reason: str, now: float) -> None:
         conn = self.conn
@@ -361,11 +473,10 @@ class EraSteps:
         2026-07-28 one (LIFE-18): ``ping`` (``server/discover``) refused the way the
         probe table calls legacy, or -32601 "method not found" for a method whose
         capability the server declared (a legacy server without a session knows none)."""
-        if not isinstance(error, ServerError) or isinstance(error, TransientServerError):
+        if not _refusal(error):
             return False
         if method == "ping":
-            refusal = {"code": error.code, "message": error.message, "data": error.data}
-            return isinstance(classify_probe(ProbeFailed(refusal)), Legacy)
+            return isinstance(classify_probe(ProbeFailed(_error_object(error))), Legacy)
         path = REQUIRED_CAPABILITY.get(method)
         server = self.conn.server
         return (

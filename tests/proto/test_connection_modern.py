@@ -175,11 +175,156 @@ def test_silence_within_discover_timeout_is_legacy_and_cancels_nothing() -> None
     h.advance(5.0)
     (init,) = h.written()  # no notifications/cancelled for the probe
     assert init["method"] == "initialize"
-    # The probe's late answer is discarded, never taken for initialize's.
+    assert h.conn.next_deadline() == 20.0  # initialize's own; the probe has none now
+    # A late answer like a legacy server's is what the fallback assumed: it changes
+    # nothing, and is never taken for initialize's.
     h.feed(error(probe["id"], -32601, "late"))
-    assert [type(e) for e in h.take_events()] == [Diagnostic, MessageDiscarded]
+    assert [type(e) for e in h.take_events()] == [Diagnostic]
+    assert h.written() == []
     h.feed(init_result(init["id"]))
     assert [type(e) for e in h.take_events()] == [Connected]
+    assert h.conn.era == "legacy"
+
+
+def slow_start(h: Modern, *, pid: int | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The probe goes unanswered past discover_timeout: (probe, initialize)."""
+    probe = open_probe(h, pid=pid)
+    h.advance(5.0)
+    (init,) = h.written()
+    assert init["method"] == "initialize"
+    (note,) = h.take_events()
+    assert isinstance(note, Diagnostic) and "using initialize" in note.message
+    return probe, init
+
+
+# The answer a dual-era server (FastMCP 4, the SDK's) gives to initialize once the
+# probe it read first made the connection a 2026-07-28 one.
+def serving_modern(rid: Any) -> bytes:
+    return error(
+        rid,
+        -32022,
+        "connection is serving the 2026-07-28 protocol; the initialize handshake is not accepted",
+        {"supported": [V], "requested": "2025-11-25"},
+    )
+
+
+def test_a_discover_result_after_discover_timeout_still_decides_modern() -> None:
+    # A stdio server slower to start than discover_timeout (a cold import, an npx or
+    # uvx download) reads the probe first: it answers it, then refuses initialize.
+    cache = EraCache()
+    h = harness(options={"era_cache": cache})
+    probe, init = slow_start(h, pid=3)
+    assert cache.get(process_key(3, ARGV)) == EraRecord("legacy", None)
+    h.feed(discover_result(probe["id"]))
+    assert h.written() == []  # initialize is abandoned: no notifications/initialized
+    note, connected = h.take_events()
+    assert isinstance(note, Diagnostic) and "after discover_timeout" in note.message
+    assert isinstance(connected, Connected) and connected.info.protocol_era == "modern"
+    assert h.conn.era == "modern" and h.conn.next_deadline() is None
+    assert cache.get(process_key(3, ARGV)) == EraRecord("modern", V)
+    # initialize's own answer then belongs to no request.
+    h.feed(serving_modern(init["id"]))
+    assert [type(e) for e in h.take_events()] == [MessageDiscarded]
+    call = h.conn.start_call("tools/list", now=h.now)
+    (sent,) = h.written()
+    assert sent["params"]["_meta"][PROTOCOL_VERSION] == V
+    h.feed(result(sent["id"], {"tools": []}))
+    assert h.take_events() == [CallSucceeded(call, "tools/list", {"tools": []})]
+    assert h.modern_messages == 2  # the probe and tools/list, both schema-checked
+
+
+def test_a_late_unsupported_version_reprobes_with_a_listed_version() -> None:
+    h = harness()
+    probe, _init = slow_start(h)
+    h.feed(error(probe["id"], -32022, "no", {"supported": [V], "requested": "2099-01-01"}))
+    (again,) = h.written()
+    assert again["method"] == "server/discover"
+    assert again["id"] not in (probe["id"], _init["id"])
+    assert h.conn.next_deadline() == 5.0 + 5.0  # a probe again, with its own bound
+    h.feed(discover_result(again["id"]))
+    assert [type(e) for e in h.take_events()] == [Diagnostic, Connected]
+    assert h.conn.era == "modern"
+
+
+def test_a_late_probe_answer_after_the_handshake_is_discarded() -> None:
+    h = harness()
+    probe, init = slow_start(h)
+    h.feed(init_result(init["id"]))
+    assert [type(e) for e in h.take_events()] == [Connected]
+    assert [m["method"] for m in h.written()] == ["notifications/initialized"]
+    assert h.conn.pending_count == 0  # the probe's wait ended with the handshake
+    h.feed(discover_result(probe["id"]))
+    assert [type(e) for e in h.take_events()] == [MessageDiscarded]
+    assert h.conn.era == "legacy"
+
+
+def test_a_process_that_dies_after_a_silent_probe_fails_the_connect_once() -> None:
+    h = harness()
+    slow_start(h)
+    h.conn.receive_eof(h.now, "exit status 1")
+    (failed,) = h.take_events()
+    assert isinstance(failed, ConnectFailed) and "exit status 1" in str(failed.error)
+
+
+@pytest.mark.parametrize("cached", [False, True], ids=["fell-back", "cached-legacy"])
+def test_initialize_refused_as_a_modern_server_does_probes_again(cached: bool) -> None:
+    # The refusal arrives without the probe's answer: a server that answered the probe
+    # like a legacy one, or a legacy era cached for a process that now serves
+    # 2026-07-28 (LIFE-18: re-probe when the cached assumption fails).
+    cache = EraCache()
+    h = harness(options={"era_cache": cache})
+    if cached:
+        cache.remember(process_key(4, ARGV), "legacy", None)
+        h.conn.connect(0.0)
+        h.take_frames()
+        h.conn.transport_opened(0.0, pid=4)
+        (init,) = h.written()
+    else:
+        probe = open_probe(h, pid=4)
+        h.feed(error(probe["id"], -32601, "Method not found"))
+        (init,) = h.written()
+        h.take_events()
+    assert init["method"] == "initialize"
+    h.feed(serving_modern(init["id"]))
+    (again,) = h.written()
+    assert again["method"] == "server/discover"
+    assert again["params"]["_meta"][PROTOCOL_VERSION] == V
+    (note,) = h.take_events()
+    assert isinstance(note, Diagnostic) and "probing again" in note.message
+    h.feed(discover_result(again["id"]))
+    (connected,) = h.take_events()
+    assert isinstance(connected, Connected) and h.conn.era == "modern"
+    assert cache.get(process_key(4, ARGV)) == EraRecord("modern", V)
+
+
+def test_initialize_refused_twice_as_a_modern_server_fails_the_connect() -> None:
+    # Once per connect: a server that refuses initialize as a modern one but answers
+    # the probe like a legacy one fails with the refusal, never loops.
+    h = harness()
+    probe = open_probe(h)
+    h.feed(error(probe["id"], -32601, "Method not found"))
+    (init,) = h.written()
+    h.feed(serving_modern(init["id"]))
+    (again,) = h.written()
+    h.feed(error(again["id"], -32601, "Method not found"))
+    (init2,) = h.written()
+    assert init2["method"] == "initialize"
+    h.feed(serving_modern(init2["id"]))
+    assert h.written() == []
+    (failed,) = h.take_events(ConnectFailed)
+    assert isinstance(failed.error, UnsupportedProtocolVersionError)
+
+
+def test_protocol_legacy_reports_a_modern_refusal_of_initialize() -> None:
+    h = harness(protocol="legacy")
+    h.conn.connect(0.0)
+    h.take_frames()
+    h.conn.transport_opened(0.0)
+    (init,) = h.written()
+    h.feed(serving_modern(init["id"]))
+    assert h.written() == []  # forced: no probe
+    (failed,) = h.take_events(ConnectFailed)
+    assert isinstance(failed.error, UnsupportedProtocolVersionError)
 
 
 @pytest.mark.parametrize(

@@ -417,6 +417,30 @@ def test_a_cached_legacy_origin_starts_with_initialize() -> None:
     assert body_of(only(posted(h)))["method"] == "initialize"
 
 
+@pytest.mark.parametrize("status", [400, 200])
+def test_a_cached_legacy_origin_refusing_initialize_as_a_modern_server_is_probed(
+    status: int,
+) -> None:
+    # LIFE-18: the origin now serves 2026-07-28 only; its -32022 (in a 400, or a 200
+    # JSON-RPC error) lists the version to probe with, and the cache is corrected.
+    cache = EraCache()
+    cache.remember(origin_key(URL), "legacy")
+    h = harness(options={"era_cache": cache})
+    h.conn.connect(0.0)
+    h.take_frames()
+    h.conn.transport_opened(0.0)
+    init = only(posted(h))
+    refusal = error(body_of(init)["id"], -32022, "no", {"supported": [V], "requested": "x"})
+    h.reply_status(init, status, refusal, headers=[("Content-Type", "application/json")])
+    again = only(posted(h))
+    assert body_of(again)["method"] == "server/discover"
+    assert header(again, "MCP-Protocol-Version") == V
+    h.reply_json(again, discover_result(body_of(again)["id"]))
+    assert [type(e) for e in h.take_events(Connected, ConnectFailed)] == [Connected]
+    assert h.conn.era == "modern"
+    assert cache.get(origin_key(URL)) == EraRecord("modern", V)
+
+
 def test_a_notification_in_a_modern_session_carries_the_version_and_no_session() -> None:
     h = harness(headers={"X-Api-Key": "k", "Mcp-Param-Region": "forged"})
     connect_modern(h, headers=[("Mcp-Session-Id", "s-1")])

@@ -168,3 +168,30 @@ def test_dual_era_cell(
         assert seen["version"] == MODERN, seen
     else:
         assert seen["version"] in LEGACY_VERSIONS, seen
+
+
+#: Dual-era servers that read their first message to pick the era, and take a second or
+#: more to start: the official SDK server and a FastMCP 4 one.
+SLOW_STARTERS = {
+    "sdk-dual": (list(SDK_SERVER), "echo"),
+    "fastmcp": ([sys.executable, str(SERVERS / "fastmcp_server.py")], "add"),
+}
+
+
+@pytest.mark.parametrize("server", sorted(SLOW_STARTERS))
+def test_a_dual_era_server_slower_to_start_than_discover_timeout_is_modern(
+    shell: Shell, server: str
+) -> None:
+    # The probe times out long before the server is up, so initialize follows it. The
+    # server reads the probe first, answers it and refuses initialize with -32022: the
+    # late answer decides (LIFE-7). A FastMCP server cold-starting on a loaded machine
+    # took more than the default 5 s and failed this way.
+    argv, tool = SLOW_STARTERS[server]
+    seen: dict[str, Any] = {}
+
+    async def scenario(c: Any) -> None:
+        seen["tools"] = [t.name for t in await c.list_tools()]
+        seen["era"] = c.servers[0].protocol_era
+
+    shell.run(scenario, argv, discover_timeout=0.01)
+    assert tool in seen["tools"] and seen["era"] == "modern", seen
