@@ -31,10 +31,13 @@ typecheck: $(STAMP)
 	$(VENV)/bin/mypy --strict mcp_proto mcp_io_common mcp_io_sync mcp_io_trio
 
 # The core's tests run twice: with orjson (the "fast" extra, installed here) and with
-# the standard json module alone, the path of an install without the extra.
+# the standard json module alone, the path of an install without the extra. Two workers
+# (pytest-xdist), a test file each at a time: a file's module fixtures (servers, CLI
+# batches) start once. Most of the suite waits on server processes, so this halves it.
+XDIST := -n 2 --dist loadfile
 unit: $(STAMP) peers
-	$(PY) -m pytest -q -W error
-	MCP_PROTO_JSON=json $(PY) -m pytest -q -W error -p no:cacheprovider tests/proto
+	$(PY) -m pytest -q -W error $(XDIST)
+	MCP_PROTO_JSON=json $(PY) -m pytest -q -W error -p no:cacheprovider $(XDIST) tests/proto
 
 test: lint typecheck unit
 
