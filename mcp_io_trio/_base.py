@@ -100,6 +100,9 @@ class BaseServer(ServerView):
             era_cache=era_cache,
         )
         self._calls: dict[int, _Waiter] = {}  # call id -> its parked caller
+        #: Trio's clock: ``trio.current_time`` until a transport opens, then the run's
+        #: clock itself (the same time without two layers of calls per input).
+        self._clock: Callable[[], float] = trio.current_time
         self._progress: dict[int, Callable[..., Any]] = {}
         # Calls for which a progress callback was queued to the client's dispatcher:
         # their callers wait for those callbacks before returning (issue 9, item 6).
@@ -264,6 +267,7 @@ class BaseServer(ServerView):
             while self._closers:
                 await self._closed.wait()
             epoch = self._epoch
+            self._clock = trio.lowlevel.current_clock().current_time
             try:
                 await self._open_transport()
             except MCPError as exc:
@@ -414,7 +418,7 @@ class BaseServer(ServerView):
         call_id = conn.start_call(
             method,
             params,
-            now=trio.current_time(),
+            now=self._clock(),
             timeout=timeout,
             progress=progress is not None,
             tool=tool,

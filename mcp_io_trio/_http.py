@@ -131,7 +131,7 @@ class _HttpServer(BaseServer):
         pool = self._pool
         if pool is None:  # the machine opens the transport first: never expected
             self._conn.exchange_failed(
-                frame.xid, ExchangeFailure("network", "no connection pool"), trio.current_time()
+                frame.xid, ExchangeFailure("network", "no connection pool"), self._clock()
             )
             return
         running = self._exchanges[frame.xid] = _Running(frame, pool)
@@ -205,7 +205,7 @@ class _HttpServer(BaseServer):
                 response = await owner.__aenter__()
                 try:
                     conn.exchange_head(
-                        xid, response.status, str_headers(response.headers), trio.current_time()
+                        xid, response.status, str_headers(response.headers), self._clock()
                     )
                     self._pump_nowait()
                     if not conn.wants_exchange(xid):
@@ -213,7 +213,7 @@ class _HttpServer(BaseServer):
                     chunks = response.aiter_stream()
 
                     def on_chunk(chunk: bytes) -> Next:
-                        conn.exchange_data(xid, chunk, trio.current_time())
+                        conn.exchange_data(xid, chunk, self._clock())
                         self._pump_nowait()
                         if not conn.wants_exchange(xid):
                             return Next.STOP
@@ -223,14 +223,14 @@ class _HttpServer(BaseServer):
                     if what is Next.PAUSE:
                         rest = (chunks, owner)
                     elif what is Next.GO:
-                        conn.exchange_end(xid, trio.current_time())
+                        conn.exchange_end(xid, self._clock())
                         self._pump_nowait()
                 finally:
                     if rest is None:
                         await owner.__aexit__(None, None, None)  # (shielded within)
         except HTTPCORE_ERRORS as exc:
             if not running.aborted:
-                conn.exchange_failed(xid, exchange_failure(exc), trio.current_time())
+                conn.exchange_failed(xid, exchange_failure(exc), self._clock())
                 self._pump_nowait()
         except trio.Cancelled:
             # The caller performing its own request was cancelled: the exchange is cut.
@@ -240,7 +240,7 @@ class _HttpServer(BaseServer):
                 self._abandon(call_id)
             if waiter is not None and not running.aborted and conn.wants_exchange(xid):
                 failure = ExchangeFailure("network", "the caller was cancelled")
-                conn.exchange_failed(xid, failure, trio.current_time())
+                conn.exchange_failed(xid, failure, self._clock())
                 self._pump_nowait()
             raise
         finally:
@@ -263,18 +263,18 @@ class _HttpServer(BaseServer):
         xid = running.frame.xid
 
         def on_chunk(chunk: bytes) -> Next:
-            conn.exchange_data(xid, chunk, trio.current_time())
+            conn.exchange_data(xid, chunk, self._clock())
             self._pump_nowait()
             return Next.GO if conn.wants_exchange(xid) else Next.STOP
 
         try:
             with running.scope:
                 if await read_chunks(chunks, on_chunk) is Next.GO:
-                    conn.exchange_end(xid, trio.current_time())
+                    conn.exchange_end(xid, self._clock())
                     self._pump_nowait()
         except HTTPCORE_ERRORS as exc:
             if not running.aborted:
-                conn.exchange_failed(xid, exchange_failure(exc), trio.current_time())
+                conn.exchange_failed(xid, exchange_failure(exc), self._clock())
                 self._pump_nowait()
         finally:
             with trio.CancelScope(shield=True):

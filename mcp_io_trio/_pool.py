@@ -408,7 +408,7 @@ class _Stream:
     """``async with pool.stream(...) as response``: a class, not a generator, since it
     runs once per request."""
 
-    __slots__ = ("_conn", "_origin", "_pool", "_request", "_response")
+    __slots__ = ("_bare", "_conn", "_origin", "_pool", "_request", "_response")
 
     def __init__(
         self,
@@ -434,6 +434,7 @@ class _Stream:
         )
         self._conn: httpcore.AsyncHTTPConnection | None = None
         self._response: httpcore.Response | None = None
+        self._bare = False
 
     async def __aenter__(self) -> httpcore.Response:
         pool, request = self._pool, self._request
@@ -447,6 +448,13 @@ class _Stream:
         http11 = conn._connection  # made by the connection's first request
         if getattr(http11, "_state_lock", _EXCLUSIVE) is not _EXCLUSIVE:
             _exclusive(http11, "_state_lock")
+        # Closing the response of a plain connection whose state lock is the no-op has
+        # no checkpoint (httpcore's bookkeeping, then at most _FastStream.aclose): it
+        # cannot be cancelled half-way, so it needs no shielded scope.
+        self._bare = (
+            getattr(http11, "_state_lock", None) is _EXCLUSIVE
+            and type(getattr(http11, "_network_stream", None)) is _FastStream
+        )
         self._conn, self._response = conn, response
         return response
 
@@ -461,7 +469,10 @@ class _Stream:
         if conn is None or response is None:
             return
         try:
-            with trio.CancelScope(shield=True):
+            if self._bare:
                 await response.aclose()
+            else:
+                with trio.CancelScope(shield=True):
+                    await response.aclose()
         finally:
             await self._pool._release(conn)

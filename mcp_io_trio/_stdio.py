@@ -68,9 +68,6 @@ class _Process:
         self.big_pipes = False  # the pipes were enlarged for large messages
         # One scope per task: a CancelScope can be entered only once.
         self.reader_scope = trio.CancelScope()
-        # Trio's clock (``trio.current_time`` without its two layers of calls): the
-        # process lives in one ``trio.run``, so its clock is this one.
-        self.now = trio.lowlevel.current_clock().current_time
         # Reading stdout (see StdioServer._answer): who reads (a caller's waiter, or
         # _READER_TASK), the callers parked meanwhile, how many callers wait and when
         # the last one stopped; the reader task's wait for the pipe (a caller cancels
@@ -330,7 +327,7 @@ class StdioServer(BaseServer):
                     proc.followers.remove(waiter)
         finally:
             proc.callers -= 1
-            proc.last_caller = proc.now()
+            proc.last_caller = self._clock()
             if proc.leader is None and proc.followers:
                 self._hand_over(proc)  # (a follower handed the role, then done or cancelled)
 
@@ -357,7 +354,7 @@ class StdioServer(BaseServer):
                 proc.big_pipes = True
                 enlarge_pipes(proc.process.stdout, proc.process.stdin)
             if proc is self._proc and proc.alive:
-                self._conn.receive_data(chunk, proc.now())
+                self._conn.receive_data(chunk, self._clock())
                 self._pump_nowait()
             # (else closing: the pipe is drained and fed to nobody, so the process never
             # blocks on a full pipe while it is asked to exit)
@@ -391,7 +388,7 @@ class StdioServer(BaseServer):
         fd = proc.stdout_fd
         with proc.reader_scope:
             while not proc.eof:
-                now = proc.now()
+                now = self._clock()
                 if proc.leader is not None or (proc.callers and proc.alive):
                     wake = now + self._LINGER
                 elif now - proc.last_caller < self._LINGER:
