@@ -407,14 +407,20 @@ def test_the_era_is_cached_per_origin() -> None:
     assert probe.read_timeout == 30.0
 
 
-def test_a_cached_legacy_origin_starts_with_initialize() -> None:
+def cached_legacy() -> tuple[Harness, EraCache, StartExchange]:
+    """A connection to an origin cached as handshake-era: (harness, cache, first POST)."""
     cache = EraCache()
     cache.remember(origin_key(URL), "legacy")
     h = harness(options={"era_cache": cache})
     h.conn.connect(0.0)
     h.take_frames()
     h.conn.transport_opened(0.0)
-    assert body_of(only(posted(h)))["method"] == "initialize"
+    return h, cache, only(posted(h))
+
+
+def test_a_cached_legacy_origin_starts_with_initialize() -> None:
+    _h, _cache, first = cached_legacy()
+    assert body_of(first)["method"] == "initialize"
 
 
 @pytest.mark.parametrize("status", [400, 200])
@@ -423,13 +429,7 @@ def test_a_cached_legacy_origin_refusing_initialize_as_a_modern_server_is_probed
 ) -> None:
     # LIFE-18: the origin now serves 2026-07-28 only; its -32022 (in a 400, or a 200
     # JSON-RPC error) lists the version to probe with, and the cache is corrected.
-    cache = EraCache()
-    cache.remember(origin_key(URL), "legacy")
-    h = harness(options={"era_cache": cache})
-    h.conn.connect(0.0)
-    h.take_frames()
-    h.conn.transport_opened(0.0)
-    init = only(posted(h))
+    h, cache, init = cached_legacy()
     refusal = error(body_of(init)["id"], -32022, "no", {"supported": [V], "requested": "x"})
     h.reply_status(init, status, refusal, headers=[("Content-Type", "application/json")])
     again = only(posted(h))
