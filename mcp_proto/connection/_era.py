@@ -51,6 +51,7 @@ from ..http import _OWNED as CLIENT_OWNED
 from ..http import HttpSessionState
 from ..modern.discover import (
     DISCOVER,
+    Decision,
     EraCache,
     Incompatible,
     Legacy,
@@ -124,8 +125,7 @@ def _refusal(error: MCPError) -> TypeGuard[ServerError]:
     return isinstance(error, ServerError) and not isinstance(error, TransientServerError)
 
 
-def _error_object(error: MCPError) -> dict[str, Any]:
-    assert isinstance(error, ServerError)
+def _error_object(error: ServerError) -> dict[str, Any]:
     return {"code": error.code, "message": error.message, "data": error.data}
 
 
@@ -292,11 +292,13 @@ class EraSteps:
         self._decide(outcome, now)
 
     def _decide(self, outcome: ProbeOutcome, now: float) -> None:
-        conn = self.conn
         probe = self.probe
         assert probe is not None
         self.probe = None
-        decision = classify_probe(outcome)
+        self._apply(probe, classify_probe(outcome), now)
+
+    def _apply(self, probe: Probe, decision: Decision, now: float) -> None:
+        conn = self.conn
         if isinstance(decision, Modern):
             info = decision.info
             session = conn._session
@@ -347,7 +349,10 @@ class EraSteps:
         conn = self.conn
         init = conn._init_rid
         session = conn._session
-        if init is None or session is None or isinstance(classify_probe(outcome), Legacy):
+        if init is None or session is None:
+            return
+        decision = classify_probe(outcome)
+        if isinstance(decision, Legacy):
             return
         session.cancel_request(init, "superseded by server/discover", notify=False)
         conn._init_rid = None
@@ -356,8 +361,7 @@ class EraSteps:
             f"server {conn.name!r} answered server/discover after discover_timeout; "
             "initialize abandoned",
         )
-        self.probe = probe
-        self._decide(outcome, now)
+        self._apply(probe, decision, now)
 
     def handshake_settled(self, session: Session) -> None:
         """``initialize`` was answered: a late probe answer no longer decides."""

@@ -258,14 +258,6 @@ def test_a_late_probe_answer_after_the_handshake_is_discarded() -> None:
     assert h.conn.era == "legacy"
 
 
-def test_a_process_that_dies_after_a_silent_probe_fails_the_connect_once() -> None:
-    h = harness()
-    slow_start(h)
-    h.conn.receive_eof(h.now, "exit status 1")
-    (failed,) = h.take_events()
-    assert isinstance(failed, ConnectFailed) and "exit status 1" in str(failed.error)
-
-
 @pytest.mark.parametrize("cached", [False, True], ids=["fell-back", "cached-legacy"])
 def test_initialize_refused_as_a_modern_server_does_probes_again(cached: bool) -> None:
     # The refusal arrives without the probe's answer: a server that answered the probe
@@ -406,9 +398,13 @@ def test_protocol_legacy_never_sends_discover() -> None:
     assert h.conn.era == "legacy"
 
 
-def test_a_process_that_dies_during_the_probe_fails_the_connect_once() -> None:
+@pytest.mark.parametrize("when", ["during-the-probe", "after-a-silent-probe"])
+def test_a_process_that_dies_during_the_probe_fails_the_connect_once(when: str) -> None:
     h = harness()
-    open_probe(h)
+    if when == "during-the-probe":
+        open_probe(h)
+    else:
+        slow_start(h)  # initialize in flight, the probe still awaited without a deadline
     h.conn.receive_eof(h.now, "exit status 1")
     (failed,) = h.take_events()
     assert isinstance(failed, ConnectFailed)
