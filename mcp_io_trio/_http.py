@@ -227,7 +227,7 @@ class _HttpServer(BaseServer):
                         self._pump_nowait()
                 finally:
                     if rest is None:
-                        await owner.__aexit__(None, None, None)  # (shielded within)
+                        await owner.__aexit__(None, None, None)  # (uncancellable: _pool._Stream)
         except HTTPCORE_ERRORS as exc:
             if not running.aborted:
                 conn.exchange_failed(xid, exchange_failure(exc), self._clock())
