@@ -352,7 +352,8 @@ def stdio_config(
             ``initialize``), ``"modern"`` (2026-07-28 only) or ``"legacy"`` (the
             handshake only, no probe) (LIFE-8).
         discover_timeout: how long the probe waits before a silent server is taken
-            for a legacy one (LIFE-7); ``None``: 5 s, capped by ``read_timeout``.
+            for a legacy one (LIFE-7); ``None``: 5 s (``protocol="modern"``:
+            ``read_timeout``), capped by ``read_timeout``.
         max_line_size: override of ``Limits.max_line_size`` for this server.
         request_meta: this server's own host metadata on every 2026-07-28 request,
             laid over the client's ``request_meta`` (its keys win): a mapping (copied
@@ -439,7 +440,8 @@ def http_config(
 
     ``protocol`` is ``"auto"`` (probe with ``server/discover``, else ``initialize``),
     ``"modern"`` or ``"legacy"`` (LIFE-8); ``discover_timeout`` bounds the probe (None:
-    5 s, capped by ``read_timeout``). ``oauth_provider`` is not supported yet and raises
+    5 s, ``read_timeout`` with ``protocol="modern"``; capped by ``read_timeout``).
+    ``oauth_provider`` is not supported yet and raises
     ``ValueError`` (:func:`check_unbuilt_options`).
 
     ``request_meta`` (a mapping, copied now, or a callable) is laid over the client's
@@ -494,7 +496,8 @@ def streamable_http_config(
 
     ``protocol`` is ``"auto"`` (probe with ``server/discover``, else ``initialize``),
     ``"modern"`` or ``"legacy"`` (LIFE-8); ``discover_timeout`` bounds the probe (None:
-    5 s, capped by ``read_timeout``). ``oauth_provider`` is not supported yet and raises
+    5 s, ``read_timeout`` with ``protocol="modern"``; capped by ``read_timeout``).
+    ``oauth_provider`` is not supported yet and raises
     ``ValueError`` (:func:`check_unbuilt_options`).
 
     ``request_meta`` (a mapping, copied now, or a callable) is laid over the client's

@@ -87,7 +87,8 @@ if TYPE_CHECKING:
 
 __all__ = ["DISCOVER_TIMEOUT", "EraSteps", "Probe", "modern_post_headers"]
 
-#: Default bound of the probe (LIFE-7), capped by ``read_timeout``. A modern server
+#: Default bound of the probe with ``protocol="auto"`` (LIFE-7), capped by
+#: ``read_timeout`` (a forced ``"modern"`` waits ``read_timeout``). A modern server
 #: answers discover as its first message, so this only has to cover the server's start
 #: (a Python or Node server is up in one or two seconds); a silent legacy server costs
 #: this much once per process/origin (the era is cached). A server that starts slower
@@ -158,9 +159,13 @@ class EraSteps:
         config = conn.config
         self.http = config.type in ("http", "streamable_http")
         timeout = config.discover_timeout
-        self.discover_timeout = min(
-            timeout if timeout is not None else DISCOVER_TIMEOUT, config.read_timeout
-        )
+        if timeout is None:
+            # LIFE-7's bound exists to declare a silent server legacy. A forced
+            # protocol="modern" has no fallback to decide, so its probe is the
+            # connect's first request and waits as long as initialize would: a server
+            # still starting (a cold import, an npx or uvx download) is not refused.
+            timeout = config.read_timeout if config.protocol == "modern" else DISCOVER_TIMEOUT
+        self.discover_timeout = min(timeout, config.read_timeout)
 
     # ------------------------------------------------------------ era cache
 

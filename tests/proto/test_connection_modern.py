@@ -380,7 +380,11 @@ def test_protocol_modern_never_falls_back(answer: str) -> None:
     assert h.conn.era == "modern"
     probe = open_probe(h)
     if answer == "silence":
-        h.advance(5.0)
+        # No fallback to decide: the probe waits read_timeout (15 s), as initialize
+        # would, not the 5 s that declare a silent server legacy with protocol="auto".
+        h.advance(14.9)
+        assert h.take_events(ConnectFailed) == []
+        h.advance(15.0)
     else:
         h.feed(error(probe["id"], -32601, "Method not found"))
     assert h.written() == []  # never initialize
@@ -389,6 +393,27 @@ def test_protocol_modern_never_falls_back(answer: str) -> None:
     assert "protocol='modern'" in str(failed.error)
     assert h.conn.state is ConnectionState.IDLE
     assert CloseTransport(graceful=False) in h.take_frames()
+
+
+def test_protocol_modern_waits_for_a_server_slower_to_start_than_the_auto_bound() -> None:
+    # A forced modern server still starting after 5 s (a cold import, an npx or uvx
+    # download: what CI met with the SDK server) is connected, not refused.
+    h = harness(protocol="modern")
+    probe = open_probe(h)
+    h.advance(12.0)
+    h.feed(discover_result(probe["id"]))
+    assert h.written() == []
+    (connected,) = h.take_events(Connected)
+    assert h.conn.era == "modern" and connected.info.protocol_version == V
+
+
+def test_protocol_modern_keeps_an_explicit_discover_timeout() -> None:
+    h = harness(protocol="modern", discover_timeout=2)
+    open_probe(h)
+    h.advance(2.0)
+    (failed,) = h.take_events(ConnectFailed)
+    assert isinstance(failed.error, IncompatibleServerError)
+    assert "within discover_timeout" in str(failed.error)
 
 
 def test_protocol_legacy_never_sends_discover() -> None:

@@ -195,3 +195,23 @@ def test_a_dual_era_server_slower_to_start_than_discover_timeout_is_modern(
 
     shell.run(scenario, argv, discover_timeout=0.01)
     assert tool in seen["tools"] and seen["era"] == "modern", seen
+
+
+def test_protocol_modern_waits_for_a_server_slower_to_start_than_the_auto_bound(
+    shell: Shell, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A forced protocol="modern" has no fallback to decide, so its probe waits
+    # read_timeout like any first request, not the bound that declares a silent server
+    # legacy under "auto" (here shrunk to 0.2 s; the SDK server also starts 1 s late).
+    # CI met this as "no answer to server/discover within discover_timeout" from the
+    # SDK server cold-starting in more than 5 s.
+    monkeypatch.setattr("mcp_proto.connection._era.DISCOVER_TIMEOUT", 0.2)
+    late = "import os, sys, time; time.sleep(1); os.execv(sys.argv[1], sys.argv[1:])"
+    seen: dict[str, Any] = {}
+
+    async def scenario(c: Any) -> None:
+        seen["tools"] = [t.name for t in await c.list_tools()]
+        seen["era"] = c.servers[0].protocol_era
+
+    shell.run(scenario, [sys.executable, "-c", late, *SDK_SERVER], protocol="modern")
+    assert "echo" in seen["tools"] and seen["era"] == "modern", seen
