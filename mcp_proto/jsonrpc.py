@@ -36,6 +36,7 @@ __all__ = [
     "RequestId",
     "Response",
     "decode",
+    "decode_all",
     "encode_error",
     "encode_notification",
     "encode_request",
@@ -213,7 +214,11 @@ def decode(data: bytes | str) -> Iterator[Message]:
     Batches were allowed by 2025-03-26 and removed later; a server may still send one,
     so each element is decoded on its own. Never raises.
     """
-    size = f"{len(data)}-{'byte' if isinstance(data, (bytes, bytearray)) else 'character'}"
+    return iter(decode_all(data))
+
+
+def decode_all(data: bytes | str) -> list[Message]:
+    """:func:`decode` as a list (no generator to resume on the hot path)."""
     if isinstance(data, (bytes, bytearray)):
         # MCP messages MUST be UTF-8 (2025-11-25, Transports). json.loads would also
         # sniff UTF-16/32 from bytes, so decode here; a leading BOM is tolerated as
@@ -221,8 +226,7 @@ def decode(data: bytes | str) -> Iterator[Message]:
         try:
             text = bytes(data).decode("utf-8-sig")
         except UnicodeDecodeError as exc:
-            yield Invalid(f"invalid UTF-8 at byte {exc.start} in a {size} message")
-            return
+            return [Invalid(f"invalid UTF-8 at byte {exc.start} in a {_size(data)} message")]
     else:
         text = data
     try:
@@ -231,19 +235,17 @@ def decode(data: bytes | str) -> Iterator[Message]:
         # Report position and size only, never the token (HYG-1).
         pos = getattr(exc, "pos", None)
         where = f" at character {pos}" if pos is not None else ""
-        yield Invalid(f"invalid JSON{where} in a {size} message")
-        return
-    yield from _messages(obj)
-
-
-def _messages(obj: Any) -> Iterator[Message]:
+        return [Invalid(f"invalid JSON{where} in a {_size(data)} message")]
     if isinstance(obj, list):
         if not obj:
-            yield Invalid("empty batch")
-        for item in obj:
-            yield _from_object(item)
-        return
-    yield _from_object(obj)
+            return [Invalid("empty batch")]
+        return [_from_object(item) for item in obj]
+    return [_from_object(obj)]
+
+
+def _size(data: bytes | str) -> str:
+    unit = "byte" if isinstance(data, (bytes, bytearray)) else "character"
+    return f"{len(data)}-{unit}"
 
 
 # Long strings that need no escaping are spliced into the output as bytes instead of

@@ -485,7 +485,7 @@ class Session:
 
     def receive_message(self, data: bytes | str) -> None:
         """Feed one JSON text from the server. Never raises on peer input."""
-        for message in jsonrpc.decode(data):
+        for message in jsonrpc.decode_all(data):
             self._receive(message)
         if self._saw_invalid:
             self._saw_invalid = False

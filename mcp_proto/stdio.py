@@ -96,6 +96,36 @@ class LineFramer:
         self._buf[end : end + size] = data
         self._end = end + size
 
+    def whole_line(self, data: bytes) -> bytes | str | None:
+        """``data`` as the line it holds when it is exactly one newline-terminated line
+        within ``max_line_size`` and nothing is buffered (one read of one message: the
+        usual case on stdio), without copying it through the buffer; ``None`` otherwise
+        (feed it to :meth:`receive_data`). The line is as :meth:`next_line` would
+        return it; a blank one comes back empty (``""``/``b""``: nothing to deliver)."""
+        n = len(data)
+        if (
+            type(data) is not bytes
+            or not n
+            or n - 1 > self._max
+            or self._start != self._end
+            or self._eof
+            or self._failed
+            or data.find(b"\n") != n - 1
+        ):
+            return None
+        end = n - 1
+        if end and data[end - 1] == 13:  # CRLF: drop the CR too
+            end -= 1
+        line: bytes | str
+        if self._decode:
+            try:
+                line = _text(memoryview(data)[:end])
+            except UnicodeDecodeError:
+                line = data[:end]  # kept as bytes, as next_line does
+        else:
+            line = data[:end]
+        return line if line and not line.isspace() else line[:0]
+
     def get_buffer(self, size: int) -> memoryview:
         """A writable view of at least ``size`` bytes to read the next input into. Release
         it (``with`` or ``.release()``) before calling ``buffer_updated``."""

@@ -10,6 +10,7 @@ but the ``*/list`` requests that fill the caches.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 import attrs
@@ -44,6 +45,8 @@ if TYPE_CHECKING:
     # for its cache state), not with the client: ``import mcp_io_sync`` stays light.
     from ..modern.cache import CacheInfo, CacheKind, ResultCache
     from ..modern.mrtr import InputRequiredWait
+
+_NAME: Final = attrgetter("name")  # a ServerEntry's name
 
 __all__ = ["DEFAULT_CLIENT_INFO", "PASS_THROUGH", "Router", "ServerEntry"]
 
@@ -515,14 +518,16 @@ class Router:
         return index
 
     def _resolve(self, kind: str, name: str, server: Any) -> Op[Any]:
-        store = self._store(kind)
+        store = self._stores[kind]
         matches: list[Any] = []
         # Every list known: no effects needed. Routing a name uses the last list
         # whatever its ttlMs (a modern server's list may be "stale at once"): a
         # list_changed drops it, a miss refetches it below, and a stale definition is
         # what -32020 recovers from (HDR-5). list_tools() honours the TTL.
         known = True
-        for n in self._servers_for(server):
+        # (map, not _servers_for's list: this runs on every call)
+        names = map(_NAME, self.servers) if server is None else (self.select_server(server),)
+        for n in names:
             listed = store.get(n)
             if listed is None:
                 known = False

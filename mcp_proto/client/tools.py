@@ -76,7 +76,9 @@ class ToolOps(Router):
         if meta is not None and deprecations.features_in_meta(meta):
             self._deprecated("logging")  # DEP-4: a log level in a call's own _meta
         _check_required(tool, args)
-        yield from _check_input_schema(tool)
+        warning = _input_schema_warning(tool)
+        if warning is not None:
+            yield Log("WARNING", warning)
         params: dict[str, Any] = {"name": name, "arguments": args}
         if meta is not None and isinstance(meta, Mapping):  # (None: no ABC check)
             params["_meta"] = dict(meta)
@@ -107,7 +109,9 @@ class ToolOps(Router):
                 self.synthetic_notification(owner, "notifications/tools/list_changed")
                 tool = yield from self._resolve("tools", name, owner)
                 _check_required(tool, args)
-                yield from _check_input_schema(tool)  # SCH-20: the refreshed definition
+                warning = _input_schema_warning(tool)  # SCH-20: the refreshed definition
+                if warning is not None:
+                    yield Log("WARNING", warning)
             except PASS_THROUGH:
                 raise
             except (TransportError, ConnectionError) as exc:
@@ -184,11 +188,12 @@ class ToolOps(Router):
         ]
 
 
-def _check_input_schema(tool: Tool) -> Op[None]:
+def _input_schema_warning(tool: Tool) -> str | None:
     """SCH-11/SCH-13: an inputSchema whose dialect is unsupported stops the call before
-    anything is sent; any other unusable input schema is warned about and the call is
-    still sent (the server owns argument validation). Call it again on a refreshed tool
-    definition before a retry (SCH-20).
+    anything is sent (``ValidationError``); any other unusable input schema gives the
+    warning to log, and the call is still sent (the server owns argument validation).
+    Call it again on a refreshed tool definition before a retry (SCH-20). (A plain
+    function, not an op: the usual answer, no warning, then costs no generator.)
 
     The verdict is kept per schema object (a cached tool list hands out the same object
     every call), so the hot path of repeated calls pays a dict lookup, not a compile."""
@@ -218,10 +223,10 @@ def _check_input_schema(tool: Tool) -> Op[None]:
             _INPUT_VERDICTS.clear()
         _INPUT_VERDICTS[id(schema)] = (schema, verdict)
     if verdict is None:
-        return
+        return None
     if verdict[0] == "error":
         raise ValidationError(verdict[1])
-    yield Log("WARNING", verdict[1])
+    return verdict[1]
 
 
 # id(inputSchema) -> (the schema object itself, its verdict). Holding the object keeps

@@ -553,7 +553,8 @@ class EraSteps:
                 carried in a header. HeaderAnnotationError: ``tool``'s annotations.
             Exception: whatever the host's ``request_meta`` callable raises.
         """
-        server = self.conn.server
+        session = self.conn._session
+        server = session.server if session is not None else None
         assert server is not None
         version = server.protocol_version
         if method == "ping":
@@ -561,6 +562,8 @@ class EraSteps:
             # only the _meta).
             method, params = DISCOVER, None
         built = with_meta(params, **self._meta_options(version))
+        if not self.http:
+            return method, built, None  # HDR-7: stdio has no headers
         return method, built, self._headers(method, built, version, tool)
 
 

@@ -39,8 +39,12 @@ class StdioTransport(Transport):
             if framer is not None:
                 self.receive_eof(now, "")
             return
-        framer.receive_data(data)
-        self._lines(framer, now)
+        line = framer.whole_line(data)
+        if line is None:
+            framer.receive_data(data)
+            self._lines(framer, now)
+        elif line:
+            self.conn._deliver(line)
 
     def get_buffer(self, size: int) -> memoryview:
         framer = self._framer

@@ -419,3 +419,81 @@ def test_framed_messages_come_back(messages: list[bytes]) -> None:
         if (m[:-1] if m.endswith(b"\r") else m).strip(b" \t\r\x0b\x0c")
     ]
     assert run_chunks([data] if data else [], BIG) == (expected, False)
+
+
+def run_whole_first(chunks: list[bytes], max_line_size: int) -> tuple[list[bytes], bool]:
+    """As the stdio connection feeds the framer: a chunk that is one whole line goes
+    through ``whole_line`` (no buffer), anything else through ``receive_data``."""
+    framer = LineFramer(max_line_size)
+    lines: list[bytes] = []
+    try:
+        for chunk in chunks:
+            line = framer.whole_line(chunk)
+            if line is None:
+                framer.receive_data(chunk)
+                drain(framer, lines)
+            elif line:
+                assert isinstance(line, bytes)
+                lines.append(line)
+        framer.receive_data(b"")
+        drain(framer, lines)
+    except LineTooLongError:
+        return lines, True
+    return lines, False
+
+
+@settings(deadline=None)
+@given(
+    data=st.binary(max_size=300) | line_bytes,
+    cuts=st.lists(st.integers(min_value=0, max_value=400), max_size=20),
+    max_line_size=st.integers(min_value=1, max_value=40) | st.just(BIG),
+)
+def test_whole_line_reads_match_the_buffered_path(
+    data: bytes, cuts: list[int], max_line_size: int
+) -> None:
+    expected = reference(data, max_line_size)
+    assert run_whole_first(splits(data, cuts), max_line_size) == expected
+    # Every line read on its own, as a server answering one request at a time is read.
+    per_line = [line + b"\n" for line in data.split(b"\n")[:-1]]
+    tail = data.split(b"\n")[-1:]
+    assert run_whole_first(per_line + [t for t in tail if t], max_line_size) == expected
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        (b'{"t":"caf\xc3\xa9"}\r\n', '{"t":"café"}'),
+        (b"\xef\xbb\xbf{}\n", "{}"),
+        (b"\xef\xbb\xbf\n", ""),
+        (b"\xff\xfe{}\n", b"\xff\xfe{}"),
+        (b"  \r\n", ""),
+        (b"\n", ""),
+        (b"{}\n{}\n", None),  # two lines: the buffered path
+        (b"{}", None),  # no newline yet
+        (b"{}\n ", None),  # more after the newline
+    ],
+)
+def test_whole_line_decodes_as_next_line(data: bytes, expected: bytes | str | None) -> None:
+    framer = LineFramer(BIG, decode=True)
+    assert framer.whole_line(data) == expected
+    if expected is not None:
+        buffered = LineFramer(BIG, decode=True)
+        buffered.receive_data(data)
+        assert drain_any(buffered) == ([expected] if expected else [])
+
+
+def test_whole_line_leaves_buffered_input_and_limits_to_receive_data() -> None:
+    framer = LineFramer(4)
+    assert framer.whole_line(b"12345\n") is None  # too long: receive_data raises
+    with pytest.raises(LineTooLongError):
+        framer.receive_data(b"12345\n")
+        framer.next_line()
+    framer = LineFramer(BIG)
+    framer.receive_data(b"ab")
+    assert framer.whole_line(b"cd\n") is None  # "ab" waits for its newline
+    assert framer.whole_line(bytearray(b"x\n")) is None  # bytes only
+    framer.receive_data(b"cd\n")
+    assert framer.next_line() == b"abcd"
+    assert framer.whole_line(b"ef\n") == b"ef"
+    framer.receive_data(b"")
+    assert framer.whole_line(b"gh\n") is None  # after EOF: receive_data reports it
