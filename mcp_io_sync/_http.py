@@ -49,6 +49,7 @@ from mcp_proto.connection import (
 )
 
 from ._base import BaseServer
+from ._plain import PlainResponse
 from ._pool import ConnectionPool
 from ._waiter import _Waiter
 
@@ -281,7 +282,7 @@ class _HttpServer(BaseServer):
         live: _Live,
         waiter: _Waiter | None,
         cm: Any,
-        response: httpcore.Response | None = None,
+        response: Any = None,
     ) -> bool:
         """Feed the body; True if its rest was handed to an exchange thread."""
         for chunk in chunks:
@@ -351,7 +352,7 @@ class _HttpServer(BaseServer):
         return self._pump(inline=True)
 
 
-def _more_here(response: httpcore.Response | None, sock: socket.socket | None) -> bool:
+def _more_here(response: Any, sock: socket.socket | None) -> bool:
     """True if reading on will not wait for the server: the end of the body is already
     here (a server often sends it in the same write as the last event, and h11 holds
     it unparsed), or nothing is held back and the socket has more.
@@ -359,13 +360,16 @@ def _more_here(response: httpcore.Response | None, sock: socket.socket | None) -
     Bytes h11 holds that are not the end (the line break closing the last chunk, or
     part of another event) could leave the next read waiting for a server that keeps
     the stream open: the rest is then read on another thread."""
-    # httpcore's HTTP/1.1 response stream -> its connection -> the h11 state machine.
-    conn = getattr(getattr(response, "stream", None), "_connection", None)
-    buffered = getattr(getattr(conn, "_h11_state", None), "_receive_buffer", None)
-    try:
-        held = bytes(buffered) if buffered is not None else b""
-    except TypeError:
-        return False
+    if isinstance(response, PlainResponse):
+        held = response.held()
+    else:
+        # httpcore's HTTP/1.1 response stream -> its connection -> the h11 state machine.
+        conn = getattr(getattr(response, "stream", None), "_connection", None)
+        buffered = getattr(getattr(conn, "_h11_state", None), "_receive_buffer", None)
+        try:
+            held = bytes(buffered) if buffered is not None else b""
+        except TypeError:
+            return False
     if held:
         return held.endswith(b"0\r\n\r\n")  # the chunked body's last chunk
     if sock is None:

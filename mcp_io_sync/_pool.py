@@ -5,10 +5,12 @@ a request starts or ends (``_assign_requests_to_connections``: an ``is_idle`` an
 socket ``poll`` per idle connection, under one lock), which dominates the client's CPU
 once dozens of requests are in flight. Our transports talk to one origin, so the pool
 they need is simpler: a LIFO list of idle keep-alive connections and a bound on how many
-connections exist. The connections themselves are ``httpcore.HTTPConnection`` (public
+connections exist. ``https://`` connections are ``httpcore.HTTPConnection`` (public
 API): they connect and do TLS lazily, on their first request, exactly as inside
-httpcore's pool; HTTP itself stays httpcore + h11. Proxies keep ``httpcore.ConnectionPool``
-(see ``_http._HttpServer._new_pool``).
+httpcore's pool. ``http://`` ones are :class:`~mcp_io_sync._plain.PlainConnection`:
+connected the same way (this module's ``FastBackend``), with h11 driven directly by
+``mcp_io_common.http11`` (httpcore's HTTP/1.1 layer costs a fifth of a request).
+Proxies keep ``httpcore.ConnectionPool`` (see ``_http._HttpServer._new_pool``).
 
 Rules:
 
@@ -40,6 +42,11 @@ from typing import Any
 import httpcore
 
 from mcp_io_common.httpcore_glue import RequestTarget as _Target
+
+from ._plain import PlainConnection, PlainResponse
+
+_Connection = httpcore.HTTPConnection | PlainConnection
+_Response = httpcore.Response | PlainResponse
 
 __all__ = ["ConnectionPool", "FastBackend"]
 
@@ -210,8 +217,8 @@ class ConnectionPool:
         self._backend = network_backend or FastBackend(self._busy)
         self._tls_backend = network_backend or httpcore.SyncBackend()
         self._cond = threading.Condition(threading.Lock())
-        self._idle: list[httpcore.HTTPConnection] = []  # LIFO: the warmest last
-        self._all: set[httpcore.HTTPConnection] = set()  # every open connection
+        self._idle: list[_Connection] = []  # LIFO: the warmest last
+        self._all: set[_Connection] = set()  # every open connection
         self._in_use = 0
         self._closed = False
         self._targets: dict[str, _Target] = {}
@@ -254,7 +261,7 @@ class ConnectionPool:
         headers: list[tuple[bytes, bytes]],
         content: bytes | None = None,
         extensions: dict[str, Any] | None = None,
-    ) -> httpcore.Response:
+    ) -> _Response:
         """Send a request and read its whole body."""
         with self.stream(
             method, url, headers=headers, content=content, extensions=extensions
@@ -270,7 +277,7 @@ class ConnectionPool:
                 self._targets[url] = target
         return target
 
-    def _acquire(self, origin: httpcore.Origin, timeout: float | None) -> httpcore.HTTPConnection:
+    def _acquire(self, origin: httpcore.Origin, timeout: float | None) -> _Connection:
         cond = self._cond
         with cond:
             if self._in_use >= self._max and not cond.wait_for(
@@ -292,11 +299,13 @@ class ConnectionPool:
                 self._discard(conn)
                 with cond:
                     conn = self._idle.pop() if self._idle else None
-            conn = httpcore.HTTPConnection(
-                origin=origin,
-                ssl_context=self._ssl_context,
-                network_backend=self._backend if origin.scheme == b"http" else self._tls_backend,
-            )
+            if origin.scheme == b"http":
+                # Plain HTTP: h11 driven directly (see _plain); TLS stays httpcore's.
+                conn = PlainConnection(origin, self._backend)
+            else:
+                conn = httpcore.HTTPConnection(
+                    origin=origin, ssl_context=self._ssl_context, network_backend=self._tls_backend
+                )
             with cond:
                 self._all.add(conn)
             return conn
@@ -306,7 +315,7 @@ class ConnectionPool:
                 cond.notify()
             raise
 
-    def _release(self, conn: httpcore.HTTPConnection) -> None:
+    def _release(self, conn: _Connection) -> None:
         """The response is closed: keep the connection if it is reusable."""
         keep = conn.is_available()
         with self._cond:
@@ -320,13 +329,13 @@ class ConnectionPool:
         if not keep:
             self._close_quietly(conn)
 
-    def _discard(self, conn: httpcore.HTTPConnection) -> None:
+    def _discard(self, conn: _Connection) -> None:
         with self._cond:
             self._all.discard(conn)
         self._close_quietly(conn)
 
     @staticmethod
-    def _close_quietly(conn: httpcore.HTTPConnection) -> None:
+    def _close_quietly(conn: _Connection) -> None:
         try:
             conn.close()
         except Exception:  # a socket already broken may fail to close
@@ -356,7 +365,7 @@ class _Stream:
     """``with pool.stream(...) as response``: a class, not a generator, since it runs
     once per request."""
 
-    __slots__ = ("_conn", "_origin", "_pool", "_request", "_response")
+    __slots__ = ("_conn", "_content", "_ext", "_head", "_method", "_pool", "_response", "_target")
 
     def __init__(
         self,
@@ -367,26 +376,39 @@ class _Stream:
         content: bytes | None,
         extensions: dict[str, Any],
     ) -> None:
-        target = pool._target(url)
+        target = self._target = pool._target(url)
         head = [(b"Host", target.host_header), *headers]
         if content is not None:
             head.append((b"Content-Length", b"%d" % len(content)))
         self._pool = pool
-        self._origin = target.origin
-        self._request = httpcore.Request(
-            method, target.url, headers=head, content=content, extensions=extensions
-        )
-        self._conn: httpcore.HTTPConnection | None = None
-        self._response: httpcore.Response | None = None
+        self._method = method
+        self._head = head
+        self._content = content
+        self._ext = extensions
+        self._conn: _Connection | None = None
+        self._response: _Response | None = None
 
-    def __enter__(self) -> httpcore.Response:
-        pool, request = self._pool, self._request
-        timeout = request.extensions.get("timeout", {}).get("pool")
-        conn = pool._acquire(self._origin, timeout)
+    def __enter__(self) -> _Response:
+        pool, ext = self._pool, self._ext
+        timeouts = ext.get("timeout", {})
+        conn = pool._acquire(self._target.origin, timeouts.get("pool"))
+        response: _Response
         try:
-            response = conn.handle_request(request)
+            if isinstance(conn, PlainConnection):
+                response = conn.send(
+                    self._method, self._target.url.target, self._head, self._content, timeouts
+                )
+            else:
+                request = httpcore.Request(
+                    self._method,
+                    self._target.url,
+                    headers=self._head,
+                    content=self._content,
+                    extensions=ext,
+                )
+                response = conn.handle_request(request)
         except BaseException:
-            pool._release(conn)  # httpcore closed the connection already
+            pool._release(conn)  # the connection closed itself already
             raise
         self._conn, self._response = conn, response
         return response

@@ -1,9 +1,10 @@
-"""A small pool of httpcore HTTP/1.1 connections for the Trio shell (no proxy).
+"""A small pool of HTTP/1.1 connections for the Trio shell (no proxy).
 
-The twin of ``mcp_io_sync._pool`` (see there for why and the rules), over
-``httpcore.AsyncHTTPConnection`` on httpcore's Trio backend: a LIFO list of idle
-keep-alive connections, at most ``max_connections`` open, an idle connection reused only
-while available and not closed by the server, anything not read to its end closed.
+The twin of ``mcp_io_sync._pool`` (see there for why and the rules): a LIFO list of
+idle keep-alive connections, at most ``max_connections`` open, an idle connection reused
+only while available and not closed by the server, anything not read to its end closed.
+``http://`` connections are :class:`~mcp_io_trio._plain.PlainConnection` (h11 driven
+directly), ``https://`` ones ``httpcore.AsyncHTTPConnection`` on httpcore's Trio backend.
 Closing a connection is shielded from cancellation, as in httpcore's pool.
 
 Fewer scheduler passes per request than httpcore's own pool and stream: every trio
@@ -49,6 +50,11 @@ except ImportError:  # pragma: no cover - a future httpcore
 
 
 from mcp_io_common.httpcore_glue import RequestTarget as _Target
+
+from ._plain import PlainConnection, PlainResponse
+
+_Connection = httpcore.AsyncHTTPConnection | PlainConnection
+_Response = httpcore.Response | PlainResponse
 
 __all__ = ["AsyncConnectionPool", "FastBackend"]
 
@@ -272,8 +278,8 @@ class AsyncConnectionPool:
         self._backend = network_backend or FastBackend()
         self._tls_backend = network_backend or httpcore.TrioBackend()
         self._slots = trio.Semaphore(max_connections)
-        self._idle: list[httpcore.AsyncHTTPConnection] = []  # LIFO: the warmest last
-        self._all: set[httpcore.AsyncHTTPConnection] = set()  # every open connection
+        self._idle: list[_Connection] = []  # LIFO: the warmest last
+        self._all: set[_Connection] = set()  # every open connection
         self._closed = False
         self._targets: dict[str, _Target] = {}
 
@@ -312,7 +318,7 @@ class AsyncConnectionPool:
         headers: list[tuple[bytes, bytes]],
         content: bytes | None = None,
         extensions: dict[str, Any] | None = None,
-    ) -> httpcore.Response:
+    ) -> _Response:
         """Send a request and read its whole body."""
         async with self.stream(
             method, url, headers=headers, content=content, extensions=extensions
@@ -328,9 +334,7 @@ class AsyncConnectionPool:
                 self._targets[url] = target
         return target
 
-    async def _acquire(
-        self, origin: httpcore.Origin, timeout: float | None
-    ) -> httpcore.AsyncHTTPConnection:
+    async def _acquire(self, origin: httpcore.Origin, timeout: float | None) -> _Connection:
         try:
             # No scheduler pass when a slot is free: the request's own I/O checkpoints.
             self._slots.acquire_nowait()
@@ -343,7 +347,7 @@ class AsyncConnectionPool:
                 ) from None
         return await self._connection(origin)
 
-    async def _connection(self, origin: httpcore.Origin) -> httpcore.AsyncHTTPConnection:
+    async def _connection(self, origin: httpcore.Origin) -> _Connection:
         """An idle connection to ``origin`` or a new one (a slot is held)."""
         try:
             while self._idle:
@@ -357,19 +361,21 @@ class AsyncConnectionPool:
                 ):
                     return conn
                 await self._discard(conn)
-            conn = httpcore.AsyncHTTPConnection(
-                origin=origin,
-                ssl_context=self._ssl_context,
-                network_backend=self._backend if origin.scheme == b"http" else self._tls_backend,
-            )
-            _exclusive(conn, "_request_lock")
+            if origin.scheme == b"http":
+                # Plain HTTP: h11 driven directly (see _plain); TLS stays httpcore's.
+                conn = PlainConnection(origin, self._backend)
+            else:
+                conn = httpcore.AsyncHTTPConnection(
+                    origin=origin, ssl_context=self._ssl_context, network_backend=self._tls_backend
+                )
+                _exclusive(conn, "_request_lock")
             self._all.add(conn)
             return conn
         except BaseException:
             self._slots.release()
             raise
 
-    async def _release(self, conn: httpcore.AsyncHTTPConnection) -> None:
+    async def _release(self, conn: _Connection) -> None:
         """The response is closed: keep the connection if it is reusable."""
         self._slots.release()
         if conn.is_available() and not self._closed:
@@ -377,7 +383,7 @@ class AsyncConnectionPool:
         else:
             await self._discard(conn)
 
-    async def _discard(self, conn: httpcore.AsyncHTTPConnection) -> None:
+    async def _discard(self, conn: _Connection) -> None:
         self._all.discard(conn)
         with trio.CancelScope(shield=True):
             try:
@@ -408,7 +414,17 @@ class _Stream:
     """``async with pool.stream(...) as response``: a class, not a generator, since it
     runs once per request."""
 
-    __slots__ = ("_bare", "_conn", "_origin", "_pool", "_request", "_response")
+    __slots__ = (
+        "_bare",
+        "_conn",
+        "_content",
+        "_ext",
+        "_head",
+        "_method",
+        "_pool",
+        "_response",
+        "_target",
+    )
 
     def __init__(
         self,
@@ -419,42 +435,51 @@ class _Stream:
         content: bytes | None,
         extensions: dict[str, Any],
     ) -> None:
-        target = pool._target(url)
+        target = self._target = pool._target(url)
         head = [(b"Host", target.host_header), *headers]
         if content is not None:
             head.append((b"Content-Length", b"%d" % len(content)))
         self._pool = pool
-        self._origin = target.origin
-        self._request = httpcore.Request(
-            method,
-            target.url,
-            headers=head,
-            content=None if content is None else _Body(content),
-            extensions=extensions,
-        )
-        self._conn: httpcore.AsyncHTTPConnection | None = None
-        self._response: httpcore.Response | None = None
+        self._method = method
+        self._head = head
+        self._content = content
+        self._ext = extensions
+        self._conn: _Connection | None = None
+        self._response: _Response | None = None
         self._bare = False
 
-    async def __aenter__(self) -> httpcore.Response:
-        pool, request = self._pool, self._request
-        timeout = request.extensions.get("timeout", {}).get("pool")
-        conn = await pool._acquire(self._origin, timeout)
+    async def __aenter__(self) -> _Response:
+        pool, ext = self._pool, self._ext
+        timeouts = ext.get("timeout", {})
+        conn = await pool._acquire(self._target.origin, timeouts.get("pool"))
+        response: _Response
         try:
-            response = await conn.handle_async_request(request)
+            if type(conn) is PlainConnection:
+                response = await conn.send(
+                    self._method, self._target.url.target, self._head, self._content, timeouts
+                )
+            else:
+                assert isinstance(conn, httpcore.AsyncHTTPConnection)
+                content = self._content
+                request = httpcore.Request(
+                    self._method,
+                    self._target.url,
+                    headers=self._head,
+                    content=None if content is None else _Body(content),
+                    extensions=ext,
+                )
+                response = await conn.handle_async_request(request)
         except BaseException:
-            await pool._release(conn)  # httpcore closed the connection already
+            await pool._release(conn)  # the connection closed itself already
             raise
-        http11 = conn._connection  # made by the connection's first request
-        if getattr(http11, "_state_lock", _EXCLUSIVE) is not _EXCLUSIVE:
-            _exclusive(http11, "_state_lock")
-        # Closing the response of a plain connection whose state lock is the no-op has
-        # no checkpoint (httpcore's bookkeeping, then at most _FastStream.aclose): it
-        # cannot be cancelled half-way, so it needs no shielded scope.
-        self._bare = (
-            getattr(http11, "_state_lock", None) is _EXCLUSIVE
-            and type(getattr(http11, "_network_stream", None)) is _FastStream
-        )
+        if isinstance(conn, PlainConnection):
+            # Closing the response of a plain connection on _FastStream has no
+            # checkpoint: it cannot be cancelled half-way, so it needs no shielded scope.
+            self._bare = type(conn.stream) is _FastStream
+        else:
+            http11 = conn._connection  # made by the connection's first request
+            if getattr(http11, "_state_lock", _EXCLUSIVE) is not _EXCLUSIVE:
+                _exclusive(http11, "_state_lock")
         self._conn, self._response = conn, response
         return response
 

@@ -1,0 +1,127 @@
+"""The client side of one plain HTTP/1.1 keep-alive connection, without I/O: h11's
+state machine, with httpcore's exceptions and httpcore's HTTP/1.1 rules.
+
+Both shells' pools drive it over their plain TCP streams (``_pool._PlainConnection``):
+they write what :meth:`Http11.request` returns and feed what they read until
+:meth:`Http11.head` and :meth:`Http11.chunk` give something. TLS and proxies stay
+httpcore's own connections. Why not httpcore's ``HTTP11Connection`` here too: it wraps
+every step of a request (a ``Trace`` context and a ``map_exceptions`` context manager
+per phase, ``Request``/``Response`` model checks, a connection wrapper around the HTTP/1.1
+one) at about 150 Python calls per request, a fifth of a whole 2026-07-28 Trio
+``tools/call`` over HTTP. HTTP itself stays h11's.
+
+The rules kept from httpcore (``_async/http11.py``):
+
+* 1xx informational responses before the response are skipped;
+* a server that closes before sending a response: ``RemoteProtocolError("Server
+  disconnected without sending a response.")``;
+* h11's own protocol errors become httpcore's ``RemoteProtocolError`` /
+  ``LocalProtocolError`` (the shells map httpcore's exceptions to the machine's failure
+  kinds: ``httpcore_glue.exchange_failure``);
+* the connection is reused only when both sides finished their message (h11 ``DONE``);
+  anything else closes it;
+* a head larger than 100 KiB is refused (h11's ``max_incomplete_event_size``).
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+import h11
+import httpcore
+
+__all__ = ["END", "READ_SIZE", "Http11"]
+
+#: Bytes asked of the socket per read (httpcore's ``READ_NUM_BYTES``).
+READ_SIZE: Final = 64 * 1024
+#: Largest response head accepted (httpcore's ``MAX_INCOMPLETE_EVENT_SIZE``).
+MAX_HEAD: Final = 100 * 1024
+
+
+class _End:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "END"
+
+
+#: :meth:`Http11.chunk`: the response body ended.
+END: Final = _End()
+
+_Headers = list[tuple[bytes, bytes]]
+
+
+class Http11:
+    """One connection's HTTP/1.1 state: a request out, its response in, then (when both
+    messages ended cleanly) the next request."""
+
+    __slots__ = ("_h11",)
+
+    def __init__(self) -> None:
+        self._h11 = h11.Connection(h11.CLIENT, max_incomplete_event_size=MAX_HEAD)
+
+    def request(self, method: bytes, target: bytes, headers: _Headers, body: bytes | None) -> bytes:
+        """The bytes of a whole request (``headers`` hold ``Host``, and
+        ``Content-Length`` when there is a body)."""
+        h = self._h11
+        try:
+            data = h.send(h11.Request(method=method, target=target, headers=headers))
+            if body:
+                data += h.send(h11.Data(data=body))
+            end = h.send(h11.EndOfMessage())
+        except h11.LocalProtocolError as exc:
+            raise httpcore.LocalProtocolError(str(exc)) from exc
+        assert data is not None and end is not None  # (None only for ConnectionClosed)
+        return data + end
+
+    def receive(self, data: bytes) -> None:
+        """What the socket gave (``b""``: the server closed it)."""
+        h = self._h11
+        if not data and h.their_state is h11.SEND_RESPONSE:
+            raise httpcore.RemoteProtocolError("Server disconnected without sending a response.")
+        h.receive_data(data)
+
+    def head(self) -> tuple[int, _Headers] | None:
+        """The response's status and headers (as sent: ``raw_items``), or ``None``
+        when more bytes are needed."""
+        while True:
+            event = self._next()
+            if event is h11.NEED_DATA:
+                return None
+            if type(event) is h11.Response:
+                return event.status_code, event.headers.raw_items()
+            if type(event) is h11.InformationalResponse and event.status_code != 101:
+                continue  # 1xx: the response follows
+            # (101 or a pause: this client never asks to switch protocols)
+            raise httpcore.RemoteProtocolError(f"unexpected {event!r} before the response")
+
+    def chunk(self) -> bytes | _End | None:
+        """The next piece of the body, :data:`END` when it ended, or ``None`` when more
+        bytes are needed."""
+        event = self._next()
+        if type(event) is h11.Data:
+            return bytes(event.data)
+        if event is h11.NEED_DATA:
+            return None
+        if type(event) is h11.EndOfMessage or event is h11.PAUSED:
+            return END
+        raise httpcore.RemoteProtocolError(f"unexpected {event!r} in the response body")
+
+    def held(self) -> bytes:
+        """Bytes received and not parsed yet (h11's ``trailing_data``)."""
+        return bytes(self._h11.trailing_data[0])
+
+    def reuse(self) -> bool:
+        """After the body ended: whether the connection can carry another request (it
+        is then ready for one); ``False`` means it must be closed."""
+        h = self._h11
+        if h.our_state is h11.DONE and h.their_state is h11.DONE:
+            h.start_next_cycle()
+            return True
+        return False
+
+    def _next(self) -> h11.Event | type[h11.NEED_DATA] | type[h11.PAUSED]:
+        try:
+            return self._h11.next_event()
+        except h11.RemoteProtocolError as exc:
+            raise httpcore.RemoteProtocolError(str(exc)) from exc
