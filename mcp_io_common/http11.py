@@ -25,12 +25,13 @@ The rules kept from httpcore (``_async/http11.py``):
 
 from __future__ import annotations
 
-from typing import Final
+import enum
+from typing import Any, Final
 
 import h11
 import httpcore
 
-__all__ = ["END", "READ_SIZE", "Http11"]
+__all__ = ["END", "READ_SIZE", "Http11", "PlainConnectionBase", "PlainResponseBase"]
 
 #: Bytes asked of the socket per read (httpcore's ``READ_NUM_BYTES``).
 READ_SIZE: Final = 64 * 1024
@@ -125,3 +126,128 @@ class Http11:
             return self._h11.next_event()
         except h11.RemoteProtocolError as exc:
             raise httpcore.RemoteProtocolError(str(exc)) from exc
+
+
+# ---------------------------------------------------------------- the pools' objects
+
+
+class _State(enum.Enum):
+    NEW = 0
+    ACTIVE = 1
+    IDLE = 2
+    CLOSED = 3
+
+
+class PlainConnectionBase:
+    """What both shells' plain connections (``_plain.PlainConnection``) share: the part
+    of httpcore's connection interface a pool asks about, and the connection's state.
+    A shell adds the I/O: connecting, sending a request and reading its head, closing.
+    ``stream`` is the shell's network stream (``None`` until the first request)."""
+
+    __slots__ = ("_backend", "_origin", "_state", "http", "stream")
+
+    def __init__(self, origin: httpcore.Origin, backend: Any) -> None:
+        self._origin = origin
+        self._backend = backend
+        self._state = _State.NEW
+        self.http = Http11()
+        self.stream: Any = None
+
+    def can_handle_request(self, origin: httpcore.Origin) -> bool:
+        return origin == self._origin
+
+    def is_available(self) -> bool:
+        return self._state is _State.IDLE
+
+    def has_expired(self) -> bool:
+        # An idle keep-alive socket that is readable was closed by the server.
+        stream = self.stream
+        return self._state is _State.IDLE and (
+            stream is None or bool(stream.get_extra_info("is_readable"))
+        )
+
+    def _begin(self) -> tuple[str, int] | None:
+        """A request starts: the host and port to connect to first (``None``: the
+        connection is open already).
+
+        Raises:
+            httpcore.ConnectionNotAvailable: a request is running, or it was closed.
+        """
+        if self._state not in (_State.NEW, _State.IDLE):
+            raise httpcore.ConnectionNotAvailable()
+        self._state = _State.ACTIVE
+        if self.stream is not None:
+            return None
+        return self._origin.host.decode("ascii"), self._origin.port
+
+    def _detach(self) -> Any:
+        """Closing: the stream to close (``None``: none is open)."""
+        self._state = _State.CLOSED
+        stream, self.stream = self.stream, None
+        return stream
+
+    def _finished(self, whole: bool) -> bool:
+        """The response was closed (``whole``: read to its end): whether the connection
+        stays open for the next request."""
+        if whole and self._state is _State.ACTIVE and self.http.reuse():
+            self._state = _State.IDLE
+            return True
+        return False
+
+
+class PlainResponseBase:
+    """What both shells' plain responses share: ``status``, ``headers``, ``content``
+    and ``extensions`` as httpcore's ``Response`` has them, and the body's pieces as the
+    connection's :class:`Http11` gives them. A shell adds the reads and the close."""
+
+    __slots__ = ("_closed", "_conn", "_content", "_done", "_timeout", "headers", "status")
+
+    def __init__(
+        self,
+        conn: PlainConnectionBase,
+        head: tuple[int, list[tuple[bytes, bytes]]],
+        timeout: float | None,
+    ) -> None:
+        self._conn = conn
+        self.status, self.headers = head
+        self._timeout = timeout
+        self._done = False
+        self._closed = False
+        self._content: bytes | None = None
+
+    @property
+    def content(self) -> bytes:
+        """The whole body, once read (as httpcore's ``Response``)."""
+        if self._content is None:
+            raise RuntimeError("the response body was not read yet")
+        return self._content
+
+    @property
+    def extensions(self) -> dict[str, Any]:
+        """httpcore's ``Response.extensions`` keys that apply."""
+        return {"http_version": b"HTTP/1.1", "network_stream": self._conn.stream}
+
+    def held(self) -> bytes:
+        """Bytes of the body received and not yet handed out."""
+        return self._conn.http.held()
+
+    def _chunk(self) -> bytes | _End | None:
+        """The next piece of the body, :data:`END`, or ``None``: read first.
+
+        Raises:
+            httpcore.ReadError: the response was closed meanwhile.
+        """
+        chunk = self._conn.http.chunk()
+        if chunk is None and (self._closed or self._conn.stream is None):
+            raise httpcore.ReadError("the response was closed")
+        if chunk is END:
+            self._done = True
+        return chunk
+
+    def _close(self) -> bool:
+        """Closing: whether the connection must be closed too (the body was not read to
+        its end, or the server will not take another request on it)."""
+        if self._closed:
+            return False
+        self._closed = True
+        return not self._conn._finished(self._done)

@@ -1,64 +1,29 @@
-"""A plain-HTTP (``http://``) keep-alive connection of the blocking pool, driven with
-:class:`mcp_io_common.http11.Http11` over the pool's network stream, in place of
+"""A plain-HTTP (``http://``) keep-alive connection of the blocking pool, in place of
 httpcore's ``HTTPConnection`` (see ``mcp_io_common.http11`` for why; ``https`` keeps
-httpcore's connection and its TLS). The twin of ``mcp_io_trio._plain``: the same
-steps, awaited there; the protocol is in the shared ``Http11``.
-
-Its interface is the part of httpcore's that the pool uses: ``can_handle_request``,
-``is_available``, ``has_expired``, ``close``; a request returns a response with
-``status``, ``headers``, ``extensions``, ``iter_stream()``, ``read()`` and ``close()``.
-One thread uses a connection at a time (the pool hands it to one request).
+httpcore's connection and its TLS). Only its I/O is here, blocking: the state and the
+HTTP/1.1 rules are ``mcp_io_common.http11``'s, shared with ``mcp_io_trio._plain``. One
+thread uses a connection at a time (the pool hands it to one request).
 """
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Iterator
-from typing import Any
 
 import httpcore
 
-from mcp_io_common.http11 import END, READ_SIZE, Http11
+from mcp_io_common.http11 import END, READ_SIZE, PlainConnectionBase, PlainResponseBase
 
 __all__ = ["PlainConnection", "PlainResponse"]
 
 
-class _State(enum.Enum):
-    NEW = 0
-    ACTIVE = 1
-    IDLE = 2
-    CLOSED = 3
-
-
-class PlainConnection:
+class PlainConnection(PlainConnectionBase):
     """One TCP connection to ``origin``, opened on its first request (as httpcore's
     connections are), one request at a time."""
 
-    __slots__ = ("_backend", "_http", "_origin", "_state", "stream")
-
-    def __init__(self, origin: httpcore.Origin, backend: httpcore.NetworkBackend) -> None:
-        self._origin = origin
-        self._backend = backend
-        self._http = Http11()
-        self._state = _State.NEW
-        self.stream: httpcore.NetworkStream | None = None
-
-    def can_handle_request(self, origin: httpcore.Origin) -> bool:
-        return origin == self._origin
-
-    def is_available(self) -> bool:
-        return self._state is _State.IDLE
-
-    def has_expired(self) -> bool:
-        # An idle keep-alive socket that is readable was closed by the server.
-        stream = self.stream
-        return self._state is _State.IDLE and (
-            stream is None or bool(stream.get_extra_info("is_readable"))
-        )
+    __slots__ = ()
 
     def close(self) -> None:
-        self._state = _State.CLOSED
-        stream, self.stream = self.stream, None
+        stream = self._detach()
         if stream is not None:
             stream.close()
 
@@ -68,20 +33,15 @@ class PlainConnection:
         target: bytes,
         headers: list[tuple[bytes, bytes]],
         body: bytes | None,
-        timeouts: dict[str, Any],
+        timeouts: dict[str, float | None],
     ) -> PlainResponse:
         """Send a request and read its response's head."""
-        if self._state not in (_State.NEW, _State.IDLE):
-            raise httpcore.ConnectionNotAvailable()
-        self._state = _State.ACTIVE
-        http = self._http
+        address = self._begin()
+        http = self.http
         try:
+            if address is not None:
+                self.stream = self._backend.connect_tcp(*address, timeout=timeouts.get("connect"))
             stream = self.stream
-            if stream is None:
-                origin = self._origin
-                stream = self.stream = self._backend.connect_tcp(
-                    origin.host.decode("ascii"), origin.port, timeout=timeouts.get("connect")
-                )
             data = http.request(method, target, headers, body)
             try:
                 stream.write(data, timeout=timeouts.get("write"))
@@ -95,52 +55,14 @@ class PlainConnection:
         except BaseException:
             self.close()
             raise
-        return PlainResponse(self, head[0], head[1], read_timeout)
-
-    def _finished(self, whole: bool) -> bool:
-        """The response was closed (``whole``: read to its end): whether the connection
-        stays open for the next request."""
-        if whole and self._state is _State.ACTIVE and self._http.reuse():
-            self._state = _State.IDLE
-            return True
-        return False
+        return PlainResponse(self, head, read_timeout)
 
 
-class PlainResponse:
+class PlainResponse(PlainResponseBase):
     """The response of a :class:`PlainConnection`: its body is read on demand."""
 
-    __slots__ = ("_closed", "_conn", "_content", "_done", "_timeout", "headers", "status")
-
-    def __init__(
-        self,
-        conn: PlainConnection,
-        status: int,
-        headers: list[tuple[bytes, bytes]],
-        timeout: float | None,
-    ) -> None:
-        self._conn = conn
-        self.status = status
-        self.headers = headers
-        self._timeout = timeout
-        self._done = False
-        self._closed = False
-        self._content: bytes | None = None
-
-    @property
-    def content(self) -> bytes:
-        """The whole body, once :meth:`read` read it (as httpcore's ``Response``)."""
-        if self._content is None:
-            raise RuntimeError("the response body was not read: call read() first")
-        return self._content
-
-    @property
-    def extensions(self) -> dict[str, Any]:
-        """httpcore's ``Response.extensions`` keys that apply."""
-        return {"http_version": b"HTTP/1.1", "network_stream": self._conn.stream}
-
-    def held(self) -> bytes:
-        """Bytes of the body received and not yet handed out."""
-        return self._conn._http.held()
+    __slots__ = ()
+    _conn: PlainConnection
 
     def iter_stream(self) -> Iterator[bytes]:
         return self
@@ -149,21 +71,13 @@ class PlainResponse:
         return self
 
     def __next__(self) -> bytes:
-        conn = self._conn
-        http = conn._http
-        while True:
-            chunk = http.chunk()
-            if chunk is None:
-                stream = conn.stream
-                if stream is None or self._closed:
-                    raise httpcore.ReadError("the response was closed")
-                http.receive(stream.read(READ_SIZE, timeout=self._timeout))
-                continue
-            if chunk is END:
-                self._done = True
-                raise StopIteration
-            assert isinstance(chunk, bytes)
-            return chunk
+        while (chunk := self._chunk()) is None:
+            stream = self._conn.stream
+            self._conn.http.receive(stream.read(READ_SIZE, timeout=self._timeout))
+        if chunk is END:
+            raise StopIteration
+        assert isinstance(chunk, bytes)
+        return chunk
 
     def read(self) -> bytes:
         if self._content is None:
@@ -172,9 +86,5 @@ class PlainResponse:
 
     def close(self) -> None:
         """Keep the connection if the body was read to its end, else close it."""
-        if self._closed:
-            return
-        self._closed = True
-        conn = self._conn
-        if not conn._finished(self._done):
-            conn.close()
+        if self._close():
+            self._conn.close()
