@@ -70,6 +70,16 @@ class RequestTarget:
             else b"%b:%d" % (parsed.host, parsed.port)
         )
 
+    def head(
+        self, headers: list[tuple[bytes, bytes]], content: bytes | None
+    ) -> list[tuple[bytes, bytes]]:
+        """A request's headers with ``Host`` first and ``Content-Length`` for a body,
+        as httpcore's pool adds them."""
+        head = [(b"Host", self.host_header), *headers]
+        if content is not None:
+            head.append((b"Content-Length", b"%d" % len(content)))
+        return head
+
 
 def exchange_failure(exc: Exception) -> ExchangeFailure:
     """What kind of failure an httpcore exception is, in the machine's words (the

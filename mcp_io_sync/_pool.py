@@ -377,12 +377,9 @@ class _Stream:
         extensions: dict[str, Any],
     ) -> None:
         target = self._target = pool._target(url)
-        head = [(b"Host", target.host_header), *headers]
-        if content is not None:
-            head.append((b"Content-Length", b"%d" % len(content)))
         self._pool = pool
         self._method = method
-        self._head = head
+        self._head = target.head(headers, content)
         self._content = content
         self._ext = extensions
         self._conn: _Connection | None = None
