@@ -479,24 +479,33 @@ class BaseServer(EventDispatch, ServerView):
         """Start every call of a round (under ``_lock``); one that cannot start gets
         its error as its outcome."""
         now = time.monotonic()
-        for i, call in enumerate(calls):
-            try:
-                cid = self._conn.start_call(
-                    call.method,
-                    call.params,
-                    now=now,
-                    timeout=call.timeout,
-                    progress=call.progress is not None,
-                    tool=getattr(call, "tool", None),
-                )
-            except MCPError as exc:
-                outcomes[i] = (None, exc)
-                continue
-            waiter = self._waiters[cid] = _Waiter()
-            if call.progress is not None:
-                self._progress[cid] = call.progress
-            started.append((i, waiter))
-            self._logger.debug("-> %s %s (call %s)", self.name, call.method, cid)
+        conn = self._conn
+        logger = self._logger
+        debug = logger.isEnabledFor(logging.DEBUG)
+        try:
+            for i, call in enumerate(calls):
+                try:
+                    # flush=False: the round goes out as one frame, flushed below.
+                    cid = conn.start_call(
+                        call.method,
+                        call.params,
+                        now=now,
+                        timeout=call.timeout,
+                        progress=call.progress is not None,
+                        tool=getattr(call, "tool", None),
+                        flush=False,
+                    )
+                except MCPError as exc:
+                    outcomes[i] = (None, exc)
+                    continue
+                waiter = self._waiters[cid] = _Waiter()
+                if call.progress is not None:
+                    self._progress[cid] = call.progress
+                started.append((i, waiter))
+                if debug:
+                    logger.debug("-> %s %s (call %s)", self.name, call.method, cid)
+        finally:
+            conn.flush(now)
 
     def _outcome_of(self, call: Call) -> tuple[Any, MCPError | None]:
         try:

@@ -27,8 +27,8 @@ Operations (synchronous, never block):
 * ``connect(now)``: begin open + era decision + handshake (idempotent while
   connecting/connected). Completion: ``Connected(info)`` or ``ConnectFailed(error)``.
   The era (``config.protocol``; see "The 2026-07-28 era" below) is decided first.
-* ``start_call(method, params=None, *, now, timeout=None, progress=False, tool=None)
-  -> int``: a
+* ``start_call(method, params=None, *, now, timeout=None, progress=False, tool=None,
+  flush=True) -> int``: a
   call id (stable across retries and re-sends). ``timeout=None`` is
   ``config.read_timeout``; the timeout applies per attempt. Connects implicitly.
   Raises synchronously, starting nothing: ``ValueError`` (bad timeout, params not a
@@ -39,7 +39,11 @@ Operations (synchronous, never block):
   built, or what the host's ``request_meta`` callable raised). ``tool``: the called
   tool's definition for ``tools/call`` (``Mcp-Param-*`` headers over modern HTTP).
   Exactly one ``CallSucceeded`` /
-  ``CallFailed`` is emitted for every call id, always.
+  ``CallFailed`` is emitted for every call id, always. ``flush=False`` (keyword) keeps
+  the request in the machine's outbox instead of emitting its frame now: a driver
+  starting a round of calls then calls ``flush(now)`` once, and the round goes out as
+  one ``Write`` (stdio) instead of one per call.
+* ``flush(now)``: emit what ``start_call(..., flush=False)`` held back.
 * ``notify(method, params=None, *, now, only_if_connected=False)``: sent once ready
   (connecting if needed), or dropped when ``only_if_connected`` and not connected.
 * ``cancel_call(call_id, reason, *, now, error=None)``: ``CallFailed`` with ``error``

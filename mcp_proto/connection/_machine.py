@@ -41,6 +41,7 @@ class Connection(MachineCore):
         timeout: float | None = None,
         progress: bool = False,
         tool: Any = None,
+        flush: bool = True,
     ) -> int:
         """Start a call; returns its call id. See the package docstring.
 
@@ -76,7 +77,8 @@ class Connection(MachineCore):
             except BaseException:
                 self._calls.finish(call)
                 raise
-            self._flush(now)
+            if flush:
+                self._flush(now)
         else:
             session = self._session
             if session is not None and session.state is SessionState.READY:
@@ -383,6 +385,11 @@ class Connection(MachineCore):
         if self._close_deadline is not None and now >= self._close_deadline:
             self._finish_close(now)
         self._after(now)
+
+    def flush(self, now: float) -> None:
+        """Emit the requests ``start_call(..., flush=False)`` held back (stdio: one
+        ``Write`` for all of them)."""
+        self._flush(now)
 
     def frames_to_send(self) -> list[Frame]:
         out, self._frames = self._frames, []

@@ -22,6 +22,7 @@ from mcp_proto.connection import (
     LogMessage,
     OpenTransport,
     ServerRequest,
+    Write,
 )
 from mcp_proto.errors import (
     CapabilityError,
@@ -83,6 +84,20 @@ def test_a_call_before_connect_connects_and_is_sent_once_ready() -> None:
     assert [type(e) for e in events] == [Connected, CallSucceeded]
     assert events[1] == CallSucceeded(cid, "tools/list", {"tools": []})
     assert h.conn.pending_count == 0
+
+
+def test_a_round_started_without_flush_goes_out_as_one_write() -> None:
+    h = harness()
+    h.connect_stdio()
+    ids = [h.conn.start_call("ping", now=0.0, flush=False) for _ in range(3)]
+    assert h.take_frames() == []  # held in the outbox
+    h.conn.flush(0.0)
+    (frame,) = h.take_frames()
+    assert isinstance(frame, Write) and len(frame.messages) == 3
+    h.frames.append(frame)
+    sent = h.written()
+    h.feed(*(result(m["id"], {}) for m in sent))
+    assert h.take_events() == [CallSucceeded(cid, "ping", {}) for cid in ids]
 
 
 def test_progress_events_come_before_the_result() -> None:
