@@ -75,7 +75,8 @@ class _Process:
         self.stdout_fd = _fileno(process.stdout)
         self.read_size = _READ_CHUNK
         self.leader: object = None
-        self.followers: list[_Waiter] = []
+        # Parked callers, oldest first (a dict: added and removed in O(1)).
+        self.followers: dict[_Waiter, None] = {}
         self.callers = 0
         self.last_caller = -math.inf
         self.eof = False  # stdout ended (the reader task reports it to the machine)
@@ -319,12 +320,12 @@ class StdioServer(BaseServer):
                 waiting = proc.bg_wait
                 if waiting is not None:
                     waiting.cancel()  # the reader task gives the role up (then hands it over)
-                proc.followers.append(waiter)
+                proc.followers[waiter] = None
                 try:
                     # Woken by ``finish`` or by ``_hand_over`` (not done: read now).
                     await waiter.park()
                 finally:
-                    proc.followers.remove(waiter)
+                    proc.followers.pop(waiter, None)  # (_hand_over may have dropped it)
         finally:
             proc.callers -= 1
             proc.last_caller = self._clock()
@@ -372,13 +373,21 @@ class StdioServer(BaseServer):
             gate.cancel()
 
     def _hand_over(self, proc: _Process) -> None:
-        """The reading role is free: wake one parked caller to take it."""
-        for follower in proc.followers:
+        """The reading role is free: wake one parked caller to take it.
+
+        Followers that cannot take it (answered, cancelled, or woken already: no parked
+        task) are dropped as they are passed, so each is looked at once. (Scanning them
+        on every hand-over made a round of 100 concurrent calls cost 100²/2 steps: the
+        leader answers them all, and each then hands over on its way out.)"""
+        followers = proc.followers
+        while followers:
+            follower = next(iter(followers))
             task = follower.task
             if task is not None and not follower.done:
                 follower.task = None
                 trio.lowlevel.reschedule(task)
                 return
+            del followers[follower]
 
     #: After the last caller stops waiting, the reader task waits this long before it
     #: reads again (notifications between calls arrive at most this much later).
