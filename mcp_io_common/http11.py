@@ -66,14 +66,15 @@ class Http11:
         ``Content-Length`` when there is a body)."""
         h = self._h11
         try:
-            data = h.send(h11.Request(method=method, target=target, headers=headers))
-            if body:
-                data += h.send(h11.Data(data=body))
+            head = h.send(h11.Request(method=method, target=target, headers=headers))
+            framed = h.send(h11.Data(data=body)) if body else b""
             end = h.send(h11.EndOfMessage())
         except h11.LocalProtocolError as exc:
             raise httpcore.LocalProtocolError(str(exc)) from exc
-        assert data is not None and end is not None  # (None only for ConnectionClosed)
-        return data + end
+        # (send gives None only for ConnectionClosed.) One join: a large body is copied
+        # once.
+        assert head is not None and framed is not None and end is not None
+        return b"".join((head, framed, end))
 
     def receive(self, data: bytes) -> None:
         """What the socket gave (``b""``: the server closed it)."""

@@ -1,8 +1,10 @@
 """Reading an httpcore response body under Trio: to its end, up to a stop, or up to a
 pause after which another task reads on.
 
-httpcore's body is a chain of async generators. Leaving ``async for`` over it early
-leaves them unfinished, and trio warns about each one it later collects. So a *stop*
+An ``https://`` body (httpcore's) is a chain of async generators. Leaving ``async for``
+over it early leaves them unfinished, and trio warns about each one it later collects.
+(A plain ``http://`` body, ``_plain.PlainResponse``, is an iterator object: unwinding it
+the same way is harmless, its first read raises ``Cancelled``.) So a *stop*
 reads on in a cancelled scope: the ``Cancelled`` is raised inside httpcore's read and
 unwinds every generator (the connection is then closed, not reused). A *pause* leaves
 the chain suspended at its ``yield``, intact, for :func:`read_chunks` to be called again

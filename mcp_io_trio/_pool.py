@@ -451,12 +451,14 @@ class _Stream:
         conn = await pool._acquire(self._target.origin, timeouts.get("pool"))
         response: _Response
         try:
-            if type(conn) is PlainConnection:
+            if isinstance(conn, PlainConnection):
                 response = await conn.send(
                     self._method, self._target.url.target, self._head, self._content, timeouts
                 )
+                # Closing the response of a plain connection on _FastStream has no
+                # checkpoint: it cannot be cancelled half-way, so needs no shielded scope.
+                self._bare = type(conn.stream) is _FastStream
             else:
-                assert isinstance(conn, httpcore.AsyncHTTPConnection)
                 content = self._content
                 request = httpcore.Request(
                     self._method,
@@ -466,17 +468,12 @@ class _Stream:
                     extensions=ext,
                 )
                 response = await conn.handle_async_request(request)
+                http11 = conn._connection  # made by the connection's first request
+                if getattr(http11, "_state_lock", _EXCLUSIVE) is not _EXCLUSIVE:
+                    _exclusive(http11, "_state_lock")
         except BaseException:
             await pool._release(conn)  # the connection closed itself already
             raise
-        if isinstance(conn, PlainConnection):
-            # Closing the response of a plain connection on _FastStream has no
-            # checkpoint: it cannot be cancelled half-way, so it needs no shielded scope.
-            self._bare = type(conn.stream) is _FastStream
-        else:
-            http11 = conn._connection  # made by the connection's first request
-            if getattr(http11, "_state_lock", _EXCLUSIVE) is not _EXCLUSIVE:
-                _exclusive(http11, "_state_lock")
         self._conn, self._response = conn, response
         return response
 

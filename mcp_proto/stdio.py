@@ -116,14 +116,7 @@ class LineFramer:
         end = n - 1
         if end and data[end - 1] == 13:  # CRLF: drop the CR too
             end -= 1
-        line: bytes | str
-        if self._decode:
-            try:
-                line = _text(memoryview(data)[:end])
-            except UnicodeDecodeError:
-                line = data[:end]  # kept as bytes, as next_line does
-        else:
-            line = data[:end]
+        line = _line(memoryview(data)[:end], self._decode)
         return line if line and not line.isspace() else line[:0]
 
     def get_buffer(self, size: int) -> memoryview:
@@ -204,11 +197,20 @@ class LineFramer:
         with memoryview(self._buf) as view:
             part = view[start:end]
             try:
-                return _text(part) if self._decode else bytes(part)
-            except UnicodeDecodeError:
-                return bytes(part)
+                return _line(part, self._decode)
             finally:
                 part.release()
+
+
+def _line(part: memoryview, decode: bool) -> bytes | str:
+    """A line's bytes as the framer hands them out: text when decoding, unless they are
+    not UTF-8 (then bytes, for ``jsonrpc.decode`` to report)."""
+    if decode:
+        try:
+            return _text(part)
+        except UnicodeDecodeError:
+            pass
+    return bytes(part)
 
 
 def _text(data: memoryview) -> str:
