@@ -6,6 +6,8 @@
     .venv/bin/python bench/run_modern.py --only sync,sdk --transports http
 
 Our clients (``mcp_io_sync`` / ``mcp_io_trio`` with ``protocol="modern"``) against the
+floor (``raw``: no client library, hand-written JSON-RPC over a pipe or ``http.client``,
+the same requests with their ``_meta`` and, over HTTP, the revision's headers) and the
 official SDK client (``mcp==2.3.0``: ``mcp.Client(target, mode="2026-07-28")``, which
 speaks the revision directly: no ``initialize``, ``_meta`` on every request), all talking
 to the same minimal modern server: ``bench/fast_server.py --modern`` over stdio (each
@@ -18,7 +20,11 @@ Each sample is a fresh worker process: connect, list tools, 50 untimed warm-up c
 then ``--calls`` back-to-back ``tools/call echo`` (every reply checked); it reports the
 rate (calls/s, wall clock) and the client CPU per call (user+system of the worker
 process, all its threads; the stdio server is a child process and is not counted).
-Clients are interleaved, the order rotates each repeat, the table shows medians.
+Clients are interleaved, the order rotates each repeat, the table shows medians. The
+floor is in the same run because this machine's speed drifts (a shared 2-CPU VM: the
+same client's CPU per call moves by half between runs minutes apart, the floor with
+it); under the table, the ratios of each repeat alone (ours and the SDK measured
+seconds apart) show how far that drift moved the medians.
 
 Targets (issue 10, "bench/"): rate ≥ 3x the SDK client's, client CPU per call ≤ 0.3x its.
 ``PASS``/``MISS`` per client and row; a client that could not run shows ``ERROR`` with
@@ -40,7 +46,7 @@ from typing import Any
 HERE = os.path.dirname(os.path.abspath(__file__))
 FAST_SERVER = os.path.join(HERE, "fast_server.py")
 FAST_HTTP_SERVER = os.path.join(HERE, "fast_http_server.py")
-CLIENTS = ("sync", "trio", "sdk")
+CLIENTS = ("raw", "sync", "trio", "sdk")
 OURS = ("sync", "trio")
 TRANSPORTS = ("stdio", "http")
 WARMUP = 50
@@ -65,6 +71,85 @@ def _check(text: str, i: int) -> None:
 
 def _stdio_argv() -> list[str]:
     return [sys.executable, FAST_SERVER, "--modern"]
+
+
+MODERN = "2026-07-28"
+RAW_META = {
+    "io.modelcontextprotocol/protocolVersion": MODERN,
+    "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"},
+    "io.modelcontextprotocol/clientCapabilities": {},
+}
+
+
+def _raw_request(rid: int, method: str, params: dict[str, Any]) -> bytes:
+    msg = {"jsonrpc": "2.0", "id": rid, "method": method, "params": {**params, "_meta": RAW_META}}
+    return json.dumps(msg, separators=(",", ":")).encode()
+
+
+def _raw_result(line: bytes, rid: int) -> Any:
+    msg = json.loads(line)
+    if msg.get("id") != rid or "result" not in msg:
+        raise RuntimeError(f"request {rid}: answered {line[:200]!r}")
+    return msg["result"]
+
+
+def work_raw(transport: str, url: str, calls: int) -> tuple[float, float]:
+    """The floor: the same requests, no client library (blocking pipe or http.client)."""
+    if transport == "stdio":
+        proc = subprocess.Popen(_stdio_argv(), stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        stdin, stdout = proc.stdin, proc.stdout
+        assert stdin is not None and stdout is not None
+
+        def request(rid: int, method: str, params: dict[str, Any]) -> Any:
+            stdin.write(_raw_request(rid, method, params) + b"\n")
+            stdin.flush()
+            return _raw_result(stdout.readline(), rid)
+
+        def close() -> None:
+            stdin.close()
+            proc.wait(5)
+
+    else:
+        import http.client
+        from urllib.parse import urlsplit
+
+        parts = urlsplit(url)
+        conn = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port)
+
+        def request(rid: int, method: str, params: dict[str, Any]) -> Any:
+            headers = {
+                "Content-Type": "application/json",
+                "Accept": "application/json, text/event-stream",
+                "MCP-Protocol-Version": MODERN,
+                "Mcp-Method": method,
+            }
+            if "name" in params:
+                headers["Mcp-Name"] = params["name"]
+            conn.request("POST", parts.path, _raw_request(rid, method, params), headers)
+            response = conn.getresponse()
+            body = response.read()
+            if response.status != 200:
+                raise RuntimeError(f"request {rid}: HTTP {response.status}")
+            return _raw_result(body, rid)
+
+        close = conn.close
+
+    try:
+        request(0, "server/discover", {})
+        request(1, "tools/list", {})
+
+        def call(i: int, rid: int) -> None:
+            result = request(rid, "tools/call", {"name": "echo", "arguments": {"text": f"m{i}"}})
+            _check(result["content"][0]["text"], i)
+
+        for i in range(WARMUP):
+            call(i, 2 + i)
+        cpu0, t0 = _cpu(), time.perf_counter()
+        for i in range(calls):
+            call(i, 2 + WARMUP + i)
+        return time.perf_counter() - t0, _cpu() - cpu0
+    finally:
+        close()
 
 
 def work_sync(transport: str, url: str, calls: int) -> tuple[float, float]:
@@ -131,7 +216,7 @@ def work_sdk(transport: str, url: str, calls: int) -> tuple[float, float]:
     return asyncio.run(main())
 
 
-WORKERS = {"sync": work_sync, "trio": work_trio, "sdk": work_sdk}
+WORKERS = {"raw": work_raw, "sync": work_sync, "trio": work_trio, "sdk": work_sdk}
 
 
 def worker(client: str, transport: str, url: str, calls: int) -> int:
@@ -230,7 +315,30 @@ def report(
     widths = [max(len(str(r[i])) for r in rows) for i in range(len(header))]
     for r in rows:
         lines.append("  ".join(str(v).ljust(w) for v, w in zip(r, widths, strict=True)))
+    lines += per_repeat(samples, ours, transports)
     lines += [f"  ! {e}" for e in errors]
+    return lines
+
+
+def per_repeat(
+    samples: dict[tuple[str, str], list[dict[str, Any]]], ours: list[str], transports: list[str]
+) -> list[str]:
+    """Each repeat's own ratio ours/SDK (measured seconds apart, so a drift of the
+    machine's speed between repeats cancels out): the spread the medians come from."""
+    lines = []
+    for transport in transports:
+        sdk = samples.get(("sdk", transport), [])
+        for c in ours:
+            mine = samples.get((c, transport), [])
+            for key, name in (("rate", "rate"), ("cpu_us", "CPU")):
+                ratios = [
+                    m[key] / s[key]
+                    for m, s in zip(mine, sdk, strict=False)
+                    if "error" not in m and "error" not in s and s[key]
+                ]
+                if ratios:
+                    shown = " ".join(f"{r:.2f}" for r in ratios)
+                    lines.append(f"  per repeat, {transport} {c}/sdk {name}: {shown}")
     return lines
 
 
