@@ -13,6 +13,7 @@ from __future__ import annotations
 import atexit
 import os
 import shutil
+import statistics
 import subprocess
 import tempfile
 from collections.abc import Iterable, Sequence
@@ -102,6 +103,17 @@ def base(client: str) -> str:
     return client.split("@", 1)[0]
 
 
+def paired_ratio(old: dict[str, Any], new: dict[str, Any]) -> float | None:
+    """The median of new/old over the repeats (sample i of each revision was taken in
+    repeat i, one right after the other); None without per-repeat values or when a
+    revision lost a sample (the pairs would no longer line up)."""
+    a, b = old.get("values"), new.get("values")
+    if not a or not b or len(a) != len(b):
+        return None
+    ratios = [y / x for x, y in zip(a, b, strict=True) if x]
+    return statistics.median(ratios) if ratios else None
+
+
 def compare_table(
     revs: Revisions, ours: Sequence[str], rows: Iterable[tuple[str, str, bool, dict[str, Any]]]
 ) -> tuple[str, list[dict[str, Any]]]:
@@ -110,7 +122,16 @@ def compare_table(
 
     ``rows``: (label, unit, higher_is_better, cells) with cells = client -> {"median"}."""
     first, *later = revs.labels
-    header = ["metric", "unit", "client", first, *later, *(f"{x}/{first}" for x in later), ""]
+    header = [
+        "metric",
+        "unit",
+        "client",
+        first,
+        *later,
+        *(f"{x}/{first}" for x in later),
+        *("paired" for _ in later),
+        "",
+    ]
     lines: list[list[str]] = []
     findings: list[dict[str, Any]] = []
     for label, unit, higher, cells in rows:
@@ -120,6 +141,10 @@ def compare_table(
                 continue
             news = [cells.get(f"{c}@{x}", {}).get("median") for x in later]
             row = [label, unit, c, f"{old:.1f}", *(f"{v:.1f}" if v else "-" for v in news)]
+            pairs = [
+                paired_ratio(cells.get(f"{c}@{first}", {}), cells.get(f"{c}@{x}", {}))
+                for x in later
+            ]
             verdict = ""
             for x, v in zip(later, news, strict=True):
                 if not v or not old:
@@ -138,10 +163,14 @@ def compare_table(
                         "new": v,
                         "revision": x,
                         "ratio": ratio,
+                        "paired_ratio": paired_ratio(
+                            cells.get(f"{c}@{first}", {}), cells.get(f"{c}@{x}", {})
+                        ),
                         "worse_by": worse,
                         "verdict": "WORSE" if bad else "ok",
                     }
                 )
+            row += [f"{p:.3f}" if p is not None else "-" for p in pairs]
             row.append(verdict)
             lines.append(row)
     widths = [max(len(r[i]) for r in [header, *lines]) for i in range(len(header))]
@@ -153,8 +182,10 @@ def compare_table(
         )
 
     text = [
-        f"revisions side by side: each against {first} (WORSE: more than "
-        f"{TOLERANCE:.0%} worse in the metric's direction)",
+        f"revisions side by side: each against {first} (WORSE: the ratio of the medians "
+        f"is more than {TOLERANCE:.0%} worse in the metric's direction; paired, for "
+        "information: the median of each repeat's own ratio, the two samples taken "
+        "seconds apart, so a drift of the machine's speed between repeats cancels out)",
         fmt(header),
         fmt(["-" * w for w in widths]),
         *map(fmt, lines),

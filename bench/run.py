@@ -328,13 +328,13 @@ def collect(only: set[str], st: Settings, log: Any) -> dict[str, Any]:
 # ---------------------------------------------------------------------------- summary
 
 
-def summarize(data: dict[str, Any]) -> dict[str, dict[str, dict[str, float]]]:
+def summarize(data: dict[str, Any]) -> dict[str, dict[str, dict[str, Any]]]:
     """metric name -> client -> {median, min, max, n}."""
     s: dict[str, Any] = {
         w: ({c: [r for r in rs if "error" not in r] for c, rs in v.items()} if w != "import" else v)
         for w, v in data["samples"].items()
     }
-    out: dict[str, dict[str, dict[str, float]]] = {}
+    out: dict[str, dict[str, dict[str, Any]]] = {}
 
     def put(name: str, client: str, values: list[float]) -> None:
         if values:
@@ -343,6 +343,7 @@ def summarize(data: dict[str, Any]) -> dict[str, dict[str, dict[str, float]]]:
                 "min": min(values),
                 "max": max(values),
                 "n": len(values),
+                "values": values,  # in repeat order (the paired ratio of --at runs)
             }
 
     for c, rs in s.get("cold", {}).items():

@@ -529,8 +529,8 @@ def collect(only: set[str], st: Settings, log: Any) -> dict[str, Any]:
     return {"clients": clients, "workloads": workloads, "modes": modes, "samples": samples}
 
 
-def summarize(data: dict[str, Any]) -> dict[str, dict[str, dict[str, float]]]:
-    out: dict[str, dict[str, dict[str, float]]] = {}
+def summarize(data: dict[str, Any]) -> dict[str, dict[str, dict[str, Any]]]:
+    out: dict[str, dict[str, dict[str, Any]]] = {}
     for wm, per_client in data["samples"].items():
         for c, rs in per_client.items():
             ok = [r for r in rs if "error" not in r]
@@ -542,6 +542,7 @@ def summarize(data: dict[str, Any]) -> dict[str, dict[str, dict[str, float]]]:
                         "min": min(vals),
                         "max": max(vals),
                         "n": len(vals),
+                        "values": vals,  # in repeat order (the paired ratio of --at runs)
                     }
     return out
 
