@@ -16,6 +16,7 @@ first line's first ``NOTE_CAP`` characters are kept, and only in the error messa
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, Final
 
 from ._util import sanitize_peer_text
@@ -44,6 +45,10 @@ def note_for(quoted: str) -> str:
     return f"; the server wrote output that is not JSON-RPC, first: [{quoted}]"
 
 
+# JSON whitespace, then the "{" a response object starts with.
+_OBJECT_START = re.compile(r"[ \t\n\r]*\{").match
+
+
 def recover_response_id(data: bytes | str) -> Any:
     """The id of a would-be response that failed to decode, when it can be known
     exactly: the line parses as a JSON object (invalid UTF-8 decoded with replacement
@@ -51,8 +56,11 @@ def recover_response_id(data: bytes | str) -> Any:
     integer ``id`` and no ``method``. ``None`` otherwise: a guess from a line that is
     not JSON could fail the wrong request."""
     text = bytes(data).decode("utf-8", "replace") if isinstance(data, (bytes, bytearray)) else data
+    text = text.removeprefix("\ufeff")
+    if _OBJECT_START(text) is None:
+        return None  # not an object: no second parse (a flood of garbage lines)
     try:
-        obj = json.loads(text.removeprefix("\ufeff"))
+        obj = json.loads(text)
     except (ValueError, RecursionError):
         return None
     if not isinstance(obj, dict) or "method" in obj:

@@ -195,11 +195,18 @@ def set_json_backend(name: str) -> None:
 # ``raw_decode``): the same C scanner with the same default decoder, the same errors.
 _SCAN = json.JSONDecoder().scan_once  # type: ignore[attr-defined]  # (set in __init__)
 _SPACE = re.compile(r"[ \t\n\r]*").match
+# The characters a JSON value can start with, as Python's decoder reads JSON (it also
+# takes NaN and Infinity).
+_VALUE_STARTS = frozenset('{["-0123456789tfnNI')
 
 
-def _loads(text: str) -> Any:
+def _loads(text: str, start: int | None = None) -> Any:
+    """``json.loads(text)``; ``start``: where the value starts (after the whitespace),
+    when the caller knows it already."""
+    if start is None:
+        start = _SPACE(text, 0).end()  # type: ignore[union-attr]
     try:
-        obj, end = _SCAN(text, _SPACE(text, 0).end())  # type: ignore[union-attr]
+        obj, end = _SCAN(text, start)
     except StopIteration as err:
         raise json.JSONDecodeError("Expecting value", text, err.value) from None
     end = _SPACE(text, end).end()  # type: ignore[union-attr]
@@ -229,8 +236,14 @@ def decode_all(data: bytes | str) -> list[Message]:
             return [Invalid(f"invalid UTF-8 at byte {exc.start} in a {_size(data)} message")]
     else:
         text = data
+    start = _SPACE(text, 0).end()  # type: ignore[union-attr]
+    if start == len(text) or text[start] not in _VALUE_STARTS:
+        # Cannot start a JSON value: the error json would raise, without raising it (a
+        # server logging to stdout, or a flood of garbage lines, costs a check per line
+        # instead of an exception each).
+        return [Invalid(f"invalid JSON at character {start} in a {_size(data)} message")]
     try:
-        obj = _loads(text)
+        obj = _loads(text, start)
     except (ValueError, RecursionError) as exc:
         # Report position and size only, never the token (HYG-1).
         pos = getattr(exc, "pos", None)

@@ -94,6 +94,10 @@ _GATED_NOTIFICATIONS: Final[dict[str, str]] = {"notifications/roots/list_changed
 
 #: The error a server request still unanswered at close gets (the SDKs' "connection
 #: closed" code, in the implementation-defined range of JSON-RPC 2.0 § 5.1).
+#: At most this many events wait in a session's queue when another discarded message
+#: arrives; beyond it, discards are counted instead (``Session._discard``).
+DISCARD_BACKLOG: Final = 1000
+
 CLOSING_CODE: Final = -32000
 CLOSING_MESSAGE: Final = "Client is closing the connection"
 
@@ -172,6 +176,9 @@ class Session:
         # and a failed handshake mention it (issue 8, item 8; see _unusable).
         self.first_unusable: str | None = None
         self._saw_invalid = False  # the message being received held an Invalid
+        # Discarded messages not reported as events because the queue held
+        # DISCARD_BACKLOG events already (see _discard).
+        self.discards_unreported = 0
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -528,18 +535,35 @@ class Session:
             del self._progress[pending.progress_token]
         return pending
 
+    def _discard(self, reason: str) -> None:
+        """Report a discarded message as an event, unless DISCARD_BACKLOG events wait
+        in the queue already: then it is only counted, and the count is reported with
+        the next discard that finds room. A server flooding its output with garbage
+        (a chatty server logging to stdout; ``yes``) hands over one read of up to
+        1 MiB at once, half a million lines: as events they held ~100 MB until the
+        driver took them (issue 8's "bounded memory" rule)."""
+        events = self._events
+        if len(events) >= DISCARD_BACKLOG:
+            self.discards_unreported += 1
+            return
+        skipped = self.discards_unreported
+        if skipped:
+            self.discards_unreported = 0
+            events.append(MessageDiscarded(f"{skipped} more messages discarded (too many)"))
+        events.append(MessageDiscarded(reason))
+
     def _receive(self, message: jsonrpc.Message) -> None:
         if isinstance(message, jsonrpc.Response):
             pending = self._finish(message.id)
             if pending is None:
                 # UT-7: only ids with an outstanding request are accepted.
-                self._events.append(MessageDiscarded(f"response to unknown id {message.id!r}"))
+                self._discard(f"response to unknown id {message.id!r}")
                 return
             self._events.append(ResponseReceived(message.id, pending.method, message.result))
         elif isinstance(message, jsonrpc.ErrorResponse):
             pending = self._finish(message.id) if message.id is not None else None
             if pending is None:
-                self._events.append(MessageDiscarded("error response to no pending request"))
+                self._discard("error response to no pending request")
                 return
             self._events.append(
                 RequestFailed(
@@ -555,7 +579,7 @@ class Session:
             self._receive_notification(message.method, message.params or {})
         else:
             self._saw_invalid = True
-            self._events.append(MessageDiscarded(message.reason))
+            self._discard(message.reason)
 
     def _receive_notification(self, method: str, params: dict[str, Any]) -> None:
         if method == "notifications/progress":
@@ -568,11 +592,11 @@ class Session:
             )
             if request_id is None:
                 # PROG-1: tokens of finished (or never sent) requests are dropped.
-                self._events.append(MessageDiscarded("progress for an unknown token"))
+                self._discard("progress for an unknown token")
                 return
             progress = as_float(params.get("progress"))
             if progress is None:
-                self._events.append(MessageDiscarded("progress without a usable number"))
+                self._discard("progress without a usable number")
                 return
             msg = params.get("message")
             self._events.append(

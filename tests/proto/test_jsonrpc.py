@@ -179,6 +179,32 @@ def test_decode_invalid_utf8_reason_names_position_only() -> None:
     assert message.reason == f"invalid UTF-8 at byte {where} in a {len(data)}-byte message"
 
 
+@given(st.text(max_size=40))
+def test_a_text_json_cannot_parse_is_reported_where_json_reports_it(text: str) -> None:
+    """A line that cannot start a JSON value is turned away by a check, not by json
+    raising (a server flooding stdout with log lines); the reason is the one json's own
+    error gives, whichever path found it."""
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as exc:
+        expected = f"invalid JSON at character {exc.pos} in a {len(text)}-character message"
+    except RecursionError:  # pragma: no cover - not reachable at this size
+        return
+    else:
+        return
+    (message,) = decode(text)
+    assert message == Invalid(expected)
+
+
+@pytest.mark.parametrize("text", ["y", "  Starting server...", "", "   ", "\ufeff{}", "}"])
+def test_lines_that_cannot_start_a_json_value(text: str) -> None:
+    (message,) = decode(text)
+    start = len(text) - len(text.lstrip(" \t\n\r"))
+    assert message == Invalid(
+        f"invalid JSON at character {start} in a {len(text)}-character message"
+    )
+
+
 def test_decode_utf8_bom_tolerated() -> None:
     assert one(b'\xef\xbb\xbf{"jsonrpc":"2.0","method":"n"}') == Notification("n", None)
 

@@ -24,7 +24,7 @@ from mcp_proto.errors import (
     RequestTimeoutError,
 )
 from mcp_proto.events import MessageDiscarded, RequestFailed, ResponseReceived
-from mcp_proto.session import Session, State
+from mcp_proto.session import DISCARD_BACKLOG, Session, State
 
 
 def initializing() -> tuple[Session, Any]:
@@ -165,3 +165,34 @@ def test_unknown_ids_fail_nothing_and_string_ids_are_matched_exactly() -> None:
     session.receive_message(f'{{"jsonrpc":"2.0","id":"{rid}"}}'.encode())  # "1" is not 1
     assert failures(session) == []
     assert session.is_pending(rid)
+
+
+def test_a_flood_of_garbage_keeps_the_event_queue_bounded() -> None:
+    """A server writing log lines to stdout hands over up to a MiB of them in one read,
+    half a million lines before the driver takes any event: beyond DISCARD_BACKLOG
+    queued events the discards are counted, and the count is reported with the next
+    discard that finds room. The answer behind them still arrives."""
+    session = ready_session()
+    rid = session.send_request("tools/list", None, now=0.0, timeout=5.0)
+    sent(session)
+    for _ in range(DISCARD_BACKLOG + 5000):
+        session.receive_message(b"y")
+    session.receive_message(result(rid, {"tools": []}))
+    queued = events(session)
+    assert len(queued) == DISCARD_BACKLOG + 1
+    assert all(isinstance(e, MessageDiscarded) for e in queued[:-1])
+    assert queued[-1] == ResponseReceived(rid, "tools/list", {"tools": []})
+    assert session.discards_unreported == 5000
+    session.receive_message(b"one more")
+    summary, last = events(session)
+    assert summary == MessageDiscarded("5000 more messages discarded (too many)")
+    assert isinstance(last, MessageDiscarded) and "invalid JSON" in last.reason
+    assert session.discards_unreported == 0
+    assert session.first_unusable == "y"
+
+
+def test_a_line_that_is_not_an_object_has_no_recoverable_id() -> None:
+    for data in (b"y", b"  [1]", b'"id"', b"\xef\xbb\xbf 42", b""):
+        assert recover_response_id(data) is None
+    assert recover_response_id(b' \t{"id": 7, "result": ') is None  # not JSON: no guess
+    assert recover_response_id(b'\xef\xbb\xbf {"id": 7, "result": {"x": "\xff"}}') == 7

@@ -28,6 +28,9 @@ hugeline        writes one 100 MiB line (a JSON-RPC *response to the call's id* 
                 100 MiB of "x"), streamed in 1 MiB chunks, then keeps running. A tools/call
                 with ``arguments.ok == true`` gets a normal answer. ``arguments.size`` (bytes)
                 overrides the line length.
+logflood        before the tools/call answer writes ``arguments.size`` bytes (default 1 MiB)
+                of ``y`` lines, as ``yes`` would (a server whose logging goes to stdout),
+                in 1 MiB writes; then the answer.
 die             exits with status 3 on tools/call, without answering.
 silent          never answers tools/call (ping and everything else still answered).
 flood           sends 20000 ``notifications/message`` and 20000 ``notifications/progress`` for
@@ -83,6 +86,7 @@ from typing import Any
 
 MODES = {
     "garbage",
+    "logflood",
     "unsolicited",
     "hugeline",
     "die",
@@ -338,6 +342,10 @@ class Server:
         if "hugeline" in modes and args.get("ok") is not True:
             self.huge_line(req_id, _int_arg(args, "size", 100 * MIB))
             return
+        if "logflood" in modes:
+            size = _int_arg(args, "size", MIB)
+            for start in range(0, size, MIB):
+                self.write_raw(b"y\n" * (min(MIB, size - start) // 2))
         if "unsolicited" in modes:
             self.unsolicited(_int_arg(args, "count", 1000))
         if "flood" in modes:

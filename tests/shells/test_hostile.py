@@ -152,6 +152,18 @@ def test_flood_of_notifications(shell: Shell) -> None:
     assert 0 < seen[0] <= 20000  # progress for unknown tokens is not a notification
 
 
+def test_a_server_flooding_stdout_with_log_lines_is_still_answered(shell: Shell) -> None:
+    """1 MiB of ``y`` lines before the answer (a server whose logging goes to stdout):
+    every line is skipped (STDIO-2), the answer behind them is delivered, and the
+    connection stays usable."""
+
+    async def scenario(c: Any) -> None:
+        assert text_of(await c.call_tool("t")) == "ok"
+        assert await c.ping() == {}
+
+    shell.run(scenario, hostile("logflood"))
+
+
 @pytest.mark.parametrize("mode", ["badversion", "noversion"])
 def test_bad_protocol_version_fails_the_connection(shell: Shell, mode: str) -> None:
     async def scenario(c: Any) -> None:  # pragma: no cover - never reached
