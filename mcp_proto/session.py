@@ -92,12 +92,12 @@ _TRANSITIONS: Final[dict[tuple[State, str], State]] = {
 #: (CAP-5): a server that was not told the client has roots learns nothing of them.
 _GATED_NOTIFICATIONS: Final[dict[str, str]] = {"notifications/roots/list_changed": "roots"}
 
-#: The error a server request still unanswered at close gets (the SDKs' "connection
-#: closed" code, in the implementation-defined range of JSON-RPC 2.0 § 5.1).
 #: At most this many events wait in a session's queue when another discarded message
 #: arrives; beyond it, discards are counted instead (``Session._discard``).
 DISCARD_BACKLOG: Final = 1000
 
+#: The error a server request still unanswered at close gets (the SDKs' "connection
+#: closed" code, in the implementation-defined range of JSON-RPC 2.0 § 5.1).
 CLOSING_CODE: Final = -32000
 CLOSING_MESSAGE: Final = "Client is closing the connection"
 
