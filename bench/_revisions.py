@@ -136,17 +136,16 @@ def compare_table(
     findings: list[dict[str, Any]] = []
     for label, unit, higher, cells in rows:
         for c in ours:
-            old = cells.get(f"{c}@{first}", {}).get("median")
+            old_cell = cells.get(f"{c}@{first}", {})
+            old = old_cell.get("median")
             if old is None:
                 continue
-            news = [cells.get(f"{c}@{x}", {}).get("median") for x in later]
+            new_cells = [cells.get(f"{c}@{x}", {}) for x in later]
+            news = [cell.get("median") for cell in new_cells]
             row = [label, unit, c, f"{old:.1f}", *(f"{v:.1f}" if v else "-" for v in news)]
-            pairs = [
-                paired_ratio(cells.get(f"{c}@{first}", {}), cells.get(f"{c}@{x}", {}))
-                for x in later
-            ]
+            pairs = [paired_ratio(old_cell, cell) for cell in new_cells]
             verdict = ""
-            for x, v in zip(later, news, strict=True):
+            for x, v, paired in zip(later, news, pairs, strict=True):
                 if not v or not old:
                     row.append("-")
                     continue
@@ -163,9 +162,7 @@ def compare_table(
                         "new": v,
                         "revision": x,
                         "ratio": ratio,
-                        "paired_ratio": paired_ratio(
-                            cells.get(f"{c}@{first}", {}), cells.get(f"{c}@{x}", {})
-                        ),
+                        "paired_ratio": paired,
                         "worse_by": worse,
                         "verdict": "WORSE" if bad else "ok",
                     }
