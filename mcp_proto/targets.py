@@ -15,8 +15,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Final, Literal
 
-import attrs
-
+from ._record import Record
 from .detection import detect_transport, split_targets
 from .effects import Attempt, Op, TryConnect
 from .errors import (
@@ -59,33 +58,77 @@ __all__ = [
 CommandStatus = Literal["found", "missing", "not_executable", "not_on_path"]
 
 
-@attrs.frozen
-class TargetOptions:
+class TargetOptions(Record):
     """``connect`` options that shape server configurations; ``None`` = the default of
-    the transport's config builder."""
+    the transport's config builder. A :class:`~mcp_proto._record.Record`, not an
+    ``attrs`` class: made once per ``connect``, it is not worth the import cost."""
 
-    env: Mapping[str, str] | None = None
-    cwd: str | None = None
-    headers: Mapping[str, str] | None = None
-    read_timeout: float | None = None
-    retries: int | None = None
-    retry_backoff: float | None = None
-    endpoint: str | None = None
-    ping: float | None = None
+    __slots__ = (
+        "cwd",
+        "discover_timeout",
+        "endpoint",
+        "env",
+        "headers",
+        "oauth_provider",
+        "ping",
+        "protocol",
+        "read_timeout",
+        "retries",
+        "retry_backoff",
+    )
+    env: Mapping[str, str] | None
+    cwd: str | None
+    headers: Mapping[str, str] | None
+    read_timeout: float | None
+    retries: int | None
+    retry_backoff: float | None
+    endpoint: str | None
+    ping: float | None
     #: Era and auth options (CONN-12): ``protocol`` and ``discover_timeout`` (LIFE-7,
     #: LIFE-8); ``oauth_provider`` is refused by :func:`check_unbuilt_options` until built.
-    protocol: ProtocolMode = "auto"
-    discover_timeout: float | None = None
-    oauth_provider: object | None = None
+    protocol: ProtocolMode
+    discover_timeout: float | None
+    oauth_provider: object | None
+
+    def __init__(
+        self,
+        env: Mapping[str, str] | None = None,
+        cwd: str | None = None,
+        headers: Mapping[str, str] | None = None,
+        read_timeout: float | None = None,
+        retries: int | None = None,
+        retry_backoff: float | None = None,
+        endpoint: str | None = None,
+        ping: float | None = None,
+        protocol: ProtocolMode = "auto",
+        discover_timeout: float | None = None,
+        oauth_provider: object | None = None,
+    ) -> None:
+        _set = object.__setattr__
+        _set(self, "env", env)
+        _set(self, "cwd", cwd)
+        _set(self, "headers", headers)
+        _set(self, "read_timeout", read_timeout)
+        _set(self, "retries", retries)
+        _set(self, "retry_backoff", retry_backoff)
+        _set(self, "endpoint", endpoint)
+        _set(self, "ping", ping)
+        _set(self, "protocol", protocol)
+        _set(self, "discover_timeout", discover_timeout)
+        _set(self, "oauth_provider", oauth_provider)
 
 
-@attrs.frozen
-class Plan:
+class Plan(Record):
     """One server of a ``connect`` target: what the user wrote, and the configurations
     to try in order."""
 
+    __slots__ = ("configs", "target")
     target: str | tuple[str, ...]
     configs: tuple[ServerConfig, ...]
+
+    def __init__(self, target: str | tuple[str, ...], configs: tuple[ServerConfig, ...]) -> None:
+        object.__setattr__(self, "target", target)
+        object.__setattr__(self, "configs", configs)
 
     def describe(self) -> str:
         return self.target if isinstance(self.target, str) else " ".join(self.target)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Final
 
-import attrs
+from ._record import Record
 
 __all__ = [
     "FEATURES",
@@ -23,10 +23,19 @@ LATEST_LEGACY: Final = LEGACY_VERSIONS[0]
 MODERN_VERSIONS: Final = ("2026-07-28",)
 
 
-@attrs.frozen
-class Features:
+class Features(Record):
     """What a negotiated revision allows on the wire."""
 
+    __slots__ = (
+        "audio",
+        "batches",
+        "completions",
+        "elicitation",
+        "elicitation_url",
+        "sampling_tools",
+        "structured_content_object_only",
+        "structured_output",
+    )
     #: JSON-RPC batches may be received (2025-03-26 only added them; 2025-06-18 removed).
     batches: bool
     #: ``structuredContent`` / ``outputSchema`` exist (2025-06-18+).
@@ -41,6 +50,27 @@ class Features:
     sampling_tools: bool
     #: Only an object counts as structured content (SCH-18): true up to 2025-11-25.
     structured_content_object_only: bool
+
+    def __init__(
+        self,
+        batches: bool,
+        structured_output: bool,
+        elicitation: bool,
+        elicitation_url: bool,
+        audio: bool,
+        completions: bool,
+        sampling_tools: bool,
+        structured_content_object_only: bool,
+    ) -> None:
+        _set = object.__setattr__
+        _set(self, "batches", batches)
+        _set(self, "structured_output", structured_output)
+        _set(self, "elicitation", elicitation)
+        _set(self, "elicitation_url", elicitation_url)
+        _set(self, "audio", audio)
+        _set(self, "completions", completions)
+        _set(self, "sampling_tools", sampling_tools)
+        _set(self, "structured_content_object_only", structured_content_object_only)
 
 
 FEATURES: Final[dict[str, Features]] = {
