@@ -517,23 +517,30 @@ class Router:
         self._name_index[(server, kind)] = (items, index)
         return index
 
-    def _resolve(self, kind: str, name: str, server: Any) -> Op[Any]:
+    def _cached_matches(self, kind: str, name: str, server: Any) -> list[Any] | None:
+        """The items named ``name`` in the cached lists of ``server`` (``None``: every
+        server), or ``None`` if a list is not cached yet. A plain function, not an op:
+        a call whose name is found here (the usual case) costs no generator for
+        :meth:`_resolve`.
+
+        Routing a name uses the last list whatever its ttlMs (a modern server's list
+        may be "stale at once"): a list_changed drops it, a miss refetches it in
+        :meth:`_resolve`, and a stale definition is what -32020 recovers from (HDR-5).
+        list_tools() honours the TTL."""
         store = self._stores[kind]
         matches: list[Any] = []
-        # Every list known: no effects needed. Routing a name uses the last list
-        # whatever its ttlMs (a modern server's list may be "stale at once"): a
-        # list_changed drops it, a miss refetches it below, and a stale definition is
-        # what -32020 recovers from (HDR-5). list_tools() honours the TTL.
-        known = True
         # (map, not _servers_for's list: this runs on every call)
         names = map(_NAME, self.servers) if server is None else (self.select_server(server),)
         for n in names:
             listed = store.get(n)
             if listed is None:
-                known = False
-                break
+                return None
             matches += self._by_name(n, kind, listed).get(name, ())
-        if not known:  # a list is not cached yet: fetch
+        return matches
+
+    def _resolve(self, kind: str, name: str, server: Any) -> Op[Any]:
+        matches = self._cached_matches(kind, name, server)
+        if matches is None:  # a list is not cached yet: fetch
             items = yield from self._list_across(kind, True, server)
             matches = [i for i in items if i.name == name]
         if not matches:

@@ -69,7 +69,12 @@ class ToolOps(Router):
         complete: pass it to ``resume_input_required``), ``ToolCallError`` (the
         connection failed; the outcome is unknown).
         """
-        tool: Tool = yield from self._resolve("tools", name, server)
+        # One cached match (the usual case) needs no op; anything else is _resolve's.
+        matches = self._cached_matches("tools", name, server)
+        if matches is not None and len(matches) == 1:
+            tool: Tool = matches[0]
+        else:
+            tool = yield from self._resolve("tools", name, server)
         args = dict(arguments or {})
         # TOOL-14: a request-level _meta given among the arguments goes to params._meta.
         meta = args.pop("_meta", None)
