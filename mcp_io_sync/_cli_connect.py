@@ -97,7 +97,7 @@ def load_config(opts: argparse.Namespace) -> list[ServerConfig]:
     except ValueError as exc:
         raise UsageError(f"{PROG}: {opts.config} is not valid JSON: {exc}") from None
     try:
-        configs, warnings = parse_server_definitions(data)
+        configs, warnings = parse_server_definitions(data, environ=os.environ)
     except ValueError as exc:
         raise UsageError(f"{PROG}: {opts.config}: {exc}") from None
     for warning in warnings:

@@ -224,17 +224,25 @@ def _servers_key(obj: object) -> str | None:
     return None
 
 
-def parse_server_definitions(obj: object) -> tuple[list[ServerConfig], list[str]]:
+def parse_server_definitions(
+    obj: object, *, environ: Mapping[str, str] | None = None
+) -> tuple[list[ServerConfig], list[str]]:
     """Parse a server definition document (CONN-19, CONN-20).
 
     Accepts ``{"mcpServers": {name: {...}}}`` (or ``mcpServers`` as a list), VS Code's
-    ``{"servers": {name: {...}}}`` (its ``inputs`` are not expanded), a bare list of
-    server objects, or one server object. Leniency, each noted in the
+    ``{"servers": {name: {...}}}`` (its ``inputs`` prompts are not supported), a bare
+    list of server objects, or one server object. Leniency, each noted in the
     returned warnings for the shell to log: a missing ``type`` is inferred; ``comment``
     and ``description`` keys are ignored silently; unknown keys are ignored; entries
     with ``"disabled": true`` are skipped; invalid entries and duplicate names are
-    skipped, and so is an entry with an option not supported yet (``"protocol":
-    "modern"``, ``discover_timeout``, ``oauth_provider``), its warning naming the key.
+    skipped, and so is an entry with an option not supported yet (``oauth_provider``),
+    its warning naming the key.
+
+    ``environ``: the environment that ``${VAR}``, ``${VAR:-default}``, ``${env:VAR}``
+    and ``${userHome}`` placeholders are expanded from, as Claude Code, VS Code and
+    Cursor do when they read these files (:mod:`mcp_proto.placeholders`); an entry
+    with one that cannot be expanded is skipped with a warning naming it. ``None``:
+    placeholders are left as they are (the shells pass the process environment).
 
     Returns:
         ``(configs, warnings)``.
@@ -263,6 +271,8 @@ def parse_server_definitions(obj: object) -> tuple[list[ServerConfig], list[str]
             f"servers or one server object, got {type(obj).__name__}"
         )
 
+    if environ is not None:
+        from .placeholders import expand_entry  # (loaded with a file, not at import)
     configs: list[ServerConfig] = []
     warnings: list[str] = []
     seen: set[str] = set()
@@ -283,6 +293,8 @@ def parse_server_definitions(obj: object) -> tuple[list[ServerConfig], list[str]
             continue
         raw_type = entry.get("type", entry.get("transport"))
         try:
+            if environ is not None:
+                entry = expand_entry(entry, environ)
             if raw_type is not None:
                 kind = _normalise_type(raw_type)
             else:

@@ -399,6 +399,25 @@ def test_config_file_errors(tmp_path: Path) -> None:
     assert "not valid JSON" in one_line_error(proc)
 
 
+def test_config_placeholders_are_expanded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # As Claude Code writes .mcp.json: the interpreter's path from the environment.
+    monkeypatch.setenv("MCP_PROTO_TEST_PYTHON", SDK[0])
+    monkeypatch.delenv("MCP_PROTO_TEST_UNSET", raising=False)
+    config = tmp_path / ".mcp.json"
+    entry = {"command": "${MCP_PROTO_TEST_PYTHON}", "args": SDK[1:]}
+    config.write_text(json.dumps({"mcpServers": {"sdk": entry}}))
+    proc = run("--config", str(config), "call", "echo", "text=hi", server=None)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "hi"
+    # Unset: the entry is skipped, the warning names the variable; nothing is started.
+    entry["env"] = {"KEY": "${MCP_PROTO_TEST_UNSET}"}
+    config.write_text(json.dumps({"mcpServers": {"sdk": entry}}))
+    proc = run("--config", str(config), "tools", server=None)
+    assert proc.returncode == cli.EXIT_USAGE
+    assert "'env'.'KEY': environment variable MCP_PROTO_TEST_UNSET" in proc.stderr
+    assert proc.stderr.splitlines()[-1].endswith("defines no usable server")
+
+
 # ------------------------------------------------------------------ failures
 
 

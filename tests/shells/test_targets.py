@@ -110,6 +110,37 @@ def test_definition_file_type_http_is_streamable_http(shell: Shell, tmp_path: Pa
         assert "text/event-stream" not in accept
 
 
+def test_definition_file_placeholders_are_expanded_from_the_environment(
+    shell: Shell, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A Claude Code .mcp.json keeps the token out of the file. Before expansion the
+    # server received "Bearer ${MCP_PROTO_TEST_TOKEN}" as the credential.
+    monkeypatch.setenv("MCP_PROTO_TEST_TOKEN", "s3cret")
+    monkeypatch.delenv("MCP_PROTO_TEST_UNSET", raising=False)
+    with flex_http_server("ok", alias="/rpc", plain_only=True) as plain:
+        document = {
+            "mcpServers": {
+                "plain": {
+                    "type": "plain_http",
+                    "url": plain.url,
+                    "headers": {"Authorization": "Bearer ${MCP_PROTO_TEST_TOKEN}"},
+                },
+                # Skipped with a warning: never started with the placeholder as it is.
+                "broken": {"command": "server", "args": ["${MCP_PROTO_TEST_UNSET}"]},
+            }
+        }
+        path = tmp_path / ".mcp.json"
+        path.write_text(json.dumps(document), encoding="utf-8")
+
+        async def scenario(c: Any) -> None:
+            assert [s.name for s in c.servers] == ["plain"]
+            assert text_of(await c.call_tool("t", server="plain")) == "ok"
+
+        shell.run_client(scenario, server_definition_file=str(path), deadline=DEADLINE)
+        sent = {r.header("authorization") for r in plain.recorder.requests}
+        assert sent == {"Bearer s3cret"}
+
+
 # ------------------------------------------------------------- the fallback error text
 
 
