@@ -56,17 +56,19 @@ TYPE_SPELLINGS: Final[Mapping[str, TransportType]] = {
 _COMMON_KEYS: Final = frozenset(
     {"type", "transport", "name", "read_timeout", "retries", "retry_backoff"}
 )
+# Where an entry gives its URL: ``url`` (Claude Code, VS Code, Cursor), ``base_url``,
+# ``serverUrl`` (Windsurf) and ``httpUrl`` (Gemini CLI, where it means Streamable HTTP).
+_URL_KEYS: Final = frozenset({"url", "base_url", "serverUrl", "httpUrl"})
 # The 2026-07-28 options of the transports that have an era (LIFE-8, LIFE-12, LIFE-13).
 _ERA_KEYS: Final = frozenset({"protocol", "discover_timeout", "request_meta", "extensions"})
 _KEYS_BY_TYPE: Final[Mapping[str, frozenset[str]]] = {
     "stdio": _COMMON_KEYS | _ERA_KEYS | {"command", "args", "env", "cwd", "max_line_size"},
-    "sse": _COMMON_KEYS | {"url", "base_url", "headers", "ping"},
-    "http": _COMMON_KEYS | _ERA_KEYS | {"url", "base_url", "endpoint", "headers", "oauth_provider"},
+    "sse": _COMMON_KEYS | _URL_KEYS | {"headers", "ping"},
+    "http": _COMMON_KEYS | _ERA_KEYS | _URL_KEYS | {"endpoint", "headers", "oauth_provider"},
     "streamable_http": _COMMON_KEYS
     | _ERA_KEYS
+    | _URL_KEYS
     | {
-        "url",
-        "base_url",
         "endpoint",
         "headers",
         "protocol",
@@ -99,7 +101,9 @@ def _infer_type(entry: Mapping[str, Any]) -> TransportType | None:
     """
     if "command" in entry or "args" in entry:
         return "stdio"
-    url = entry.get("url", entry.get("base_url"))
+    if "httpUrl" in entry:
+        return "streamable_http"  # Gemini CLI: httpUrl is Streamable HTTP, url is SSE
+    url = entry.get("url", entry.get("base_url", entry.get("serverUrl")))
     if isinstance(url, str):
         try:
             parts = urlsplit(url)
@@ -114,12 +118,13 @@ def _infer_type(entry: Mapping[str, Any]) -> TransportType | None:
 
 
 def _entry_url(entry: Mapping[str, Any]) -> Any:
-    url, base_url = entry.get("url"), entry.get("base_url")
-    if url is not None and base_url is not None and url != base_url:
-        raise ValueError("'url' and 'base_url' disagree; give one of them")
-    if url is None and base_url is None:
-        raise ValueError("missing 'url' (or 'base_url')")
-    return url if url is not None else base_url
+    keys = [k for k in ("url", "base_url", "serverUrl", "httpUrl") if entry.get(k) is not None]
+    if not keys:
+        raise ValueError("missing 'url' (or 'base_url', 'serverUrl', 'httpUrl')")
+    url = entry[keys[0]]
+    if any(entry[k] != url for k in keys[1:]):
+        raise ValueError(f"{' and '.join(map(repr, keys))} disagree; give one of them")
+    return url
 
 
 def _build(entry: Mapping[str, Any], kind: TransportType, name: object) -> ServerConfig:
@@ -183,8 +188,8 @@ def config_from_dict(d: Mapping[str, Any], *, name: str | None = None) -> Server
     ``sse``; ``plain_http`` for plain JSON-RPC over HTTP; see :data:`TYPE_SPELLINGS`;
     ``transport`` is accepted as its alias; inferred as in
     :func:`parse_server_definitions` when absent), ``name``,
-    ``command`` (string or argv), ``args``, ``env``, ``cwd``, ``url`` or its alias
-    ``base_url``, ``endpoint``, ``headers``, ``read_timeout``, ``retries``,
+    ``command`` (string or argv), ``args``, ``env``, ``cwd``, ``url`` or its aliases
+    ``base_url``, ``serverUrl`` (Windsurf) and ``httpUrl`` (Gemini CLI: Streamable HTTP), ``endpoint``, ``headers``, ``read_timeout``, ``retries``,
     ``retry_backoff``, ``ping``, ``max_decompressed_body_bytes``, ``protocol``,
     ``discover_timeout``, ``max_line_size``, ``oauth_provider``, ``request_meta`` (an
     object laid over the client's ``request_meta``) and ``extensions`` (identifiers, or
@@ -219,7 +224,7 @@ def _servers_key(obj: object) -> str | None:
         return None
     if "mcpServers" in obj:
         return "mcpServers"
-    if "servers" in obj and not {"type", "transport", "command", "url", "base_url"} & set(obj):
+    if "servers" in obj and not {"type", "transport", "command", *_URL_KEYS} & set(obj):
         return "servers"
     return None
 

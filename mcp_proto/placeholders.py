@@ -35,7 +35,17 @@ __all__ = ["EXPANDED_FIELDS", "expand_entry", "expand_text"]
 
 #: The fields of a server entry whose strings are expanded (the string itself, each
 #: string of a list, each value of a mapping).
-EXPANDED_FIELDS: Final = ("command", "args", "env", "cwd", "url", "base_url", "headers")
+EXPANDED_FIELDS: Final = (
+    "command",
+    "args",
+    "env",
+    "cwd",
+    "url",
+    "base_url",
+    "serverUrl",
+    "httpUrl",
+    "headers",
+)
 
 _PLACEHOLDER: Final = re.compile(r"\$\{([^{}]*)\}")
 _NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

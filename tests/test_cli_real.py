@@ -525,6 +525,21 @@ def test_config_streamable_http_spellings(fastmcp_http: tuple[str, str], tmp_pat
     assert [line.split()[0] for line in proc.stdout.splitlines()] == spellings
 
 
+def test_config_windsurf_and_gemini_url_keys(fastmcp_http: tuple[str, str], tmp_path: Path) -> None:
+    # Entries as Windsurf (serverUrl) and Gemini CLI (httpUrl) write them: skipped
+    # before, "neither 'command' nor 'url'".
+    at_mcp, _ = fastmcp_http
+    servers = {
+        "windsurf": {"serverUrl": f"{at_mcp}/mcp"},
+        "gemini": {"httpUrl": f"{at_mcp}/mcp"},
+    }
+    config = tmp_path / "mcp.json"
+    config.write_text(json.dumps({"mcpServers": servers}))
+    proc = run("--config", str(config), "ping")
+    assert proc.returncode == 0, proc.stderr
+    assert [line.split()[0] for line in proc.stdout.splitlines()] == ["windsurf", "gemini"]
+
+
 # ------------------------------------------------------------------ on a terminal
 
 

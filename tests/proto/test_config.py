@@ -458,6 +458,8 @@ def test_config_from_dict_infers_type() -> None:
         {"type": "stdio", "command": 5},
         {"type": "streamable_http"},
         {"type": "streamable_http", "url": "https://a/mcp", "base_url": "https://b/mcp"},
+        {"type": "streamable_http", "url": "https://a/mcp", "serverUrl": "https://b/mcp"},
+        {"httpUrl": "https://a/mcp", "serverUrl": "https://b/mcp"},
         {"type": "streamable_http", "url": "ftp://h"},
         {"type": "sse", "url": "https://h/sse", "protocol": "modern"},
         {"type": "http", "url": "https://h", "retries": "3"},
@@ -613,6 +615,12 @@ def test_parse_every_type_with_endpoint() -> None:
         ({"url": "https://h/mcp"}, "streamable_http"),
         ({"url": "https://assessment.example.com/mcp"}, "streamable_http"),
         ({"base_url": "https://h/v1"}, "streamable_http"),
+        # Windsurf and Antigravity write serverUrl; Gemini CLI writes httpUrl for a
+        # Streamable HTTP server (its "url" is SSE).
+        ({"serverUrl": "https://h/mcp"}, "streamable_http"),
+        ({"serverUrl": "https://h/sse"}, "sse"),
+        ({"httpUrl": "https://h/mcp"}, "streamable_http"),
+        ({"httpUrl": "https://h/sse-bridge"}, "streamable_http"),
     ],
 )
 def test_parse_infers_type_with_warning(entry: dict[str, Any], expected: str) -> None:
@@ -1034,3 +1042,24 @@ def test_ignored_keys_warning_uses_the_file_spelling() -> None:
     configs, warnings = parse_server_definitions(doc)
     assert [c.type for c in configs] == ["http"]
     assert warnings == ["server 'p': ignored keys that do not apply to plain_http: ping"]
+
+
+def test_windsurf_and_gemini_url_keys_are_the_url() -> None:
+    configs, warnings = parse_server_definitions(
+        {
+            "mcpServers": {
+                "windsurf": {"serverUrl": "https://h/mcp", "headers": {"X": "1"}},
+                "gemini": {"httpUrl": "https://g/mcp", "timeout": 30000},
+                "same": {"url": "https://s/mcp", "serverUrl": "https://s/mcp"},
+            }
+        }
+    )
+    assert [(c.name, c.type, c.endpoint_url) for c in configs] == [
+        ("windsurf", "streamable_http", "https://h/mcp"),
+        ("gemini", "streamable_http", "https://g/mcp"),
+        ("same", "streamable_http", "https://s/mcp"),
+    ]
+    assert configs[0].headers == {"X": "1"}
+    # Gemini's timeout (milliseconds there, seconds in Cline) is not guessed at.
+    assert "server 'gemini': ignored keys that do not apply to streamable_http: timeout" in warnings
+    assert not any("serverUrl" in w or "httpUrl" in w for w in warnings)
