@@ -1,8 +1,10 @@
 """OS plumbing shared by both shells' stdio transports: pipe tuning (Linux only; a
-no-op elsewhere) and the server's process group (POSIX)."""
+no-op elsewhere), the server's process group (POSIX), and the groups of the servers
+still running (ended at once on demand, asked to terminate at exit)."""
 
 from __future__ import annotations
 
+import atexit
 import os
 import signal
 import sys
@@ -17,10 +19,13 @@ __all__ = [
     "BIG_PIPE",
     "KILL",
     "TERMINATE",
+    "ended",
     "enlarge_pipes",
     "group_alive",
+    "kill_started",
     "server_group",
     "signal_group",
+    "started",
 ]
 
 # Linux lets a pipe's buffer grow from 64 KiB to /proc/sys/fs/pipe-max-size (1 MiB by
@@ -113,3 +118,47 @@ def group_alive(pgid: int) -> bool:
 #: Signals of the escalation (close stdin first, then these, each followed by a grace).
 TERMINATE: Any = signal.SIGTERM
 KILL: Any = getattr(signal, "SIGKILL", signal.SIGTERM)
+
+
+# ---------------------------------------------------------------- servers still running
+#
+# A server runs in its own session, so the terminal's Ctrl-C never reaches it: only
+# this process can end it. Each shell notes the group of a server it started
+# (``started``) and forgets it once closing is over (``ended``). What is still noted
+# can be ended at once (``kill_started``: the command line's second Ctrl-C, which
+# exits without waiting for the graceful close), and is asked to terminate when the
+# interpreter exits (a client that was never closed): no server outlives its host.
+# Entries carry the pid that started them, so a forked child never signals its
+# parent's servers.
+
+_STARTED: dict[int, int] = {}  # pgid -> os.getpid() of the process that started it
+_AT_EXIT = False
+
+
+def started(pgid: int | None) -> None:
+    """Note the process group of a server this process just started."""
+    global _AT_EXIT
+    if pgid is None:
+        return
+    _STARTED[pgid] = os.getpid()
+    if not _AT_EXIT:
+        _AT_EXIT = True
+        atexit.register(kill_started, TERMINATE)
+
+
+def ended(pgid: int | None) -> None:
+    """The server's close is over (its group is empty, or signalled to the end)."""
+    if pgid is not None:
+        _STARTED.pop(pgid, None)
+
+
+def kill_started(sig: int = KILL) -> int:
+    """Send ``sig`` to the group of every server this process started and did not
+    finish closing; returns how many groups were signalled. Never waits (callable
+    from a signal handler, or at exit)."""
+    me = os.getpid()
+    count = 0
+    for pgid, owner in list(_STARTED.items()):
+        if owner == me and signal_group(pgid, sig):
+            count += 1
+    return count

@@ -19,10 +19,12 @@ from mcp_io_common.processes import (
     BIG_PIPE,
     KILL,
     TERMINATE,
+    ended,
     enlarge_pipes,
     group_alive,
     server_group,
     signal_group,
+    started,
 )
 from mcp_proto.config import ServerConfig
 from mcp_proto.connection import CloseTransport, Frame, OpenTransport, Write
@@ -78,6 +80,7 @@ class _Process:
         except OSError as exc:
             raise ConnectionError(f"cannot start {argv[0]!r}: {exc.strerror or exc}") from exc
         self.pgid = server_group(self.popen.pid)
+        started(self.pgid)  # ended at once by a second Ctrl-C, asked to end at exit
         self.alive = True
         # Reading stdout is a role, not a thread: whoever holds read_lock reads. A caller
         # waiting for its answer takes the role itself (no hand-off between threads on
@@ -158,12 +161,15 @@ class _Process:
                 p.stdin.close()
         except OSError:
             pass
-        if self._wait_all(time.monotonic() + (SHUTDOWN_GRACE if graceful else 0.0)):
-            return
-        for sig in (TERMINATE, KILL):
-            self._signal(sig)
-            if self._wait_all(time.monotonic() + SHUTDOWN_GRACE):
+        try:
+            if self._wait_all(time.monotonic() + (SHUTDOWN_GRACE if graceful else 0.0)):
                 return
+            for sig in (TERMINATE, KILL):
+                self._signal(sig)
+                if self._wait_all(time.monotonic() + SHUTDOWN_GRACE):
+                    return
+        finally:
+            ended(self.pgid)
 
     def _signal(self, sig: int) -> None:
         if self.pgid is not None and signal_group(self.pgid, sig):

@@ -22,6 +22,8 @@ import threading
 import traceback
 from collections.abc import Sequence
 
+from mcp_io_common.processes import kill_started
+
 # The command line lives in modules named for what they hold; ``main`` is here (the
 # console script's entry point), and the names below stay importable from ``cli``
 # (``name as name`` marks a deliberate re-export).
@@ -65,8 +67,16 @@ _LOGGER = logging.getLogger("mcp_io_sync.cli")
 
 def _on_sigint(signum: int, frame: object) -> None:
     # A second Ctrl-C while shutting down exits at once.
-    signal.signal(signal.SIGINT, lambda *_: os._exit(EXIT_INTERRUPTED))
+    signal.signal(signal.SIGINT, _on_second_sigint)
     raise KeyboardInterrupt
+
+
+def _on_second_sigint(signum: int, frame: object) -> None:
+    # Without waiting for the graceful close, but not without the servers: each runs
+    # in its own session (the terminal's Ctrl-C does not reach it), and would otherwise
+    # run on after this process is gone.
+    kill_started()
+    os._exit(EXIT_INTERRUPTED)
 
 
 def _safe_streams() -> None:

@@ -28,10 +28,12 @@ from mcp_io_common.processes import (
     BIG_PIPE,
     KILL,
     TERMINATE,
+    ended,
     enlarge_pipes,
     group_alive,
     server_group,
     signal_group,
+    started,
 )
 from mcp_proto.config import ServerConfig
 from mcp_proto.errors import ConnectionError
@@ -59,6 +61,7 @@ class _Process:
     def __init__(self, process: trio.Process) -> None:
         self.process = process
         self.pgid = server_group(process.pid)  # started with start_new_session=True
+        started(self.pgid)  # ended at once on demand, asked to end at exit
         self.stdin_fd = _fileno(process.stdin)
         # Bytes taken from the machine and not written yet, in order: whoever writes
         # (a caller, or a flush task) takes from here, so frames never overtake.
@@ -98,11 +101,14 @@ class _Process:
                     await p.stdin.aclose()
             except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
                 pass
-            for sig in (None, TERMINATE, KILL) if graceful else (TERMINATE, KILL):
-                if sig is not None:
-                    self._signal(sig)
-                if await self._wait_all(trio.current_time() + SHUTDOWN_GRACE):
-                    break
+            try:
+                for sig in (None, TERMINATE, KILL) if graceful else (TERMINATE, KILL):
+                    if sig is not None:
+                        self._signal(sig)
+                    if await self._wait_all(trio.current_time() + SHUTDOWN_GRACE):
+                        break
+            finally:
+                ended(self.pgid)
         self.reader_scope.cancel()
         self.stderr_scope.cancel()
 

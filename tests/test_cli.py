@@ -11,6 +11,7 @@ import io
 import json
 import logging
 import os
+import shlex
 import signal
 import socket
 import subprocess
@@ -556,6 +557,59 @@ def test_ctrl_c_exits_130() -> None:
     assert proc.returncode == cli.EXIT_INTERRUPTED
     assert err.splitlines()[-1] == "mcp-proto: interrupted"
     assert "Traceback" not in err
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="POSIX signals, /proc")
+@peer
+def test_a_second_ctrl_c_exits_at_once_and_leaves_no_server_running(tmp_path: Path) -> None:
+    # The server runs in its own session (the terminal's Ctrl-C does not reach it). The
+    # second Ctrl-C used to os._exit without it: the server's group (here a background
+    # child that ignores the closed stdin) ran on after the command line was gone.
+    pidfile = tmp_path / "group"
+    launcher = f"echo $$ > {pidfile}; sleep 300 </dev/null >/dev/null 2>&1 & exec {shlex.join(SDK)}"
+    proc = subprocess.Popen(
+        [*CLI, "call", "progress", "steps=200", "delay=0.1", "--", "sh", "-c", launcher],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stderr is not None
+    try:
+        first = proc.stderr.readline()  # the first progress line: the call is running
+        assert first.startswith("progress 1/200"), first
+        group = int(pidfile.read_text())
+        proc.send_signal(signal.SIGINT)  # closing gracefully: waits for the server...
+        time.sleep(0.2)
+        proc.send_signal(signal.SIGINT)  # ...which a second Ctrl-C does not
+        proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == cli.EXIT_INTERRUPTED
+    # SIGKILL is immediate, but the group's members are reaped by init: wait for that
+    # (bounded), then nothing of the group may still run.
+    deadline = time.monotonic() + 10
+    while _group_running(group) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _group_running(group)
+
+
+def _group_running(pgid: int) -> bool:
+    """Whether a process of group ``pgid`` still runs (zombies waiting for init to reap
+    them have ended)."""
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_bytes()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        if int(fields[2]) == pgid and fields[0] not in (b"Z", b"X"):
+            return True
+    return False
 
 
 # ------------------------------------------------------------------ helpers, in process

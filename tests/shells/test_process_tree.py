@@ -199,3 +199,41 @@ def test_the_caller_is_not_signalled(shell: Shell) -> None:
 
     shell.run(scenario, [sys.executable, *SDK_SERVER[1:]])
     assert seen and os.getpgrp() not in seen
+
+
+def test_a_client_never_closed_leaves_no_server_running_after_exit(tmp_path: Any) -> None:
+    # A script that forgets close() (blocking shell: nothing closes it for the caller,
+    # unlike Trio's ``async with``). Its server's group, here with a background child
+    # that ignores the closed stdin, is asked to terminate when the interpreter exits.
+    pidfile = tmp_path / "group"
+    launcher = (
+        f"echo $$ > {pidfile}; sleep 300 </dev/null >/dev/null 2>&1 & exec {shlex.join(SDK_SERVER)}"
+    )
+    script = (
+        "import sys, mcp_io_sync\n"
+        "c = mcp_io_sync.connect(sys.argv[1:])\n"
+        "assert c.call_tool('echo', {'text': 'x'})['content'][0]['text'] == 'x'\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, "sh", "-c", launcher], capture_output=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    group = int(pidfile.read_text())
+    members = [p for p in psutil.process_iter() if _pgid(p) == group]
+    try:
+        # SIGTERM is immediate; the orphans are reaped by init: wait for that, bounded.
+        _, alive = psutil.wait_procs(members, timeout=10)
+        assert [p.pid for p in alive if p.status() != psutil.STATUS_ZOMBIE] == []
+    finally:
+        for p in members:
+            try:
+                p.kill()
+            except psutil.NoSuchProcess:
+                pass
+
+
+def _pgid(proc: psutil.Process) -> int | None:
+    try:
+        return os.getpgid(proc.pid)
+    except OSError:
+        return None
