@@ -51,9 +51,6 @@ class LegacySseTransport(HttpTransport):
         self.conn._emit(OpenTransport())
 
     def opened(self, now: float) -> None:
-        notice = deprecations.claim("http_sse")
-        if notice is not None:
-            self.conn._diagnostic("warning", notice.notice)
         ex = Exchange(self._xid(), Role.STREAM)
         self._ex[ex.xid] = ex
         self._stream_xid = ex.xid
@@ -64,6 +61,11 @@ class LegacySseTransport(HttpTransport):
 
     def handshake_done(self, info: ServerInfo, now: float) -> bool:
         super().handshake_done(info, now)
+        # DEP (http_sse): announced once a server is reached over HTTP+SSE, not when it
+        # is only tried (a fallback chain tries it on servers that are no such thing).
+        notice = deprecations.claim("http_sse")
+        if notice is not None:
+            self.conn._diagnostic("warning", notice.notice)
         ping = self.conn.config.ping
         if ping:
             self._misses = 0

@@ -73,9 +73,7 @@ def connect_legacy(h: Harness) -> StartExchange:
 def test_the_endpoint_event_starts_the_handshake_and_answers_come_on_the_stream() -> None:
     h = harness()
     stream = open_stream(h)
-    (notice,) = h.take_events()
-    assert isinstance(notice, Diagnostic) and notice.level == "warning"
-    assert "HTTP+SSE transport is deprecated" in notice.message
+    assert h.take_events() == []
     assert h.conn.state is ConnectionState.OPENING
     h.conn.exchange_head(stream.xid, 200, SSE_HEAD, 0.0)
     h.conn.exchange_data(stream.xid, sse_event("/messages?sid=1", event="endpoint"), 0.0)
@@ -85,7 +83,7 @@ def test_the_endpoint_event_starts_the_handshake_and_answers_come_on_the_stream(
     h.reply_status(init, 202)
     assert h.take_events() == []
     h.conn.exchange_data(stream.xid, sse_event(init_result(body_of(init)["id"])), 0.0)
-    assert [type(e) for e in h.take_events()] == [Connected]
+    assert [type(e) for e in h.take_events() if not isinstance(e, Diagnostic)] == [Connected]
     (initialized,) = h.exchanges()
     h.reply_status(initialized, 202)
     cid = h.conn.start_call("tools/list", now=0.0)
@@ -95,11 +93,33 @@ def test_the_endpoint_event_starts_the_handshake_and_answers_come_on_the_stream(
     assert h.take_events()[-1] == CallSucceeded(cid, "tools/list", {"tools": []})
 
 
-def test_the_deprecation_notice_comes_once_per_process() -> None:
-    open_stream(harness())
+def test_the_deprecation_notice_comes_once_per_process_once_connected() -> None:
+    deprecations.reset()
     h = harness()
-    open_stream(h)
-    assert h.take_events() == []
+    stream = open_stream(h)
+    h.conn.exchange_head(stream.xid, 200, SSE_HEAD, h.now)
+    assert h.take_events() == []  # tried is not used: a fallback chain tries it
+    h.conn.exchange_data(stream.xid, sse_event("/messages?sid=1", event="endpoint"), h.now)
+    (init,) = h.exchanges()
+    h.reply_status(init, 202)
+    h.conn.exchange_data(stream.xid, sse_event(init_result(body_of(init)["id"])), h.now)
+    notices = [e for e in h.take_events() if isinstance(e, Diagnostic)]
+    assert [(n.level, "HTTP+SSE transport is deprecated" in n.message) for n in notices] == [
+        ("warning", True)
+    ]
+    again = harness()
+    connect_legacy(again)
+    assert [e for e in again.take_events() if isinstance(e, Diagnostic)] == []
+
+
+def test_a_stream_that_is_not_an_sse_server_announces_nothing() -> None:
+    deprecations.reset()
+    h = harness()
+    stream = open_stream(h)
+    h.conn.exchange_head(stream.xid, 200, [("content-type", "text/html")], h.now)
+    h.conn.exchange_end(stream.xid, h.now)
+    assert not any(isinstance(e, Diagnostic) and "HTTP+SSE" in e.message for e in h.take_events())
+    assert deprecations.claim("http_sse") is not None  # still unannounced
 
 
 def test_an_endpoint_on_another_origin_is_refused() -> None:

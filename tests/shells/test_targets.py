@@ -15,6 +15,7 @@ over both shells.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import shlex
 import stat
@@ -25,7 +26,7 @@ from typing import Any
 
 import pytest
 
-from mcp_proto import errors
+from mcp_proto import deprecations, errors
 
 from ._http_support import (
     HTTP_READ_TIMEOUT,
@@ -154,9 +155,15 @@ def test_fallback_error_names_every_url_it_tried(shell: Shell, path: str) -> Non
         async def scenario(c: Any) -> None:
             raise AssertionError("connected to a server that refuses everything")
 
+        deprecations.reset()
         with pytest.raises(errors.AllTransportsFailedError) as info:
             shell.run(scenario, url, read_timeout=HTTP_READ_TIMEOUT, deadline=DEADLINE)
         sent = [(r.method, r.path) for r in peer.recorder.requests]
+    # Trying HTTP+SSE is not using it: no "HTTP+SSE is deprecated, migrate the server"
+    # for a server that is not one (it was announced when the GET went out).
+    warned = shell.log.messages(logging.WARNING)
+    assert not any("HTTP+SSE" in m for m in warned), warned
+    assert deprecations.claim("http_sse") is not None  # still unannounced
 
     posted = url if path else url + "/"
     message = str(info.value)
