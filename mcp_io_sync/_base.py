@@ -38,7 +38,7 @@ from mcp_proto.connection import (
 )
 from mcp_proto.connection.events import ListenEnded
 from mcp_proto.effects import Call
-from mcp_proto.errors import MCPError, ValidationError
+from mcp_proto.errors import ConnectionError, MCPError, ValidationError
 from mcp_proto.limits import Limits
 from mcp_proto.modern import SUBSCRIPTION_RESTART_MIN_INTERVAL
 from mcp_proto.modern.discover import EraCache
@@ -120,6 +120,8 @@ class BaseServer(EventDispatch, ServerView):
         # Bumped for each transport opened: an answer to a server request goes back
         # only to the connection that asked it.
         self._generation = 0
+        # Set by close() (the client's, final): no request may start the server again.
+        self._closed = False
         self._timer: Timer | None = None
         # Open subscriptions/listen handles by sub id (their events come from the
         # machine like every other; the client routes them: NOTIF-3).
@@ -291,6 +293,8 @@ class BaseServer(EventDispatch, ServerView):
 
     def ensure_connected(self) -> ServerInfo:
         """Open the transport and perform the handshake unless already connected."""
+        if self._closed:
+            raise self._closed_error()
         conn = self._conn
         if conn.is_connected:
             info = conn.server
@@ -307,6 +311,18 @@ class BaseServer(EventDispatch, ServerView):
         self._pump()
         result: ServerInfo = self._wait(waiter)
         return result
+
+    def close(self) -> None:
+        """:meth:`cleanup`, final: a later request raises ``ConnectionError`` instead of
+        starting the server again (nobody would close that one)."""
+        self._closed = True
+        self.cleanup()
+
+    def _closed_error(self) -> ConnectionError:
+        return ConnectionError(
+            f"server {self.name!r}: the client is closed; connect again for a new one "
+            "(cleanup() stops the servers and keeps the client usable)"
+        )
 
     def cleanup(self) -> None:
         """Close the transport (bounded) and fail anything pending. Idempotent; the
@@ -399,6 +415,8 @@ class BaseServer(EventDispatch, ServerView):
         pipeline, ``mcp_proto.connection``); this waits for the call's one outcome.
         ``tool``: the called tool's definition (``Mcp-Param-*`` headers, HDR-1).
         """
+        if self._closed:
+            raise self._closed_error()
         waiter = _Waiter()
         try:
             own = self._pump(
@@ -453,6 +471,8 @@ class BaseServer(EventDispatch, ServerView):
         Every call is started on the machine before any answer is awaited: over stdio
         the round goes out in one write and the first wait reads every answer; over
         HTTP each is a POST, run on the exchange threads (this thread runs one)."""
+        if self._closed:
+            return [(None, self._closed_error()) for _ in calls]
         if len(calls) < 2:
             return [self._outcome_of(call) for call in calls]
         outcomes: list[tuple[Any, MCPError | None]] = [(None, None)] * len(calls)
@@ -519,6 +539,10 @@ class BaseServer(EventDispatch, ServerView):
     def notify(
         self, method: str, params: dict[str, Any] | None = None, *, only_if_connected: bool = False
     ) -> None:
+        if self._closed:
+            if only_if_connected:
+                return
+            raise self._closed_error()
         self._pump(False, self._notify, method, params, only_if_connected)
 
     def _notify(self, method: str, params: dict[str, Any] | None, only: bool) -> None:

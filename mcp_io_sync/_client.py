@@ -542,6 +542,9 @@ class Client(ClientFacade[BaseServer], ServerEvents):
         connects (SUB-22)."""
         for server in self._servers.values():
             server.cleanup()
+        self._stop_dispatcher()
+
+    def _stop_dispatcher(self) -> None:
         with self._lock:
             dispatcher, self._dispatcher = self._dispatcher, None
         if dispatcher is not None:
@@ -550,11 +553,14 @@ class Client(ClientFacade[BaseServer], ServerEvents):
 
     def close(self) -> None:
         """Like :meth:`cleanup`, and also end every open subscription and stop the
-        handler pool (final)."""
+        handler pool. Final: a request made afterwards raises ``ConnectionError``
+        instead of starting a server again (that one nobody would close)."""
         for server in self._servers.values():
             for sub in list(server._subscriptions.values()):
                 sub.close()
-        self.cleanup()
+        for server in self._servers.values():
+            server.close()
+        self._stop_dispatcher()
         with self._lock:
             self._closed = True
         self._workers.shutdown(wait=False, cancel_futures=True)

@@ -237,3 +237,29 @@ def _pgid(proc: psutil.Process) -> int | None:
         return os.getpgid(proc.pid)
     except OSError:
         return None
+
+
+def test_a_request_after_close_is_refused_and_starts_nothing() -> None:
+    # The blocking client's close() is final. A request made afterwards used to start
+    # the server again, a process that nobody would close.
+    import mcp_io_sync
+    from mcp_proto.errors import ConnectionError
+
+    started = Started()
+    client = mcp_io_sync.connect(SDK_SERVER)
+    assert client.call_tool("echo", {"text": "x"})["content"][0]["text"] == "x"
+    first = started.snap()
+    client.close()
+    assert still_running(first) == []
+    for attempt in (
+        lambda: client.call_tool("echo", {"text": "y"}),
+        lambda: client.list_tools(cache=False),
+        lambda: client.ping(),
+        lambda: client.servers[0].ensure_connected(),
+    ):
+        with pytest.raises(ConnectionError, match="the client is closed"):
+            attempt()
+    with pytest.raises(ConnectionError, match="the client is closed"):
+        client.call_tools([{"name": "echo", "arguments": {"text": "z"}}] * 2, concurrent=True)
+    assert started.snap() == first  # no new process
+    client.close()  # still idempotent
