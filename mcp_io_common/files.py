@@ -1,29 +1,54 @@
-"""Reading an ``mcpServers`` definition file (CONN-19) for both shells; the parsing
-and its rules are the core's (``mcp_proto.definitions``)."""
+"""Reading an ``mcpServers`` definition file (CONN-19) for both shells and the command
+line; decoding it and the parsing rules are the core's (``mcp_proto.definitions``)."""
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 from pathlib import Path
 
-from mcp_proto.config import ServerConfig, parse_server_definitions
+from mcp_proto.config import (
+    MAX_DEFINITION_FILE,
+    ServerConfig,
+    decode_definition_file,
+    parse_server_definitions,
+)
 
-__all__ = ["load_definition_file"]
+__all__ = ["load_definition_file", "read_definition_file"]
+
+
+def read_definition_file(path: str | Path) -> object:
+    """The JSON document of a definition file, read bounded (a wrong path such as
+    ``/dev/zero`` is refused after :data:`MAX_DEFINITION_FILE` bytes, not read for
+    ever).
+
+    Raises:
+        OSError: the file cannot be read. ValueError: :func:`decode_definition_file`'s
+            reasons ("is not valid JSON: ..."), to be prefixed with the path.
+    """
+    with open(path, "rb") as f:
+        data = f.read(MAX_DEFINITION_FILE + 1)
+    return decode_definition_file(data)
 
 
 def load_definition_file(path: str | Path, logger: logging.Logger) -> list[ServerConfig]:
     """Read an ``{"mcpServers": {...}}`` file (CONN-19); both shells use this. Its
     ``${VAR}`` placeholders are expanded from this process's environment, as the hosts
-    that write these files do (``mcp_proto.placeholders``)."""
+    that write these files do (``mcp_proto.placeholders``).
+
+    Raises:
+        ValueError: the file cannot be read, or is not a definition document; one
+            line naming the file.
+    """
     path = Path(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = read_definition_file(path)
     except OSError as exc:
-        raise ValueError(f"cannot read server definition file {str(path)!r}: {exc}") from exc
+        raise ValueError(
+            f"cannot read server definition file {str(path)!r}: {exc.strerror or exc}"
+        ) from exc
     except ValueError as exc:
-        raise ValueError(f"server definition file {str(path)!r} is not valid JSON: {exc}") from exc
+        raise ValueError(f"server definition file {str(path)!r} {exc}") from None
     parsed, warnings = parse_server_definitions(data, environ=os.environ)
     for warning in warnings:
         logger.warning("%s: %s", path, warning)

@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 
 import attrs
 
+from mcp_io_common.files import read_definition_file
 from mcp_proto import errors
 from mcp_proto.config import ServerConfig, parse_server_definitions, stdio_argv
 
@@ -89,13 +90,12 @@ def _package_name(script: str) -> str | None:
 
 
 def load_config(opts: argparse.Namespace) -> list[ServerConfig]:
-    path = Path(opts.config)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = read_definition_file(opts.config)
     except OSError as exc:
         raise UsageError(f"{PROG}: cannot read {opts.config}: {exc.strerror or exc}") from None
     except ValueError as exc:
-        raise UsageError(f"{PROG}: {opts.config} is not valid JSON: {exc}") from None
+        raise UsageError(f"{PROG}: {opts.config} {exc}") from None
     try:
         configs, warnings = parse_server_definitions(data, environ=os.environ)
     except ValueError as exc:

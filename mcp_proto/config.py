@@ -14,7 +14,13 @@ This module gathers the public names of
 
 from __future__ import annotations
 
-from .definitions import TYPE_SPELLINGS, config_from_dict, parse_server_definitions
+from .definitions import (
+    MAX_DEFINITION_FILE,
+    TYPE_SPELLINGS,
+    config_from_dict,
+    decode_definition_file,
+    parse_server_definitions,
+)
 from .detection import DetectedTransport, detect_transport, split_targets
 from .redaction import REDACTED, redact_config
 from .server_config import (
@@ -32,6 +38,7 @@ from .server_config import (
 
 __all__ = [
     "DEFAULT_MAX_DECOMPRESSED_BODY_BYTES",
+    "MAX_DEFINITION_FILE",
     "MAX_SECONDS",
     "REDACTED",
     "TYPE_SPELLINGS",
@@ -40,6 +47,7 @@ __all__ = [
     "ServerConfig",
     "TransportType",
     "config_from_dict",
+    "decode_definition_file",
     "detect_transport",
     "http_config",
     "parse_server_definitions",

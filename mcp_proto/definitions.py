@@ -6,6 +6,7 @@ filesystem.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
@@ -23,11 +24,40 @@ from .server_config import (
 )
 
 __all__ = [
+    "MAX_DEFINITION_FILE",
     "TYPE_SPELLINGS",
     "config_from_dict",
+    "decode_definition_file",
     "parse_server_definitions",
     "unique_server_names",
 ]
+
+#: Largest definition file read (bytes). Real ones are a few KiB; the bound keeps a
+#: wrong path (``/dev/zero``, a log file) from being read for ever.
+MAX_DEFINITION_FILE: Final = 16 * 1024 * 1024
+
+
+def decode_definition_file(data: bytes) -> object:
+    """The JSON document of a definition file's bytes (at most
+    :data:`MAX_DEFINITION_FILE` + 1 of them, as read): UTF-8, a leading BOM allowed
+    (editors on Windows write one).
+
+    Raises:
+        ValueError: too large, not UTF-8, not JSON (nested too deeply included); one
+            line, starting with what is wrong.
+    """
+    if len(data) > MAX_DEFINITION_FILE:
+        raise ValueError(f"is larger than {MAX_DEFINITION_FILE // (1024 * 1024)} MiB")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"is not UTF-8 text (byte {exc.start})") from None
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise ValueError("is not valid JSON: nested too deeply") from None
+    except ValueError as exc:
+        raise ValueError(f"is not valid JSON: {exc}") from None
 
 
 # Spellings of ``type`` seen in the wild, compared with case and separators removed.
@@ -189,7 +219,8 @@ def config_from_dict(d: Mapping[str, Any], *, name: str | None = None) -> Server
     ``transport`` is accepted as its alias; inferred as in
     :func:`parse_server_definitions` when absent), ``name``,
     ``command`` (string or argv), ``args``, ``env``, ``cwd``, ``url`` or its aliases
-    ``base_url``, ``serverUrl`` (Windsurf) and ``httpUrl`` (Gemini CLI: Streamable HTTP), ``endpoint``, ``headers``, ``read_timeout``, ``retries``,
+    ``base_url``, ``serverUrl`` (Windsurf) and ``httpUrl`` (Gemini CLI: Streamable
+    HTTP), ``endpoint``, ``headers``, ``read_timeout``, ``retries``,
     ``retry_backoff``, ``ping``, ``max_decompressed_body_bytes``, ``protocol``,
     ``discover_timeout``, ``max_line_size``, ``oauth_provider``, ``request_meta`` (an
     object laid over the client's ``request_meta``) and ``extensions`` (identifiers, or

@@ -398,6 +398,16 @@ def test_config_file_errors(tmp_path: Path) -> None:
     proc = run("--config", str(bad), "tools", server=None)
     assert proc.returncode == cli.EXIT_USAGE
     assert "not valid JSON" in one_line_error(proc)
+    # A wrong path: an endless file is refused after 16 MiB (it was read for ever), a
+    # deeply nested one is invalid JSON (it was an internal error).
+    proc = run("--config", "/dev/zero", "tools", server=None)
+    assert proc.returncode == cli.EXIT_USAGE
+    assert one_line_error(proc) == "mcp-proto: /dev/zero is larger than 16 MiB"
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    proc = run("--config", str(deep), "tools", server=None)
+    assert proc.returncode == cli.EXIT_USAGE
+    assert one_line_error(proc).endswith("is not valid JSON: nested too deeply")
 
 
 def test_config_placeholders_are_expanded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

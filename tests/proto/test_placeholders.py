@@ -174,3 +174,32 @@ def test_without_an_environment_nothing_is_expanded() -> None:
     document = {"mcpServers": {"s": {"command": "server", "args": ["${API_KEY}"]}}}
     (config,), _ = parse_server_definitions(document)
     assert config.command == ("server", "${API_KEY}")
+
+
+# ---------------------------------------------------------------- the file's bytes
+
+
+def test_a_definition_file_is_utf8_json_with_an_optional_bom() -> None:
+    from mcp_proto.config import decode_definition_file
+
+    assert decode_definition_file(b'{"mcpServers": {}}') == {"mcpServers": {}}
+    assert decode_definition_file(b'\xef\xbb\xbf{"mcpServers": {}}') == {"mcpServers": {}}
+
+
+@pytest.mark.parametrize(
+    ("data", "reason"),
+    [
+        (b"[" * 100_000 + b"]" * 100_000, "is not valid JSON: nested too deeply"),
+        (b"\xff\xfe{}", "is not UTF-8 text (byte 0)"),
+        (b"{not json", "is not valid JSON: Expecting property name"),
+        (b"\x00" * (16 * 1024 * 1024 + 1), "is larger than 16 MiB"),
+    ],
+    ids=["deep", "utf16", "garbage", "huge"],
+)
+def test_a_bad_definition_file_is_one_clear_value_error(data: bytes, reason: str) -> None:
+    from mcp_proto.config import decode_definition_file
+
+    with pytest.raises(ValueError) as caught:
+        decode_definition_file(data)
+    assert str(caught.value).startswith(reason)
+    assert "\n" not in str(caught.value)
