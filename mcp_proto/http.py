@@ -19,6 +19,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Final
 from urllib.parse import urljoin, urlsplit
 
+from ._util import shown
 from .errors import (
     ConnectionError,
     IncompatibleServerError,
@@ -38,6 +39,8 @@ from .sse import SSEEvent, is_retainable_event_id
 __all__ = [
     "ACCEPT_BOTH",
     "ACCEPT_SSE",
+    "FOLLOWED_REDIRECTS",
+    "MAX_REDIRECTS",
     "HttpSessionState",
     "ResponseKind",
     "SseStream",
@@ -45,6 +48,7 @@ __all__ = [
     "classify_response",
     "error_for_response",
     "is_retryable",
+    "redirect_target",
     "resolve_sse_endpoint",
     "same_origin",
     "session_expired_error",
@@ -211,8 +215,10 @@ def error_for_response(
     *,
     method: str | None,
     www_authenticate: str | None = None,
+    location: str | None = None,
 ) -> MCPError:
-    """The typed error for a non-2xx response (CUST-2, RETRY-2).
+    """The typed error for a non-2xx response (CUST-2, RETRY-2); ``location``: a
+    redirect's ``Location``, named in the error of one that is not followed.
 
     A JSON-RPC error carried by a 4xx keeps its code, data and typed class (e.g.
     -32020 → ``HeaderMismatchError``); 5xx is ``TransientServerError`` (retryable);
@@ -232,6 +238,12 @@ def error_for_response(
         return TransientServerError(f"HTTP {status} from the server", method=method)
     if error is not None:
         return server_error_from(error, method=method)
+    if 300 <= status < 400 and location:
+        return ServerError(
+            f"HTTP {status} from the server, a redirect to {shown(location.strip())} that is "
+            "not followed (only 307/308 to the same origin are); connect to that URL",
+            method=method,
+        )
     return ServerError(f"HTTP {status} from the server", method=method)
 
 
@@ -293,6 +305,32 @@ def _origin(url: str) -> tuple[str, str, int] | None:
         return None
     # urlsplit lowercases hostname (RFC 6454 § 4, step 5: the host in lower case).
     return scheme, parts.hostname, _DEFAULT_PORTS[scheme] if port is None else port
+
+
+#: Redirects followed: the ones that keep the method and the body (RFC 9110 § 15.4.8,
+#: § 15.4.9), which a server mounted under a path answers to the path without its
+#: trailing slash (Starlette's ``Mount("/mcp", app)``: ``POST /mcp`` → 307 ``/mcp/``).
+FOLLOWED_REDIRECTS: Final = frozenset({307, 308})
+#: Redirects followed in a row for one request.
+MAX_REDIRECTS: Final = 5
+
+
+def redirect_target(request_url: str, status: int, location: str | None) -> str | None:
+    """Where a 307/308 answered to ``request_url`` sends the same request again, or
+    ``None`` when it is not followed: another status (301/302/303 turn a POST into a
+    GET), no usable ``Location``, or another origin (configured credential headers
+    would go to another host, as for the legacy endpoint event)."""
+    if status not in FOLLOWED_REDIRECTS or not location:
+        return None
+    target = location.strip()
+    # A URI reference has no whitespace or control characters (RFC 3986 § 2).
+    if not target or not all(0x21 <= ord(c) < 0x7F for c in target):
+        return None
+    try:
+        url = urljoin(request_url, target)
+    except ValueError:
+        return None
+    return url if same_origin(request_url, url) else None
 
 
 def resolve_sse_endpoint(stream_url: str, data: str) -> str:

@@ -16,7 +16,7 @@ from .. import jsonrpc
 from ..errors import MCPError, RequestTimeoutError, TransportError
 from ..http import SseStream
 from ..sse import SSEParser
-from .frames import ExchangeFailure
+from .frames import ExchangeFailure, StartExchange
 
 __all__ = [
     "DELETE_TIMEOUT",
@@ -109,6 +109,12 @@ class Exchange:
     cursor: SseStream = attrs.Factory(SseStream)  # used when no stream is resumed
     parts: list[bytes] = attrs.Factory(list)
     size: int = 0
+    # The request as sent, until its head arrives: a 307/308 to the same origin sends
+    # it again at the new URL (``_http.py``, ``redirect_target``); then dropped, so a
+    # large body is not held while the response is read.
+    request: StartExchange | None = None
+    redirects: int = 0  # followed already for this request
+    location: str | None = None  # a redirect's Location (named in its error)
 
     @property
     def what(self) -> str:

@@ -60,6 +60,7 @@ from ._exchange import (
     Role,
     failure_error,
 )
+from ._redirects import follow
 from ._transport import Outgoing, Transport
 from .frames import AbortExchange, ExchangeFailure, OpenTransport, StartExchange
 
@@ -203,6 +204,17 @@ class HttpTransport(Transport):
         if ex.xid == self._get_xid:
             self._get_xid = None
 
+    def _start(self, ex: Exchange, frame: StartExchange) -> None:
+        """Emit ``frame`` for ``ex``, kept until its head in case it is redirected."""
+        ex.request = frame
+        self.conn._emit(frame)
+
+    def _redirected(
+        self, ex: Exchange, status: int, headers: list[tuple[str, str]]
+    ) -> Exchange | None:
+        """A 307/308 to the same origin: see :func:`._redirects.follow`."""
+        return follow(self, ex, status, headers)
+
     # ============================================================ sending
 
     def request_headers(self, out: Outgoing) -> tuple[tuple[str, str], ...]:
@@ -246,7 +258,8 @@ class HttpTransport(Transport):
             # A subscriptions/listen stream stays open and may be quiet for long (its
             # acknowledgment has its own deadline, SUB-5): read in the background.
             listen = out.method == "subscriptions/listen"
-            conn._emit(
+            self._start(
+                ex,
                 StartExchange(
                     ex.xid,
                     "POST",
@@ -257,7 +270,7 @@ class HttpTransport(Transport):
                     if listen
                     else self._read_timeout(out.rid, now),
                     listen,
-                )
+                ),
             )
 
     def attempt_ended(self, rid: jsonrpc.RequestId, ok: bool, now: float | None = None) -> None:
@@ -329,6 +342,8 @@ class HttpTransport(Transport):
     ) -> None:
         ex = self._ex.get(xid)
         if ex is None or ex.mode is not Mode.HEAD:
+            return
+        if self._redirected(ex, status, headers) is not None:
             return
         ex.status = status
         ex.www_authenticate = _header(headers, "www-authenticate")
@@ -607,6 +622,7 @@ class HttpTransport(Transport):
                 b"".join(ex.parts),
                 method=ex.method,
                 www_authenticate=ex.www_authenticate,
+                location=ex.location,
             )
         self._attempt_error(ex, error, now)
 
@@ -619,7 +635,8 @@ class HttpTransport(Transport):
         # The standalone stream's own cursor: the first GET carries no Last-Event-ID
         # (another stream's id would make the server take it for a resume of that
         # one); a reconnect resumes it from its own id.
-        self.conn._emit(
+        self._start(
+            ex,
             StartExchange(
                 ex.xid,
                 "GET",
@@ -628,7 +645,7 @@ class HttpTransport(Transport):
                 None,
                 max(self.conn.config.read_timeout, GET_READ_TIMEOUT_FLOOR),
                 True,
-            )
+            ),
         )
 
     def _release(self, now: float) -> None:

@@ -55,8 +55,11 @@ class LegacySseTransport(HttpTransport):
         self._ex[ex.xid] = ex
         self._stream_xid = ex.xid
         self._endpoint_at = now + self.conn.config.read_timeout
-        self.conn._emit(
-            StartExchange(ex.xid, "GET", self.url, tuple(self.http.get_headers()), None, None, True)
+        self._start(
+            ex,
+            StartExchange(
+                ex.xid, "GET", self.url, tuple(self.http.get_headers()), None, None, True
+            ),
         )
 
     def handshake_done(self, info: ServerInfo, now: float) -> bool:
@@ -156,6 +159,11 @@ class LegacySseTransport(HttpTransport):
         ex = self._ex.get(xid)
         if ex is None or ex.mode is not Mode.HEAD:
             return
+        if ex.role is Role.STREAM:
+            again = self._redirected(ex, status, headers)
+            if again is not None:
+                self._stream_xid = again.xid
+                return
         if ex.role is Role.STREAM:
             kind = classify_response(status, _header(headers, "content-type"), sent_session=False)
             if kind is ResponseKind.UNAUTHORIZED:  # typed from facts (issue 9 item 4)

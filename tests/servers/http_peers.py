@@ -285,13 +285,16 @@ def sdk_http_server(
     stateless: bool = False,
     json_response: bool = False,
     path: str | None = None,
+    mount: str | None = None,
     startup_timeout: float = SDK_STARTUP_TIMEOUT,
 ) -> Iterator[Peer]:
     """tests/servers/sdk_server.py (official SDK mcp==2.3.0, uvicorn) on 127.0.0.1.
 
     mode "streamable-http" (url = base + "/mcp"; flags "+stateless", "+json" or the keyword
     arguments; ``path="/"`` mounts it at the root instead, url = base + "/") or "sse"
-    (url = base + "/sse"; it announces ``/messages/?session_id=<hex>``).
+    (url = base + "/sse"; it announces ``/messages/?session_id=<hex>``). ``mount``:
+    served under a Starlette ``Mount`` at that prefix, url = base + prefix (which the
+    server redirects to prefix + "/").
     """
     base, stateless, json_response = _parse_sdk_mode(mode, stateless, json_response)
 
@@ -304,12 +307,15 @@ def sdk_http_server(
             args.append("--json-response")
         if path is not None:
             args += ["--path", path]
+        if mount is not None:
+            args += ["--mount", mount]
         return args
 
     if path is not None and base == "sse":
         raise ValueError("path= applies to streamable-http only")
     label = base + ("+stateless" if stateless else "") + ("+json" if json_response else "")
-    endpoint = path or ("/sse" if base == "sse" else "/mcp")
+    # ``mount``: the URL a user pastes, the prefix itself (it answers 307 to prefix/).
+    endpoint = mount or path or ("/sse" if base == "sse" else "/mcp")
     with _process_peer(
         argv, path=endpoint, kind="sdk", mode=label, timeout=startup_timeout
     ) as peer:

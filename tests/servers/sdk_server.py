@@ -541,6 +541,28 @@ class EraHeaderGate:
         await send({"type": "http.response.body", "body": body})
 
 
+def serve_mounted(prefix: str, host: str, port: int) -> None:
+    """The Streamable HTTP app under ``Mount(prefix)`` in a Starlette app of its own, as
+    servers embedded in a larger web app are deployed: ``POST prefix`` is answered 307
+    ``prefix/`` by Starlette (the mounted app's lifespan is the outer app's to run)."""
+    import contextlib
+    from collections.abc import AsyncIterator
+
+    import uvicorn
+    from starlette.applications import Starlette
+    from starlette.routing import Mount
+
+    inner = mcp.streamable_http_app(streamable_http_path="/")
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        async with mcp.session_manager.run():
+            yield
+
+    outer = Starlette(routes=[Mount(prefix, app=inner)], lifespan=lifespan)
+    uvicorn.run(outer, host=host, port=port, log_level="warning")
+
+
 # -------------------------------------------------------------------------------------------- main
 
 
@@ -559,6 +581,12 @@ def main(argv: list[str] | None = None) -> None:
         "--path", default="/mcp", help="streamable-http: the endpoint path (e.g. / for the root)"
     )
     parser.add_argument(
+        "--mount",
+        default=None,
+        help="streamable-http: serve under a Starlette Mount at this prefix (endpoint "
+        "PREFIX/; PREFIX without the slash answers 307, as such deployments do)",
+    )
+    parser.add_argument(
         "--era",
         choices=["dual", "legacy", "modern"],
         default="dual",
@@ -569,6 +597,8 @@ def main(argv: list[str] | None = None) -> None:
         restrict_era(args.era)
     if args.transport == "stdio":
         mcp.run()
+    elif args.mount is not None:
+        serve_mounted(args.mount, args.host, args.port)
     elif args.transport == "sse":
         mcp.run(transport="sse", host=args.host, port=args.port)
     elif args.era == "dual":

@@ -142,6 +142,28 @@ def test_definition_file_placeholders_are_expanded_from_the_environment(
         assert sent == {"Bearer s3cret"}
 
 
+@pytest.mark.peer
+@pytest.mark.parametrize("protocol", ["auto", "legacy"])
+def test_a_server_mounted_under_a_prefix_is_reached_through_its_redirect(
+    shell: Shell, protocol: str
+) -> None:
+    # The official SDK's app under Starlette's Mount("/mcp"): POST /mcp is answered 307
+    # /mcp/. The URL a user pastes failed with "server error: HTTP 307 from the server".
+    with sdk_http_server("streamable-http", mount="/mcp") as sdk:
+        assert sdk.url.endswith("/mcp")
+
+        async def scenario(c: Any) -> str:
+            assert text_of(await c.call_tool("echo", {"text": "hi"})) == "hi"
+            return str(c.servers[0].protocol_era)
+
+        era = shell.run(
+            scenario, sdk.url, protocol=protocol, read_timeout=HTTP_READ_TIMEOUT, deadline=DEADLINE
+        )
+    assert era == ("legacy" if protocol == "legacy" else "modern")
+    redirects = [m for m in shell.log.messages(logging.INFO) if "redirects to" in m]
+    assert redirects and redirects[0].endswith("/mcp/ (HTTP 307); requests go there")
+
+
 # ------------------------------------------------------------- the fallback error text
 
 
