@@ -264,10 +264,10 @@ class StdioServer(BaseServer):
             self._write(messages)
 
     def _open(self) -> None:
-        stopper = self._stopper
-        if stopper is not None:
+        with self._lock:
+            stopper, self._stopper = self._stopper, None
+        if stopper is not None and stopper is not threading.current_thread():
             stopper.join(3 * SHUTDOWN_GRACE)
-            self._stopper = None
         env = None
         if self.config.env:
             env = {**os.environ, **self.config.env}
@@ -325,8 +325,12 @@ class StdioServer(BaseServer):
             name="mcp-stop",
             daemon=True,
         )
-        self._stopper = stopper
-        stopper.start()
+        # Published started, under the lock _stop_transport reads it with: a close on
+        # another thread joined it before start() (RuntimeError: "cannot join thread
+        # before it is started", with a server that exits at once).
+        with self._lock:
+            stopper.start()
+            self._stopper = stopper
 
     def _stop_process(
         self, proc: _Process | None, threads: list[threading.Thread], graceful: bool
@@ -348,7 +352,8 @@ class StdioServer(BaseServer):
 
     def _stop_transport(self) -> None:
         # After close: a failed process still being stopped is gone before we return.
-        stopper = self._stopper
+        with self._lock:
+            stopper = self._stopper
         if stopper is not None and stopper is not threading.current_thread():
             stopper.join(3 * SHUTDOWN_GRACE)
 

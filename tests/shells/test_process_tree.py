@@ -263,3 +263,41 @@ def test_a_request_after_close_is_refused_and_starts_nothing() -> None:
         client.call_tools([{"name": "echo", "arguments": {"text": "z"}}] * 2, concurrent=True)
     assert started.snap() == first  # no new process
     client.close()  # still idempotent
+
+
+def test_closing_while_a_failed_server_is_being_stopped(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A server that exits at once: the reader thread starts a thread that stops it while
+    # the caller's close() waits for that thread. The close used to find the thread
+    # published but not started yet: "RuntimeError: cannot join thread before it is
+    # started" (an internal error of the CLI, about one run in ten). The interleaving is
+    # forced here: another thread closes just before the stopper starts.
+    import threading
+
+    import mcp_io_sync
+    import mcp_io_sync._stdio as stdio
+    from mcp_proto.errors import ConnectionError
+
+    client = mcp_io_sync.create_client([{"command": "sh", "args": ["-c", "exit 1"]}])
+    (server,) = client.servers
+    errors: list[BaseException] = []
+
+    class Stopper(threading.Thread):
+        def start(self) -> None:
+            if self.name == "mcp-stop":
+
+                def close_now() -> None:
+                    try:
+                        server._stop_transport()
+                    except BaseException as exc:
+                        errors.append(exc)
+
+                other = threading.Thread(target=close_now)
+                other.start()
+                other.join(0.2)  # (after the fix it waits for the lock held here)
+            super().start()
+
+    monkeypatch.setattr(stdio.threading, "Thread", Stopper)
+    with pytest.raises(ConnectionError, match="closed its output"):
+        client.call_tool("t")
+    client.close()
+    assert errors == []
