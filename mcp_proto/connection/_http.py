@@ -343,8 +343,11 @@ class HttpTransport(Transport):
         ex = self._ex.get(xid)
         if ex is None or ex.mode is not Mode.HEAD:
             return
-        if self._redirected(ex, status, headers) is not None:
-            return
+        if 300 <= status < 400:
+            if self._redirected(ex, status, headers) is not None:
+                return
+        else:
+            ex.request = None  # (the usual head: no call to ask; the body is let go)
         ex.status = status
         ex.www_authenticate = _header(headers, "www-authenticate")
         kind = classify_response(
