@@ -545,19 +545,29 @@ def test_version_and_help() -> None:
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
-@peer
-def test_ctrl_c_exits_130() -> None:
+def _long_call(server: list[str]) -> subprocess.Popen[str]:
+    """The command line running a 20-second call with progress on ``server``, once the
+    call runs (its first progress line was printed)."""
     proc = subprocess.Popen(
-        [*CLI, "call", "progress", "steps=200", "delay=0.1", "--", *SDK],
+        [*CLI, "call", "progress", "steps=200", "delay=0.1", "--", *server],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
     assert proc.stderr is not None
+    first = proc.stderr.readline()
+    if not first.startswith("progress 1/200"):
+        proc.kill()
+        proc.wait()
+        raise AssertionError(first)
+    return proc
+
+
+@peer
+def test_ctrl_c_exits_130() -> None:
+    proc = _long_call(SDK)
     try:
-        first = proc.stderr.readline()  # the first progress line: the call is running
-        assert first.startswith("progress 1/200"), first
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=30)
     finally:
@@ -577,17 +587,8 @@ def test_a_second_ctrl_c_exits_at_once_and_leaves_no_server_running(tmp_path: Pa
     # child that ignores the closed stdin) ran on after the command line was gone.
     pidfile = tmp_path / "group"
     launcher = f"echo $$ > {pidfile}; sleep 300 </dev/null >/dev/null 2>&1 & exec {shlex.join(SDK)}"
-    proc = subprocess.Popen(
-        [*CLI, "call", "progress", "steps=200", "delay=0.1", "--", "sh", "-c", launcher],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    assert proc.stderr is not None
+    proc = _long_call(["sh", "-c", launcher])
     try:
-        first = proc.stderr.readline()  # the first progress line: the call is running
-        assert first.startswith("progress 1/200"), first
         group = int(pidfile.read_text())
         proc.send_signal(signal.SIGINT)  # closing gracefully: waits for the server...
         time.sleep(0.2)
