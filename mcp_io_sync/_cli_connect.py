@@ -148,18 +148,17 @@ def _connect_each(client: Client, report: Callable[[str, BaseException], None]) 
     reported again by later requests."""
     usable: list[str] = []
     failures: list[tuple[str, BaseException]] = []
-    for server in client.servers:
-        try:
-            server.ensure_connected()
-        except errors.MCPError as exc:
+    # All at once (Client.connect_all): servers that take a second each to start.
+    for server, error in zip(client.servers, client._connect_each(), strict=True):
+        if error is not None:
             # Bounded close, so that the stderr reader has drained what it wrote.
             server.cleanup()
-            failures.append((server.name, exc))
+            failures.append((server.name, error))
         else:
             usable.append(server.name)
     if not usable:
-        first, error = failures[0]
-        raise ServerFailed(first, error)
+        first, failure = failures[0]
+        raise ServerFailed(first, failure)
     for name, failure in failures:
         report(name, failure)
     return usable

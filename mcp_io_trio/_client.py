@@ -323,8 +323,23 @@ class Client(ClientFacade[BaseServer], ServerEvents):
     # ------------------------------------------------------------ servers
 
     async def connect_all(self) -> None:
-        for server in self._servers.values():
-            await server.ensure_connected()
+        """Connect every server now instead of on first use, all at once; raises the
+        first failure in server order once every server has been tried."""
+        servers = list(self._servers.values())
+        errors: list[MCPError | None] = [None] * len(servers)
+
+        async def one(i: int) -> None:
+            try:
+                await servers[i].ensure_connected()
+            except MCPError as exc:
+                errors[i] = exc
+
+        async with trio.open_nursery() as nursery:
+            for i in range(len(servers)):
+                nursery.start_soon(one, i)
+        for error in errors:
+            if error is not None:
+                raise error
 
     # ------------------------------------------------------------ public API
 

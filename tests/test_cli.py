@@ -429,6 +429,25 @@ def test_config_placeholders_are_expanded(tmp_path: Path, monkeypatch: pytest.Mo
     assert proc.stderr.splitlines()[-1].endswith("defines no usable server")
 
 
+def test_config_servers_start_at_once(tmp_path: Path) -> None:
+    # "a" cannot finish starting until "b" has started: the command line connected the
+    # servers of a file one after the other, and "a" timed out waiting for "b".
+    started = tmp_path / "b-started"
+    sdk = shlex.join(SDK)
+    config = tmp_path / "mcp.json"
+    servers = {
+        "a": {
+            "command": "sh",
+            "args": ["-c", f"while [ ! -e {started} ]; do sleep 0.02; done; exec {sdk}"],
+        },
+        "b": {"command": "sh", "args": ["-c", f"touch {started}; exec {sdk}"]},
+    }
+    config.write_text(json.dumps({"mcpServers": servers}))
+    proc = run("--config", str(config), "--timeout", "5", "ping", server=None)
+    assert proc.returncode == 0, proc.stderr
+    assert [line.split()[0] for line in proc.stdout.splitlines()] == ["a", "b"]
+
+
 # ------------------------------------------------------------------ failures
 
 

@@ -164,6 +164,24 @@ def test_a_server_mounted_under_a_prefix_is_reached_through_its_redirect(
     assert redirects and redirects[0].endswith("/mcp/ (HTTP 307); requests go there")
 
 
+def test_connect_all_starts_every_server_at_once(shell: Shell, tmp_path: Path) -> None:
+    # "a" cannot finish starting until "b" has started: connecting one after the other
+    # (as connect_all and the CLI did) waits on "a" for ever, here its read timeout.
+    started = tmp_path / "b-started"
+    sdk = shlex.join(SDK_SERVER)
+    wait_for_b = f"while [ ! -e {started} ]; do sleep 0.02; done; exec {sdk}"
+    configs = [
+        {"name": "a", "command": "sh", "args": ["-c", wait_for_b], "read_timeout": 5.0},
+        {"name": "b", "command": "sh", "args": ["-c", f"touch {started}; exec {sdk}"]},
+    ]
+
+    async def scenario(c: Any) -> list[str]:
+        await c.connect_all()
+        return [s.name for s in c.servers if s.is_connected]
+
+    assert shell.run_client(scenario, configs, deadline=DEADLINE) == ["a", "b"]
+
+
 # ------------------------------------------------------------- the fallback error text
 
 
