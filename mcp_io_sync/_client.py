@@ -345,8 +345,13 @@ class Client(ClientFacade[BaseServer], ServerEvents):
         servers = list(self._servers.values())
         if len(servers) == 1:
             return [self._connect_one(servers[0])]
-        with ThreadPoolExecutor(max_workers=len(servers), thread_name_prefix="mcp-connect") as pool:
+        pool = ThreadPoolExecutor(max_workers=len(servers), thread_name_prefix="mcp-connect")
+        try:
             return list(pool.map(self._connect_one, servers))
+        finally:
+            # Not waiting on a KeyboardInterrupt: close() then ends the connects still
+            # waiting (their servers' cleanup fails them).
+            pool.shutdown(wait=False)
 
     @staticmethod
     def _connect_one(server: BaseServer) -> MCPError | None:
@@ -564,9 +569,26 @@ class Client(ClientFacade[BaseServer], ServerEvents):
         the client can still be used afterwards: servers restart on demand. Open
         subscriptions are kept: they wait, and are sent again when their server next
         connects (SUB-22)."""
-        for server in self._servers.values():
-            server.cleanup()
+        self._each_server(lambda server: server.cleanup())
         self._stop_dispatcher()
+
+    def _each_server(self, stop: Callable[[BaseServer], None]) -> None:
+        """``stop`` every server, all at the same time: each close is bounded (a server
+        that ignores its closed stdin gets a grace period, then SIGTERM), and N of them
+        one after the other would add up."""
+        servers = list(self._servers.values())
+        if len(servers) == 1:
+            stop(servers[0])
+            return
+        pool = ThreadPoolExecutor(max_workers=len(servers), thread_name_prefix="mcp-close")
+        try:
+            futures = [pool.submit(stop, server) for server in servers]
+            failures = [f.exception() for f in futures]  # each one waited for
+        finally:
+            pool.shutdown(wait=False)
+        for failure in failures:
+            if failure is not None:
+                raise failure
 
     def _stop_dispatcher(self) -> None:
         with self._lock:
@@ -582,8 +604,7 @@ class Client(ClientFacade[BaseServer], ServerEvents):
         for server in self._servers.values():
             for sub in list(server._subscriptions.values()):
                 sub.close()
-        for server in self._servers.values():
-            server.close()
+        self._each_server(lambda server: server.close())
         self._stop_dispatcher()
         with self._lock:
             self._closed = True

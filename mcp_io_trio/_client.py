@@ -567,9 +567,26 @@ class Client(ClientFacade[BaseServer], ServerEvents):
     async def cleanup(self) -> None:
         """Stop every server (bounded: STDIO-6). The client stays usable inside its
         ``async with``: servers restart on demand. Open subscriptions are kept: they
-        wait, and are sent again when their server next connects (SUB-22)."""
-        for server in self._servers.values():
-            await server.cleanup()
+        wait, and are sent again when their server next connects (SUB-22). All at the
+        same time: each close is bounded (a server that ignores its closed stdin gets a
+        grace period, then SIGTERM), and N of them one after the other would add up."""
+        servers = list(self._servers.values())
+        if len(servers) == 1:
+            await servers[0].cleanup()
+            return
+        failures: list[BaseException] = []
+
+        async def one(server: BaseServer) -> None:
+            try:
+                await server.cleanup()
+            except Exception as exc:  # the others still close; raised as it was below
+                failures.append(exc)
+
+        async with trio.open_nursery() as nursery:
+            for server in servers:
+                nursery.start_soon(one, server)
+        if failures:
+            raise failures[0]
 
     async def close(self) -> None:
         """Like :meth:`cleanup`, but every open subscription ends first (the client is

@@ -301,3 +301,25 @@ def test_closing_while_a_failed_server_is_being_stopped(monkeypatch: pytest.Monk
         client.call_tool("t")
     client.close()
     assert errors == []
+
+
+def test_closing_several_servers_closes_them_at_the_same_time(shell: Shell, tmp_path: Any) -> None:
+    # Each server, once its stdin is closed, waits for the other's before it exits
+    # cleanly. Closed one after the other, the first one's wait ran out its grace
+    # period and it was terminated (no "clean" mark), and N servers that ignore their
+    # closed stdin took N grace periods to close.
+    sdk = shlex.join(SDK_SERVER)
+
+    def waits_for(me: str, other: str) -> dict[str, Any]:
+        script = (
+            f"{sdk}; touch {tmp_path / ('eof-' + me)}; "
+            f"while [ ! -e {tmp_path / ('eof-' + other)} ]; do sleep 0.02; done; "
+            f"touch {tmp_path / ('clean-' + me)}"
+        )
+        return {"name": me, "command": "sh", "args": ["-c", script]}
+
+    async def scenario(c: Any) -> None:
+        await c.connect_all()
+
+    shell.run_client(scenario, [waits_for("a", "b"), waits_for("b", "a")], deadline=60)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["clean-a", "clean-b", "eof-a", "eof-b"]
