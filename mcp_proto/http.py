@@ -315,6 +315,21 @@ FOLLOWED_REDIRECTS: Final = frozenset({307, 308})
 MAX_REDIRECTS: Final = 5
 
 
+def _resolve_reference(base: str, reference: str) -> str | None:
+    """``reference`` (a server-given URI reference: an endpoint event, a ``Location``)
+    resolved against ``base`` (RFC 3986), or ``None`` when it is empty or malformed."""
+    target = reference.strip()
+    # A URI reference has no whitespace or control characters (RFC 3986 § 2): refusing
+    # them all keeps CR/LF out of the request line, and keeps urlsplit from silently
+    # deleting tabs and newlines (it does, since Python 3.9.5) to "repair" the URL.
+    if not target or not all(0x21 <= ord(c) < 0x7F for c in target):
+        return None
+    try:
+        return urljoin(base, target)
+    except ValueError:  # e.g. "//[": urlsplit's "Invalid IPv6 URL"
+        return None
+
+
 def redirect_target(request_url: str, status: int, location: str | None) -> str | None:
     """Where a 307/308 answered to ``request_url`` sends the same request again, or
     ``None`` when it is not followed: another status (301/302/303 turn a POST into a
@@ -322,15 +337,8 @@ def redirect_target(request_url: str, status: int, location: str | None) -> str 
     would go to another host, as for the legacy endpoint event)."""
     if status not in FOLLOWED_REDIRECTS or not location:
         return None
-    target = location.strip()
-    # A URI reference has no whitespace or control characters (RFC 3986 § 2).
-    if not target or not all(0x21 <= ord(c) < 0x7F for c in target):
-        return None
-    try:
-        url = urljoin(request_url, target)
-    except ValueError:
-        return None
-    return url if same_origin(request_url, url) else None
+    url = _resolve_reference(request_url, location)
+    return url if url is not None and same_origin(request_url, url) else None
 
 
 def resolve_sse_endpoint(stream_url: str, data: str) -> str:
@@ -339,16 +347,9 @@ def resolve_sse_endpoint(stream_url: str, data: str) -> str:
     Resolved against the stream URL (RFC 3986); it must stay on the connection's
     origin, or configured credential headers would go to another host.
     """
-    target = data.strip()
-    # A URI reference has no whitespace or control characters (RFC 3986 § 2): refusing
-    # them all keeps CR/LF out of the request line, and keeps urlsplit from silently
-    # deleting tabs and newlines (it does, since Python 3.9.5) to "repair" the URL.
-    if not target or not all(0x21 <= ord(c) < 0x7F for c in target):
+    url = _resolve_reference(stream_url, data)
+    if url is None:
         raise ConnectionError("the server's endpoint event is empty or malformed")
-    try:
-        url = urljoin(stream_url, target)
-    except ValueError:  # e.g. "//[": urlsplit's "Invalid IPv6 URL"
-        raise ConnectionError("the server's endpoint event is empty or malformed") from None
     if not same_origin(stream_url, url):
         raise ConnectionError("the server's endpoint event points to another origin; refused")
     return url
