@@ -209,12 +209,6 @@ class HttpTransport(Transport):
         ex.request = frame
         self.conn._emit(frame)
 
-    def _redirected(
-        self, ex: Exchange, status: int, headers: list[tuple[str, str]]
-    ) -> Exchange | None:
-        """A 307/308 to the same origin: see :func:`._redirects.follow`."""
-        return follow(self, ex, status, headers)
-
     # ============================================================ sending
 
     def request_headers(self, out: Outgoing) -> tuple[tuple[str, str], ...]:
@@ -344,7 +338,7 @@ class HttpTransport(Transport):
         if ex is None or ex.mode is not Mode.HEAD:
             return
         if 300 <= status < 400:
-            if self._redirected(ex, status, headers) is not None:
+            if follow(self, ex, status, _header(headers, "location")) is not None:
                 return
         else:
             ex.request = None  # (the usual head: no call to ask; the body is let go)

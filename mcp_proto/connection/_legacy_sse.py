@@ -21,6 +21,7 @@ from ..session import ServerInfo
 from ..sse import SSEEvent, SSEParser
 from ._exchange import Exchange, Mode, Role, failure_error
 from ._http import HttpTransport, _header
+from ._redirects import follow
 from ._transport import Outgoing
 from .frames import ExchangeFailure, OpenTransport, StartExchange
 
@@ -160,11 +161,13 @@ class LegacySseTransport(HttpTransport):
         if ex is None or ex.mode is not Mode.HEAD:
             return
         if ex.role is Role.STREAM:
-            again = self._redirected(ex, status, headers)
-            if again is not None:
-                self._stream_xid = again.xid
-                return
-        if ex.role is Role.STREAM:
+            if 300 <= status < 400:
+                again = follow(self, ex, status, _header(headers, "location"))
+                if again is not None:
+                    self._stream_xid = again.xid
+                    return
+            else:
+                ex.request = None  # (kept only until the head, as in HttpTransport)
             kind = classify_response(status, _header(headers, "content-type"), sent_session=False)
             if kind is ResponseKind.UNAUTHORIZED:  # typed from facts (issue 9 item 4)
                 self._done(ex)

@@ -25,16 +25,16 @@ __all__ = ["follow"]
 
 
 def follow(
-    transport: HttpTransport, ex: Exchange, status: int, headers: list[tuple[str, str]]
+    transport: HttpTransport, ex: Exchange, status: int, location: str | None
 ) -> Exchange | None:
-    """``ex`` got its head: if it is a 307/308 to the same origin, send the same request
-    again at the new URL as a new exchange in ``ex``'s place, and return it. The
+    """``ex`` got a 3xx head with ``location`` (its ``Location`` header): if it is a
+    307/308 to the same origin, send the same request again at the new URL as a new
+    exchange in ``ex``'s place, and return it. The
     connection's URL becomes the new one when it was the one redirected (later
     requests, the GET stream and the closing DELETE go there directly). ``None``: not
     followed; ``ex.location`` then holds a redirect's ``Location`` for its error."""
     request, ex.request = ex.request, None  # (not held while the body is read)
-    if 300 <= status < 400:
-        ex.location = next((v for k, v in headers if k.lower() == "location"), None)
+    ex.location = location
     if request is None:
         return None
     target = redirect_target(request.url, status, ex.location)
