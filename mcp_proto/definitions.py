@@ -88,7 +88,9 @@ _COMMON_KEYS: Final = frozenset(
 )
 # Where an entry gives its URL: ``url`` (Claude Code, VS Code, Cursor), ``base_url``,
 # ``serverUrl`` (Windsurf) and ``httpUrl`` (Gemini CLI, where it means Streamable HTTP).
-_URL_KEYS: Final = frozenset({"url", "base_url", "serverUrl", "httpUrl"})
+# In this order of precedence when several are given (they must then agree).
+_URL_FIELDS: Final = ("url", "base_url", "serverUrl", "httpUrl")
+_URL_KEYS: Final = frozenset(_URL_FIELDS)
 # The 2026-07-28 options of the transports that have an era (LIFE-8, LIFE-12, LIFE-13).
 _ERA_KEYS: Final = frozenset({"protocol", "discover_timeout", "request_meta", "extensions"})
 _KEYS_BY_TYPE: Final[Mapping[str, frozenset[str]]] = {
@@ -148,7 +150,7 @@ def _infer_type(entry: Mapping[str, Any]) -> TransportType | None:
 
 
 def _entry_url(entry: Mapping[str, Any]) -> Any:
-    keys = [k for k in ("url", "base_url", "serverUrl", "httpUrl") if entry.get(k) is not None]
+    keys = [k for k in _URL_FIELDS if entry.get(k) is not None]
     if not keys:
         raise ValueError("missing 'url' (or 'base_url', 'serverUrl', 'httpUrl')")
     url = entry[keys[0]]
