@@ -335,31 +335,17 @@ class Client(ClientFacade[BaseServer], ServerEvents):
             MCPError: the first failure in server order, once every server has been
                 tried (the others stay connected).
         """
-        for error in self._connect_each():
-            if error is not None:
-                raise error
+        _raise_first(self._connect_each())
 
     def _connect_each(self) -> list[MCPError | None]:
-        """Connect every server at the same time, one thread each (each server has its
-        own machine and lock); the failure of each, ``None`` for a connected one."""
-        servers = list(self._servers.values())
-        if len(servers) == 1:
-            return [self._connect_one(servers[0])]
-        pool = ThreadPoolExecutor(max_workers=len(servers), thread_name_prefix="mcp-connect")
-        try:
-            return list(pool.map(self._connect_one, servers))
-        finally:
-            # Not waiting on a KeyboardInterrupt: close() then ends the connects still
-            # waiting (their servers' cleanup fails them).
-            pool.shutdown(wait=False)
-
-    @staticmethod
-    def _connect_one(server: BaseServer) -> MCPError | None:
-        try:
-            server.ensure_connected()
-        except MCPError as exc:
-            return exc
-        return None
+        """Connect every server at the same time; the failure of each, ``None`` for a
+        connected one (anything but an ``MCPError`` is a bug, raised as it is)."""
+        failures: list[MCPError | None] = []
+        for failure in self._each_server(lambda server: server.ensure_connected()):
+            if failure is not None and not isinstance(failure, MCPError):
+                raise failure
+            failures.append(failure)
+        return failures
 
     # ------------------------------------------------------------ public API
 
@@ -569,26 +555,29 @@ class Client(ClientFacade[BaseServer], ServerEvents):
         the client can still be used afterwards: servers restart on demand. Open
         subscriptions are kept: they wait, and are sent again when their server next
         connects (SUB-22)."""
-        self._each_server(lambda server: server.cleanup())
+        _raise_first(self._each_server(lambda server: server.cleanup()))
         self._stop_dispatcher()
 
-    def _each_server(self, stop: Callable[[BaseServer], None]) -> None:
-        """``stop`` every server, all at the same time: each close is bounded (a server
-        that ignores its closed stdin gets a grace period, then SIGTERM), and N of them
-        one after the other would add up."""
+    def _each_server(self, do: Callable[[BaseServer], Any]) -> list[BaseException | None]:
+        """``do`` to every server, all at the same time, one thread each (each server has
+        its own machine and lock): what each raised, ``None`` where it returned. Ten
+        servers that take a second each to start, or a grace period each to close (a
+        server that ignores its closed stdin), would add up one after the other."""
         servers = list(self._servers.values())
         if len(servers) == 1:
-            stop(servers[0])
-            return
-        pool = ThreadPoolExecutor(max_workers=len(servers), thread_name_prefix="mcp-close")
+            try:
+                do(servers[0])
+            except Exception as exc:
+                return [exc]
+            return [None]
+        pool = ThreadPoolExecutor(max_workers=len(servers), thread_name_prefix="mcp-each")
         try:
-            futures = [pool.submit(stop, server) for server in servers]
-            failures = [f.exception() for f in futures]  # each one waited for
+            futures = [pool.submit(do, server) for server in servers]
+            return [f.exception() for f in futures]  # each one waited for
         finally:
+            # Not waiting on a KeyboardInterrupt: close() then ends the connects still
+            # waiting (their servers' cleanup fails them).
             pool.shutdown(wait=False)
-        for failure in failures:
-            if failure is not None:
-                raise failure
 
     def _stop_dispatcher(self) -> None:
         with self._lock:
@@ -604,7 +593,7 @@ class Client(ClientFacade[BaseServer], ServerEvents):
         for server in self._servers.values():
             for sub in list(server._subscriptions.values()):
                 sub.close()
-        self._each_server(lambda server: server.close())
+        _raise_first(self._each_server(lambda server: server.close()))
         self._stop_dispatcher()
         with self._lock:
             self._closed = True
@@ -621,3 +610,10 @@ class Client(ClientFacade[BaseServer], ServerEvents):
             self._workers.shutdown(wait=False)
         except Exception:
             pass
+
+
+def _raise_first(failures: Iterable[BaseException | None]) -> None:
+    """Raise the first failure of ``Client._each_server``, in server order, if any."""
+    for failure in failures:
+        if failure is not None:
+            raise failure

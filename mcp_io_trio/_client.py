@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import trio
@@ -325,21 +325,31 @@ class Client(ClientFacade[BaseServer], ServerEvents):
     async def connect_all(self) -> None:
         """Connect every server now instead of on first use, all at once; raises the
         first failure in server order once every server has been tried."""
+        _raise_first(await self._each_server(lambda server: server.ensure_connected()))
+
+    async def _each_server(
+        self, do: Callable[[BaseServer], Awaitable[Any]]
+    ) -> list[BaseException | None]:
+        """``await do(server)`` for every server, all at the same time: what each raised,
+        ``None`` where it returned. Ten servers that take a second each to start, or a
+        grace period each to close (a server that ignores its closed stdin), would add up
+        one after the other."""
         servers = list(self._servers.values())
-        errors: list[MCPError | None] = [None] * len(servers)
+        failures: list[BaseException | None] = [None] * len(servers)
 
         async def one(i: int) -> None:
             try:
-                await servers[i].ensure_connected()
-            except MCPError as exc:
-                errors[i] = exc
+                await do(servers[i])
+            except Exception as exc:  # the others go on; raised by the caller
+                failures[i] = exc
 
+        if len(servers) == 1:
+            await one(0)
+            return failures
         async with trio.open_nursery() as nursery:
             for i in range(len(servers)):
                 nursery.start_soon(one, i)
-        for error in errors:
-            if error is not None:
-                raise error
+        return failures
 
     # ------------------------------------------------------------ public API
 
@@ -570,23 +580,7 @@ class Client(ClientFacade[BaseServer], ServerEvents):
         wait, and are sent again when their server next connects (SUB-22). All at the
         same time: each close is bounded (a server that ignores its closed stdin gets a
         grace period, then SIGTERM), and N of them one after the other would add up."""
-        servers = list(self._servers.values())
-        if len(servers) == 1:
-            await servers[0].cleanup()
-            return
-        failures: list[BaseException] = []
-
-        async def one(server: BaseServer) -> None:
-            try:
-                await server.cleanup()
-            except Exception as exc:  # the others still close; raised as it was below
-                failures.append(exc)
-
-        async with trio.open_nursery() as nursery:
-            for server in servers:
-                nursery.start_soon(one, server)
-        if failures:
-            raise failures[0]
+        _raise_first(await self._each_server(lambda server: server.cleanup()))
 
     async def close(self) -> None:
         """Like :meth:`cleanup`, but every open subscription ends first (the client is
@@ -595,3 +589,10 @@ class Client(ClientFacade[BaseServer], ServerEvents):
             for sub in list(server._subscriptions.values()):
                 await sub.close()
         await self.cleanup()
+
+
+def _raise_first(failures: Iterable[BaseException | None]) -> None:
+    """Raise the first failure of ``Client._each_server``, in server order, if any."""
+    for failure in failures:
+        if failure is not None:
+            raise failure
