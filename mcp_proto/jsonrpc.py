@@ -138,9 +138,10 @@ def _from_object(obj: Any) -> Message:
             return Request(obj["id"], method, params)
         return Notification(method, params)
     if "result" in obj:
-        if not _valid_id(obj.get("id")):
+        rid: Any = obj.get("id")
+        if type(rid) is not int and not _valid_id(rid):  # (an int: no call)
             return Invalid("response 'id' is not a string or integer")
-        return Response(obj["id"], obj["result"])
+        return Response(rid, obj["result"])
     if "error" in obj:
         rid = obj.get("id")
         if rid is not None and not _valid_id(rid):
@@ -209,7 +210,8 @@ def _loads(text: str, start: int | None = None) -> Any:
         obj, end = _SCAN(text, start)
     except StopIteration as err:
         raise json.JSONDecodeError("Expecting value", text, err.value) from None
-    end = _SPACE(text, end).end()  # type: ignore[union-attr]
+    if end != len(text):  # (the usual case: the value ends the text, no scan)
+        end = _SPACE(text, end).end()  # type: ignore[union-attr]
     if end != len(text):
         raise json.JSONDecodeError("Extra data", text, end)
     return obj
@@ -236,7 +238,8 @@ def decode_all(data: bytes | str) -> list[Message]:
             return [Invalid(f"invalid UTF-8 at byte {exc.start} in a {_size(data)} message")]
     else:
         text = data
-    start = _SPACE(text, 0).end()  # type: ignore[union-attr]
+    # A message starts with its object's brace, as a rule: no whitespace scan then.
+    start = 0 if text[:1] == "{" else _SPACE(text, 0).end()  # type: ignore[union-attr]
     if start == len(text) or text[start] not in _VALUE_STARTS:
         # Cannot start a JSON value: the error json would raise, without raising it (a
         # server logging to stdout, or a flood of garbage lines, costs a check per line

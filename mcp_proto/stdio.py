@@ -33,6 +33,9 @@ def frame(message: bytes) -> bytes:
 # as the copy itself for a 1 MiB message); a buffer grown past this by a larger
 # message is released instead, so an idle framer holds at most this much.
 _KEEP = 4 << 20
+# The largest read :meth:`LineFramer.whole_lines` splits at once (a pipe read's usual
+# size); larger ones go through the buffer, which copies each line once.
+_SPLIT_MAX = 65536
 
 
 class LineFramer:
@@ -118,6 +121,54 @@ class LineFramer:
             end -= 1
         line = _line(memoryview(data)[:end], self._decode)
         return line if line and not line.isspace() else line[:0]
+
+    def whole_lines(self, data: bytes) -> list[bytes | str] | None:
+        """The lines of ``data`` when it is several newline-terminated lines, each within
+        ``max_line_size``, read while nothing is buffered (a read that caught several
+        answers: concurrent calls), split at once instead of scanned one by one;
+        ``None`` otherwise (feed it to :meth:`receive_data`). The lines are as
+        :meth:`next_line` would return them, blank ones left out. Small reads only: a
+        large line would be copied twice (split, then decoded), not once."""
+        if (
+            type(data) is not bytes
+            or len(data) > _SPLIT_MAX
+            or self._start != self._end
+            or self._eof
+            or self._failed
+            or not data.endswith(b"\n")
+        ):
+            return None
+        if len(data) > self._max and max(map(len, data.split(b"\n"))) > self._max:
+            return None  # next_line raises at that line, after the ones before it
+        if self._decode:
+            try:
+                # All of it at once (the usual case: UTF-8 throughout).
+                text = str(data, "utf-8")
+            except UnicodeDecodeError:
+                pass  # line by line: the lines that are not UTF-8 stay bytes
+            else:
+                lines = text.split("\n")
+                lines.pop()  # "": after the last newline
+                if "\r" in text:  # CRLF: drop the CR too
+                    lines = [line[:-1] if line.endswith("\r") else line for line in lines]
+                if "\ufeff" in text:  # a BOM leading a line, as _text drops it
+                    lines = [line[1:] if line.startswith("\ufeff") else line for line in lines]
+                return [line for line in lines if line and not line.isspace()]
+        out: list[bytes | str] = []
+        parts = data.split(b"\n")
+        parts.pop()
+        for part in parts:
+            if part.endswith(b"\r"):
+                part = part[:-1]
+            line: bytes | str = part
+            if self._decode:
+                try:
+                    line = _text(part)
+                except UnicodeDecodeError:
+                    pass
+            if line and not line.isspace():
+                out.append(line)
+        return out
 
     def get_buffer(self, size: int) -> memoryview:
         """A writable view of at least ``size`` bytes to read the next input into. Release
@@ -213,7 +264,7 @@ def _line(part: memoryview, decode: bool) -> bytes | str:
     return bytes(part)
 
 
-def _text(data: memoryview) -> str:
+def _text(data: memoryview | bytes) -> str:
     # MCP messages are UTF-8 (2025-11-25, Transports); a leading BOM is tolerated, as
     # the "utf-8-sig" decoding of jsonrpc.decode does for bytes.
     text = str(data, "utf-8")

@@ -40,11 +40,20 @@ class StdioTransport(Transport):
                 self.receive_eof(now, "")
             return
         line = framer.whole_line(data)
-        if line is None:
+        if line is not None:
+            if line:
+                self.conn._deliver(line)
+            return
+        lines = framer.whole_lines(data)
+        if lines is None:
             framer.receive_data(data)
             self._lines(framer, now)
-        elif line:
-            self.conn._deliver(line)
+            return
+        conn = self.conn
+        for line in lines:
+            conn._deliver(line)
+            if self._framer is not framer:
+                return  # delivering ended this connection
 
     def get_buffer(self, size: int) -> memoryview:
         framer = self._framer

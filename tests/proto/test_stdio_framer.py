@@ -22,7 +22,7 @@ from mcp_proto.stdio import EOF, LineFramer, frame
 BIG = 1 << 30
 
 
-def drain(framer: LineFramer, out: list[bytes] | None = None) -> list[bytes]:
+def drain(framer: LineFramer, out: list[Any] | None = None) -> list[Any]:
     """Every line available now (stops at NEED_DATA or EOF), appended to ``out``.
 
     Appending as it goes keeps the lines returned before a ``LineTooLongError``.
@@ -32,8 +32,8 @@ def drain(framer: LineFramer, out: list[bytes] | None = None) -> list[bytes]:
         item = framer.next_line()
         if item is NEED_DATA or isinstance(item, EOF):
             return out
-        assert isinstance(item, bytes)
-        out.append(item)
+        assert isinstance(item, (bytes, str))
+        out.append(item)  # (str from a decoding framer)
 
 
 def feed_all(chunks: list[bytes], *, max_line_size: int = BIG, eof: bool = True) -> list[bytes]:
@@ -421,25 +421,119 @@ def test_framed_messages_come_back(messages: list[bytes]) -> None:
     assert run_chunks([data] if data else [], BIG) == (expected, False)
 
 
-def run_whole_first(chunks: list[bytes], max_line_size: int) -> tuple[list[bytes], bool]:
+def run_whole_first(
+    chunks: list[bytes], max_line_size: int, decode: bool = False
+) -> tuple[list[bytes | str], bool]:
     """As the stdio connection feeds the framer: a chunk that is one whole line goes
-    through ``whole_line`` (no buffer), anything else through ``receive_data``."""
-    framer = LineFramer(max_line_size)
-    lines: list[bytes] = []
+    through ``whole_line`` (no buffer), whole lines through ``whole_lines`` (split at
+    once), anything else through ``receive_data``."""
+    framer = LineFramer(max_line_size, decode=decode)
+    lines: list[bytes | str] = []
     try:
         for chunk in chunks:
             line = framer.whole_line(chunk)
-            if line is None:
-                framer.receive_data(chunk)
-                drain(framer, lines)
-            elif line:
-                assert isinstance(line, bytes)
-                lines.append(line)
+            if line is not None:
+                if line:
+                    lines.append(line)
+                continue
+            several = framer.whole_lines(chunk)
+            if several is not None:
+                lines += several
+                continue
+            framer.receive_data(chunk)
+            drain(framer, lines)
         framer.receive_data(b"")
         drain(framer, lines)
     except LineTooLongError:
         return lines, True
     return lines, False
+
+
+def run_buffered(
+    chunks: list[bytes], max_line_size: int, decode: bool
+) -> tuple[list[bytes | str], bool]:
+    """The buffered path alone (receive_data, then next_line), in either mode."""
+    framer = LineFramer(max_line_size, decode=decode)
+    lines: list[bytes | str] = []
+    try:
+        for chunk in [*chunks, b""]:
+            framer.receive_data(chunk)
+            while True:
+                item = framer.next_line()
+                if item is NEED_DATA or isinstance(item, EOF):
+                    break
+                assert isinstance(item, (bytes, str))
+                lines.append(item)
+    except LineTooLongError:
+        return lines, True
+    return lines, False
+
+
+text_line_bytes = st.lists(
+    st.sampled_from(
+        [
+            *(b"\n", b"\r", b"\r\n", b" ", b"{}", b"x", b"\xff", b"\xef\xbb\xbf", b"\xc3\xa9"),
+            *(b"\xe2\x80\xa8", b"\x1c", b"\xc2\x85", b"\xc2\xa0"),  # Unicode line end, spaces
+        ]
+    ),
+    max_size=40,
+).map(b"".join)
+
+
+@settings(deadline=None)
+@given(
+    data=text_line_bytes,
+    cuts=st.lists(st.integers(min_value=0, max_value=400), max_size=20),
+    max_line_size=st.integers(min_value=1, max_value=40) | st.just(BIG),
+)
+def test_whole_lines_decode_as_the_buffered_path(
+    data: bytes, cuts: list[int], max_line_size: int
+) -> None:
+    """Split at once, a read's lines are what next_line gives one by one: CRs and BOMs
+    dropped, text unless not UTF-8, blank (Unicode-space) lines left out, the same
+    lines before a line that is too long."""
+    chunks = splits(data, cuts)
+    assert run_whole_first(chunks, max_line_size, True) == run_buffered(
+        chunks, max_line_size, True
+    )
+    assert run_whole_first([data], max_line_size, True) == run_buffered(
+        [data], max_line_size, True
+    )
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        (b'{"a":1}\n{"b":2}\n', ['{"a":1}', '{"b":2}']),
+        (b"{}\r\n\xef\xbb\xbf{}\n \n\n[]\n", ["{}", "{}", "[]"]),
+        (b"{}\n\xff{}\n\xc3\xa9\n", ["{}", b"\xff{}", "\xe9"]),  # one line not UTF-8
+        (b"{}\n\xc2\xa0\n{}\n", ["{}", "{}"]),  # a no-break space is blank, as str
+        (b"{}\n", ["{}"]),  # (one line is whole_line's first, but works here too)
+        (b"{}\n{}", None),  # the last line is not whole: the buffered path
+    ],
+)
+def test_whole_lines_cases(data: bytes, expected: list[bytes | str] | None) -> None:
+    framer = LineFramer(BIG, decode=True)
+    assert framer.whole_lines(data) == expected
+    if expected is not None:
+        assert run_buffered([data], BIG, True) == (expected, False)
+
+
+def test_whole_lines_leave_long_lines_large_reads_and_buffered_input_alone() -> None:
+    framer = LineFramer(4, decode=True)
+    assert framer.whole_lines(b"ab\n12345\n") is None  # too long: next_line raises
+    assert framer.whole_lines(b"ab\n1234\n") == ["ab", "1234"]
+    big = b"{}\n" * 30_000  # beyond one pipe read: through the buffer
+    assert LineFramer(BIG).whole_lines(big) is None
+    framer = LineFramer(BIG)
+    framer.receive_data(b"ab")
+    assert framer.whole_lines(b"cd\nef\n") is None  # "ab" waits for its newline
+    assert framer.whole_lines(bytearray(b"x\ny\n")) is None  # bytes only
+    framer.receive_data(b"cd\n")
+    assert framer.next_line() == b"abcd"
+    assert framer.whole_lines(b"ef\ngh\n") == [b"ef", b"gh"]
+    framer.receive_data(b"")
+    assert framer.whole_lines(b"ij\nkl\n") is None  # after EOF: receive_data reports it
 
 
 @settings(deadline=None)
