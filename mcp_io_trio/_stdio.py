@@ -334,7 +334,8 @@ class StdioServer(BaseServer):
                     proc.followers.pop(waiter, None)  # (_hand_over may have dropped it)
         finally:
             proc.callers -= 1
-            proc.last_caller = self._clock()
+            if not proc.callers:  # (the reader task's linger counts from the last one)
+                proc.last_caller = self._clock()
             if proc.leader is None and proc.followers:
                 self._hand_over(proc)  # (a follower handed the role, then done or cancelled)
 
