@@ -20,6 +20,7 @@ LAZY = (
     "mcp_proto.connection._listen",
     "mcp_proto.connection.subscription",
     "mcp_proto.connection._http",
+    "mcp_proto.connection._http_streams",
     "mcp_proto.connection._exchange",
     "mcp_proto.connection._legacy_sse",
 )

@@ -10,14 +10,12 @@ module sequences them over exchanges:
 * a 404 to a request that carried the session id expires the session
   (``MachineCore._session_expired``: new handshake, re-sends judged by the pipeline);
 * a POST's SSE stream is read to its end (notifications after the result are
-  delivered); if it ends before its request's answer, it is resumed with GET and its
-  own ``Last-Event-ID`` after the server's ``retry:`` delay, at most ``MAX_RESUMES``
-  times, else ``ResponseStreamClosedError``;
-* Streamable HTTP only: after the handshake the standalone GET stream is opened (no
-  ``Last-Event-ID``), requests are held until it is answered or ``GET_READY_WAIT``
-  passed; it reconnects after 5xx/network failures with backoff and stops on
-  405/4xx/expiry or after ``GET_MAX_FAILURES`` failures in a row;
+  delivered), for at most a tail after the answer;
+* Streamable HTTP only: after the handshake the standalone GET stream is opened;
 * close sends DELETE with the session id.
+
+The exchanges themselves, reading SSE streams, resuming a POST stream and the GET
+stream's policy are :mod:`._http_streams`' (the base class).
 
 Plain HTTP: ``Accept: application/json``, no GET stream, and no client capability
 that needs a server→client channel (HTTP-4).
@@ -33,10 +31,8 @@ from ..compression import decoder_for
 from ..errors import (
     MCPError,
     RemoteProtocolError,
-    ResponseStreamClosedError,
 )
 from ..http import (
-    HttpSessionState,
     ResponseKind,
     SseStream,
     classify_response,
@@ -44,25 +40,23 @@ from ..http import (
     session_expired_error,
 )
 from ..session import ServerInfo
-from ..sse import SSEEvent, SSEParser
+from ..sse import SSEParser
 from ._era import modern_post_headers
 from ._exchange import (
     DELETE_TIMEOUT,
     ERROR_BODY_CAP,
-    GET_MAX_DELAY,
-    GET_MAX_FAILURES,
     GET_READ_TIMEOUT_FLOOR,
     GET_READY_WAIT,
-    MAX_RESUMES,
     Exchange,
     Mode,
     PostStream,
     Role,
     failure_error,
 )
+from ._http_streams import HttpStreams, _header
 from ._redirects import follow
-from ._transport import Outgoing, Transport
-from .frames import AbortExchange, ExchangeFailure, OpenTransport, StartExchange
+from ._transport import Outgoing
+from .frames import ExchangeFailure, OpenTransport, StartExchange
 
 if TYPE_CHECKING:
     from ._core import MachineCore
@@ -78,45 +72,12 @@ def without_channel(caps: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in caps.items() if k not in _CHANNEL_CAPABILITIES}
 
 
-def _header(headers: list[tuple[str, str]], name: str) -> str | None:
-    for key, value in headers:
-        if key.lower() == name:
-            return value
-    return None
-
-
-class HttpTransport(Transport):
-    timed = True  # POST-stream tails, resume delays, the GET stream, keep-alive
-
+class HttpTransport(HttpStreams):
     def __init__(self, conn: MachineCore, *, streamable: bool) -> None:
         super().__init__(conn)
         self.streamable = streamable
-        config = conn.config
-        url = config.endpoint_url
-        if url is None:  # pragma: no cover - ServerConfig guarantees a URL
-            raise ValueError(f"server {conn.name!r}: an HTTP transport needs a URL")
-        self.url: str = url
-        self.http = HttpSessionState(configured_headers=dict(config.headers))
-        self._next_xid = 1
-        self._ex: dict[int, Exchange] = {}
         self._heads: tuple[tuple[str | None, str | None], tuple[tuple[str, str], ...]] | None
         self._heads = None
-        self._streams: dict[jsonrpc.RequestId, PostStream] = {}
-        # The streams waiting to be resumed (resume_at set): next_deadline() runs after
-        # every input, so it looks at these few, not at every stream in flight.
-        self._resuming: dict[jsonrpc.RequestId, PostStream] = {}
-        # The standalone GET stream (Streamable HTTP).
-        self._get_cursor = SseStream()
-        self._get_xid: int | None = None
-        self._get_failures = 0
-        self._get_retry_at: float | None = None
-        self._ready_at: float | None = None  # the GET-ready wait's deadline
-        # notifications/initialized is on its way and not yet taken by the server.
-        self._note_waiting = False
-        # POST streams read on after their answer (notifications after the result), by
-        # xid: until when. A server that keeps one open (keep-alive comments) would
-        # otherwise hold a connection and a reader for ever, one per call.
-        self._tails: dict[int, float] = {}
 
     # ============================================================ lifecycle
 
@@ -184,31 +145,6 @@ class HttpTransport(Transport):
                 )
             )
 
-    def _xid(self) -> int:
-        xid = self._next_xid
-        self._next_xid += 1
-        return xid
-
-    def _drop(self, ex: Exchange) -> None:
-        """Nothing more is wanted from ``ex``: forget it and tell the driver."""
-        self._tails.pop(ex.xid, None)
-        if self._ex.pop(ex.xid, None) is not None:
-            self.conn._emit(AbortExchange(ex.xid))
-        if ex.xid == self._get_xid:
-            self._get_xid = None
-
-    def _done(self, ex: Exchange) -> None:
-        """``ex`` ended (its end or failure was fed): forget it."""
-        self._tails.pop(ex.xid, None)
-        self._ex.pop(ex.xid, None)
-        if ex.xid == self._get_xid:
-            self._get_xid = None
-
-    def _start(self, ex: Exchange, frame: StartExchange) -> None:
-        """Emit ``frame`` for ``ex``, kept until its head in case it is redirected."""
-        ex.request = frame
-        self.conn._emit(frame)
-
     # ============================================================ sending
 
     def request_headers(self, out: Outgoing) -> tuple[tuple[str, str], ...]:
@@ -226,13 +162,6 @@ class HttpTransport(Transport):
 
     def post_url(self) -> str:
         return self.url
-
-    def _read_timeout(self, rid: jsonrpc.RequestId | None, now: float) -> float:
-        session = self.conn._session
-        deadline = session.deadline_of(rid) if session is not None and rid is not None else None
-        if deadline is None:
-            return self.conn.config.read_timeout
-        return max(0.001, deadline - now)
 
     def transmit(self, messages: list[Outgoing], now: float) -> None:
         conn = self.conn
@@ -464,120 +393,6 @@ class HttpTransport(Transport):
         what = f"{ex.what} to {self.conn.name!r}"
         self._body_failed(ex, failure_error(failure, what), now)
 
-    # ============================================================ reading
-
-    def _feed_sse(self, ex: Exchange, data: bytes, now: float) -> None:
-        assert ex.parser is not None
-        try:
-            ex.parser.receive_data(data)
-        except MCPError:
-            # Complete events before the oversized one are delivered first.
-            self._pump_sse(ex, now)
-            raise
-
-    def _pump_sse(self, ex: Exchange, now: float) -> None:
-        parser = ex.parser
-        assert parser is not None
-        # Each stream's own cursor (2025-11-25 § Resumability): a POST's (shared with
-        # its resumptions), the standalone GET's, or, for a stream nobody resumes (a
-        # notification's), one of its own.
-        if ex.stream is not None:
-            cursor = ex.stream.cursor
-        elif ex.role is Role.GET:
-            cursor = self._get_cursor
-        else:
-            cursor = ex.cursor
-        conn = self.conn
-        while True:
-            event = parser.next_event()
-            if not isinstance(event, SSEEvent):
-                break
-            self.http.note_event(event, cursor)
-            if event.data and event.event in ("message", ""):
-                if ex.rid is not None and conn._listen.owns(ex.rid):
-                    conn._listen.deliver_on(ex.rid, event.data.encode("utf-8"), now)
-                else:
-                    conn._deliver(event.data.encode("utf-8"))
-            else:
-                self.on_event(ex, event, now)
-        # A priming event carries only an id: it still moves this stream's cursor.
-        cursor.note_id(parser.last_event_id)
-        if ex.role is Role.RESUME and ex.rid is not None and not self._pending(ex.rid):
-            self._drop(ex)  # answered: a resumed stream is not read further
-
-    def on_event(self, ex: Exchange, event: SSEEvent, now: float) -> None:
-        """An SSE event that is not a message (the legacy ``endpoint``)."""
-
-    def _pending(self, rid: jsonrpc.RequestId) -> bool:
-        session = self.conn._session
-        return session is not None and session.is_pending(rid)
-
-    def _sse_ended(self, ex: Exchange, now: float) -> None:
-        """A POST/resume stream ended or broke."""
-        if ex.role is Role.GET:
-            # The standalone stream ended cleanly: reconnect after the server's delay.
-            self._get_retry_at = now + self.http.reconnect_delay
-            return
-        stream = ex.stream
-        if stream is not None:
-            self._stream_broke(stream, now)
-
-    def _stream_broke(self, stream: PostStream, now: float) -> None:
-        if not self._pending(stream.rid):
-            self._streams.pop(stream.rid, None)
-            return
-        session = self.conn._session
-        deadline = session.deadline_of(stream.rid) if session is not None else None
-        if deadline is not None and now >= deadline:
-            # The stream broke because the request outlived its timeout (the read
-            # timeout is what was left of it): that is the timeout, not a broken stream.
-            self._streams.pop(stream.rid, None)
-            self.conn._expire(now)
-            return
-        if (
-            stream.cursor.last_event_id is None
-            or stream.resumes >= MAX_RESUMES
-            or self.conn.era == "modern"  # SHTTP-6: no resumption; RETRY-7 re-issues
-        ):
-            self._streams.pop(stream.rid, None)
-            self.conn._fail_attempt(
-                stream.rid,
-                ResponseStreamClosedError(
-                    f"server {self.conn.name!r}: the response stream closed before the response"
-                ),
-                now,
-            )
-            return
-        stream.resumes += 1
-        stream.resume_at = now + self.http.reconnect_delay
-        self._resuming[stream.rid] = stream
-
-    def _resume(self, stream: PostStream, now: float) -> None:
-        if not self._pending(stream.rid):
-            self._streams.pop(stream.rid, None)
-            return
-        ex = Exchange(
-            self._xid(),
-            Role.RESUME,
-            rid=stream.rid,
-            method=stream.method,
-            sent_session=self.http.session_id is not None,
-            stream=stream,
-        )
-        self._ex[ex.xid] = ex
-        # Resumed with this stream's own id (2025-11-25 § Resumability).
-        self.conn._emit(
-            StartExchange(
-                ex.xid,
-                "GET",
-                self.url,
-                tuple(self.http.get_headers(stream.cursor)),
-                None,
-                self._read_timeout(stream.rid, now),
-                False,
-            )
-        )
-
     def _body_failed(self, ex: Exchange, error: MCPError, now: float) -> None:
         """``ex`` cannot be read (too large, bad gzip, the exchange failed)."""
         self._drop(ex)
@@ -622,72 +437,3 @@ class HttpTransport(Transport):
                 location=ex.location,
             )
         self._attempt_error(ex, error, now)
-
-    # ============================================================ the GET stream
-
-    def _open_get(self, now: float) -> None:
-        ex = Exchange(self._xid(), Role.GET, sent_session=self.http.session_id is not None)
-        self._ex[ex.xid] = ex
-        self._get_xid = ex.xid
-        # The standalone stream's own cursor: the first GET carries no Last-Event-ID
-        # (another stream's id would make the server take it for a resume of that
-        # one); a reconnect resumes it from its own id.
-        self._start(
-            ex,
-            StartExchange(
-                ex.xid,
-                "GET",
-                self.url,
-                tuple(self.http.get_headers(self._get_cursor)),
-                None,
-                max(self.conn.config.read_timeout, GET_READ_TIMEOUT_FLOOR),
-                True,
-            ),
-        )
-
-    def _release(self, now: float) -> None:
-        """The GET-ready wait is over: requests flow (once the server took
-        notifications/initialized)."""
-        if self._ready_at is not None:
-            self._ready_at = None
-            if not self._note_waiting:
-                self.conn._on_ready(now)
-
-    def _note_taken(self, now: float) -> None:
-        """The server took notifications/initialized: requests flow (once the GET-ready
-        wait is over)."""
-        if self._note_waiting:
-            self._note_waiting = False
-            if self._ready_at is None:
-                self.conn._on_ready(now)
-
-    def _get_head(
-        self, ex: Exchange, kind: ResponseKind, headers: list[tuple[str, str]], now: float
-    ) -> None:
-        self._release(now)
-        if kind is ResponseKind.SSE:
-            self._get_failures = 0
-            ex.mode = Mode.SSE
-            ex.decoder = decoder_for(
-                _header(headers, "content-encoding"), self.conn.config.max_decompressed_body_bytes
-            )
-            ex.parser = SSEParser(max_event_size=self.conn.max_line_size)
-            return
-        self._drop(ex)
-        if kind is ResponseKind.SERVER_ERROR:
-            self._get_failed(now)
-        # 405 (no GET stream offered), other 4xx, an expired session: stop.
-
-    def _get_failed(self, now: float) -> None:
-        self._release(now)
-        self._get_failures += 1
-        if self._get_failures >= GET_MAX_FAILURES:
-            self.conn._drain(now)  # what arrived first is reported first
-            self.conn._diagnostic(
-                "debug",
-                f"server {self.conn.name!r}: the GET stream failed "
-                f"{self._get_failures} times in a row; not reopened",
-            )
-            return
-        delay = self.http.reconnect_delay * 2 ** min(self._get_failures, 5)
-        self._get_retry_at = now + min(delay, GET_MAX_DELAY)

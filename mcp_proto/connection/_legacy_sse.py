@@ -20,7 +20,8 @@ from ..http import ResponseKind, classify_response, resolve_sse_endpoint, unauth
 from ..session import ServerInfo
 from ..sse import SSEEvent, SSEParser
 from ._exchange import Exchange, Mode, Role, failure_error
-from ._http import HttpTransport, _header
+from ._http import HttpTransport
+from ._http_streams import _header
 from ._redirects import follow
 from ._transport import Outgoing
 from .frames import ExchangeFailure, OpenTransport, StartExchange
