@@ -4,6 +4,7 @@
     .venv/bin/python bench/profile_client.py wire --client sync   # real pipes + fast_server
     .venv/bin/python bench/profile_client.py wire --client trio
     .venv/bin/python bench/profile_client.py core                 # no pipes, no threads
+    .venv/bin/python bench/profile_client.py machine              # the connection machine
 
 ``wire``: connects to ``bench/fast_server.py``, first measures calls/s and the process's
 CPU time per call without a profiler, then runs cProfile on the calling thread (the
@@ -15,6 +16,13 @@ call, and the ``core`` mode covers the protocol work it does).
 (encode, decode, events): what the sans-IO core and the client's effect loop cost per
 call with no I/O and no thread hand-off at all. It patches shell internals, so it may
 need updating when ``mcp_io_sync`` is refactored.
+
+``machine``: the connection machine alone (``mcp_proto.connection.Connection`` over
+stdio, no shell, time a number): rounds of ``--concurrency`` ``start_call`` (each
+followed by ``frames_to_send``, ``next_event`` and ``next_deadline``, as a driver does
+after every input), then one read holding every answer and the events drained. Prints
+the send and receive cost per call (the 10th percentile of the rounds: this VM's
+speed drifts), the figures a change to the machine's hot paths moves.
 
 To profile a commit instead of the working tree, export it and put it first on the
 path: ``git archive HEAD mcp_proto mcp_io_sync mcp_io_trio | tar -x -C /tmp/src`` and
@@ -201,16 +209,81 @@ def core(n: int, top: int) -> None:
     _print_profile(prof, n, top)
 
 
+def machine(rounds: int, concurrency: int) -> None:
+    from mcp_proto._util import NEED_DATA
+    from mcp_proto.config import ServerConfig
+    from mcp_proto.connection import Connection, Write
+    from mcp_proto.limits import Limits
+    from mcp_proto.types import Implementation
+
+    config = ServerConfig(type="stdio", command=("server",), protocol="legacy")
+    conn = Connection(
+        config,
+        name="bench",
+        client_info=Implementation("bench", "0"),
+        capabilities=lambda: {},
+        limits=Limits(),
+        random=lambda: 0.5,
+    )
+    conn.connect(0.0)
+    conn.frames_to_send()  # OpenTransport
+    conn.transport_opened(0.0)
+    (write,) = [f for f in conn.frames_to_send() if isinstance(f, Write)]
+    init = json.loads(write.messages[0])
+    result = {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}}}
+    reply = {"jsonrpc": "2.0", "id": init["id"], "result": result}
+    conn.receive_data(json.dumps(reply).encode() + b"\n", 0.0)
+    conn.frames_to_send()
+    while conn.next_event() is not NEED_DATA:
+        pass
+    params = {"name": "echo", "arguments": {"text": TEXT}}
+    answer = b'{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":"%s"}]}}\n'
+    send: list[float] = []
+    receive: list[float] = []
+    for r in range(rounds + 20):
+        written = []
+        t0 = time.perf_counter()
+        for _ in range(concurrency):
+            conn.start_call("tools/call", params, now=0.0)
+            written.append(conn.frames_to_send())
+            conn.next_event()
+            conn.next_deadline()
+        t1 = time.perf_counter()
+        ids = [json.loads(f.messages[0])["id"] for frames in written for f in frames]
+        data = b"".join(answer % (i, TEXT.encode()) for i in ids)
+        t2 = time.perf_counter()
+        conn.receive_data(data, 0.0)
+        answered = 0
+        while conn.next_event() is not NEED_DATA:
+            answered += 1
+        conn.next_deadline()
+        t3 = time.perf_counter()
+        assert answered == concurrency, answered
+        if r >= 20:  # (warm-up rounds left out)
+            send.append((t1 - t0) / concurrency * 1e6)
+            receive.append((t3 - t2) / concurrency * 1e6)
+    send.sort()
+    receive.sort()
+    print(
+        f"connection machine, rounds of {concurrency} calls then one read of their answers:"
+        f" send {send[len(send) // 10]:.2f} us/call, receive {receive[len(receive) // 10]:.2f}"
+        f" us/call (10th percentile of {rounds} rounds)"
+    )
+
+
 def main() -> None:
     p = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    p.add_argument("mode", choices=["wire", "core"])
+    p.add_argument("mode", choices=["wire", "core", "machine"])
     p.add_argument("--client", choices=["sync", "trio"], default="sync")
     p.add_argument("--n", type=int, default=5000, help="calls per measurement")
     p.add_argument("--top", type=int, default=25)
+    p.add_argument("--concurrency", type=int, default=100, help="machine: calls per round")
     args = p.parse_args()
-    if args.mode == "core":
+    if args.mode == "machine":
+        machine(args.n // 10, args.concurrency)
+    elif args.mode == "core":
         core(args.n * 4, args.top)
     elif args.client == "sync":
         wire_sync(args.n, args.top)
