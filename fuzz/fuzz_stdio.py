@@ -5,8 +5,10 @@ second how the rest is chunked; the rest is the stream.
 
 Contract: only ``LineTooLongError`` escapes, and only from ``next_line``; the lines (and
 whether and where the bound trips) do not depend on chunking, nor on ``receive_data``
-versus ``get_buffer``/``buffer_updated``; no line holds a newline or exceeds the bound; what
-stays buffered after ``NEED_DATA`` is within the bound (issue 11: compaction).
+versus ``get_buffer``/``buffer_updated`` versus the connection's fast paths
+(``whole_line`` and ``whole_lines`` first, ``receive_data`` when they decline); no line
+holds a newline or exceeds the bound; what stays buffered after ``NEED_DATA`` is within
+the bound (issue 11: compaction).
 """
 
 from __future__ import annotations
@@ -22,9 +24,17 @@ from mcp_proto.stdio import EOF, LineFramer
 LIMITS = (1, 4, 16, 64, 1 << 20)
 
 
-def _run(chunks: list[bytes], limit: int, decode: bool, zero_copy: bool) -> list[Any]:
+def _run(chunks: list[bytes], limit: int, decode: bool, mode: str) -> list[Any]:
+    """``mode``: ``receive`` (receive_data), ``zero_copy`` (get_buffer), ``whole`` (as the
+    stdio connection feeds it: whole_line, then whole_lines, then receive_data)."""
     framer = LineFramer(limit, decode=decode)
     out: list[Any] = []
+
+    def put(line: Any) -> None:
+        assert isinstance(line, (bytes, str)) and line and not line.isspace()
+        raw = line.encode("utf-8") if isinstance(line, str) else line
+        assert b"\n" not in raw and len(raw) <= limit
+        out.append(line)
 
     def pump() -> bool:
         while True:
@@ -35,14 +45,22 @@ def _run(chunks: list[bytes], limit: int, decode: bool, zero_copy: bool) -> list
             if isinstance(line, EOF):
                 out.append("EOF")
                 return False
-            assert isinstance(line, (bytes, str)) and line and not line.isspace()
-            raw = line.encode("utf-8") if isinstance(line, str) else line
-            assert b"\n" not in raw and len(raw) <= limit
-            out.append(line)
+            put(line)
 
     try:
         for chunk in [*chunks, b""]:
-            if zero_copy:
+            if mode == "whole":
+                one = framer.whole_line(chunk)
+                if one is not None:
+                    if one:
+                        put(one)
+                    continue
+                several = framer.whole_lines(chunk)
+                if several is not None:
+                    for line in several:
+                        put(line)
+                    continue
+            if mode == "zero_copy":
                 with framer.get_buffer(max(len(chunk), 1)) as view:
                     view[: len(chunk)] = chunk
                 framer.buffer_updated(len(chunk))
@@ -61,10 +79,17 @@ def check(data: bytes) -> None:
     limit, decode = LIMITS[head % len(LIMITS)], bool(head & 0x80)
     step = 1 + reader.below(16)
     stream = reader.rest()
-    whole = _run([stream] if stream else [], limit, decode, zero_copy=False)
+    whole = _run([stream] if stream else [], limit, decode, "receive")
     pieces = [stream[i : i + step] for i in range(0, len(stream), step)]
-    assert _run(pieces, limit, decode, zero_copy=False) == whole, "chunking changed lines"
-    assert _run(pieces, limit, decode, zero_copy=True) == whole, "get_buffer changed lines"
+    assert _run(pieces, limit, decode, "receive") == whole, "chunking changed lines"
+    assert _run(pieces, limit, decode, "zero_copy") == whole, "get_buffer changed lines"
+    assert _run(pieces, limit, decode, "whole") == whole, "whole_lines changed lines"
+    # Lines read one per chunk, as a server answering one request at a time is read.
+    per_line = [line + b"\n" for line in stream.split(b"\n")[:-1]]
+    tail = stream.split(b"\n")[-1]
+    assert _run(per_line + ([tail] if tail else []), limit, decode, "whole") == whole, (
+        "whole_line changed lines"
+    )
 
 
 TARGET = Target(
