@@ -15,20 +15,25 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import threading
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from mcp_proto.errors import MCPError
 from mcp_proto.modern.notify_queue import ListenFilter
 
-from ._cli_args import EXIT_OK
+from ._cli_args import EXIT_OK, EXIT_SERVER, CommandFailed
+from ._cli_log import classify
 
 if TYPE_CHECKING:
     from ._cli_commands import Runner
     from ._listen import Subscription
 
 __all__ = ["add_listen_command", "cmd_listen"]
+
+_LOGGER = logging.getLogger("mcp_io_sync.cli")
 
 
 def add_listen_command(command: Callable[..., argparse.ArgumentParser]) -> None:
@@ -53,10 +58,25 @@ def add_listen_command(command: Callable[..., argparse.ArgumentParser]) -> None:
     p.add_argument("--duration", type=float, metavar="SECONDS", help="stop after SECONDS")
 
 
-def _filter(opts: argparse.Namespace) -> ListenFilter:
+_LISTS = ("tools", "prompts", "resources")
+
+
+def _filter(opts: argparse.Namespace, server: Any) -> ListenFilter:
     flags = (opts.tools, opts.prompts, opts.resources)
     if not any(flags) and not opts.resource_uris:
-        flags = (True, True, True)  # nothing chosen: every list change
+        # Nothing chosen: every list change the server says it sends (capabilities
+        # ``tools.listChanged``...). A handshake-era server gets the full filter, and
+        # listen's own error: that era has no listen at all.
+        flags = (True, True, True)
+        if server.is_modern:
+            flags = tuple(server.has_capability(kind, "listChanged") for kind in _LISTS)
+            if not any(flags):
+                raise CommandFailed(
+                    f"server {server.name!r} sends no list changes (its capabilities declare"
+                    " no tools, prompts or resources listChanged); ask for a resource's"
+                    " updates with --resource URI",
+                    EXIT_SERVER,
+                )
     return ListenFilter(
         tools_list_changed=flags[0],
         prompts_list_changed=flags[1],
@@ -67,7 +87,6 @@ def _filter(opts: argparse.Namespace) -> ListenFilter:
 
 def cmd_listen(runner: Runner) -> int:
     opts, output, client = runner.opts, runner.output, runner.client
-    flt = _filter(opts)
     lock = threading.Lock()
     stop = threading.Event()
     seen = [0]
@@ -97,15 +116,33 @@ def cmd_listen(runner: Runner) -> int:
 
     subs: list[Subscription] = []
     try:
+        failures: list[CommandFailed] = []
         for name in runner.usable:
-            server = client.find_server(name)
-            sub = server.listen(flt, printer(name))
-            granted = sub.wait_acknowledged()
+            sub = None
+            try:
+                server = client.find_server(name)
+                sub = server.listen(_filter(opts, server), printer(name))
+                granted = sub.wait_acknowledged()
+            except (MCPError, CommandFailed) as exc:
+                if sub is not None:
+                    sub.close()
+                if not runner.multi:
+                    raise
+                # One server that cannot listen does not stop the others (reported
+                # once); when none can, that is the command's error.
+                code, message = classify(exc, opts, name)
+                if repr(name) not in message:
+                    message = f"server {name!r}: cannot listen: {message}"
+                failures.append(CommandFailed(message, code))
+                _LOGGER.warning("%s", message)
+                continue
             subs.append(sub)
             unsupported = f" (not granted: {', '.join(sub.unsupported)})" if sub.unsupported else ""
             output.note(
                 f"listening to {name}: {json.dumps(dict(granted), default=list)}{unsupported}"
             )
+        if not subs and failures:
+            raise failures[0]
         deadline = None if opts.duration is None else time.monotonic() + opts.duration
         while not stop.wait(0.1):
             if deadline is not None and time.monotonic() >= deadline:

@@ -1,7 +1,8 @@
 """``mcp-proto listen`` as a subprocess: notifications printed as they come (text and
 ``--json``), against the SDK server over Streamable HTTP (a second client makes it
-change its tools) and the scripted listen peer; a handshake-era server is a clear
-one-line error."""
+change its tools) and the scripted listen peer; a handshake-era server, and a
+2026-07-28 server without subscriptions (``mcp-server-time``, the published console
+script), are clear one-line errors, and in a config file only skip that server."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SERVERS = ROOT / "tests" / "servers"
 CLI = [sys.executable, "-m", "mcp_io_sync.cli"]
 LISTEN_PEER = [sys.executable, str(SERVERS / "listen_stdio.py")]
+TIME = ["mcp-server-time"]  # the bare console script, found on PATH like a user's
 EVERYTHING = [
     "node",
     str(ROOT / "tests/peers/node_modules/@modelcontextprotocol/server-everything/dist/index.js"),
@@ -120,3 +122,54 @@ def test_listen_on_a_handshake_era_server_is_a_one_line_error() -> None:
     lines = proc.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith("mcp-proto: ")
     assert "handshake era" in lines[0]
+
+
+def test_a_server_that_declares_no_list_changes_is_a_one_line_error() -> None:
+    """mcp-server-time (2026-07-28) declares tools/prompts/resources with listChanged
+    false: with nothing asked for, there is nothing it would send."""
+    proc = run("listen", server=TIME, timeout=30)
+    assert proc.returncode == 4, proc.stderr
+    assert proc.stderr.splitlines() == [
+        "mcp-proto: server 'mcp-server-time' sends no list changes (its capabilities"
+        " declare no tools, prompts or resources listChanged); ask for a resource's"
+        " updates with --resource URI"
+    ]
+
+
+def test_a_server_without_subscriptions_is_named_in_a_one_line_error() -> None:
+    """Asked for anyway, mcp-server-time answers -32601: the error names the server and
+    what it lacks (it was "server error: Method not found (code -32601)")."""
+    proc = run("listen", "--tools", server=TIME, timeout=30)
+    assert proc.returncode == 4, proc.stderr
+    assert proc.stderr.splitlines() == [
+        "mcp-proto: server 'mcp-server-time' does not offer subscriptions/listen"
+        " (it answered -32601, method not found)"
+    ]
+
+
+def test_in_a_config_a_server_that_cannot_listen_is_skipped(tmp_path: Path) -> None:
+    config = tmp_path / "servers.json"
+    config.write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "time": {"command": TIME[0]},
+                    "listen": {"command": LISTEN_PEER[0], "args": [LISTEN_PEER[1], "flood", "2"]},
+                }
+            }
+        )
+    )
+    proc = subprocess.run(
+        [*CLI, "listen", "--tools", "--count", "3", "--config", str(config)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        input="",
+        env=ENV,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "mcp-proto: warning: server 'time' does not offer subscriptions/listen" in proc.stderr
+    assert "mcp-proto: listening to listen: " in proc.stderr
+    assert len(proc.stdout.splitlines()) == 3
+    assert all(line.startswith("[listen] notifications/") for line in proc.stdout.splitlines())

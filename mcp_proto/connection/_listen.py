@@ -54,6 +54,7 @@ from ..errors import (
     MCPError,
     RemoteProtocolError,
     RequestTimeoutError,
+    ServerError,
     TransientServerError,
     TransportError,
     UnauthorizedError,
@@ -349,6 +350,19 @@ class ListenManager:
         self.subs.pop(sub.sub_id, None)
         self.conn._events.append(ListenEnded(sub.sub_id, error))
 
+    def _refused(self, error: MCPError) -> MCPError:
+        """The error a refused listen ends its subscription with: a server that answers
+        -32601 (method not found) has no subscriptions at all, which is a capability
+        it lacks (a typed ``CapabilityError`` naming it), not a failure of this one."""
+        if isinstance(error, ServerError) and error.code == jsonrpc.METHOD_NOT_FOUND:
+            refused = CapabilityError(
+                f"server {self.conn.name!r} does not offer {LISTEN} "
+                "(it answered -32601, method not found)"
+            )
+            refused.__cause__ = error
+            return refused
+        return error
+
     def _legacy_error(self) -> CapabilityError:
         return CapabilityError(
             f"server {self.conn.name!r} speaks the handshake era, which has no "
@@ -394,7 +408,7 @@ class ListenManager:
         self._detach(sub)
         if self.stdio:
             if conn.is_connected:
-                self._end(sub, error)  # the server refused it (a JSON-RPC error)
+                self._end(sub, self._refused(error))  # the server refused it (JSON-RPC)
                 return True
             # The process is gone: ids written to it are forgotten (SUB-29) and the
             # subscription is re-sent to the next one (SUB-19, SUB-26).
@@ -408,7 +422,8 @@ class ListenManager:
             conn._events.append(ListenInterrupted(sub.sub_id, error))
             return True
         if not _reopens(error):
-            self._end(sub, error)  # 4xx, an authorization challenge, a JSON-RPC error
+            # 4xx, an authorization challenge, a JSON-RPC error
+            self._end(sub, self._refused(error))
             return True
         self._backoff(sub, error, now)
         return True

@@ -331,9 +331,25 @@ def test_the_server_cancelling_the_listen_request_ends_the_subscription() -> Non
 def test_an_error_response_ends_the_subscription_with_it() -> None:
     h = connected()
     _sub, req = listen(h)
-    h.feed(error(req["id"], -32601, "no listen here"))
+    h.feed(error(req["id"], -32602, "bad filter"))
     (ended,) = h.take_events(ListenEnded)
-    assert isinstance(ended.error, ServerError) and ended.error.code == -32601
+    assert isinstance(ended.error, ServerError) and ended.error.code == -32602
+
+
+def test_method_not_found_is_a_capability_the_server_lacks() -> None:
+    """A server without subscriptions answers -32601: the subscription ends with a
+    CapabilityError naming the server (mcp-server-time 2026.10.19 does this), the
+    server's own error kept as its cause."""
+    h = connected()
+    _sub, req = listen(h)
+    h.feed(error(req["id"], -32601, "Method not found"))
+    (ended,) = h.take_events(ListenEnded)
+    assert isinstance(ended.error, CapabilityError)
+    assert str(ended.error) == (
+        "server 'srv' does not offer subscriptions/listen (it answered -32601, method not found)"
+    )
+    cause = ended.error.__cause__
+    assert isinstance(cause, ServerError) and cause.code == -32601
 
 
 def test_closing_the_connection_cancels_live_listens_then_ends_them() -> None:
