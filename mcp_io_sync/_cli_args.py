@@ -275,7 +275,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--resource", metavar="URI_TEMPLATE", help="complete a variable of this URI template"
     )
     p.add_argument("argument", metavar="ARG", help="the argument (or template variable) name")
-    p.add_argument("value", metavar="VALUE", nargs="?", default="", help="what is typed so far")
+    p.add_argument(
+        "value",
+        metavar="VALUE",
+        nargs="?",
+        default=None,
+        help="what is typed so far (ARG=VALUE works too, as for call and prompt)",
+    )
     p.add_argument(
         "--context",
         metavar="KEY=VALUE",
@@ -375,6 +381,11 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         opts.pairs = parse_pairs(opts.arguments, what="a prompt argument", as_json=False)
     elif opts.command == "complete":
         opts.pairs = parse_pairs(opts.context, what="--context", as_json=False)
+        if opts.value is None:
+            # ``department=Eng``, spelled as call and prompt take their arguments (an
+            # argument or template variable name never holds "=").
+            name, sep, value = opts.argument.partition("=")
+            opts.argument, opts.value = (name, value) if sep and name else (opts.argument, "")
     return opts
 
 

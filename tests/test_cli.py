@@ -91,6 +91,9 @@ BATCH: dict[str, tuple[list[str], list[str] | None]] = {
     "read-text": (["read", "demo://text"], SDK),
     "read-demo": (["read", "demo://readme"], DEMO),
     "complete-prompt": (["complete", "--prompt", "greet", "name", "Al"], SDK),
+    # ARG=VALUE, as call and prompt take arguments (it asked for an argument named
+    # "name=Al" and printed nothing)
+    "complete-pair": (["complete", "--prompt", "greet", "name=Al"], SDK),
     "complete-template": (
         ["--json", "complete", "--resource", "demo://item/{id}", "id", "1"],
         SDK,
@@ -353,6 +356,10 @@ def test_complete(ran: Ran) -> None:
     proc = ran["complete-template"]
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["completion"]["values"] == ["1", "10"]
+
+    proc = ran["complete-pair"]
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == ["Alice", "Alex"]
 
 
 @peer
