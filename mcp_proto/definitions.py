@@ -84,7 +84,7 @@ TYPE_SPELLINGS: Final[Mapping[str, TransportType]] = {
     "plain_http": "http",
 }
 _COMMON_KEYS: Final = frozenset(
-    {"type", "transport", "name", "read_timeout", "retries", "retry_backoff"}
+    {"type", "transport", "transportType", "name", "read_timeout", "retries", "retry_backoff"}
 )
 # Where an entry gives its URL: ``url`` (Claude Code, VS Code, Cursor), ``base_url``,
 # ``serverUrl`` (Windsurf) and ``httpUrl`` (Gemini CLI, where it means Streamable HTTP).
@@ -109,9 +109,26 @@ _KEYS_BY_TYPE: Final[Mapping[str, frozenset[str]]] = {
         "max_decompressed_body_bytes",
     },
 }
-# Keys a definition file may carry for humans or other hosts; never an error.
-_IGNORED_KEYS: Final = frozenset({"comment", "description"})
+# Keys a definition file may carry for humans or other hosts; never an error, and not
+# worth a warning: notes, and the settings of a host's tool-approval prompts (Cline's
+# ``autoApprove`` and ``disabledReason``, Roo Code's ``alwaysAllow``, Gemini CLI's
+# ``trust``), which a client without such prompts has nothing to do with. Keys that
+# would change what a host shows or waits for (``timeout``, ``disabledTools``...) are
+# still reported as ignored.
+_IGNORED_KEYS: Final = frozenset(
+    {"comment", "description", "autoApprove", "alwaysAllow", "disabledReason", "trust"}
+)
 _SSE_TOKEN: Final = re.compile(r"(?<![a-z0-9])sse(?![a-z0-9])")
+
+
+def _raw_type(entry: Mapping[str, Any]) -> object:
+    """An entry's transport as written: ``type``, or ``transport``, or ``transportType``
+    (Cline: "stdio", "sse", "streamable-http"), the first one given."""
+    for key in ("type", "transport", "transportType"):
+        value = entry.get(key)
+        if value is not None:
+            return value
+    return None
 
 
 def _normalise_type(value: object) -> TransportType:
@@ -239,7 +256,7 @@ def config_from_dict(d: Mapping[str, Any], *, name: str | None = None) -> Server
     """
     if not isinstance(d, Mapping):
         raise ValueError(f"a server config must be a mapping, got {type(d).__name__}")
-    raw_type = d.get("type", d.get("transport"))
+    raw_type = _raw_type(d)
     if raw_type is not None:
         kind = _normalise_type(raw_type)
     else:
@@ -329,7 +346,7 @@ def parse_server_definitions(
         if name is not None and name in seen:
             warnings.append(f"{label}: skipped, duplicate server name")
             continue
-        raw_type = entry.get("type", entry.get("transport"))
+        raw_type = _raw_type(entry)
         try:
             if environ is not None:
                 entry = expand_entry(entry, environ)

@@ -693,13 +693,49 @@ def test_parse_skips_invalid_entries_with_warnings() -> None:
 def test_parse_warns_on_unknown_keys_and_duplicates() -> None:
     configs, warnings = parse_server_definitions(
         [
-            {"name": "a", "type": "stdio", "command": "x", "autoApprove": []},
+            {"name": "a", "type": "stdio", "command": "x", "disabledTools": ["rm"]},
             {"name": "a", "type": "stdio", "command": "y"},
         ]
     )
     assert [c.command for c in configs] == [("x",)]
-    assert any("autoApprove" in w for w in warnings)
+    assert any("disabledTools" in w for w in warnings)
     assert any("duplicate" in w for w in warnings)
+
+
+def test_a_cline_file_is_read_as_cline_writes_it() -> None:
+    """Cline spells the transport ``transportType`` and keeps its approval settings
+    (``autoApprove``, ``disabledReason``) in the entries, as Roo Code does
+    (``alwaysAllow``) and Gemini CLI (``trust``): the transport is honoured, the
+    approval settings pass without a warning (they were one warning per entry per
+    run); a host's ``timeout`` is still reported as ignored."""
+    doc = {
+        "mcpServers": {
+            "files": {
+                "command": "npx",
+                "args": ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"],
+                "transportType": "stdio",
+                "autoApprove": ["read_file"],
+                "disabled": False,
+            },
+            "events": {
+                "url": "https://example.com/mcp/events",
+                "transportType": "sse",
+                "autoApprove": [],
+                "disabledReason": "",
+            },
+            "api": {"url": "https://example.com/api", "transportType": "streamable-http"},
+            "roo": {"command": "x", "alwaysAllow": ["a"], "trust": True, "timeout": 60},
+        }
+    }
+    configs, warnings = parse_server_definitions(doc)
+    assert [(c.name, c.type) for c in configs] == [
+        ("files", "stdio"),
+        ("events", "sse"),
+        ("api", "streamable_http"),
+        ("roo", "stdio"),
+    ]
+    noted = [w for w in warnings if "no 'type' given; inferred" not in w]
+    assert noted == ["server 'roo': ignored keys that do not apply to stdio: timeout"]
 
 
 def test_parse_reports_0000() -> None:
