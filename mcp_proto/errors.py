@@ -62,7 +62,13 @@ __all__ = [
 
 
 class MCPError(Exception):
-    """Base class of every error mcp-proto raises on purpose."""
+    """Base class of every error mcp-proto raises on purpose.
+
+    ``http_status``: the status of the HTTP response the error is about, when it is
+    about one (a 404, a 500...), else ``None``; a fact for callers to decide on (connect
+    says which path answered nothing), never read from the message."""
+
+    http_status: int | None = None
 
 
 class ConnectionError(MCPError):

@@ -226,6 +226,18 @@ def error_for_response(
     is not an error here: :func:`classify_response` calls it ``SESSION_EXPIRED`` and the
     shell raises :class:`SessionExpiredError`.
     """
+    result = _error_for_status(status, body, method, www_authenticate, location)
+    result.http_status = status
+    return result
+
+
+def _error_for_status(
+    status: int,
+    body: bytes,
+    method: str | None,
+    www_authenticate: str | None,
+    location: str | None,
+) -> MCPError:
     if status in (401, 403):
         return unauthorized_error(status, www_authenticate)
     error = _jsonrpc_error_in(body)

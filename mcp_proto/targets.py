@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Final, Literal
+from urllib.parse import urlsplit, urlunsplit
 
 from ._record import Record
 from .detection import detect_transport, split_targets
@@ -261,8 +262,28 @@ def fallback_error(
         for cfg, error in failures
     )
     return AllTransportsFailedError(
-        f"could not connect to {plan.describe()}; tried all transports: {tried}",
+        f"could not connect to {plan.describe()}; tried all transports: {tried}"
+        + _root_hint(plan, failures),
         attempts=attempts,
+    )
+
+
+def _root_hint(plan: Plan, failures: Sequence[tuple[ServerConfig, MCPError]]) -> str:
+    """Every transport was answered 404 at the root of a site: no MCP endpoint there.
+    Servers are usually mounted at ``/mcp`` (the SDKs' and FastMCP's default), and a
+    new user often gives the site's address; say where to look (decided from the
+    statuses, never from the messages)."""
+    if not failures or any(error.http_status != 404 for _, error in failures):
+        return ""
+    if not isinstance(plan.target, str):
+        return ""
+    parts = urlsplit(plan.target)
+    if parts.scheme not in ("http", "https") or parts.path not in ("", "/"):
+        return ""
+    base = urlunsplit((parts.scheme, parts.netloc, "", "", ""))
+    return (
+        f"; nothing answers at the root: MCP servers are usually at /mcp (Streamable HTTP)"
+        f" or /sse (HTTP+SSE), e.g. {base}/mcp"
     )
 
 

@@ -176,13 +176,12 @@ class LegacySseTransport(HttpTransport):
                 return
             if kind is not ResponseKind.SSE:
                 self._done(ex)
-                self._lost(
-                    ConnectionError(
-                        f"server {self.conn.name!r}: GET {self.url} answered HTTP {status}, "
-                        "not an event stream"
-                    ),
-                    now,
+                error = ConnectionError(
+                    f"server {self.conn.name!r}: GET {self.url} answered HTTP {status}, "
+                    "not an event stream"
                 )
+                error.http_status = status
+                self._lost(error, now)
                 return
             try:
                 ex.decoder = decoder_for(

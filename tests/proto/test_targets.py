@@ -12,6 +12,7 @@ import pytest
 
 from mcp_proto import errors
 from mcp_proto.config import detect_transport, stdio_config, streamable_http_config
+from mcp_proto.http import error_for_response
 from mcp_proto.targets import (
     CommandStatus,
     Plan,
@@ -180,6 +181,54 @@ def test_fallback_error_names_each_transport_and_url() -> None:
         ("http", "http://127.0.0.1:9/"),
     ]
     assert [str(exc) for _, _, exc in error.attempts] == ["refused 0", "refused 1", "refused 2"]
+
+
+def _http_error(status: int) -> errors.MCPError:
+    return error_for_response(status, b"", method="initialize")
+
+
+@pytest.mark.parametrize(
+    ("target", "statuses", "hinted"),
+    [
+        ("http://h:8000", (404, 404, 404), True),
+        ("http://h:8000/", (404, 404, 404), True),
+        ("https://h/", (404, 404, 404), True),
+        ("http://h:8000/api", (404, 404, 404), False),  # a path of its own: no guess
+        ("http://h:8000/", (404, 405, 404), False),  # something answers there
+        ("http://h:8000/", (404, 500, 404), False),
+    ],
+)
+def test_a_site_root_that_answers_404_to_everything_names_the_usual_paths(
+    target: str, statuses: tuple[int, ...], hinted: bool
+) -> None:
+    (plan,) = plan_targets(target)
+    failures = [
+        (config, _http_error(status))
+        for config, status in zip(plan.configs, statuses, strict=True)
+    ]
+    message = str(fallback_error(plan, failures))
+    root = target.rstrip("/")
+    hint = (
+        "; nothing answers at the root: MCP servers are usually at /mcp (Streamable HTTP)"
+        f" or /sse (HTTP+SSE), e.g. {root}/mcp"
+    )
+    assert message.endswith(hint) is hinted, message
+
+
+def test_http_errors_carry_their_status() -> None:
+    assert [_http_error(s).http_status for s in (401, 403, 404, 405, 500, 503)] == [
+        401,
+        403,
+        404,
+        405,
+        500,
+        503,
+    ]
+    jsonrpc_in_a_4xx = b'{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"no"}}'
+    error = error_for_response(400, jsonrpc_in_a_4xx, method="tools/call")
+    assert isinstance(error, errors.ServerError) and error.code == -32602
+    assert error.http_status == 400
+    assert errors.ServerError("a JSON-RPC error").http_status is None
 
 
 def test_plan_describe_of_an_argv() -> None:

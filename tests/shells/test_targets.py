@@ -185,7 +185,7 @@ def test_connect_all_starts_every_server_at_once(shell: Shell, tmp_path: Path) -
 # ------------------------------------------------------------- the fallback error text
 
 
-@pytest.mark.parametrize("path", ["/nowhere", ""], ids=["path", "no-path"])
+@pytest.mark.parametrize("path", ["/nowhere", "", "/"], ids=["path", "no-path", "root"])
 def test_fallback_error_names_every_url_it_tried(shell: Shell, path: str) -> None:
     # The scripted server serves /mcp only: every other path is 404 for every method, so
     # each transport of the chain (CONN-6) is refused in turn.
@@ -219,6 +219,12 @@ def test_fallback_error_names_every_url_it_tried(shell: Shell, path: str) -> Non
     assert isinstance(info.value, errors.ConnectionError)
     # What the message says is what was sent.
     assert sent == [("POST", path or "/"), ("GET", path or "/"), ("POST", path or "/")]
+    # Every transport got a 404: at the site's root (a new user's first guess), the
+    # message says where servers usually are; under a path of its own, it does not.
+    assert [exc.http_status for _, _, exc in info.value.attempts] == [404, 404, 404]
+    hint = "; nothing answers at the root: MCP servers are usually at /mcp (Streamable HTTP)"
+    hint += f" or /sse (HTTP+SSE), e.g. {peer.base}/mcp"
+    assert message.endswith(hint) is (path in ("", "/")), message
 
 
 # ------------------------------------------------------------------- command lines
