@@ -342,10 +342,14 @@ def feed(framer: LineFramer, chunk: bytes, via_buffer: bool, spare: int = 0) -> 
 
 
 def run_chunks(
-    chunks: list[bytes], max_line_size: int, via_buffer: bool = False, spare: int = 0
-) -> tuple[list[bytes], bool]:
-    framer = LineFramer(max_line_size)
-    lines: list[bytes] = []
+    chunks: list[bytes],
+    max_line_size: int,
+    via_buffer: bool = False,
+    spare: int = 0,
+    decode: bool = False,
+) -> tuple[list[Any], bool]:
+    framer = LineFramer(max_line_size, decode=decode)
+    lines: list[Any] = []
     try:
         for chunk in chunks:
             feed(framer, chunk, via_buffer, spare)
@@ -449,26 +453,6 @@ def run_whole_first(
     return lines, False
 
 
-def run_buffered(
-    chunks: list[bytes], max_line_size: int, decode: bool
-) -> tuple[list[bytes | str], bool]:
-    """The buffered path alone (receive_data, then next_line), in either mode."""
-    framer = LineFramer(max_line_size, decode=decode)
-    lines: list[bytes | str] = []
-    try:
-        for chunk in [*chunks, b""]:
-            framer.receive_data(chunk)
-            while True:
-                item = framer.next_line()
-                if item is NEED_DATA or isinstance(item, EOF):
-                    break
-                assert isinstance(item, (bytes, str))
-                lines.append(item)
-    except LineTooLongError:
-        return lines, True
-    return lines, False
-
-
 text_line_bytes = st.lists(
     st.sampled_from(
         [
@@ -493,11 +477,11 @@ def test_whole_lines_decode_as_the_buffered_path(
     dropped, text unless not UTF-8, blank (Unicode-space) lines left out, the same
     lines before a line that is too long."""
     chunks = splits(data, cuts)
-    assert run_whole_first(chunks, max_line_size, True) == run_buffered(
-        chunks, max_line_size, True
+    assert run_whole_first(chunks, max_line_size, True) == run_chunks(
+        chunks, max_line_size, decode=True
     )
-    assert run_whole_first([data], max_line_size, True) == run_buffered(
-        [data], max_line_size, True
+    assert run_whole_first([data], max_line_size, True) == run_chunks(
+        [data], max_line_size, decode=True
     )
 
 
@@ -516,7 +500,7 @@ def test_whole_lines_cases(data: bytes, expected: list[bytes | str] | None) -> N
     framer = LineFramer(BIG, decode=True)
     assert framer.whole_lines(data) == expected
     if expected is not None:
-        assert run_buffered([data], BIG, True) == (expected, False)
+        assert run_chunks([data], BIG, decode=True) == (expected, False)
 
 
 def test_whole_lines_leave_long_lines_large_reads_and_buffered_input_alone() -> None:
