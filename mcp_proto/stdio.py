@@ -154,21 +154,10 @@ class LineFramer:
                 if "\ufeff" in text:  # a BOM leading a line, as _text drops it
                     lines = [line[1:] if line.startswith("\ufeff") else line for line in lines]
                 return [line for line in lines if line and not line.isspace()]
-        out: list[bytes | str] = []
         parts = data.split(b"\n")
         parts.pop()
-        for part in parts:
-            if part.endswith(b"\r"):
-                part = part[:-1]
-            line: bytes | str = part
-            if self._decode:
-                try:
-                    line = _text(part)
-                except UnicodeDecodeError:
-                    pass
-            if line and not line.isspace():
-                out.append(line)
-        return out
+        out = (_line(part[:-1] if part.endswith(b"\r") else part, self._decode) for part in parts)
+        return [line for line in out if line and not line.isspace()]
 
     def get_buffer(self, size: int) -> memoryview:
         """A writable view of at least ``size`` bytes to read the next input into. Release
@@ -253,7 +242,7 @@ class LineFramer:
                 part.release()
 
 
-def _line(part: memoryview, decode: bool) -> bytes | str:
+def _line(part: memoryview | bytes, decode: bool) -> bytes | str:
     """A line's bytes as the framer hands them out: text when decoding, unless they are
     not UTF-8 (then bytes, for ``jsonrpc.decode`` to report)."""
     if decode:
