@@ -99,7 +99,7 @@ class UnauthorizedError(ConnectionError):
         error_description: str | None = None,
     ) -> None:
         super().__init__(message)
-        self.status = status
+        self.status = self.http_status = status
         self.resource_metadata = resource_metadata
         self.scope = scope
         self.error = error

@@ -12,7 +12,7 @@ import pytest
 
 from mcp_proto import errors
 from mcp_proto.config import detect_transport, stdio_config, streamable_http_config
-from mcp_proto.http import error_for_response
+from mcp_proto.http import error_for_response, unauthorized_error
 from mcp_proto.targets import (
     CommandStatus,
     Plan,
@@ -229,6 +229,8 @@ def test_http_errors_carry_their_status() -> None:
     assert isinstance(error, errors.ServerError) and error.code == -32602
     assert error.http_status == 400
     assert errors.ServerError("a JSON-RPC error").http_status is None
+    # A 401/403 however it is built (the legacy SSE stream builds its own).
+    assert unauthorized_error(401, None).http_status == 401
 
 
 def test_plan_describe_of_an_argv() -> None:
