@@ -83,6 +83,7 @@ from ..versions import MODERN_VERSIONS
 from ._transport import Outgoing
 
 if TYPE_CHECKING:
+    from ..config import ServerConfig
     from ._machine import Connection
 
 __all__ = ["DISCOVER_TIMEOUT", "EraSteps", "Probe", "modern_post_headers"]
@@ -539,7 +540,7 @@ class EraSteps:
                 params,
                 protocol_version=version,
                 tool=tool,
-                configured=configured_headers(self.conn),
+                configured=configured_headers(self.conn.config),
             )
         )
 
@@ -567,16 +568,16 @@ class EraSteps:
         return method, built, self._headers(method, built, version, tool)
 
 
-def configured_headers(conn: Connection) -> list[tuple[str, str]]:
+def configured_headers(config: ServerConfig) -> list[tuple[str, str]]:
     """The configured headers a modern POST may carry: not the ones the client owns
     (``Accept``, ``Mcp-Session-Id``, ... as in the handshake era: a configuration cannot
     forge protocol state; ``request_headers`` drops ``Mcp-Param-*`` and the standard
     request headers, HDR-6)."""
-    return [(k, v) for k, v in conn.config.headers.items() if k.lower() not in CLIENT_OWNED]
+    return [(k, v) for k, v in config.headers.items() if k.lower() not in CLIENT_OWNED]
 
 
 def modern_post_headers(
-    conn: Connection, out: Outgoing, *, streamable: bool
+    config: ServerConfig, server: ServerInfo | None, out: Outgoing, *, streamable: bool
 ) -> tuple[tuple[str, str], ...]:
     """The headers of a 2026-07-28 POST: no session id; the content negotiation ones,
     then the request's own (computed by the connection: SHTTP-6, LIFE-11, HDR-6)."""
@@ -585,10 +586,9 @@ def modern_post_headers(
     if own is None:
         # A message that is not a request (a notification, an answer): the version,
         # and the configured headers minus the client-owned Mcp-* ones.
-        server = conn.server
         own = tuple(
             (name, value)
-            for name, value in configured_headers(conn)
+            for name, value in configured_headers(config)
             if not name.lower().startswith("mcp-")
         )
         if server is not None:

@@ -46,7 +46,7 @@ from ..session import State as SessionState
 from ..types import Implementation
 from ._calls import CLOSE_ANSWER_WAIT, Call, CallState, Pipeline, Verdict
 from ._era import EraSteps
-from ._transport import Outgoing, Transport
+from ._transport import Outgoing, Transport, TransportPort
 from .events import (
     CallCancelledError,
     CallFailed,
@@ -133,19 +133,99 @@ class _NoListen:
 _NO_LISTEN: Final = _NoListen()
 
 
-def _make_transport(conn: Connection) -> Transport:
-    kind = conn.config.type
+def _make_transport(kind: str, port: TransportPort) -> Transport:
+    """The strategy of ``config.type`` (its module loaded only when used)."""
     if kind == "stdio":
         from ._stdio import StdioTransport
 
-        return StdioTransport(conn)
+        return StdioTransport(port)
     if kind == "sse":
         from ._legacy_sse import LegacySseTransport
 
-        return LegacySseTransport(conn)
+        return LegacySseTransport(port)
     from ._http import HttpTransport
 
-    return HttpTransport(conn, streamable=kind == "streamable_http")
+    return HttpTransport(port, streamable=kind == "streamable_http")
+
+
+class _Port:
+    """The connection as its helpers see it: the few facts they may read and the steps
+    they may ask for (:class:`~._transport.TransportPort`), and nothing else. The
+    helpers hold this, never the :class:`Connection`. The outputs on every call's path
+    (``emit``, ``deliver``) are the connection's bound methods themselves: the port
+    costs the hot path no extra call."""
+
+    __slots__ = (
+        "_conn",
+        "attempt_failed",
+        "connect_failed",
+        "deliver",
+        "diagnostic",
+        "drain",
+        "emit",
+        "expire",
+        "lost",
+        "ready",
+        "send_internal",
+        "session_expired",
+        "usable",
+    )
+
+    def __init__(self, conn: Connection) -> None:
+        self._conn = conn
+        self.emit = conn._emit
+        self.deliver = conn._deliver
+        self.diagnostic = conn._diagnostic
+        self.drain = conn._drain
+        self.send_internal = conn._send_internal
+        self.usable = conn._on_usable
+        self.ready = conn._on_ready
+        self.lost = conn._on_lost
+        self.session_expired = conn._session_expired
+        self.connect_failed = conn._connect_failed
+        self.attempt_failed = conn._fail_attempt
+        self.expire = conn._expire
+
+    @property
+    def config(self) -> ServerConfig:
+        return self._conn.config
+
+    @property
+    def name(self) -> str:
+        return self._conn.name
+
+    @property
+    def max_line_size(self) -> int:
+        return self._conn.max_line_size
+
+    @property
+    def era(self) -> str | None:
+        return self._conn.era
+
+    @property
+    def server(self) -> ServerInfo | None:
+        return self._conn.server
+
+    @property
+    def is_connected(self) -> bool:
+        return self._conn.state is ConnectionState.READY
+
+    def deadline_of(self, rid: jsonrpc.RequestId) -> float | None:
+        session = self._conn._session
+        return session.deadline_of(rid) if session is not None else None
+
+    def is_pending(self, rid: jsonrpc.RequestId) -> bool:
+        session = self._conn._session
+        return session is not None and session.is_pending(rid)
+
+    def is_handshake(self, rid: jsonrpc.RequestId | None) -> bool:
+        return rid is not None and rid == self._conn._init_rid
+
+    def listens_on(self, rid: jsonrpc.RequestId) -> bool:
+        return self._conn._listen.owns(rid)
+
+    def deliver_listen(self, rid: jsonrpc.RequestId, data: bytes, now: float) -> None:
+        self._conn._listen.deliver_on(rid, data, now)
 
 
 class Connection:
@@ -200,7 +280,8 @@ class Connection:
         # Server requests of the current session not answered yet: an answer to
         # anything else (a request of an expired session, a second answer) is dropped.
         self._asked: set[jsonrpc.RequestId] = set()
-        self._transport = _make_transport(self)
+        self._port = _Port(self)
+        self._transport = _make_transport(config.type, self._port)
         # subscriptions/listen (SUB rows): a stand-in until the first subscription, so
         # a program that never listens neither loads nor consults the listen rules.
         self._listen: ListenManager | _NoListen = _NO_LISTEN
