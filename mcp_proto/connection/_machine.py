@@ -45,7 +45,15 @@ from ..session import ServerInfo, Session
 from ..session import State as SessionState
 from ..types import Implementation
 from ._calls import CLOSE_ANSWER_WAIT, Call, CallState, Pipeline, Verdict
-from ._era import EraSteps
+from ._era import (
+    ConnectFails,
+    EraDecision,
+    EraSteps,
+    ModernReady,
+    ProbeSent,
+    StartHandshake,
+    Supersede,
+)
 from ._transport import Outgoing, Transport, TransportPort
 from .events import (
     CallCancelledError,
@@ -165,8 +173,10 @@ class _Port:
         "emit",
         "expire",
         "lost",
+        "new_session",
         "ready",
         "send_internal",
+        "send_request",
         "session_expired",
         "usable",
     )
@@ -185,6 +195,8 @@ class _Port:
         self.connect_failed = conn._connect_failed
         self.attempt_failed = conn._fail_attempt
         self.expire = conn._expire
+        self.new_session = conn._new_session
+        self.send_request = conn._send_own
 
     @property
     def config(self) -> ServerConfig:
@@ -209,6 +221,43 @@ class _Port:
     @property
     def is_connected(self) -> bool:
         return self._conn.state is ConnectionState.READY
+
+    @property
+    def client_info(self) -> Implementation:
+        return self._conn.client_info
+
+    @property
+    def session(self) -> Session | None:
+        return self._conn._session
+
+    @property
+    def session_live(self) -> bool:
+        session = self._conn._session
+        return session is not None and session.state is not SessionState.CLOSED
+
+    @property
+    def handshake_rid(self) -> jsonrpc.RequestId | None:
+        return self._conn._init_rid
+
+    def build_modern(
+        self, method: str, params: dict[str, Any] | None
+    ) -> tuple[str, dict[str, Any], tuple[tuple[str, str], ...] | None]:
+        return self._conn._era.build(method, params)
+
+    def cancel_request(self, rid: jsonrpc.RequestId, reason: str, *, notify: bool = True) -> bool:
+        session = self._conn._session
+        return session is not None and session.cancel_request(rid, reason, notify=notify)
+
+    def send_notification(self, method: str, params: dict[str, Any] | None) -> None:
+        session = self._conn._session
+        if session is not None:
+            session.send_notification(method, params)
+
+    def attempt_ended(self, rid: jsonrpc.RequestId, ok: bool, now: float | None = None) -> None:
+        self._conn._transport.attempt_ended(rid, ok, now)
+
+    def event(self, event: Event) -> None:
+        self._conn._events.append(event)
 
     def deadline_of(self, rid: jsonrpc.RequestId) -> float | None:
         session = self._conn._session
@@ -264,9 +313,13 @@ class Connection:
             self.era = "legacy"
         elif config.protocol == "modern":
             self.era = "modern"
+        self._port = _Port(self)  # all the helpers below see of the connection
         self._era = EraSteps(
-            self, request_meta=request_meta, extensions=extensions, era_cache=era_cache
+            self._port, request_meta=request_meta, extensions=extensions, era_cache=era_cache
         )
+        #: A modern request was answered as a legacy server would (LIFE-18): handled
+        #: once the input is routed (``_after``).
+        self._stale: MCPError | None = None
         self._session: Session | None = None
         self._init_rid: jsonrpc.RequestId | None = None
         self._frames: list[Frame] = []
@@ -280,7 +333,6 @@ class Connection:
         # Server requests of the current session not answered yet: an answer to
         # anything else (a request of an expired session, a second answer) is dropped.
         self._asked: set[jsonrpc.RequestId] = set()
-        self._port = _Port(self)
         self._transport = _make_transport(config.type, self._port)
         # subscriptions/listen (SUB rows): a stand-in until the first subscription, so
         # a program that never listens neither loads nor consults the listen rules.
@@ -293,7 +345,7 @@ class Connection:
         if isinstance(listen, _NoListen):
             from ._listen import ListenManager
 
-            listen = self._listen = ListenManager(self, self._random)
+            listen = self._listen = ListenManager(self._port, self._random)
         return listen
 
     # ================================================================ introspection
@@ -717,7 +769,49 @@ class Connection:
 
     def _on_usable(self, now: float) -> None:
         """The transport can carry messages: decide the era (probe or handshake)."""
-        self._era.begin(now)
+        self._apply_era(self._era.begin(now), now)
+
+    def _apply_era(self, decision: EraDecision, now: float) -> None:
+        """Take the step an era decision calls for (:mod:`._era`)."""
+        if isinstance(decision, Supersede):
+            # A late probe answer decides while initialize is unanswered (LIFE-7):
+            # initialize is abandoned (its answer, if any, is discarded as one to an
+            # unknown id).
+            session, init = self._session, self._init_rid
+            if session is not None and init is not None:
+                session.cancel_request(init, "superseded by server/discover", notify=False)
+            self._init_rid = None
+            decision = decision.then
+        if decision is None:
+            return
+        if isinstance(decision, ProbeSent):
+            if decision.flush:
+                self._flush(now)
+        elif isinstance(decision, StartHandshake):
+            session = None
+            if decision.reuse:
+                # The probe's session continues: its ids go on after the probe's.
+                session = self._session
+                assert session is not None
+                session.state = SessionState.IDLE
+                session.server = None
+            self._start_handshake(now, session)
+            if decision.late_probe is not None:
+                assert self._session is not None
+                self._session.await_late_answer(decision.late_probe, DISCOVER)
+        elif isinstance(decision, ModernReady):
+            # LIFE-17: 2026-07-28 has no initialize; the session enters the operation
+            # phase with what discover said (its ids, pending table and deadlines are
+            # used as in the handshake era).
+            session = self._session
+            assert session is not None
+            session.server = decision.info
+            session.state = SessionState.READY
+            self.era = "modern"
+            self._on_ready(now)
+        else:
+            assert isinstance(decision, ConnectFails)
+            self._connect_failed(decision.error, now)
 
     def _new_session(self) -> Session:
         caps = self._transport.capabilities(dict(self._capabilities()))
@@ -766,7 +860,7 @@ class Connection:
         """Drop the transport and the session; calls in flight are judged."""
         self._drain(now)  # events already received come first
         self._init_rid = None
-        self._era.probe = self._era.late = None  # no era decision from a dead transport
+        self._era.abandon()  # no era decision from a dead transport
         self._internal.clear()
         self._transport.reset()
         self._outbox = []
@@ -865,7 +959,7 @@ class Connection:
         there is nobody left to answer or to say goodbye to."""
         self._close_deadline = None
         self._drain(now)  # what already arrived comes first
-        self._era.probe = self._era.late = None  # they fail with the rest: no decision
+        self._era.abandon()  # they fail with the rest: no decision
         session = self._session
         live = session is not None and session.state is not SessionState.CLOSED
         self._listen.end_all(self._closed_error(), now, cancel=lost is None and live)
@@ -916,9 +1010,9 @@ class Connection:
     def _after(self, now: float) -> None:
         """After every input: route the session's events, send what may go, flush."""
         self._drain(now)
-        stale = self._era.stale
+        stale = self._stale
         if stale is not None:
-            self._era.stale = None
+            self._stale = None
             if self.state is ConnectionState.READY:
                 self._era.forget_era(str(stale))
                 self._events.append(Disconnected(stale))
@@ -1021,13 +1115,38 @@ class Connection:
         headers = None
         if self.era == "modern":
             method, params, headers = self._era.build(method, None)
+        rid = self._send_own(
+            method,
+            params,
+            headers,
+            now=now,
+            timeout=timeout,
+            cancel_on_timeout=not self.modern_http,
+        )
+        self._internal[rid] = done
+
+    def _send_own(
+        self,
+        method: str,
+        params: dict[str, Any] | None,
+        headers: tuple[tuple[str, str], ...] | None,
+        *,
+        now: float,
+        timeout: float | None,
+        cancel_on_timeout: bool = True,
+    ) -> jsonrpc.RequestId:
+        """Send a request of the machine's own (the era probe, a listen request, a
+        keep-alive ping) on the current session, after what the session queued
+        before; its id."""
+        session = self._session
+        assert session is not None
         self._take_output()
         rid = session.send_request(
-            method, params, now=now, timeout=timeout, cancel_on_timeout=not self.modern_http
+            method, params, now=now, timeout=timeout, cancel_on_timeout=cancel_on_timeout
         )
         (data,) = session.data_to_send()
         self._outbox.append(Outgoing(data, rid, method, headers))
-        self._internal[rid] = done
+        return rid
 
     def _take_output(self) -> None:
         """Move untagged session output (notifications, responses) to the outbox."""
@@ -1096,7 +1215,7 @@ class Connection:
             return
         era = self._era
         if (era.probe is not None or era.late is not None) and era.owns(rid):
-            era.answered(rid, event.result, now)
+            self._apply_era(era.answered(rid, event.result, now), now)
             return
         internal = self._internal.pop(rid, None)
         if internal is not None:
@@ -1114,20 +1233,28 @@ class Connection:
                     # for a ping, whose result is empty in every era.
                     result = {}
                 elif call.method == DISCOVER:
-                    self._era.rediscovered(result, now)  # LIFE-20: a re-fetched discover
+                    # LIFE-20: a re-fetched discover replaces what is known of the server
+                    info = self._era.rediscovered(result, now)
+                    current = self._session
+                    if info is not None and current is not None:
+                        current.server = info
             self._events.append(CallSucceeded(call.call_id, call.method, result))
 
     def _on_attempt_failed(self, rid: jsonrpc.RequestId, error: MCPError, now: float) -> None:
         """An attempt ended without a result (error response, timeout, transport)."""
         if rid == self._init_rid and self._init_rid is not None:
             self._init_rid = None
-            if not self._era.handshake_refused(error, now):
+            decision = self._era.handshake_refused(error, now)
+            if decision is None:
                 self._connect_failed(error, now)
+            else:
+                self._apply_era(decision, now)
             return
         if self._listen.on_failed(rid, error, now):
             return
         if self._era.owns(rid):
-            self._era.failed(rid, error, now)
+            self._transport.attempt_ended(rid, False)
+            self._apply_era(self._era.failed(rid, error, now), now)
             return
         internal = self._internal.pop(rid, None)
         if internal is not None:
@@ -1152,7 +1279,7 @@ class Connection:
         if self.era == "modern" and self._era.answers_like_legacy(call.method, error):
             # LIFE-18: the era assumed no longer holds; handled once the input is
             # routed (_after), not in the middle of it.
-            self._era.stale = error
+            self._stale = error
         verdict, detail = self._calls.judge(call, error, now, modern_http=self.modern_http)
         if verdict is Verdict.FAIL:
             assert isinstance(detail, MCPError)
