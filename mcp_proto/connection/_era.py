@@ -87,6 +87,7 @@ from ._transport import Outgoing
 if TYPE_CHECKING:
     from ..config import ServerConfig
     from ..types import Implementation
+    from ..versions import Era
 
 __all__ = [
     "DISCOVER_TIMEOUT",
@@ -278,10 +279,10 @@ class EraSteps:
             return process_key(self.pid, config.command)
         return None
 
-    def _remember(self, era: str, version: str | None) -> None:
+    def _remember(self, era: Era, version: str | None) -> None:
         key = self.cache_key()
         if self.era_cache is not None and key is not None:
-            self.era_cache.remember(key, "modern" if era == "modern" else "legacy", version)
+            self.era_cache.remember(key, era, version)
 
     def _forget(self) -> None:
         key = self.cache_key()

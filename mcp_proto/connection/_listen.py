@@ -79,6 +79,7 @@ from .events import MessageDiscarded as _Discarded
 
 if TYPE_CHECKING:
     from ..config import ServerConfig
+    from ..versions import Era
     from .events import Event
 
 __all__ = ["LISTEN", "ListenManager", "ListenPort", "SubState", "Subscription"]
@@ -101,7 +102,7 @@ class ListenPort(Protocol):
     def name(self) -> str: ...
 
     @property
-    def era(self) -> str | None: ...
+    def era(self) -> Era | None: ...
 
     @property
     def is_connected(self) -> bool: ...

@@ -44,6 +44,7 @@ from ..modern.meta import Extensions, HostMeta, check_extensions
 from ..session import ServerInfo, Session
 from ..session import State as SessionState
 from ..types import Implementation
+from ..versions import Era
 from ._calls import CLOSE_ANSWER_WAIT, Call, CallState, Pipeline, Verdict
 from ._era import (
     ConnectFails,
@@ -211,7 +212,7 @@ class _Port:
         return self._conn.max_line_size
 
     @property
-    def era(self) -> str | None:
+    def era(self) -> Era | None:
         return self._conn.era
 
     @property
@@ -308,7 +309,7 @@ class Connection:
         check_extensions(extensions)  # a bad identifier is the caller's error, now
         #: The era spoken: "legacy" (handshake), "modern" (2026-07-28) or None while
         #: undecided (protocol="auto" before the first probe answered).
-        self.era: str | None = None
+        self.era: Era | None = None
         if config.protocol == "legacy" or config.type == "sse":
             self.era = "legacy"
         elif config.protocol == "modern":

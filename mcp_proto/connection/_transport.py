@@ -25,6 +25,7 @@ from ..session import ServerInfo
 
 if TYPE_CHECKING:
     from ..config import ServerConfig
+    from ..versions import Era
     from .frames import ExchangeFailure, Frame
 
 __all__ = ["Outgoing", "Transport", "TransportPort"]
@@ -47,7 +48,7 @@ class TransportPort(Protocol):
         """The bound on one message (a stdio line, an SSE event, a plain JSON body)."""
 
     @property
-    def era(self) -> str | None:
+    def era(self) -> Era | None:
         """The era spoken (``None`` while undecided)."""
 
     @property
