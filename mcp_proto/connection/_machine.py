@@ -887,6 +887,12 @@ class Connection:
             if self._close_deadline is not None:  # lost during the answer grace
                 self._finish_close(now, lost=error)
             return
+        # What arrived before the loss comes first, and may change the state it is
+        # judged in: the answer to initialize read with the end of the output makes
+        # the connection ready, and then it is lost as a ready one (found by
+        # fuzz/fuzz_connection.py: judged as HANDSHAKING, the loss closed the session
+        # under a READY connection).
+        self._drain(now)
         session = self._session
         if (
             self.state is ConnectionState.HANDSHAKING
@@ -896,17 +902,14 @@ class Connection:
         ):
             # initialize fails with the loss (the session adds what the server wrote
             # that was not JSON-RPC: issue 8 item 8); that fails the connect.
-            self._drain(now)
             session.connection_lost(error)
             self._drain(now)
             return
         if self.state in (ConnectionState.OPENING, ConnectionState.HANDSHAKING):
-            self._drain(now)
             self._connect_failed(error, now)
             return
         if self.state is not ConnectionState.READY:
             return
-        self._drain(now)
         self._events.append(Disconnected(error))
         self._teardown(error, now, close=True)
 
