@@ -11,7 +11,7 @@ deprecation notice is a ``Diagnostic``, once per process (DEP-5, DEP-9).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from .. import deprecations
 from ..compression import decoder_for
@@ -47,6 +47,12 @@ class LegacySseTransport(HttpTransport):
         self._misses = 0
 
     # ------------------------------------------------------------ lifecycle
+
+    def capabilities(self, caps: dict[str, Any]) -> dict[str, Any]:
+        # The event stream is the channel for server requests (2024-11-05 § HTTP with
+        # SSE): every capability is honoured. HttpTransport's rule (HTTP-4) is for plain
+        # HTTP only, which has no such channel.
+        return caps
 
     def open(self, now: float) -> None:
         self.reset()

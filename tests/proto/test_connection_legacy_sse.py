@@ -93,6 +93,18 @@ def test_the_endpoint_event_starts_the_handshake_and_answers_come_on_the_stream(
     assert h.take_events()[-1] == CallSucceeded(cid, "tools/list", {"tools": []})
 
 
+def test_initialize_declares_every_capability_the_stream_carries_server_requests() -> None:
+    # Issue 24 A: the event stream is the channel for server requests; only plain HTTP
+    # (no channel, HTTP-4) leaves out roots, sampling and elicitation.
+    caps = {"roots": {"listChanged": True}, "sampling": {}, "elicitation": {"form": {}}}
+    h = Harness(sse_config(URL, ping=None), capabilities=caps)
+    stream = open_stream(h)
+    h.conn.exchange_head(stream.xid, 200, SSE_HEAD, h.now)
+    h.conn.exchange_data(stream.xid, sse_event("/messages?sid=1", event="endpoint"), h.now)
+    (init,) = h.exchanges()
+    assert body_of(init)["params"]["capabilities"] == caps
+
+
 def test_the_deprecation_notice_comes_once_per_process_once_connected() -> None:
     deprecations.reset()
     h = harness()
