@@ -6,6 +6,7 @@ client declared, and in which order its messages reached the server (issue 24, A
 
 from __future__ import annotations
 
+import itertools
 import json
 import shutil
 from collections.abc import Iterator
@@ -116,3 +117,65 @@ def test_without_handlers_nothing_is_declared_over_sse(
     with http_tap.http_tap(sse_peer(peers, server)) as tap:
         shell.run(scenario, tap.url, read_timeout=HTTP_READ_TIMEOUT, deadline=60)
         assert declared(tap) == {}
+
+
+# ================================================================ B: message order
+
+#: Connects per shell and server: the race it guards against showed in 3 of 8 runs.
+RUNS = 20
+#: server-everything's tools for a client that declared nothing, once the session is
+#: set up (after notifications/initialized); a half-set-up session lists 12.
+EVERYTHING_TOOLS = 13
+
+
+def in_order(tap: Any, posts: list[Any]) -> None:
+    """Each POST reached the tap (and so the server) after the server had answered
+    the previous one: the server got them in the order the client sent them."""
+    for before, after in itertools.pairwise(posts):
+        assert after.t > tap.answered[before.seq], (before.rpc_method, after.rpc_method)
+
+
+@servers
+def test_initialized_reaches_the_server_before_any_request_in_every_run(
+    shell: Shell, peers: PeerPool, server: str
+) -> None:
+    counts: list[int] = []
+
+    async def scenario(c: Any) -> None:
+        counts.append(len(await c.list_tools()))
+
+    with http_tap.http_tap(sse_peer(peers, server)) as tap:
+        for _ in range(RUNS):
+            first = len(tap.recorder.requests)
+            shell.run(scenario, tap.url, read_timeout=HTTP_READ_TIMEOUT, deadline=60)
+            assert tap.recorder.wait_for(
+                lambda r, first=first: all(x.status for x in r.requests[first:] if x.body)
+            )
+            posts = [r for r in tap.recorder.requests[first:] if r.method == "POST"]
+            methods = [r.rpc_method for r in posts]
+            assert methods[:3] == ["initialize", "notifications/initialized", "tools/list"]
+            in_order(tap, posts)
+    if server == "everything":
+        assert counts == [EVERYTHING_TOOLS] * RUNS
+    else:
+        assert len(set(counts)) == 1
+
+
+@servers
+def test_messages_reach_the_server_in_the_order_sent(
+    shell: Shell, peers: PeerPool, server: str
+) -> None:
+    # Concurrent calls: each POST still waits for the previous one's head, so the
+    # server sees the requests in the order the client put them on the wire.
+    tool = {"everything": ("echo", "message"), "sdk": ("echo", "text")}[server]
+
+    async def scenario(c: Any) -> None:
+        thunks = [(lambda i=i: c.call_tool(tool[0], {tool[1]: f"m{i}"})) for i in range(8)]
+        results = await shell.gather(thunks)
+        assert [text_of(r).endswith(f"m{i}") for i, r in enumerate(results)] == [True] * 8
+
+    with http_tap.http_tap(sse_peer(peers, server)) as tap:
+        shell.run(scenario, tap.url, read_timeout=HTTP_READ_TIMEOUT, deadline=60)
+        posts = tap.recorder.posts()
+        assert len([p for p in posts if p.rpc_method == "tools/call"]) == 8
+        in_order(tap, posts)
