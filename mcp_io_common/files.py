@@ -14,7 +14,7 @@ from mcp_proto.config import (
     parse_server_definitions,
 )
 
-__all__ = ["load_definition_file", "read_definition_file"]
+__all__ = ["file_workspace", "load_definition_file", "read_definition_file"]
 
 
 def read_definition_file(path: str | Path) -> object:
@@ -29,6 +29,15 @@ def read_definition_file(path: str | Path) -> object:
     with open(path, "rb") as f:
         data = f.read(MAX_DEFINITION_FILE + 1)
     return decode_definition_file(data)
+
+
+def file_workspace(path: str | Path) -> str | None:
+    """What ``${workspaceFolder}`` means in the definition file at ``path``: the folder
+    above its ``.vscode/`` (or a project's ``.cursor/``), as VS Code defines it; None
+    for a file in no workspace (the rule is the core's)."""
+    from mcp_proto.placeholders import workspace_folder
+
+    return workspace_folder(os.path.abspath(path), os.environ.get("HOME"))
 
 
 def load_definition_file(path: str | Path, logger: logging.Logger) -> list[ServerConfig]:
@@ -49,7 +58,9 @@ def load_definition_file(path: str | Path, logger: logging.Logger) -> list[Serve
         ) from exc
     except ValueError as exc:
         raise ValueError(f"server definition file {str(path)!r} {exc}") from None
-    parsed, warnings = parse_server_definitions(data, environ=os.environ)
+    parsed, warnings = parse_server_definitions(
+        data, environ=os.environ, workspace=file_workspace(path)
+    )
     for warning in warnings:
         logger.warning("%s: %s", path, warning)
     return parsed

@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 
 import attrs
 
-from mcp_io_common.files import read_definition_file
+from mcp_io_common.files import file_workspace, read_definition_file
 from mcp_proto import errors
 from mcp_proto.config import ServerConfig, parse_server_definitions, stdio_argv
 
@@ -97,7 +97,9 @@ def load_config(opts: argparse.Namespace) -> list[ServerConfig]:
     except ValueError as exc:
         raise UsageError(f"{PROG}: {opts.config} {exc}") from None
     try:
-        configs, warnings = parse_server_definitions(data, environ=os.environ)
+        configs, warnings = parse_server_definitions(
+            data, environ=os.environ, workspace=file_workspace(opts.config)
+        )
     except ValueError as exc:
         raise UsageError(f"{PROG}: {opts.config}: {exc}") from None
     for warning in warnings:

@@ -280,7 +280,7 @@ def _servers_key(obj: object) -> str | None:
 
 
 def parse_server_definitions(
-    obj: object, *, environ: Mapping[str, str] | None = None
+    obj: object, *, environ: Mapping[str, str] | None = None, workspace: str | None = None
 ) -> tuple[list[ServerConfig], list[str]]:
     """Parse a server definition document (CONN-19, CONN-20).
 
@@ -298,6 +298,9 @@ def parse_server_definitions(
     Cursor do when they read these files (:mod:`mcp_proto.placeholders`); an entry
     with one that cannot be expanded is skipped with a warning naming it. ``None``:
     placeholders are left as they are (the shells pass the process environment).
+    ``workspace``: what ``${workspaceFolder}`` is, for a file in a workspace's
+    ``.vscode/`` or ``.cursor/`` folder (:func:`mcp_proto.placeholders.workspace_folder`
+    of the file's path).
 
     Returns:
         ``(configs, warnings)``.
@@ -349,7 +352,7 @@ def parse_server_definitions(
         raw_type = _raw_type(entry)
         try:
             if environ is not None:
-                entry = expand_entry(entry, environ)
+                entry = expand_entry(entry, environ, workspace)
             if raw_type is not None:
                 kind = _normalise_type(raw_type)
             else:

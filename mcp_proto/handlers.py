@@ -79,9 +79,11 @@ def client_capabilities(
 
 
 def adapt_args(fn: Callable[..., Any], args: Sequence[Any]) -> tuple[Any, ...]:
-    """The leading ``args`` that ``fn`` accepts positionally (all of them with ``*args``).
+    """The leading ``args`` that ``fn`` requires positionally (all of them with ``*args``).
 
-    Lets a host write ``lambda messages: ...`` or a five-argument handler alike.
+    Lets a host write ``lambda messages: ...`` or a five-argument handler alike. A
+    parameter with a default is not counted: ``lambda m, s, a=answer: a`` (the usual
+    way to bind a loop variable) keeps its ``a`` (issue 24 I).
     """
     import inspect  # lazy: only needed once a handler is actually called
 
@@ -93,6 +95,8 @@ def adapt_args(fn: Callable[..., Any], args: Sequence[Any]) -> tuple[Any, ...]:
     for param in sig.parameters.values():
         if param.kind is inspect.Parameter.VAR_POSITIONAL:
             return tuple(args)
+        if param.default is not inspect.Parameter.empty:
+            break  # (positional parameters after a defaulted one have defaults too)
         if param.kind in (
             inspect.Parameter.POSITIONAL_ONLY,
             inspect.Parameter.POSITIONAL_OR_KEYWORD,

@@ -3,7 +3,11 @@
 ``OpenTransport``, then a streaming GET of the event stream; its ``endpoint`` event
 (resolved by :func:`mcp_proto.http.resolve_sse_endpoint`: same origin only, UT-5)
 makes the transport usable and the handshake starts. Each message is a POST to that
-endpoint, which must answer 2xx; answers arrive on the event stream. The stream
+endpoint, which must answer 2xx; answers arrive on the event stream. One POST at a time:
+the next starts once the previous one's head arrived (or it ended), so messages reach
+the server in the order they were sent; the connection is ready once the server took
+``notifications/initialized`` (2024-11-05 Lifecycle § Initialization: no request
+before it; issue 24 B). The stream
 ending, or ``config.ping`` keep-alive pings unanswered three times in a row (SSE-5),
 is the connection going away (``Disconnected``; the next call reconnects). The
 deprecation notice is a ``Diagnostic``, once per process (DEP-5, DEP-9).
@@ -11,7 +15,8 @@ deprecation notice is a ``Diagnostic``, once per process (DEP-5, DEP-9).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
+from collections import deque
+from typing import TYPE_CHECKING, Any, Final
 
 from .. import deprecations
 from ..compression import decoder_for
@@ -45,8 +50,17 @@ class LegacySseTransport(HttpTransport):
         self._stream_xid: int | None = None
         self._ping_at: float | None = None
         self._misses = 0
+        # Messages waiting for the POST in flight (``_posting``) to get its head.
+        self._queue: deque[tuple[Exchange, StartExchange]] = deque()
+        self._posting: int | None = None
 
     # ------------------------------------------------------------ lifecycle
+
+    def capabilities(self, caps: dict[str, Any]) -> dict[str, Any]:
+        # The event stream is the channel for server requests (2024-11-05 § HTTP with
+        # SSE): every capability is honoured. HttpTransport's rule (HTTP-4) is for plain
+        # HTTP only, which has no such channel.
+        return caps
 
     def open(self, now: float) -> None:
         self.reset()
@@ -65,7 +79,11 @@ class LegacySseTransport(HttpTransport):
         )
 
     def handshake_done(self, info: ServerInfo, now: float) -> bool:
-        super().handshake_done(info, now)
+        # Ready once the server took notifications/initialized (its POST's 2xx head):
+        # a request must not overtake it on another connection (issue 24 B).
+        self._note_waiting = any(ex.is_init_note for ex in self._ex.values()) or any(
+            ex.is_init_note for ex, _ in self._queue
+        )
         # DEP (http_sse): announced once a server is reached over HTTP+SSE, not when it
         # is only tried (a fallback chain tries it on servers that are no such thing).
         notice = deprecations.claim("http_sse")
@@ -75,9 +93,11 @@ class LegacySseTransport(HttpTransport):
         if ping:
             self._misses = 0
             self._ping_at = now + ping
-        return True
+        return not self._note_waiting
 
     def reset(self) -> None:
+        self._queue.clear()  # (first: dropping the POST in flight would start the next)
+        self._posting = None
         super().reset()
         self._endpoint = None
         self._endpoint_at = None
@@ -86,9 +106,17 @@ class LegacySseTransport(HttpTransport):
         self._misses = 0
 
     def closing(self, now: float) -> None:
+        # Answers and notifications handed over at close go out (the driver finishes
+        # started exchanges); those still queued start now, as the transport closes and
+        # nothing can wait for a head any more.
+        queued = list(self._queue)
+        self._queue.clear()
         for xid, ex in list(self._ex.items()):
             if ex.role is Role.LEGACY_POST and ex.rid is None:
                 del self._ex[xid]
+        for ex, frame in queued:
+            if ex.rid is None:
+                self.port.emit(frame)
 
     # ------------------------------------------------------------ sending
 
@@ -100,19 +128,48 @@ class LegacySseTransport(HttpTransport):
         if endpoint is None:  # pragma: no cover - the handshake starts at the endpoint
             return
         for out in messages:
-            ex = Exchange(self._xid(), Role.LEGACY_POST, rid=out.rid, method=out.method)
-            self._ex[ex.xid] = ex
-            self.port.emit(
-                StartExchange(
-                    ex.xid,
-                    "POST",
-                    endpoint,
-                    self.request_headers(out),
-                    out.data,
-                    self.port.config.read_timeout,
-                    False,
-                )
+            ex = Exchange(
+                self._xid(),
+                Role.LEGACY_POST,
+                rid=out.rid,
+                method=out.method,
+                is_init_note=out.method == "notifications/initialized",
             )
+            frame = StartExchange(
+                ex.xid,
+                "POST",
+                endpoint,
+                self.request_headers(out),
+                out.data,
+                self.port.config.read_timeout,
+                False,
+            )
+            self._queue.append((ex, frame))
+        self._post_next()
+
+    def _post_next(self) -> None:
+        """Start the next queued POST unless one is waiting for its head: each POST
+        opens its own exchange, and two in flight could reach the server in either
+        order (issue 24 B)."""
+        while self._posting is None and self._queue:
+            ex, frame = self._queue.popleft()
+            self._ex[ex.xid] = ex
+            self._posting = ex.xid
+            self.port.emit(frame)
+
+    def _posted(self, xid: int) -> None:
+        """The POST ``xid`` got its head or ended: the next may go."""
+        if xid == self._posting:
+            self._posting = None
+            self._post_next()
+
+    def _drop(self, ex: Exchange) -> None:
+        super()._drop(ex)
+        self._posted(ex.xid)
+
+    def _done(self, ex: Exchange) -> None:
+        super()._done(ex)
+        self._posted(ex.xid)
 
     # ------------------------------------------------------------ time
 
@@ -199,6 +256,10 @@ class LegacySseTransport(HttpTransport):
         ex.status = status
         ex.www_authenticate = _header(headers, "www-authenticate")
         ex.mode = Mode.DRAIN if 200 <= status < 300 else Mode.ERROR
+        if ex.is_init_note and ex.mode is Mode.DRAIN:
+            ex.is_init_note = False
+            self._note_taken(now)
+        self._posted(xid)
 
     def exchange_data(self, xid: int, data: bytes, now: float) -> None:
         ex = self._ex.get(xid)

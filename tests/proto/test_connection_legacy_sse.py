@@ -83,14 +83,28 @@ def test_the_endpoint_event_starts_the_handshake_and_answers_come_on_the_stream(
     h.reply_status(init, 202)
     assert h.take_events() == []
     h.conn.exchange_data(stream.xid, sse_event(init_result(body_of(init)["id"])), 0.0)
-    assert [type(e) for e in h.take_events() if not isinstance(e, Diagnostic)] == [Connected]
+    # Ready once the server took notifications/initialized (issue 24 B).
+    assert [type(e) for e in h.take_events() if not isinstance(e, Diagnostic)] == []
     (initialized,) = h.exchanges()
     h.reply_status(initialized, 202)
+    assert [type(e) for e in h.take_events() if not isinstance(e, Diagnostic)] == [Connected]
     cid = h.conn.start_call("tools/list", now=0.0)
     (post,) = h.exchanges()
     h.reply_status(post, 200, b"Accepted")
     h.conn.exchange_data(stream.xid, sse_event(result(body_of(post)["id"], {"tools": []})), 0)
     assert h.take_events()[-1] == CallSucceeded(cid, "tools/list", {"tools": []})
+
+
+def test_initialize_declares_every_capability_the_stream_carries_server_requests() -> None:
+    # Issue 24 A: the event stream is the channel for server requests; only plain HTTP
+    # (no channel, HTTP-4) leaves out roots, sampling and elicitation.
+    caps = {"roots": {"listChanged": True}, "sampling": {}, "elicitation": {"form": {}}}
+    h = Harness(sse_config(URL, ping=None), capabilities=caps)
+    stream = open_stream(h)
+    h.conn.exchange_head(stream.xid, 200, SSE_HEAD, h.now)
+    h.conn.exchange_data(stream.xid, sse_event("/messages?sid=1", event="endpoint"), h.now)
+    (init,) = h.exchanges()
+    assert body_of(init)["params"]["capabilities"] == caps
 
 
 def test_the_deprecation_notice_comes_once_per_process_once_connected() -> None:
@@ -202,8 +216,14 @@ def test_keepalive_three_unanswered_pings_disconnect() -> None:
         deadline = h.conn.next_deadline()
         assert deadline is not None
         h.advance(deadline)
-        (ping,) = [x for x in h.exchanges() if body_of(x).get("method") == "ping"]
-        h.reply_status(ping, 202)
+        # (the server takes every POST: the previous ping's notifications/cancelled
+        # goes first, one POST at a time)
+        methods: list[str] = []
+        while "ping" not in methods:
+            (post,) = h.exchanges()
+            h.reply_status(post, 202)
+            methods.append(body_of(post)["method"])
+        assert methods == (["ping"] if n == 0 else ["notifications/cancelled", "ping"])
         h.advance(h.now + 25.0)  # ping * 2.5: unanswered
         if n < 2:
             assert h.take_events(Disconnected) == []
@@ -222,7 +242,10 @@ def test_a_ping_due_while_the_pending_table_is_full_is_skipped_not_raised() -> N
     connect_legacy(h)
     h.conn.start_call("tools/list", now=0.0)
     h.conn.start_call("prompts/list", now=0.0)
-    assert len(h.exchanges()) == 2
+    (first,) = h.exchanges()
+    h.reply_status(first, 202)
+    (second,) = h.exchanges()
+    h.reply_status(second, 202)
     h.advance(10.0)
     assert [x for x in h.exchanges() if body_of(x).get("method") == "ping"] == []
     assert h.take_events(Disconnected) == []
@@ -270,8 +293,10 @@ def test_the_next_call_after_the_stream_ended_reconnects() -> None:
     (init,) = h.exchanges()
     h.reply_status(init, 202)
     h.conn.exchange_data(stream.xid, sse_event(init_result(body_of(init)["id"])), 1.0)
-    initialized, post = h.exchanges()
+    (initialized,) = h.exchanges()
     assert body_of(initialized)["method"] == "notifications/initialized"
+    h.reply_status(initialized, 202)
+    (post,) = h.exchanges()
     assert post.url == "http://127.0.0.1:9/messages?sid=2"
     assert body_of(post)["method"] == "tools/list"
     h.reply_status(post, 202)
@@ -290,3 +315,107 @@ def test_a_ping_post_refused_counts_as_a_miss_at_once() -> None:
     (lost,) = h.take_events(Disconnected)
     assert "stopped answering pings" in str(lost.error)
     assert h.now == 30.0
+
+
+# ------------------------------------------------------------------ message order (issue 24 B)
+
+
+def test_no_request_goes_out_before_the_server_took_notifications_initialized() -> None:
+    # Lifecycle § Initialization: the client sends no request before initialized. Over
+    # HTTP+SSE each message is a POST of its own: a request started before the
+    # notification's 202 could reach the server first, on another connection.
+    h = harness()
+    cid = h.conn.start_call("tools/list", now=0.0)
+    stream = open_stream(h)
+    h.conn.exchange_head(stream.xid, 200, SSE_HEAD, 0.0)
+    h.conn.exchange_data(stream.xid, sse_event("/messages?sid=1", event="endpoint"), 0.0)
+    (init,) = h.exchanges()
+    # The answer may come on the stream before the POST's own 202: the notification
+    # waits for that head too.
+    h.conn.exchange_data(stream.xid, sse_event(init_result(body_of(init)["id"])), 0.0)
+    assert h.exchanges() == []
+    h.reply_status(init, 202)
+    (initialized,) = h.exchanges()
+    assert body_of(initialized)["method"] == "notifications/initialized"
+    h.advance(5.0)  # time passing changes nothing: the head is what is waited for
+    assert h.exchanges() == []
+    assert h.conn.state is ConnectionState.HANDSHAKING
+    h.reply_status(initialized, 202)
+    assert [type(e) for e in h.take_events() if not isinstance(e, Diagnostic)] == [Connected]
+    (post,) = h.exchanges()
+    assert body_of(post)["method"] == "tools/list"
+    h.reply_status(post, 202)
+    h.conn.exchange_data(stream.xid, sse_event(result(body_of(post)["id"], {"tools": []})), 5)
+    assert h.take_events()[-1] == CallSucceeded(cid, "tools/list", {"tools": []})
+
+
+def test_a_refused_notifications_initialized_fails_the_connect() -> None:
+    h = harness()
+    cid = h.conn.start_call("tools/list", now=0.0)
+    stream = open_stream(h)
+    h.conn.exchange_head(stream.xid, 200, SSE_HEAD, 0.0)
+    h.conn.exchange_data(stream.xid, sse_event("/messages?sid=1", event="endpoint"), 0.0)
+    (init,) = h.exchanges()
+    h.reply_status(init, 202)
+    h.conn.exchange_data(stream.xid, sse_event(init_result(body_of(init)["id"])), 0.0)
+    (initialized,) = h.exchanges()
+    h.reply_status(initialized, 400, b"session not found")
+    failed, call = h.take_events(ConnectFailed, CallFailed)
+    assert isinstance(failed, ConnectFailed) and isinstance(failed.error, ServerError)
+    assert call.call_id == cid
+    assert [x for x in h.exchanges() if x.method == "POST"] == []  # tools/list never went
+
+
+def test_posts_go_one_at_a_time_in_the_order_they_were_sent() -> None:
+    h = harness(retries=0)
+    stream = connect_legacy(h)
+    cids = [h.conn.start_call(m, now=0.0) for m in ("tools/list", "prompts/list", "ping")]
+    h.conn.exchange_data(stream.xid, sse_event(b'{"jsonrpc":"2.0","id":7,"method":"ping"}'), 0)
+    h.conn.answer(7, {}, now=0.0)  # the host's answer: a message like the others
+    order: list[str] = []
+    # Each head lets the next go: a 202, an error status, a failed exchange alike.
+    outcomes = iter(["202", "400", "failed", "202"])
+    while True:
+        started = h.exchanges()
+        if not started:
+            break
+        (post,) = started
+        msg = body_of(post)
+        order.append(msg.get("method") or f"answer {msg['id']}")
+        outcome = next(outcomes)
+        if outcome == "failed":
+            h.conn.exchange_failed(post.xid, ExchangeFailure("network", "reset"), 0.0)
+        else:
+            h.reply_status(post, int(outcome), b"" if outcome == "202" else b"no")
+    assert order == ["tools/list", "prompts/list", "ping", "answer 7"]
+    failed = {e.call_id for e in h.take_events(CallFailed)}
+    assert failed == {cids[1], cids[2]}
+
+
+def test_a_post_whose_call_ended_lets_the_next_go() -> None:
+    # A request that times out before its POST's head: its exchange is dropped, and
+    # what was queued behind it is not held for ever.
+    h = harness(retries=0)
+    connect_legacy(h)
+    h.conn.start_call("tools/list", now=0.0, timeout=1.0)
+    h.conn.start_call("prompts/list", now=0.0)
+    (_first,) = h.exchanges()  # its head never comes
+    h.advance(1.0)
+    methods = [body_of(x)["method"] for x in h.exchanges()]
+    assert methods[0] == "prompts/list"
+
+
+def test_close_sends_what_is_still_queued() -> None:
+    h = harness()
+    stream = connect_legacy(h)
+    h.conn.start_call("tools/list", now=0.0)
+    (_post,) = h.exchanges()  # its head never comes
+    for rid in (3, 4):
+        request = f'{{"jsonrpc":"2.0","id":{rid},"method":"ping"}}'.encode()
+        h.conn.exchange_data(stream.xid, sse_event(request), 0)
+    h.take_events()
+    h.conn.close(0.0)
+    h.advance(0.5)
+    refusals = [body_of(x) for x in h.exchanges()]
+    assert [(r["id"], r["error"]["code"]) for r in refusals] == [(3, -32000), (4, -32000)]
+    assert h.take_frames()[-1] == CloseTransport(graceful=True)

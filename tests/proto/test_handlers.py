@@ -186,7 +186,11 @@ def test_sampling_five_arguments() -> None:
         (lambda m, p, s: "x", 3),
         (lambda m, p, s, t: "x", 4),
         (lambda m, p, s, t, r: "x", 5),
-        (lambda m, p=None, s=None, t=None, r=None, extra=None: "x", 5),
+        # Defaulted parameters are the handler's own (issue 24 I): only those without
+        # a default count; *args takes everything.
+        (lambda m, p=None, s=None, t=None, r=None, extra=None: "x", 1),
+        (lambda m, p, answer="x": answer, 2),
+        (lambda m, p=None, *rest: "x", 1),
         (lambda *args: "x", 5),
         (lambda m, *rest: "x", 5),
         (lambda m, *, kw=None: "x", 1),
@@ -198,6 +202,18 @@ def test_sampling_arity(handler: Callable[..., Any], arity: int) -> None:
     assert not reply.is_error
     (args,) = driver.host_calls
     assert len(args) == arity
+
+
+def test_a_loop_bound_default_keeps_its_value() -> None:
+    # The usual way to bind a loop variable: the answer is the handler's own, never
+    # overwritten by an offered argument (which made every answer `cancel`).
+    schema = {"type": "object", "properties": {"name": {"type": "string"}}}
+    params = {"message": "Name?", "requestedSchema": schema}
+    for answer in ({"action": "accept", "content": {"name": "Ada"}}, {"action": "decline"}):
+        handler = lambda m, s, a=answer: a  # noqa: E731
+        reply, driver = serve(Handlers(elicitation=handler), "elicitation/create", params)
+        assert reply.result == answer
+        assert driver.host_calls == [("Name?", schema)]
 
 
 def test_sampling_arity_of_callable_objects() -> None:

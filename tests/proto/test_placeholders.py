@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from mcp_proto.config import parse_server_definitions
-from mcp_proto.placeholders import expand_entry, expand_text
+from mcp_proto.placeholders import expand_entry, expand_text, workspace_folder
 
 ENV = {"TOKEN": "s3cret", "EMPTY": "", "HOME": "/home/ada", "TZ_NAME": "Europe/Paris"}
 
@@ -50,7 +50,8 @@ def test_an_unset_variable_is_an_error_naming_it() -> None:
     ("text", "says"),
     [
         ("${input:api-key}", "VS Code input prompts are not supported"),
-        ("${workspaceFolder}/server.py", "not a placeholder this client expands"),
+        ("${workspaceFolder}/server.py", "known only in a workspace's own file"),
+        ("${workspaceRoot}", "not a placeholder this client expands"),
         ("${env:not a name}", "not a placeholder this client expands"),
         ("${1ABC}", "not a placeholder this client expands"),
         ("${}", "not a placeholder this client expands"),
@@ -59,6 +60,45 @@ def test_an_unset_variable_is_an_error_naming_it() -> None:
 def test_what_is_not_expanded_is_an_error_never_sent_as_it_is(text: str, says: str) -> None:
     with pytest.raises(ValueError, match=says):
         expand_text(text, ENV)
+
+
+@pytest.mark.parametrize(
+    ("path", "workspace"),
+    [
+        # VS Code: ${workspaceFolder} is the folder opened, the one above .vscode/.
+        ("/home/u/proj/.vscode/mcp.json", "/home/u/proj"),
+        ("/.vscode/mcp.json", "/"),
+        ("C:\\Users\\u\\proj\\.vscode\\mcp.json", "C:\\Users\\u\\proj"),
+        # A project's .cursor/mcp.json; the user's global one belongs to no workspace.
+        ("/home/u/proj/.cursor/mcp.json", "/home/u/proj"),
+        ("/home/u/.cursor/mcp.json", None),
+        # Files outside an editor folder, and relative paths (the shell resolves them).
+        ("/home/u/proj/.mcp.json", None),
+        ("/home/u/proj/mcp.json", None),
+        (".vscode/mcp.json", None),
+    ],
+)
+def test_the_workspace_folder_of_a_definition_file(path: str, workspace: str | None) -> None:
+    assert workspace_folder(path, "/home/u") == workspace
+
+
+def test_workspace_placeholders_expand_in_a_workspace_file() -> None:
+    text = "${workspaceFolder}/server.py --name ${workspaceFolderBasename}"
+    assert expand_text(text, ENV, "/home/u/proj") == "/home/u/proj/server.py --name proj"
+    # The environment never stands in for it in a workspace file.
+    assert expand_text("${workspaceFolder}", {"workspaceFolder": "/w"}, "/p") == "/p"
+    configs, warnings = parse_server_definitions(
+        {"servers": {"s": {"command": "python", "args": ["${workspaceFolder}/s.py"]}}},
+        environ={},
+        workspace="/home/u/proj",
+    )
+    assert [c.command for c in configs] == [("python", "/home/u/proj/s.py")]
+    configs, warnings = parse_server_definitions(
+        {"servers": {"s": {"command": "python", "args": ["${workspaceFolder}/s.py"]}}},
+        environ={},
+    )
+    assert configs == []
+    assert "known only in a workspace's own file" in warnings[0]
 
 
 def test_a_variable_named_like_an_editor_one_is_used_when_set() -> None:

@@ -26,6 +26,7 @@ if str(SERVERS) not in sys.path:
 
 import hostile_http
 import http_peers
+import http_tap
 from http_peers import (
     Peer,
     everything_http_server,
@@ -43,6 +44,7 @@ __all__ = [
     "hostile_http",
     "hostile_http_server",
     "http_peers",
+    "http_tap",
     "requests_logged",
     "sdk_http_server",
     "wait_for_sdk_event",
