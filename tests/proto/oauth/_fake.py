@@ -23,13 +23,13 @@ from mcp_proto.oauth import (
 )
 
 
-def counter_random() -> Callable[[int], bytes]:
+def counter_random(salt: str = "") -> Callable[[int], bytes]:
     """Deterministic 'random' bytes: each call a new block."""
     seq = itertools.count(1)
 
     def random_bytes(n: int) -> bytes:
         i = next(seq)
-        return hashlib.sha256(str(i).encode()).digest()[:n].ljust(n, b"\0")
+        return hashlib.sha256(f"{salt}{i}".encode()).digest()[:n].ljust(n, b"\0")
 
     return random_bytes
 
@@ -248,6 +248,20 @@ class World:
                 reply = None
             else:  # pragma: no cover
                 raise AssertionError(effect)
+
+    def run_until_open(self, flow: Any) -> OpenAuthorization:
+        """Drive ``flow`` until it asks the host to open the authorization URL."""
+        reply: Any = None
+        while True:
+            effect = flow.send(reply)
+            if isinstance(effect, OpenAuthorization):
+                self.authorize_urls.append(effect.url)
+                return effect
+            if isinstance(effect, Notice):
+                self.notices.append(effect)
+                reply = None
+            else:
+                reply = self.respond(effect)
 
     def authorize(self, url: str) -> str:
         for s in self.servers:
