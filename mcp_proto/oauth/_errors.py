@@ -11,8 +11,6 @@ carries a secret: callbacks and authorization URLs are not kept).
 
 from __future__ import annotations
 
-import re
-
 from ..errors import ConnectionError
 
 __all__ = [
@@ -26,14 +24,50 @@ __all__ = [
     "safe_error_code",
 ]
 
-_ERROR_CODE = re.compile(r"[A-Za-z0-9_.:-]{1,64}")
+#: The registered OAuth error codes (RFC 6749 §§ 4.1.2.1, 5.2; RFC 6750 § 3.1; RFC 7591
+#: § 3.2.2; RFC 8628 § 3.5; RFC 8707 § 2; RFC 9449 § 12; OIDC Core § 3.1.2.6).
+KNOWN_ERROR_CODES = frozenset(
+    {
+        "invalid_request",
+        "invalid_client",
+        "invalid_grant",
+        "unauthorized_client",
+        "unsupported_grant_type",
+        "invalid_scope",
+        "access_denied",
+        "unsupported_response_type",
+        "server_error",
+        "temporarily_unavailable",
+        "invalid_token",
+        "insufficient_scope",
+        "invalid_redirect_uri",
+        "invalid_client_metadata",
+        "invalid_software_statement",
+        "unapproved_software_statement",
+        "authorization_pending",
+        "slow_down",
+        "expired_token",
+        "invalid_target",
+        "invalid_dpop_proof",
+        "use_dpop_nonce",
+        "interaction_required",
+        "login_required",
+        "account_selection_required",
+        "consent_required",
+        "invalid_request_uri",
+        "invalid_request_object",
+        "request_not_supported",
+        "request_uri_not_supported",
+        "registration_not_supported",
+    }
+)
 
 
 def safe_error_code(value: object) -> str | None:
-    """An OAuth ``error`` code a peer sent, when it is a short token (RFC 6749 § 5.2:
-    ``error`` is ASCII without quotes or backslashes); else ``None``. Only such a code
-    may appear in a message."""
-    if isinstance(value, str) and _ERROR_CODE.fullmatch(value):
+    """An OAuth ``error`` code a peer sent, when it is one of the registered codes;
+    else ``None``. Only such a code may appear in a message: a peer could otherwise
+    echo anything — a token it was sent, say — into the client's logs."""
+    if isinstance(value, str) and value in KNOWN_ERROR_CODES:
         return value
     return None
 

@@ -355,6 +355,10 @@ class Token:
         return replace(self, **changes)
 
 
+#: Registered access token types (IANA "OAuth Access Token Types").
+_TOKEN_TYPES: Final = frozenset({"bearer", "dpop", "mac", "n_a", "pop"})
+
+
 def token_type_ok(token_type: object, *, dpop: bool) -> bool:
     """Only a type the client understands may be presented (RFC 6749 § 7.1, AUTH-27):
     ``Bearer`` (case-insensitive), or ``DPoP`` when the client bound the token with
@@ -397,11 +401,13 @@ def parse_token_response(
         raise OAuthTokenError("the token response has no access_token", reason="malformed")
     token_type = obj.get("token_type")
     if not token_type_ok(token_type, dpop=dpop):
-        shown = safe_error_code(token_type) if token_type is not None else None
+        # Only a registered type is named in the message (peer text never is).
+        known = isinstance(token_type, str) and token_type.lower() in _TOKEN_TYPES
+        shown = repr(token_type) if known else "(unrecognised)"
         raise OAuthTokenError(
             "the token response has no token_type"
             if token_type is None
-            else f"the token response's token_type {shown or '(unreadable)'!s} is not "
+            else f"the token response's token_type {shown} is not "
             + ("DPoP" if dpop else "Bearer"),
             reason="token_type",
         )
