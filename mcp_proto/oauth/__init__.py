@@ -17,6 +17,7 @@ from ._effects import HttpRequest as HttpRequest
 from ._effects import HttpResponse as HttpResponse
 from ._effects import Notice as Notice
 from ._effects import OAuthEffect as OAuthEffect
+from ._effects import ObtainAssertion as ObtainAssertion
 from ._effects import OpenAuthorization as OpenAuthorization
 from ._errors import OAuthCallbackError as OAuthCallbackError
 from ._errors import OAuthDiscoveryError as OAuthDiscoveryError
@@ -25,6 +26,10 @@ from ._errors import OAuthRegistrationError as OAuthRegistrationError
 from ._errors import OAuthStorageError as OAuthStorageError
 from ._errors import OAuthTokenError as OAuthTokenError
 from ._errors import UnsafeURLError as UnsafeURLError
+from ._jose import JoseKey as JoseKey
+from ._jose import JWSSigner as JWSSigner
+from ._jose import client_assertion as client_assertion
+from ._jose import dpop_proof as dpop_proof
 from ._models import MAX_DOCUMENT_BYTES as MAX_DOCUMENT_BYTES
 from ._models import PKCE as PKCE
 from ._models import AuthorizationRecord as AuthorizationRecord
@@ -38,6 +43,7 @@ from ._models import parse_server_metadata as parse_server_metadata
 from ._models import parse_token_response as parse_token_response
 from ._provider import DEFAULT_REDIRECT_URI as DEFAULT_REDIRECT_URI
 from ._provider import MAX_AUTHORIZATIONS as MAX_AUTHORIZATIONS
+from ._provider import EnterpriseIdP as EnterpriseIdP
 from ._provider import OAuthProvider as OAuthProvider
 from ._provider import select_scopes as select_scopes
 from ._storage import MemoryStorage as MemoryStorage
@@ -60,9 +66,12 @@ __all__ = [
     "BearerChallenge",
     "Challenge",
     "ClientInfo",
+    "EnterpriseIdP",
     "Flow",
     "HttpRequest",
     "HttpResponse",
+    "JWSSigner",
+    "JoseKey",
     "MemoryStorage",
     "Notice",
     "OAuthCallbackError",
@@ -74,6 +83,7 @@ __all__ = [
     "OAuthStorage",
     "OAuthStorageError",
     "OAuthTokenError",
+    "ObtainAssertion",
     "OpenAuthorization",
     "ResourceMetadata",
     "ServerMetadata",
@@ -84,6 +94,8 @@ __all__ = [
     "callback_params",
     "check_peer_url",
     "check_redirect_uri",
+    "client_assertion",
+    "dpop_proof",
     "normalize_server_url",
     "parse_registration_response",
     "parse_resource_metadata",

@@ -7,6 +7,7 @@ A flow is a generator (httpx's ``Auth.auth_flow`` is the precedent): it yields o
   document costs a bounded read; the flow refuses what exceeds the bound);
 - :class:`OpenAuthorization` → the host opens ``url`` in a browser and sends an
   :class:`AuthorizationResponse` with what arrived at ``redirect_uri``;
+- :class:`ObtainAssertion` → the host sends the JWT for a JWT bearer grant;
 - :class:`Notice` → the driver logs it (a deprecation is announced once through
   :mod:`mcp_proto.deprecations`) and sends ``None``;
 
@@ -28,6 +29,7 @@ __all__ = [
     "HttpResponse",
     "Notice",
     "OAuthEffect",
+    "ObtainAssertion",
     "OpenAuthorization",
 ]
 
@@ -112,6 +114,22 @@ class AuthorizationResponse:
 
 
 @dataclass(frozen=True)
+class ObtainAssertion:
+    """The host supplies a JWT for the RFC 7523 JWT bearer grant: a workload identity
+    token (workload identity federation), or an identity assertion its identity
+    provider issued (enterprise-managed authorization). ``audience``: the authorization
+    server's issuer, for which the assertion must be minted. The reply is the JWT as a
+    string."""
+
+    audience: str
+    resource: str
+    scope: str | None = None
+    #: ``"jwt"``: the assertion itself; ``"id_token"``: the user's ID token from the
+    #: enterprise identity provider (``audience`` is then that IdP's issuer).
+    kind: str = "jwt"
+
+
+@dataclass(frozen=True)
 class Notice:
     """Something the host should log. ``kind``: ``"deprecation"`` (``deprecation`` is
     the :mod:`mcp_proto.deprecations` key), ``"migration"``, ``"token_discarded"``,
@@ -122,5 +140,5 @@ class Notice:
     deprecation: str | None = None
 
 
-OAuthEffect = Union[HttpRequest, OpenAuthorization, Notice]
+OAuthEffect = Union[HttpRequest, OpenAuthorization, ObtainAssertion, Notice]
 Flow = Generator[OAuthEffect, Any, T]

@@ -31,18 +31,20 @@ import base64
 import hmac
 import json
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from typing import Any, Final
 from urllib.parse import quote, urlencode
 
 from ..errors import ConnectionError
 from ..http import unauthorized_error
-from ._challenge import BearerChallenge, bearer_challenge
+from ._challenge import BearerChallenge, bearer_challenge, parse_www_authenticate
 from ._effects import (
     AuthorizationResponse,
     Flow,
     HttpRequest,
     HttpResponse,
     Notice,
+    ObtainAssertion,
     OpenAuthorization,
 )
 from ._errors import (
@@ -54,6 +56,7 @@ from ._errors import (
     OAuthTokenError,
     safe_error_code,
 )
+from ._jose import CLIENT_ASSERTION_TYPE, JWT_BEARER_GRANT, JWSSigner, client_assertion, dpop_proof
 from ._models import (
     MAX_DOCUMENT_BYTES,
     PKCE,
@@ -85,7 +88,13 @@ from ._urls import (
     resource_matches,
 )
 
-__all__ = ["DEFAULT_REDIRECT_URI", "MAX_AUTHORIZATIONS", "OAuthProvider", "select_scopes"]
+__all__ = [
+    "DEFAULT_REDIRECT_URI",
+    "MAX_AUTHORIZATIONS",
+    "EnterpriseIdP",
+    "OAuthProvider",
+    "select_scopes",
+]
 
 DEFAULT_REDIRECT_URI: Final = "http://localhost:8080/callback"
 
@@ -130,6 +139,59 @@ def select_scopes(
     return tuple(scopes)
 
 
+#: RFC 8693 and draft-ietf-oauth-identity-assertion-authz-grant identifiers.
+TOKEN_EXCHANGE_GRANT: Final = "urn:ietf:params:oauth:grant-type:token-exchange"
+ID_JAG_TOKEN_TYPE: Final = "urn:ietf:params:oauth:token-type:id-jag"
+ID_TOKEN_TYPE: Final = "urn:ietf:params:oauth:token-type:id_token"
+
+
+@dataclass(frozen=True)
+class EnterpriseIdP:
+    """The identity provider of enterprise-managed authorization: its issuer, token
+    endpoint and this client's registration there (``auth_method``:
+    ``client_secret_basic``, ``client_secret_post`` or ``none``)."""
+
+    issuer: str
+    token_endpoint: str
+    client_id: str
+    client_secret: str | None = field(default=None, repr=False)
+    auth_method: str | None = None
+
+
+def _assertion(value: object) -> str:
+    if not isinstance(value, str) or not value:
+        raise OAuthTokenError("the host supplied no assertion", reason="no_assertion")
+    return value
+
+
+def _json_object(body: bytes, max_bytes: int) -> dict[str, Any] | None:
+    if len(body) > max_bytes:
+        return None
+    try:
+        obj = json.loads(body)
+    except (ValueError, RecursionError):
+        return None
+    return obj if isinstance(obj, dict) else None
+
+
+def _body_error(body: bytes) -> str | None:
+    """The ``error`` of a JSON error body, or ``None``."""
+    try:
+        obj = json.loads(body)
+    except (ValueError, RecursionError):
+        return None
+    error = obj.get("error") if isinstance(obj, dict) else None
+    return error if isinstance(error, str) else None
+
+
+def _challenge_error(www_authenticate: str | None, scheme: str) -> str | None:
+    """The ``error`` parameter of the ``scheme`` challenge, or ``None``."""
+    for challenge in parse_www_authenticate(www_authenticate):
+        if challenge.scheme == scheme:
+            return challenge.params.get("error")
+    return None
+
+
 def _form(params: dict[str, str | None]) -> bytes:
     return urlencode({k: v for k, v in params.items() if v is not None}, quote_via=quote).encode()
 
@@ -152,6 +214,16 @@ class OAuthProvider:
             (AUTH-18) and are seeded under ``client_registration_key(issuer)``.
         want_refresh: request ``offline_access`` where offered (AUTH-36).
         max_document_bytes: the bound of every document a peer sends.
+        grant: ``"authorization_code"`` (a user in a browser), ``"client_credentials"``
+            (the client on its own behalf: SEP-1046, the ``oauth-client-credentials``
+            extension) or ``"jwt_bearer"`` (RFC 7523 § 2.1 with an assertion the host
+            supplies: workload identity federation, enterprise-managed authorization).
+        client_key: the ``private_key_jwt`` signing key (RFC 7523 § 2.2).
+        dpop_key: a DPoP key (RFC 9449): tokens are bound to it when the authorization
+            server advertises one of its algorithms.
+        enterprise: the identity provider of enterprise-managed authorization (grant
+            ``"enterprise"``: the host's ID token is exchanged there for an identity
+            assertion, then presented with the JWT bearer grant).
     """
 
     def __init__(
@@ -167,7 +239,21 @@ class OAuthProvider:
         client_info: ClientInfo | None = None,
         want_refresh: bool = True,
         max_document_bytes: int = MAX_DOCUMENT_BYTES,
+        grant: str = "authorization_code",
+        client_key: JWSSigner | None = None,
+        dpop_key: JWSSigner | None = None,
+        enterprise: EnterpriseIdP | None = None,
     ) -> None:
+        if grant not in ("authorization_code", "client_credentials", "jwt_bearer", "enterprise"):
+            raise ValueError(f"unknown OAuth grant {grant!r}")
+        if grant == "enterprise" and enterprise is None:
+            raise ValueError("the enterprise grant needs an EnterpriseIdP")
+        self.enterprise = enterprise
+        self.grant = grant
+        self.client_key = client_key
+        self.dpop_key = dpop_key
+        #: RFC 9449 § 8/§ 9: the last DPoP-Nonce each origin gave.
+        self._dpop_nonces: dict[str, str] = {}
         self.server_url = normalize_server_url(server_url)
         self.redirect_uri = check_redirect_uri(redirect_uri)
         self.scope = scope
@@ -244,7 +330,9 @@ class OAuthProvider:
         token = self.storage.get_token(self.token_key(issuer))
         if token is None or token.issuer != issuer:
             return None
-        if not token_type_ok(token.token_type, dpop=False):
+        if not token_type_ok(token.token_type, dpop=False) and not (
+            self.dpop_key is not None and token_type_ok(token.token_type, dpop=True)
+        ):
             self.storage.delete_token(self.token_key(issuer))
             return None
         return token
@@ -278,12 +366,22 @@ class OAuthProvider:
         fails."""
         token = yield from self.prepare(now)
         authorizations = 0
+        nonce_retried = False
         while True:
-            sent = request.with_header(
-                "Authorization", token.authorization_header() if token else None
-            )
+            sent = self.present(request, token)
             response: HttpResponse = yield sent
             now = self._tick(response.now)
+            if token is not None and token.token_type.lower() == "dpop":
+                nonce = response.header("DPoP-Nonce")
+                if nonce:
+                    self._dpop_nonces[origin_of(request.url)] = nonce
+                # RFC 9449 § 9: a resource server asking for a nonce is answered once
+                # with a fresh proof; it is not a refusal of the token.
+                if response.status == 401 and nonce and not nonce_retried:
+                    dpop = _challenge_error(response.header("WWW-Authenticate"), "dpop")
+                    if dpop == "use_dpop_nonce":
+                        nonce_retried = True
+                        continue
             challenge = bearer_challenge(response.header("WWW-Authenticate"))
             if response.status == 403 and (challenge is None or not challenge.insufficient_scope):
                 return response  # a plain 403 is a refusal no token fixes
@@ -314,6 +412,8 @@ class OAuthProvider:
         """The whole dance after a refusal: discovery, refresh where it can help,
         registration, the authorization request through the host, the code exchange."""
         self._now = now
+        if self.grant != "authorization_code":
+            return (yield from self.token_grant(challenge, now, status=status, presented=presented))
         url, state = yield from self.start_authorization_flow(
             challenge, now, status=status, presented=presented
         )
@@ -477,10 +577,9 @@ class OAuthProvider:
             "resource": record.resource,
         }
         endpoint = self._peer(record.token_endpoint, "token endpoint")
-        auth_methods = metadata.token_endpoint_auth_methods_supported if metadata else None
-        request = self._token_request(endpoint, form, client, auth_methods)
-        response: HttpResponse = yield request
-        self._tick(response.now)
+        if metadata is None or metadata.issuer != record.issuer:
+            metadata = ServerMetadata(record.issuer, None, record.token_endpoint)
+        response = yield from self._post_token(endpoint, form, client, metadata, "token")
         token = parse_token_response(
             response.body,
             status=response.status,
@@ -488,6 +587,7 @@ class OAuthProvider:
             issuer=record.issuer,
             resource=record.resource,
             requested_scope=record.scope,
+            dpop=self._dpop_active(metadata),
             max_bytes=self.max_document_bytes,
         )
         return (yield from self._keep(token))
@@ -513,11 +613,7 @@ class OAuthProvider:
             "resource": token.resource or self.resource,
         }
         endpoint = self._peer(metadata.token_endpoint, "token endpoint")
-        request = self._token_request(
-            endpoint, form, client, metadata.token_endpoint_auth_methods_supported, "refresh"
-        )
-        response: HttpResponse = yield request
-        self._tick(response.now)
+        response = yield from self._post_token(endpoint, form, client, metadata, "refresh")
         try:
             fresh = parse_token_response(
                 response.body,
@@ -527,6 +623,7 @@ class OAuthProvider:
                 resource=token.resource,
                 requested_scope=token.requested_scope,
                 previous_refresh_token=token.refresh_token,
+                dpop=self._dpop_active(metadata),
                 max_bytes=self.max_document_bytes,
             )
         except OAuthTokenError as exc:
@@ -539,6 +636,104 @@ class OAuthProvider:
             return (yield from self._keep(fresh))
         except OAuthError:
             return None
+
+    # ------------------------------------------------------------ grants without a user
+
+    def token_grant(
+        self,
+        challenge: BearerChallenge | None,
+        now: float,
+        *,
+        status: int = 401,
+        presented: Token | None = None,
+    ) -> Flow[Token]:
+        """A token without a browser: the client credentials grant (RFC 6749 § 4.4; the
+        MCP ``oauth-client-credentials`` extension) or the JWT bearer grant (RFC 7523
+        § 2.1; workload identity federation and enterprise-managed authorization), with
+        ``resource`` and the selected scopes. Needs credentials registered for the
+        authorization server's issuer (no dynamic registration for these grants)."""
+        self._now = now
+        metadata = yield from self.discover(challenge)
+        if presented is not None and status == 401:
+            self._retire(presented)
+        client = self._registration(metadata.issuer, None, allow_cimd=False)
+        if client is None and self.grant == "client_credentials":
+            raise OAuthRegistrationError(
+                f"the {self.grant} grant needs credentials registered for the authorization "
+                "server's issuer (client_registration_key(issuer))",
+                reason="no_registration",
+            )
+        if client is not None:
+            self._use(client)
+        scopes = self._scopes_for(challenge, metadata, want_refresh=False)
+        scope = " ".join(scopes) or None
+        form: dict[str, str | None] = {"grant_type": "client_credentials"}
+        if self.grant == "jwt_bearer":
+            assertion = yield ObtainAssertion(metadata.issuer, self.resource, scope)
+            form = {"grant_type": JWT_BEARER_GRANT, "assertion": _assertion(assertion)}
+        elif self.grant == "enterprise":
+            assertion = yield from self._identity_assertion(metadata, scope)
+            form = {"grant_type": JWT_BEARER_GRANT, "assertion": assertion}
+        form |= {"scope": scope, "resource": self.resource}
+        endpoint = self._peer(metadata.token_endpoint, "token endpoint")
+        response = yield from self._post_token(endpoint, form, client, metadata, "token")
+        token = parse_token_response(
+            response.body,
+            status=response.status,
+            now=self._now,
+            issuer=metadata.issuer,
+            resource=self.resource,
+            requested_scope=scope,
+            dpop=self._dpop_active(metadata),
+            max_bytes=self.max_document_bytes,
+        )
+        self._requested[metadata.issuer] = scopes
+        return (yield from self._keep(token))
+
+    def _identity_assertion(self, metadata: ServerMetadata, scope: str | None) -> Flow[str]:
+        """Enterprise-managed authorization (SEP-990; the MCP extension
+        ``enterprise-managed-authorization``): the host's ID token from its identity
+        provider is exchanged there (RFC 8693 token exchange) for an Identity Assertion
+        JWT Authorization Grant naming this authorization server and resource."""
+        idp = self.enterprise
+        assert idp is not None
+        id_token = yield ObtainAssertion(idp.issuer, self.resource, scope, kind="id_token")
+        endpoint = self._peer(idp.token_endpoint, "identity provider token endpoint")
+        form: dict[str, str | None] = {
+            "grant_type": TOKEN_EXCHANGE_GRANT,
+            "requested_token_type": ID_JAG_TOKEN_TYPE,
+            "subject_token": _assertion(id_token),
+            "subject_token_type": ID_TOKEN_TYPE,
+            "audience": metadata.issuer,
+            "resource": self.resource,
+            "scope": scope,
+        }
+        client = ClientInfo(
+            idp.client_id,
+            idp.client_secret,
+            issuer=idp.issuer,
+            token_endpoint_auth_method=idp.auth_method,
+        )
+        idp_metadata = ServerMetadata(idp.issuer, None, endpoint)
+        request = self._token_request(endpoint, form, client, idp_metadata, "token_exchange")
+        response: HttpResponse = yield request
+        self._tick(response.now)
+        obj = _json_object(response.body, self.max_document_bytes)
+        if not 200 <= response.status < 300 or obj is None or "error" in obj:
+            code = safe_error_code(obj.get("error")) if obj else None
+            raise OAuthTokenError(
+                f"the identity provider refused the token exchange (HTTP {response.status}"
+                + (f", {code})" if code else ")"),
+                reason="refused",
+                error=code,
+            )
+        jag = obj.get("access_token")
+        if obj.get("issued_token_type") != ID_JAG_TOKEN_TYPE or not isinstance(jag, str) or not jag:
+            raise OAuthTokenError(
+                "the identity provider did not issue an identity assertion grant",
+                reason="malformed",
+            )
+        return jag
 
     # ------------------------------------------------------------ discovery
 
@@ -779,24 +974,94 @@ class OAuthProvider:
 
     # ------------------------------------------------------------ tokens
 
+    def _post_token(
+        self,
+        endpoint: str,
+        form: dict[str, str | None],
+        client: ClientInfo | None,
+        metadata: ServerMetadata,
+        purpose: str,
+    ) -> Flow[HttpResponse]:
+        """Send a token request, with a DPoP proof when DPoP is in use; a
+        ``use_dpop_nonce`` refusal (RFC 9449 § 8) is answered once with the nonce."""
+        dpop = self._dpop_active(metadata)
+        origin = origin_of(endpoint)
+        for attempt in (1, 2):
+            request = self._token_request(endpoint, form, client, metadata, purpose)
+            if dpop:
+                assert self.dpop_key is not None
+                proof = dpop_proof(
+                    self.dpop_key,
+                    method="POST",
+                    url=endpoint,
+                    now=self._now,
+                    jti=self._random(16),
+                    nonce=self._dpop_nonces.get(origin),
+                )
+                request = request.with_header("DPoP", proof)
+            response: HttpResponse = yield request
+            self._tick(response.now)
+            nonce = response.header("DPoP-Nonce")
+            if dpop and nonce:
+                self._dpop_nonces[origin] = nonce
+                if (
+                    attempt == 1
+                    and response.status == 400
+                    and _body_error(response.body) == ("use_dpop_nonce")
+                ):
+                    continue
+            return response
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _dpop_active(self, metadata: ServerMetadata) -> bool:
+        """DPoP binds this AS's tokens when the client has a key and the AS advertises
+        its algorithm (RFC 9449 § 5.1: ``dpop_signing_alg_values_supported``)."""
+        key = self.dpop_key
+        return key is not None and key.alg in (metadata.dpop_signing_alg_values_supported or ())
+
+    def present(self, request: HttpRequest, token: Token | None) -> HttpRequest:
+        """``request`` carrying ``token`` (SHTTP-10): ``Authorization: Bearer``, or
+        ``Authorization: DPoP`` with a proof bound to the request and the token
+        (RFC 9449 § 7)."""
+        if token is None:
+            return request.with_header("Authorization", None)
+        sent = request.with_header("Authorization", token.authorization_header())
+        if token.token_type.lower() == "dpop" and self.dpop_key is not None:
+            proof = dpop_proof(
+                self.dpop_key,
+                method=request.method,
+                url=request.url,
+                now=self._now,
+                jti=self._random(16),
+                nonce=self._dpop_nonces.get(origin_of(request.url)),
+                access_token=token.access_token,
+            )
+            sent = sent.with_header("DPoP", proof)
+        return sent
+
     def _token_request(
         self,
         endpoint: str,
         form: dict[str, str | None],
         client: ClientInfo | None,
-        supported: tuple[str, ...] | None,
+        metadata: ServerMetadata,
         purpose: str = "token",
     ) -> HttpRequest:
-        """A token endpoint request with the client's authentication (AUTH-35)."""
+        """A token endpoint request with the client's authentication (AUTH-35):
+        ``none``, ``client_secret_basic``, ``client_secret_post`` or
+        ``private_key_jwt``."""
         headers = [_FORM, _JSON_ACCEPT]
-        if client is None:
-            raise OAuthTokenError(
-                "no client registration for this token request", reason="no_client"
+        if client is None:  # a JWT bearer grant whose assertion is the credential
+            return HttpRequest(
+                "POST", endpoint, tuple(headers), _form(form), purpose, self.max_document_bytes
             )
+        supported = metadata.token_endpoint_auth_methods_supported
         method = client.token_endpoint_auth_method
         if method is None:
             offered = supported or ("client_secret_basic",)
-            if client.client_secret and "client_secret_basic" in offered:
+            if self.client_key is not None and "private_key_jwt" in offered:
+                method = "private_key_jwt"
+            elif client.client_secret and "client_secret_basic" in offered:
                 method = "client_secret_basic"
             elif client.client_secret and "client_secret_post" in offered:
                 method = "client_secret_post"
@@ -808,6 +1073,20 @@ class OAuthProvider:
             headers.append(("Authorization", "Basic " + base64.b64encode(pair.encode()).decode()))
         elif method == "client_secret_post" and client.client_secret:
             form = {**form, "client_id": client.client_id, "client_secret": client.client_secret}
+        elif method == "private_key_jwt" and self.client_key is not None:
+            assertion = client_assertion(
+                self.client_key,
+                client_id=client.client_id,
+                audience=metadata.issuer,
+                now=self._now,
+                jti=self._random(16),
+            )
+            form = {
+                **form,
+                "client_id": client.client_id,
+                "client_assertion_type": CLIENT_ASSERTION_TYPE,
+                "client_assertion": assertion,
+            }
         else:
             form = {**form, "client_id": client.client_id}
         return HttpRequest(
@@ -844,7 +1123,11 @@ class OAuthProvider:
             self.storage.delete_token(key)
 
     def _scopes_for(
-        self, challenge: BearerChallenge | None, metadata: ServerMetadata
+        self,
+        challenge: BearerChallenge | None,
+        metadata: ServerMetadata,
+        *,
+        want_refresh: bool | None = None,
     ) -> tuple[str, ...]:
         issuer = metadata.issuer
         previous: list[str] = list(self._requested.get(issuer, ()))
@@ -859,7 +1142,7 @@ class OAuthProvider:
             resource_scopes=prm.scopes_supported if prm else None,
             previous=[*(self.scope or "").split(), *previous],
             server_scopes=metadata.scopes_supported,
-            want_refresh=self.want_refresh,
+            want_refresh=self.want_refresh if want_refresh is None else want_refresh,
         )
 
     # ------------------------------------------------------------ helpers
