@@ -19,6 +19,7 @@ import json
 import os
 import shutil
 import subprocess
+import time
 from collections.abc import Iterator
 from http.cookies import SimpleCookie
 from pathlib import Path
@@ -30,8 +31,10 @@ import pytest
 
 from mcp_proto.oauth import (
     AuthorizationResponse,
+    ClientInfo,
     HttpRequest,
     HttpResponse,
+    JoseKey,
     MemoryStorage,
     Notice,
     OAuthProvider,
@@ -53,11 +56,19 @@ pytestmark = [
 
 
 @pytest.fixture(scope="module")
-def peer() -> Iterator[dict[str, str]]:
+def client_key() -> JoseKey:
+    """The private_key_jwt key of the pre-registered client ``cc-jwt``."""
+    return JoseKey.generate("ES256")
+
+
+@pytest.fixture(scope="module")
+def peer(client_key: JoseKey) -> Iterator[dict[str, str]]:
     assert NODE is not None
+    env = {**os.environ, "MCP_TEST_CLIENT_JWK": json.dumps(client_key.public_jwk())}
     proc = subprocess.Popen(
         [NODE, str(SCRIPT)],
         cwd=SCRIPT.parent,
+        env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
@@ -82,7 +93,9 @@ class Driver:
         self.cookies: dict[str, str] = {}
         self.wire: list[HttpRequest] = []
         self.notices: list[Notice] = []
-        self.now = 1_000_000.0
+        # The wall clock: the authorization server checks the iat/exp of the JWTs the
+        # flow signs (client assertions, DPoP proofs) against its own.
+        self.now = time.time()
 
     def http(self, req: HttpRequest) -> HttpResponse:
         self.wire.append(req)
@@ -212,3 +225,67 @@ def test_an_issuer_on_loopback_is_refused_for_a_remote_server(peer: dict[str, st
     with pytest.raises(UnsafeURLError):
         provider._peer(peer["issuer"], "authorization server")
     assert urlsplit(peer["issuer"]).hostname == "127.0.0.1"
+
+
+def test_client_credentials_with_client_secret_basic(peer: dict[str, str], driver: Driver) -> None:
+    resource, issuer = peer["resource"], peer["issuer"]
+    provider = OAuthProvider(
+        resource,
+        random_bytes=os.urandom,
+        grant="client_credentials",
+        client_info=ClientInfo("cc-basic", "cc-basic-secret", issuer=issuer),
+    )
+    request = HttpRequest("POST", resource, (), b"{}")
+    response = driver.run(provider.auth_flow(request, driver.now))
+    assert response.status == 200, response
+    facts = json.loads(response.body)
+    assert facts["aud"] == [resource] and facts["clientId"] == "cc-basic"
+    token_request = next(r for r in driver.wire if r.purpose == "token")
+    assert (token_request.header("Authorization") or "").startswith("Basic ")
+
+
+def test_client_credentials_with_private_key_jwt(
+    peer: dict[str, str], driver: Driver, client_key: JoseKey
+) -> None:
+    resource, issuer = peer["resource"], peer["issuer"]
+    provider = OAuthProvider(
+        resource,
+        random_bytes=os.urandom,
+        grant="client_credentials",
+        client_key=client_key,
+        client_info=ClientInfo("cc-jwt", issuer=issuer),
+    )
+    request = HttpRequest("POST", resource, (), b"{}")
+    response = driver.run(provider.auth_flow(request, driver.now))
+    assert response.status == 200, response
+    assert json.loads(response.body)["clientId"] == "cc-jwt"
+    form = dict(parse_qsl(next(r for r in driver.wire if r.purpose == "token").body.decode()))
+    assert form["client_assertion_type"].endswith(":jwt-bearer") and "client_secret" not in form
+
+
+def test_dpop_bound_token_with_server_nonces(
+    peer: dict[str, str], driver: Driver, client_key: JoseKey
+) -> None:
+    """oidc-provider requires a DPoP nonce: the first token request is refused with
+    use_dpop_nonce and answered once; the token is DPoP-bound (cnf.jkt), and the
+    resource accepts it only with a proof from the same key for that request."""
+    resource, issuer = peer["resource"], peer["issuer"]
+    provider = OAuthProvider(
+        resource,
+        random_bytes=os.urandom,
+        grant="client_credentials",
+        client_key=client_key,
+        client_info=ClientInfo("cc-jwt", issuer=issuer),
+        dpop_key=JoseKey.generate("ES256"),
+    )
+    request = HttpRequest("POST", resource, (), b"{}")
+    response = driver.run(provider.auth_flow(request, driver.now))
+    assert response.status == 200, response
+    facts = json.loads(response.body)
+    assert facts["dpop"] is True and facts["aud"] == [resource]
+    token = provider.current_token()
+    assert token is not None and token.token_type == "DPoP"
+    token_requests = [r for r in driver.wire if r.purpose == "token"]
+    assert len(token_requests) == 2 and all(r.header("DPoP") for r in token_requests)
+    last = driver.wire[-1]
+    assert (last.header("Authorization") or "").startswith("DPoP ") and last.header("DPoP")

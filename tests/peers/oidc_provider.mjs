@@ -10,11 +10,20 @@
 // an interaction route that logs the test user in and grants the requested resource
 // scopes at once, so the test follows the redirects like a browser would.
 //
+// Pre-registered clients for the grants without a browser: `cc-basic` (client
+// credentials, client_secret_basic) and, when MCP_TEST_CLIENT_JWK holds a public JWK,
+// `cc-jwt` (client credentials, private_key_jwt with that key). DPoP (RFC 9449) is on,
+// with server nonces required at the token endpoint.
+//
 // The protected resource: RFC 9728 metadata at its path-aware well-known URI, and
 // POST /mcp answering 401 with a Bearer challenge unless the access token (looked up in
-// the provider) was issued for this resource; then 200 with the token's facts as JSON.
+// the provider) was issued for this resource; a DPoP-bound token must come with a DPoP
+// proof signed by the bound key (thumbprint), for this request (htm, htu) and this
+// token (ath). Then 200 with the token's facts as JSON.
 
+import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
+import * as jose from 'jose';
 import Provider, { errors } from 'oidc-provider';
 
 function listen(server) {
@@ -31,14 +40,37 @@ const issuer = `http://127.0.0.1:${asPort}`;
 const resource = `http://127.0.0.1:${rsPort}/mcp`;
 const RESOURCE_SCOPES = 'mcp:read mcp:write';
 
+const clients = [
+  {
+    client_id: 'cc-basic',
+    client_secret: 'cc-basic-secret',
+    grant_types: ['client_credentials'],
+    redirect_uris: [],
+    response_types: [],
+    token_endpoint_auth_method: 'client_secret_basic',
+  },
+];
+if (process.env.MCP_TEST_CLIENT_JWK) {
+  clients.push({
+    client_id: 'cc-jwt',
+    grant_types: ['client_credentials'],
+    redirect_uris: [],
+    response_types: [],
+    token_endpoint_auth_method: 'private_key_jwt',
+    token_endpoint_auth_signing_alg: 'ES256',
+    jwks: { keys: [JSON.parse(process.env.MCP_TEST_CLIENT_JWK)] },
+  });
+}
+
 const provider = new Provider(issuer, {
-  clients: [],
+  clients,
   cookies: { keys: ['mcp-proto-test-cookie-key'] },
   scopes: ['openid', 'offline_access'],
   features: {
     devInteractions: { enabled: false },
     registration: { enabled: true },
     clientCredentials: { enabled: true },
+    dPoP: { enabled: true, nonceSecret: randomBytes(32), requireNonce: () => true },
     resourceIndicators: {
       enabled: true,
       defaultResource: async () => undefined,
@@ -100,17 +132,45 @@ rsServer.on('request', async (req, res) => {
     return;
   }
   const auth = req.headers.authorization ?? '';
-  const value = auth.startsWith('Bearer ') ? auth.slice(7) : null;
-  const token = value ? await provider.AccessToken.find(value) : undefined;
+  const [scheme, value] = auth.split(' ', 2);
+  const token = value
+    ? (await provider.AccessToken.find(value)) ?? (await provider.ClientCredentials.find(value))
+    : undefined;
   const audience = token ? [].concat(token.aud ?? []) : [];
-  if (!token || !audience.includes(resource)) {
+  let ok = Boolean(token) && audience.includes(resource);
+  const bound = token?.jkt;
+  if (ok && (bound || scheme === 'DPoP')) {
+    ok = scheme === 'DPoP' && bound && (await dpopProofOk(req, value, bound));
+  } else if (ok) {
+    ok = scheme === 'Bearer';
+  }
+  if (!ok) {
     res.statusCode = 401;
     res.setHeader('WWW-Authenticate', `Bearer resource_metadata="${prm}"`);
     res.end();
     return;
   }
   res.setHeader('Content-Type', 'application/json');
-  res.end(JSON.stringify({ aud: audience, scope: token.scope, clientId: token.clientId }));
+  res.end(JSON.stringify({
+    aud: audience, scope: token.scope, clientId: token.clientId, dpop: Boolean(bound),
+  }));
 });
+
+async function dpopProofOk(req, accessToken, jkt) {
+  const proof = req.headers.dpop;
+  if (typeof proof !== 'string') return false;
+  try {
+    const { jwk, typ } = jose.decodeProtectedHeader(proof);
+    if (typ !== 'dpop+jwt' || !jwk) return false;
+    const { payload } = await jose.jwtVerify(proof, await jose.importJWK(jwk, 'ES256'));
+    const ath = createHash('sha256').update(accessToken).digest('base64url');
+    return (await jose.calculateJwkThumbprint(jwk)) === jkt
+      && payload.htm === req.method
+      && payload.htu === `http://127.0.0.1:${rsPort}/mcp`
+      && payload.ath === ath;
+  } catch {
+    return false;
+  }
+}
 
 process.stdout.write(`${JSON.stringify({ issuer, resource })}\n`);
