@@ -165,3 +165,63 @@ def test_failures_leak_nothing(case: str) -> None:
     with pytest.raises(OAuthError):
         world.run(provider(storage).auth_flow(REQUEST, 1000.0))
     world.scan(storage, *storage.clients.values(), *storage.authorizations.values())
+
+
+def test_grants_with_jose_leak_nothing() -> None:
+    """private_key_jwt assertions, DPoP proofs and the private keys stay out of every
+    repr, notice and error, in success and in failure."""
+    from joserfc.jwk import ECKey
+
+    from mcp_proto.oauth import JoseKey, OAuthTokenError
+
+    from .test_grants import AS as GRANT_AS
+    from .test_grants import REQUEST as GRANT_REQUEST
+    from .test_grants import SERVER as GRANT_SERVER
+    from .test_grants import Server
+
+    client_key, dpop_key = JoseKey.generate("ES256"), JoseKey.generate("ES256")
+    private = {ECKey.as_dict(k._key, private=True)["d"] for k in (client_key, dpop_key)}
+    for fail in (False, True):
+        server = Server(
+            token_endpoint_auth_methods_supported=["private_key_jwt"],
+            dpop_signing_alg_values_supported=["ES256"],
+        )
+        server.token_type = "DPoP"
+        server.as_nonce = server.rs_nonce = "n"
+        if fail:
+            server.token_error = {"error": "invalid_client"}
+        p = OAuthProvider(
+            GRANT_SERVER,
+            random_bytes=counter_random(),
+            grant="client_credentials",
+            client_key=client_key,
+            dpop_key=dpop_key,
+            client_info=ClientInfo("svc", issuer=GRANT_AS),
+        )
+        texts: list[str] = [repr(p), repr(client_key), repr(dpop_key)]
+        flow = p.auth_flow(GRANT_REQUEST, 1000.0)
+        reply: Any = None
+        try:
+            while True:
+                effect = flow.send(reply)
+                texts.append(repr(effect))
+                if isinstance(effect, HttpRequest):
+                    reply = server.respond(effect)
+                else:
+                    texts.append(effect.message)
+                    reply = None
+                texts.append(repr(reply))
+        except StopIteration as stop:
+            texts.append(repr(stop.value))
+        except OAuthTokenError as exc:
+            assert fail
+            texts += [str(exc), repr(exc), *map(repr, vars(exc).values())]
+        secrets = set(private)
+        for req in server.wire:
+            form = dict(parse_qsl(req.body.decode()))
+            secrets |= {form[k] for k in ("client_assertion",) if k in form}
+            secrets |= {v for k, v in req.headers if k.lower() in ("dpop", "authorization")}
+        assert len(secrets) > 2
+        for text in texts:
+            for secret in secrets:
+                assert secret not in text
