@@ -903,6 +903,26 @@ class OAuthProvider:
             yield Notice("storage", "the OAuth storage could not keep the per-issuer registration")
         return info
 
+    def client_id_metadata_document(self) -> dict[str, Any]:
+        """The document to publish at ``client_id_metadata_url`` (draft-ietf-oauth-
+        client-id-metadata-document § 4; MCP "Client ID Metadata Documents"): its
+        ``client_id`` is the URL itself, with ``client_name`` and ``redirect_uris``
+        (required), ``grant_types`` including ``refresh_token`` (SEP-2207) and
+        ``token_endpoint_auth_method`` ``none``; ``client_metadata`` adds to it."""
+        if self.client_id_metadata_url is None:
+            raise ValueError("no client_id_metadata_url is configured")
+        grant_types = ["authorization_code"] + (["refresh_token"] if self.want_refresh else [])
+        document: dict[str, Any] = {
+            "client_name": "mcp-proto",
+            "redirect_uris": [self.redirect_uri],
+            "grant_types": grant_types,
+            "response_types": ["code"],
+            "token_endpoint_auth_method": "none",
+        }
+        document.update(self.client_metadata)
+        document["client_id"] = self.client_id_metadata_url
+        return document
+
     def _registration_metadata(self, metadata: ServerMetadata) -> dict[str, Any]:
         """RFC 7591 client metadata. ``application_type`` (OIDC Registration § 2): MCP
         requires it; ``native`` for loopback and private-use redirects."""

@@ -154,3 +154,20 @@ def test_pkce_s256_matches_rfc_7636_appendix_b() -> None:
     assert pkce.challenge == "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
     digest = hashlib.sha256(pkce.verifier.encode()).digest()
     assert base64.urlsafe_b64encode(digest).rstrip(b"=").decode() == pkce.challenge
+
+
+def test_the_client_id_metadata_document_names_itself() -> None:
+    p = OAuthProvider(
+        "https://mcp.example.com/mcp",
+        random_bytes=counter_random(),
+        client_id_metadata_url=CIMD,
+        client_metadata={"client_name": "My App", "client_id": "ignored"},
+    )
+    doc = p.client_id_metadata_document()
+    assert doc["client_id"] == CIMD and doc["client_name"] == "My App"
+    assert doc["redirect_uris"] == ["http://localhost:8080/callback"]
+    assert "refresh_token" in doc["grant_types"] and doc["token_endpoint_auth_method"] == "none"
+    with pytest.raises(ValueError):
+        OAuthProvider(
+            "https://mcp.example.com/mcp", random_bytes=counter_random()
+        ).client_id_metadata_document()
