@@ -4,7 +4,11 @@ authorization URL (AUTH-26), callbacks (AUTH-29)."""
 
 from __future__ import annotations
 
+import ipaddress
+
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from mcp_proto.oauth import (
     OAuthCallbackError,
@@ -185,3 +189,38 @@ def test_callback_params() -> None:
     for repeated in ("?code=a&code=b", "?state=a&code=c&state=a", "?iss=x&iss=x"):
         with pytest.raises(OAuthCallbackError):
             callback_params("http://localhost/cb" + repeated)
+
+
+NON_PUBLIC = st.one_of(
+    st.ip_addresses(network="10.0.0.0/8"),
+    st.ip_addresses(network="172.16.0.0/12"),
+    st.ip_addresses(network="192.168.0.0/16"),
+    st.ip_addresses(network="169.254.0.0/16"),
+    st.ip_addresses(network="127.0.0.0/8"),
+    st.ip_addresses(network="fe80::/10"),
+    st.ip_addresses(network="fc00::/7"),
+    st.just(ipaddress.ip_address("::1")),
+)
+
+
+@given(NON_PUBLIC, st.booleans(), st.sampled_from(["http", "https"]))
+def test_no_literal_non_public_address_passes_except_loopback_for_a_local_server(
+    address: ipaddress.IPv4Address | ipaddress.IPv6Address, local: bool, scheme: str
+) -> None:
+    host = f"[{address}]" if address.version == 6 else str(address)
+    url = f"{scheme}://{host}/x"
+    for spelling in (
+        {url, url.replace(host, f"[::ffff:{address}]")} if address.version == 4 else {url}
+    ):
+        if local and address.is_loopback:
+            assert check_peer_url(spelling, what="URL", loopback_allowed=True) == spelling
+        else:
+            with pytest.raises(UnsafeURLError):
+                check_peer_url(spelling, what="URL", loopback_allowed=local)
+
+
+@given(st.ip_addresses(v=4).filter(lambda a: a.is_loopback or a.is_private or a.is_link_local))
+def test_integer_spellings_of_non_public_ipv4_are_refused(address: ipaddress.IPv4Address) -> None:
+    for host in (str(int(address)), hex(int(address))):
+        with pytest.raises(UnsafeURLError):
+            check_peer_url(f"https://{host}/x", what="URL", loopback_allowed=False)
