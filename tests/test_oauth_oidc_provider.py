@@ -46,13 +46,8 @@ ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "tests" / "peers" / "oidc_provider.mjs"
 NODE = shutil.which("node")
 
-pytestmark = [
-    pytest.mark.peer,
-    pytest.mark.skipif(
-        NODE is None or not (ROOT / "tests/peers/node_modules/oidc-provider").is_dir(),
-        reason="needs node and `make peers` (tests/peers/node_modules/oidc-provider)",
-    ),
-]
+# A real peer (`make peers` installs it): missing, the tests fail rather than skip.
+pytestmark = pytest.mark.peer
 
 
 @pytest.fixture(scope="module")
@@ -63,7 +58,8 @@ def client_key() -> JoseKey:
 
 @pytest.fixture(scope="module")
 def peer(client_key: JoseKey) -> Iterator[dict[str, str]]:
-    assert NODE is not None
+    assert NODE is not None, "node is needed for the oidc-provider peer"
+    assert (ROOT / "tests/peers/node_modules/oidc-provider").is_dir(), "run `make peers`"
     env = {**os.environ, "MCP_TEST_CLIENT_JWK": json.dumps(client_key.public_jwk())}
     proc = subprocess.Popen(
         [NODE, str(SCRIPT)],
