@@ -88,6 +88,7 @@ class Driver:
         self.pool = httpcore.ConnectionPool()
         self.cookies: dict[str, str] = {}
         self.wire: list[HttpRequest] = []
+        self.received: list[int] = []  # body bytes read, per exchange
         self.notices: list[Notice] = []
         # The wall clock: the authorization server checks the iat/exp of the JWTs the
         # flow signs (client assertions, DPoP proofs) against its own.
@@ -105,6 +106,7 @@ class Driver:
                 if limit is not None and len(body) > limit:
                     break  # the flow refuses it: reading more would be unbounded
             headers = tuple((k.decode("latin-1"), v.decode("latin-1")) for k, v in response.headers)
+            self.received.append(len(body))
             return HttpResponse(response.status, headers, body, self.now)
 
     def browse(self, url: str, redirect_uri: str) -> str:
