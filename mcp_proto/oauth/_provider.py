@@ -417,6 +417,7 @@ class OAuthProvider(GrantMixin):
         code = params.get("code")
         if not code:
             raise OAuthCallbackError("the authorization response has no code", reason="no_code")
+        self.issuer  # noqa: B018 (loads the stored metadata after a restart)
         metadata = self._metadata
         client = self._registration(record.issuer, record.client_id)
         form: dict[str, str | None] = {

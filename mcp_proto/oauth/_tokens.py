@@ -63,6 +63,7 @@ class TokenMixin(RegistrationMixin):
         refusal the token is dropped and ``None`` returned (re-authorization follows)."""
         self._now = now
         issuer = token.issuer
+        self.issuer  # noqa: B018 (loads the stored metadata after a restart)
         metadata = self._metadata
         if not token.refresh_token or issuer is None or metadata is None:
             return None
@@ -223,7 +224,7 @@ class TokenMixin(RegistrationMixin):
     def _keep(self, token: Token) -> Flow[Token]:
         """Store ``token`` as its issuer's, unless that issuer stopped being this
         server's authorization server while the request was in flight (AUTH-23)."""
-        if token.issuer != self._issuer:
+        if token.issuer != self.issuer:
             yield Notice(
                 "token_discarded",
                 "a token arrived from an authorization server that is no longer current; "

@@ -230,3 +230,21 @@ def test_scopes_accumulate_across_a_restart_from_the_token_in_hand() -> None:
     url, _ = world.run(p.start_authorization_flow(challenge, 1001.0, status=403))
     scope = dict(parse_qsl(urlsplit(url).query))["scope"]
     assert scope == "files:read files:write"
+
+
+def test_a_flow_started_before_a_restart_completes_after_it() -> None:
+    """The split-phase API (start, then complete in a new process over the same
+    storage): the record and the stored metadata are all the second provider needs."""
+    storage = MemoryStorage()
+    world = World(SERVER, [FakeAS(AS1, auth_methods=["client_secret_post"], client_secret="s")])
+    first = OAuthProvider(SERVER, random_bytes=counter_random("a"), storage=storage)
+    url, _ = world.run(first.start_authorization_flow(None, 1000.0))
+    redirect = world.authorize(url)
+    again = OAuthProvider(SERVER, random_bytes=counter_random("b"), storage=storage)
+    token = world.run(again.complete_authorization_flow(redirect, now=1001.0))
+    assert token.issuer == AS1 and again.current_token() == token
+    assert form(world.requests("token")[0])["client_secret"] == "s"
+    # and the refresh after the restart works from the stored metadata too
+    world.now = 5000.0
+    assert world.run(again.auth_flow(MCP_REQUEST, 5000.0)).status == 200
+    assert world.requests("refresh")
