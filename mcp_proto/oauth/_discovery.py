@@ -104,7 +104,8 @@ class DiscoveryMixin(ProviderCore):
         client): the current one while it is still listed, else the first entry. It is
         checked before its metadata is fetched (AUTH-30)."""
         servers = prm.authorization_servers
-        issuer = self._issuer if self._issuer in servers else servers[0]
+        current = self.issuer  # the stored one after a restart
+        issuer = current if current in servers else servers[0]
         return self._peer(issuer, "authorization server")
 
     def _server_metadata(self, issuer: str, *, legacy: bool) -> Flow[ServerMetadata]:

@@ -248,3 +248,14 @@ def test_a_flow_started_before_a_restart_completes_after_it() -> None:
     world.now = 5000.0
     assert world.run(again.auth_flow(MCP_REQUEST, 5000.0)).status == 200
     assert world.requests("refresh")
+
+
+def test_after_a_restart_the_current_as_is_kept_while_still_listed() -> None:
+    storage = MemoryStorage()
+    as1, as2 = FakeAS(AS1), FakeAS(AS2)
+    world = World(SERVER, [as1, as2], prm_as=[AS2])
+    world.run(provider(storage).auth_flow(MCP_REQUEST, 1000.0))
+    world.prm_as = [AS1, AS2]  # the server now lists AS1 first, AS2 still
+    again = provider(storage)
+    world.run(again.discover(None))
+    assert again.issuer == AS2 and not [n for n in world.notices if n.kind == "migration"]
