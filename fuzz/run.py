@@ -42,6 +42,10 @@ TARGETS: dict[str, str] = {
     "ecma_regex": "fuzz_ecma_regex",
     "config": "fuzz_config",
     "session": "fuzz_session",
+    "oauth_metadata": "fuzz_oauth_metadata",
+    "oauth_token": "fuzz_oauth_token",
+    "oauth_registration": "fuzz_oauth_registration",
+    "oauth_challenge": "fuzz_oauth_challenge",
 }
 
 
