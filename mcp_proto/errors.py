@@ -376,7 +376,13 @@ class InputRequiredError(MCPError):
 
 
 class TaskError(MCPError):
-    """A task operation failed."""
+    """A task operation failed. ``task`` is the handle as it stood when it failed (with
+    the input requests already answered, MRTR-8), when there is one: pass it to
+    ``wait_for_task`` to go on."""
+
+    def __init__(self, message: str, *, task: Any = None) -> None:
+        super().__init__(message)
+        self.task = task
 
 
 class TaskReplacedError(TaskError):
