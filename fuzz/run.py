@@ -42,6 +42,8 @@ TARGETS: dict[str, str] = {
     "ecma_regex": "fuzz_ecma_regex",
     "config": "fuzz_config",
     "session": "fuzz_session",
+    "tasks": "fuzz_tasks",
+    "skills": "fuzz_skills",
 }
 
 
