@@ -29,6 +29,8 @@ __all__ = ["FrontmatterError", "parse_frontmatter", "split_frontmatter"]
 #: The frontmatter block: ``---`` line, body, ``---`` line (the form hosts and the
 #: conformance harness read; a BOM before it is allowed).
 _BLOCK: Final = re.compile(r"^---\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|$)", re.DOTALL)
+#: YAML's white space: space and tab only (str.strip() would also take U+00A0 & co.).
+_WS: Final = " \t"
 _MAX_CHARS: Final = 64 * 1024
 _MAX_DEPTH: Final = 16
 _INT: Final = re.compile(r"[-+]?[0-9]+")
@@ -88,8 +90,8 @@ class _Line:
         if stripped.startswith("\t"):
             raise FrontmatterError(f"line {number}: tab indentation")
         self.indent = len(raw) - len(stripped)
-        self.blank = not stripped.strip() or stripped.startswith("#")
-        self.text = stripped.rstrip()
+        self.blank = not stripped.strip(_WS) or stripped.startswith("#")
+        self.text = stripped.rstrip(_WS)
         if stripped.startswith(("---", "...")) and self.indent == 0 and not self.blank:
             raise FrontmatterError(f"line {number}: a second YAML document")
 
@@ -116,7 +118,7 @@ class _Parser:
             line = self.lines[self.pos]
             if line.indent != indent or not (line.text == "-" or line.text.startswith("- ")):
                 break
-            rest = line.text[1:].strip()
+            rest = line.text[1:].strip(_WS)
             self.pos += 1
             if rest:
                 if _KEY.match(rest):
@@ -140,13 +142,13 @@ class _Parser:
             key = match.group(1)
             if key[0] in "\"'":
                 key = _quoted(key, line.number)
-            key = key.strip()
+            key = key.strip(_WS)
             if key in out:
                 raise FrontmatterError(f"line {line.number}: duplicate key {key!r}")
             rest = line.text[match.end() :]
             self.pos += 1
-            if rest.strip() and not rest.lstrip().startswith("#"):
-                out[key] = self.inline(rest.strip(), line, indent)
+            if rest.strip(_WS) and not rest.lstrip(_WS).startswith("#"):
+                out[key] = self.inline(rest.strip(_WS), line, indent)
             else:
                 out[key] = self.nested(indent, line, depth)
         return out
@@ -169,7 +171,7 @@ class _Parser:
             return self.block_scalar(text, line, indent)
         if text[0] in "\"'":
             end = _quote_end(text, line.number)
-            tail = text[end:].strip()
+            tail = text[end:].strip(_WS)
             if tail and not tail.startswith("#"):
                 raise FrontmatterError(f"line {line.number}: text after a quoted scalar")
             return _quoted(text[:end], line.number)
@@ -240,7 +242,7 @@ def _fold(lines: list[str]) -> str:
 def _strip_comment(text: str) -> str:
     for i, ch in enumerate(text):
         if ch == "#" and (i == 0 or text[i - 1] in " \t"):
-            return text[:i].rstrip()
+            return text[:i].rstrip(_WS)
     return text
 
 
@@ -298,7 +300,7 @@ def _flow(text: str, number: int) -> Any:
     opener, closer = text[0], {"[": "]", "{": "}"}[text[0]]
     if not text.endswith(closer):
         raise FrontmatterError(f"line {number}: a flow collection must close on its line")
-    inner = text[1:-1].strip()
+    inner = text[1:-1].strip(_WS)
     items: list[str] = []
     current = ""
     quote = ""
@@ -313,12 +315,12 @@ def _flow(text: str, number: int) -> Any:
         elif ch in "[]{}":
             raise FrontmatterError(f"line {number}: nested flow collections are not read")
         elif ch == ",":
-            items.append(current.strip())
+            items.append(current.strip(_WS))
             current = ""
         else:
             current += ch
-    if current.strip():
-        items.append(current.strip())
+    if current.strip(_WS):
+        items.append(current.strip(_WS))
     if opener == "[":
         return [_flow_scalar(item, number) for item in items]
     out: dict[str, Any] = {}
@@ -326,8 +328,8 @@ def _flow(text: str, number: int) -> Any:
         key, sep, value = item.partition(":")
         if not sep:
             raise FrontmatterError(f"line {number}: a flow mapping entry without ':'")
-        name = _flow_scalar(key.strip(), number)
-        out[str(name)] = _flow_scalar(value.strip(), number)
+        name = _flow_scalar(key.strip(_WS), number)
+        out[str(name)] = _flow_scalar(value.strip(_WS), number)
     return out
 
 
