@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,7 +23,9 @@ from hypothesis import strategies as st
 from mcp_proto import errors
 from mcp_proto._frontmatter import FrontmatterError, parse_frontmatter
 from mcp_proto.client.router import ServerEntry
+from mcp_proto.effects import Call, Connect
 from mcp_proto.handlers import Handlers
+from mcp_proto.session import ServerInfo
 from mcp_proto.skills import (
     SKILLS_EXTENSION,
     SkillEntry,
@@ -254,7 +258,10 @@ def test_no_frontmatter_block() -> None:
 _plain = st.from_regex(r"[a-z][a-z0-9 ._()/-]{0,20}[a-z0-9]", fullmatch=True).filter(
     lambda s: ": " not in s and " #" not in s and not s.endswith(":")
 )
-_scalar = st.one_of(_plain, st.integers(-(10**6), 10**6), st.booleans(), st.text(max_size=20))
+# (NEL and the Unicode line separators are line breaks in YAML 1.1, which PyYAML reads,
+# and not in YAML 1.2, which the reader follows.)
+_text = st.text(max_size=20).filter(lambda t: not set(t) & {"\x85", "\u2028", "\u2029"})
+_scalar = st.one_of(_plain, st.integers(-(10**6), 10**6), st.booleans(), _text)
 
 
 @given(st.dictionaries(st.from_regex(r"[a-z][a-z-]{0,10}", fullmatch=True), _scalar, max_size=6))
@@ -291,3 +298,48 @@ def test_entry_helpers() -> None:
     assert isinstance(e, SkillEntry) and e.root == "skill://pdf-processing"
     assert e.resolve("./references/../references/FORMS.md") == FORMS_URI
     assert e.description.startswith("Extract")
+
+
+# ---------------------------------------------------------------- the scripted skills server
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "servers"))
+import skills_server  # noqa: E402
+
+
+def against(mode: str) -> tuple[SkillCore, Any, skills_server.SkillsServer]:
+    server = skills_server.SkillsServer(mode)
+    ids = iter(range(1, 10**6))
+
+    def perform(effect: Any) -> Any:
+        if isinstance(effect, Connect):
+            msg = {"jsonrpc": "2.0", "id": 0, "method": "server/discover", "params": {}}
+            caps = server.handle(msg)["result"]["capabilities"]  # type: ignore[index]
+            return ServerInfo("2026-07-28", caps, None, None)
+        assert isinstance(effect, Call)
+        reply = server.handle(
+            {"jsonrpc": "2.0", "id": next(ids), "method": effect.method, "params": effect.params}
+        )
+        assert reply is not None
+        if "error" in reply:
+            raise errors.server_error_from(reply["error"], method=effect.method)
+        return reply["result"]
+
+    return SkillCore([ServerEntry("skills", "stdio")], handlers=Handlers()), perform, server
+
+
+def test_the_scripted_server_good_skill() -> None:
+    core, perform, server = against("good")
+    listed = drive(core.list_skills(), perform)
+    assert server.reads() == []
+    loaded = drive(core.load_skill(listed[0]), perform)
+    assert drive(core.read_skill_file(loaded, "references/FORMS.md"), perform) == FORMS.encode()
+    assert server.reads() == [SKILL_URI, FORMS_URI]
+
+
+@pytest.mark.parametrize("mode", ["digest", "size", "frontmatter"])
+def test_the_scripted_server_tampered_skill_is_refused(mode: str) -> None:
+    core, perform, server = against(mode)
+    with pytest.raises(errors.SkillVerificationError) as info:
+        drive(core.load_skill("pdf-processing"), perform)
+    assert info.value.reason == mode
+    assert server.reads() == [SKILL_URI]  # the supporting file was never read
