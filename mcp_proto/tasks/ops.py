@@ -86,7 +86,7 @@ class TaskOps(ToolOps):
 
     # ------------------------------------------------------------------ routing
 
-    def task_server(self, task: Task | str, server: Any = None) -> str:
+    def task_server(self, task: Task | str | None, server: Any = None) -> str:
         """The server a task operation goes to (TASK-7): an explicit ``server=`` wins
         (``server=False`` is a ``TypeError``, not "omitted"); else the handle's own;
         a bare id works with one configured server and is a ``ValueError`` with several
@@ -98,7 +98,8 @@ class TaskOps(ToolOps):
         if not self.servers:
             raise ServerNotFound("the client has no servers")
         if len(self.servers) > 1:
-            raise ValueError("a bare task id with several servers configured: pass server=")
+            what = "list_tasks" if task is None else "a bare task id"
+            raise ValueError(f"{what} with several servers configured: pass server=")
         return self.servers[0].name
 
     def _handle(self, task: Task | str, server: str, era: Era) -> Task:
@@ -154,7 +155,8 @@ class TaskOps(ToolOps):
             raise
         except ServerError as exc:
             what = f"{method} for task {params.get('taskId')!r} on server {server!r}"
-            if exc.code == _NOT_FOUND and method != "tasks/list":
+            # (-32602 on tasks/cancel also means "already terminal": a TaskError)
+            if exc.code == _NOT_FOUND and method in ("tasks/get", "tasks/result", "tasks/update"):
                 raise TaskNotFound(f"{what}: {exc.message}", task=task) from exc
             raise TaskError(f"{what} failed: {exc}", task=task) from exc
         except (TransportError, ConnectionError) as exc:
@@ -357,8 +359,11 @@ class TaskOps(ToolOps):
         ``TaskError``."""
         owner = self.task_server(task, server)
         era, info = yield from self._task_era(owner)
-        handle = self._handle(task, owner, era)
-        if era == "modern":
+        if isinstance(task, Task) and task.is_immediate:
+            handle = task  # answered at once: its result is all there is
+        else:
+            handle = self._handle(task, owner, era)
+        if era == "modern" and not handle.is_immediate:
             self._require_modern_tasks(owner, info)
             handle = yield from self._wait(
                 handle, timeout=timeout, fresh=False, cancel_on_timeout=False
@@ -371,10 +376,23 @@ class TaskOps(ToolOps):
 
     def _final_result(self, task: Task, *, timeout: float | None = None) -> Op[dict[str, Any]]:
         owner = task.server or self._default_server(None)
+        if task.era == "legacy" and task.result is not None:
+            return dict(task.result)  # read on the tasks/result stream while waiting
         if task.era == "legacy":
-            result = yield from self._task_call(
-                owner, "tasks/result", {"taskId": task.task_id}, timeout, task=task
-            )
+            params = {"taskId": task.task_id}
+            if task.status is TaskStatus.FAILED:
+                # § Task Execution Errors: tasks/result returns the underlying request's
+                # own JSON-RPC error; it is raised as the plain call would raise it.
+                try:
+                    result = yield Call(owner, "tasks/result", params, timeout)
+                except (TransportError, ConnectionError) as exc:
+                    if isinstance(exc, PASS_THROUGH):
+                        raise
+                    raise TaskError(f"tasks/result on {owner!r} failed: {exc}", task=task) from exc
+            else:
+                result = yield from self._task_call(
+                    owner, "tasks/result", params, timeout, task=task
+                )
             if not isinstance(result, dict):
                 raise RemoteProtocolError(f"server {owner!r} sent a malformed tasks/result result")
             return result
@@ -390,7 +408,7 @@ class TaskOps(ToolOps):
     def list_tasks(self, *, cursor: str | None = None, server: Any = None) -> Op[TaskPage]:
         """One page of ``tasks/list`` (TASK-5): 2025-11-25 servers declaring
         ``tasks.list``; the extension has no listing (``CapabilityError``)."""
-        owner = self.task_server("", server)
+        owner = self.task_server(None, server)
         era, info = yield from self._task_era(owner)
         if era == "modern":
             raise CapabilityError(
@@ -474,6 +492,8 @@ class TaskOps(ToolOps):
         (``task.result`` in 2026-07-28). Past ``timeout`` (default 120 s, TIME-5):
         ``RequestTimeoutError`` (and ``tasks/cancel`` first with
         ``cancel_on_timeout``); past its TTL: ``TaskNotFound``."""
+        if isinstance(task, Task) and task.is_immediate:
+            return task  # answered at once: already finished
         owner = self.task_server(task, server)
         era, info = yield from self._task_era(owner)
         handle = self._handle(task, owner, era)
@@ -494,9 +514,12 @@ class TaskOps(ToolOps):
         now: float = yield CallHost(clock)
         limit = DEFAULT_WAIT_TIMEOUT if timeout is None else timeout
         watch = TaskWatch(task, now=now, timeout=limit, fresh=fresh)
+        fetched: Any = None
         while True:
             action = watch.next_action(now)
             if isinstance(action, Done):
+                if fetched is not None and action.task.is_completed:
+                    return attrs.evolve(action.task, result=fetched)
                 return action.task
             if isinstance(action, Wait):
                 yield CallHost(sleep, (action.seconds,))
@@ -511,10 +534,19 @@ class TaskOps(ToolOps):
             elif isinstance(action, FetchResult):
                 # 2025-11-25 § Input Required Status: the server sends its requests on
                 # the tasks/result stream; the shell serves them with the handlers.
-                yield from self._task_call(
-                    owner, "tasks/result", {"taskId": watch.task.task_id},
-                    _remaining(watch, now), task=watch.task,
-                )  # fmt: skip
+                try:
+                    fetched = yield from self._task_call(
+                        owner, "tasks/result", {"taskId": watch.task.task_id},
+                        _remaining(watch, now), task=watch.task,
+                    )  # fmt: skip
+                except TaskNotFound:
+                    raise
+                except TaskError:
+                    # The underlying request's own JSON-RPC error (§ Task Execution
+                    # Errors): the next poll shows the task failed.
+                    fetched = None
+                if not isinstance(fetched, dict):
+                    fetched = None
                 watch.result_fetched()
                 watch.last_poll = None  # read the terminal status at once
             elif isinstance(action, TimedOut):

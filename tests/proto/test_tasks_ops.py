@@ -234,6 +234,23 @@ def test_legacy_input_required_opens_tasks_result() -> None:
     }
     core, d = make({"s": legacy_peer(**script)})
     assert drive(core.call_tool("research"), d.perform) == OK
+    # The result read on the stream is kept: tasks/result is not asked twice.
+    assert d.methods()[1:] == ["tools/call", "tasks/get", "tasks/result", "tasks/get"]
+
+
+def test_a_failed_legacy_result_stream_keeps_polling_to_the_failed_status() -> None:
+    # 2025-11-25 § Task Execution Errors: tasks/result returns the request's own error;
+    # the wait goes on to the terminal status and the result read raises that error.
+    failure = errors.ServerError("tool exploded", code=-32603)
+    script = {
+        "tools/call": {"task": legacy_task()},
+        "tasks/get": [legacy_task(status="input_required"), legacy_task(status="failed")],
+        "tasks/result": failure,
+    }
+    core, d = make({"s": legacy_peer(**script)})
+    with pytest.raises(errors.ServerError) as info:
+        drive(core.call_tool("research"), d.perform)
+    assert info.value is failure  # as the plain call would have raised it
     assert d.methods()[1:] == [
         "tools/call",
         "tasks/get",
@@ -241,6 +258,29 @@ def test_legacy_input_required_opens_tasks_result() -> None:
         "tasks/get",
         "tasks/result",
     ]
+
+
+def test_cancelling_a_task_the_server_already_finished_is_a_task_error() -> None:
+    refused = errors.ServerError("already in terminal status 'completed'", code=-32602)
+    core, d = make({"s": legacy_peer(**{"tasks/cancel": refused})})
+    with pytest.raises(errors.TaskError) as info:
+        drive(core.cancel_task(Task.from_dict(legacy_task(), server="s")), d.perform)
+    assert not isinstance(info.value, errors.TaskNotFound)
+
+
+def test_immediate_handles_need_no_request() -> None:
+    core, d = make({"s": modern_peer(**{"tools/call": OK})})
+    now = drive(core.call_tool_as_task("slow"), d.perform)
+    assert drive(core.wait_for_task(now), d.perform) is now
+    assert drive(core.get_task_result(now), d.perform) == OK
+    assert d.methods() == ["tools/list", "tools/call"]
+
+
+def test_list_tasks_with_several_servers_needs_server() -> None:
+    core, d = make({"a": legacy_peer(), "b": legacy_peer(**{"tasks/list": {"tasks": []}})})
+    with pytest.raises(ValueError, match="list_tasks"):
+        drive(core.list_tasks(), d.perform)
+    assert drive(core.list_tasks(server="b"), d.perform).tasks == ()
 
 
 def test_a_timed_out_task_is_cancelled_with_tasks_cancel() -> None:
