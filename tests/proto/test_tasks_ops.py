@@ -23,6 +23,8 @@ from _tasks_support import (
     modern_task,
     tool,
 )
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mcp_proto import errors
 from mcp_proto.handlers import Handlers
@@ -484,3 +486,77 @@ def test_a_legacy_handle_on_a_modern_server_is_refused() -> None:
     with pytest.raises(errors.TaskError, match="legacy task"):
         drive(core.get_task(Task("t1", "working", server="s")), d.perform)
     assert d.calls == []
+
+
+# ---------------------------------------------------------------- any server behaviour
+
+_poll_reply = st.one_of(
+    st.builds(
+        lambda status, poll, ttl, era_extra: {
+            **era_extra,
+            "status": status,
+            "pollIntervalMs": poll,
+            "ttlMs": ttl,
+        },
+        st.sampled_from(["working", "input_required", "completed", "failed", "cancelled", "bogus"]),
+        st.integers(0, 4_000_000) | st.none(),
+        st.integers(0, 100_000) | st.none(),
+        st.sampled_from(
+            [
+                {},
+                {"result": OK},
+                {"error": {"code": -32603, "message": "x"}},
+                {"inputRequests": {"k": ELICIT}},
+                {"inputRequests": {"r": {"method": "roots/list"}}},
+                {"inputRequests": {"z": {"method": "tools/call"}}},
+                {"createdAt": "another lifetime"},
+                {"taskId": "other"},
+            ]
+        ),
+    ),
+    st.sampled_from(
+        [errors.ServerError("gone", code=-32602), errors.ServerError("x", code=-32603), 7, []]
+    ),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_poll_reply, min_size=1, max_size=12), st.floats(0.5, 30))
+def test_any_sequence_of_polls_ends_in_one_outcome_or_one_typed_error(
+    replies: list[Any], timeout: float
+) -> None:
+    script: list[Any] = []
+    for reply in replies:
+        if isinstance(reply, dict):
+            base = modern_task()
+            base.update({k: v for k, v in reply.items() if v is not None or k == "ttlMs"})
+            if reply.get("pollIntervalMs") is None:
+                base.pop("pollIntervalMs", None)
+            script.append(base)
+        else:
+            script.append(reply)
+    script.append(modern_task())  # then the task stays working
+    core, d = make(
+        {
+            "s": modern_peer(
+                **{
+                    "tasks/get": script,
+                    "tasks/update": {"resultType": "complete"},
+                    "tasks/cancel": {"resultType": "complete"},
+                }
+            )
+        },
+        handlers=Handlers(elicitation=lambda m, s: {"name": "x"}),
+    )
+    handle = Task.from_dict(modern_task(), server="s")
+    try:
+        done = drive(core.wait_for_task(handle, timeout=timeout), d.perform)
+    except errors.MCPError:
+        outcome = "error"
+    else:
+        assert done.is_terminal
+        outcome = "done"
+    assert outcome in ("done", "error")
+    polls = [c for c in d.calls if c.method == "tasks/get"]
+    assert len(polls) <= len(script) + int(timeout / 0.1) + 1
+    assert d.now - 100.0 <= timeout + 1e-6  # the wait never ran past the timeout
