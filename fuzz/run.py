@@ -46,6 +46,8 @@ TARGETS: dict[str, str] = {
     "oauth_token": "fuzz_oauth_token",
     "oauth_registration": "fuzz_oauth_registration",
     "oauth_challenge": "fuzz_oauth_challenge",
+    "tasks": "fuzz_tasks",
+    "skills": "fuzz_skills",
 }
 
 

@@ -97,15 +97,22 @@ class Call(Record):
     ``tool`` is the definition of the tool a ``tools/call`` calls (a
     :class:`~mcp_proto.types.Tool` or its dict), for the driver to hand to the
     connection: on a 2026-07-28 HTTP server its ``x-mcp-header`` annotations become
-    ``Mcp-Param-*`` headers (HDR-1). Drivers that do not know it ignore it."""
+    ``Mcp-Param-*`` headers (HDR-1). Drivers that do not know it ignore it.
 
-    __slots__ = ("method", "params", "progress", "server", "timeout", "tool")
+    ``cancel_on_timeout`` ``False``: a timeout of this request sends no
+    ``notifications/cancelled`` (TASK-19, PROG-5: a task-augmented request is cancelled
+    with ``tasks/cancel``, by the operation). TODO(merge): the connection's
+    ``send_request(cancel_on_timeout=)`` is to take it from here; until then drivers
+    ignore it."""
+
+    __slots__ = ("cancel_on_timeout", "method", "params", "progress", "server", "timeout", "tool")
     server: str
     method: str
     params: dict[str, Any] | None
     timeout: float | None
     progress: ProgressCallback | None
     tool: Any
+    cancel_on_timeout: bool
 
     def __init__(
         self,
@@ -115,6 +122,7 @@ class Call(Record):
         timeout: float | None = None,
         progress: ProgressCallback | None = None,
         tool: Any = None,
+        cancel_on_timeout: bool = True,
     ) -> None:
         _set(self, "server", server)
         _set(self, "method", method)
@@ -122,6 +130,7 @@ class Call(Record):
         _set(self, "timeout", timeout)
         _set(self, "progress", progress)
         _set(self, "tool", tool)
+        _set(self, "cancel_on_timeout", cancel_on_timeout)
 
 
 class SetLogLevel(Record):

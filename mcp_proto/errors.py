@@ -45,6 +45,8 @@ __all__ = [
     "ServerError",
     "ServerNotFound",
     "SessionExpiredError",
+    "SkillError",
+    "SkillVerificationError",
     "TaskError",
     "TaskNotFound",
     "TaskReplacedError",
@@ -376,7 +378,13 @@ class InputRequiredError(MCPError):
 
 
 class TaskError(MCPError):
-    """A task operation failed."""
+    """A task operation failed. ``task`` is the handle as it stood when it failed (with
+    the input requests already answered, MRTR-8), when there is one: pass it to
+    ``wait_for_task`` to go on."""
+
+    def __init__(self, message: str, *, task: Any = None) -> None:
+        super().__init__(message)
+        self.task = task
 
 
 class TaskReplacedError(TaskError):
@@ -476,3 +484,20 @@ def server_error_from(error: Any, *, method: str | None = None) -> ServerError:
         message = "server error"
     cls = _CODE_CLASSES.get(code, ServerError) if code is not None else ServerError
     return cls(message, code=code, data=error.get("data"), method=method)
+
+
+class SkillError(MCPError):
+    """A skill (``io.modelcontextprotocol/skills``, SEP-2640) cannot be listed or
+    loaded: the server does not offer the extension, the entry is malformed or over
+    the limits, a name is ambiguous."""
+
+
+class SkillVerificationError(SkillError):
+    """A skill file failed verification against its listing entry (SEP-2640 §
+    Integrity and verification): ``reason`` is ``"size"``, ``"digest"``,
+    ``"frontmatter"`` or ``"unlisted"``; ``uri`` the file. Its content is not used."""
+
+    def __init__(self, message: str, *, uri: str, reason: str) -> None:
+        super().__init__(message)
+        self.uri = uri
+        self.reason = reason

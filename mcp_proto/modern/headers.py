@@ -54,6 +54,11 @@ NAMED_METHODS: Final[Mapping[str, str]] = {
     "tools/call": "name",
     "resources/read": "uri",
     "prompts/get": "name",
+    # SEP-2663 § Streamable HTTP: Routing Headers: the task's id, so intermediaries
+    # route a task's requests to the instance holding its state.
+    "tasks/get": "taskId",
+    "tasks/update": "taskId",
+    "tasks/cancel": "taskId",
 }
 
 #: The annotation keyword (server/tools.mdx § x-mcp-header).

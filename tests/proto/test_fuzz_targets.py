@@ -70,6 +70,8 @@ def test_issue_11_inputs_are_in_the_corpus(name: str, fragment: bytes) -> None:
         ("stdio", "mcp_proto.stdio", "LineFramer", "receive_data"),
         ("sse", "mcp_proto.sse", "SSEParser", "receive_data"),
         ("session", "mcp_proto.session", "Session", "receive_message"),
+        ("tasks", "mcp_proto.tasks", None, "parse_task"),
+        ("skills", "mcp_proto.skills", None, "parse_skill_entry"),
     ],
 )
 def test_a_target_notices_an_untyped_exception(

@@ -45,6 +45,10 @@ def _names(headers: list[tuple[str, str]]) -> list[str]:
         ),
         ("prompts/get", {"name": "test_prompt"}, "test_prompt"),
         ("prompts/get", {"name": "résumé"}, "=?base64?csOpc3Vtw6k=?="),
+        # SEP-2663 § Streamable HTTP: Routing Headers: Mcp-Name is the task's id.
+        ("tasks/get", {"taskId": "786512e2"}, "786512e2"),
+        ("tasks/update", {"taskId": "t 1", "inputResponses": {}}, "t 1"),
+        ("tasks/cancel", {"taskId": "t"}, "t"),
     ],
 )
 def test_standard_headers_of_named_methods(method: str, params: dict[str, Any], name: str) -> None:
