@@ -83,7 +83,7 @@ from ..versions import MODERN_VERSIONS
 from ._transport import Outgoing
 
 if TYPE_CHECKING:
-    from ._core import MachineCore
+    from ._machine import Connection
 
 __all__ = ["DISCOVER_TIMEOUT", "EraSteps", "Probe", "modern_post_headers"]
 
@@ -135,7 +135,7 @@ class EraSteps:
 
     def __init__(
         self,
-        conn: MachineCore,
+        conn: Connection,
         *,
         request_meta: HostMeta,
         extensions: Any,
@@ -567,7 +567,7 @@ class EraSteps:
         return method, built, self._headers(method, built, version, tool)
 
 
-def configured_headers(conn: MachineCore) -> list[tuple[str, str]]:
+def configured_headers(conn: Connection) -> list[tuple[str, str]]:
     """The configured headers a modern POST may carry: not the ones the client owns
     (``Accept``, ``Mcp-Session-Id``, ... as in the handshake era: a configuration cannot
     forge protocol state; ``request_headers`` drops ``Mcp-Param-*`` and the standard
@@ -576,7 +576,7 @@ def configured_headers(conn: MachineCore) -> list[tuple[str, str]]:
 
 
 def modern_post_headers(
-    conn: MachineCore, out: Outgoing, *, streamable: bool
+    conn: Connection, out: Outgoing, *, streamable: bool
 ) -> tuple[tuple[str, str], ...]:
     """The headers of a 2026-07-28 POST: no session id; the content negotiation ones,
     then the request's own (computed by the connection: SHTTP-6, LIFE-11, HDR-6)."""

@@ -8,7 +8,7 @@ module sequences them over exchanges:
 * the session id is captured from the head of the exchange that carried
   ``initialize`` (the connection tagged it: no byte matching);
 * a 404 to a request that carried the session id expires the session
-  (``MachineCore._session_expired``: new handshake, re-sends judged by the pipeline);
+  (``Connection._session_expired``: new handshake, re-sends judged by the pipeline);
 * a POST's SSE stream is read to its end (notifications after the result are
   delivered), for at most a tail after the answer;
 * Streamable HTTP only: after the handshake the standalone GET stream is opened;
@@ -59,7 +59,7 @@ from ._transport import Outgoing
 from .frames import ExchangeFailure, OpenTransport, StartExchange
 
 if TYPE_CHECKING:
-    from ._core import MachineCore
+    from ._machine import Connection
 
 __all__ = ["HttpTransport", "without_channel"]
 
@@ -73,7 +73,7 @@ def without_channel(caps: dict[str, Any]) -> dict[str, Any]:
 
 
 class HttpTransport(HttpStreams):
-    def __init__(self, conn: MachineCore, *, streamable: bool) -> None:
+    def __init__(self, conn: Connection, *, streamable: bool) -> None:
         super().__init__(conn)
         self.streamable = streamable
         self._heads: tuple[tuple[str | None, str | None], tuple[tuple[str, str], ...]] | None

@@ -39,7 +39,7 @@ from ._transport import Transport
 from .frames import AbortExchange, StartExchange
 
 if TYPE_CHECKING:
-    from ._core import MachineCore
+    from ._machine import Connection
 
 __all__ = ["HttpStreams"]
 
@@ -54,7 +54,7 @@ def _header(headers: list[tuple[str, str]], name: str) -> str | None:
 class HttpStreams(Transport):
     timed = True  # POST-stream tails, resume delays, the GET stream, keep-alive
 
-    def __init__(self, conn: MachineCore) -> None:
+    def __init__(self, conn: Connection) -> None:
         super().__init__(conn)
         config = conn.config
         url = config.endpoint_url

@@ -27,7 +27,7 @@ from ._transport import Outgoing
 from .frames import ExchangeFailure, OpenTransport, StartExchange
 
 if TYPE_CHECKING:
-    from ._core import MachineCore
+    from ._machine import Connection
 
 __all__ = ["KEEPALIVE_MISSES", "PING_TIMEOUT_FACTOR", "LegacySseTransport"]
 
@@ -38,7 +38,7 @@ PING_TIMEOUT_FACTOR: Final = 2.5
 
 
 class LegacySseTransport(HttpTransport):
-    def __init__(self, conn: MachineCore) -> None:
+    def __init__(self, conn: Connection) -> None:
         super().__init__(conn, streamable=False)
         self._endpoint: str | None = None
         self._endpoint_at: float | None = None  # the deadline for the endpoint event

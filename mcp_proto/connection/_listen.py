@@ -80,7 +80,7 @@ from .events import ListenAcknowledged, ListenEnded, ListenInterrupted, ListenNo
 from .events import MessageDiscarded as _Discarded
 
 if TYPE_CHECKING:
-    from ._core import MachineCore
+    from ._machine import Connection
 
 __all__ = ["LISTEN", "ListenManager", "SubState", "Subscription"]
 
@@ -119,9 +119,9 @@ class Subscription:
 
 
 class ListenManager:
-    """The subscriptions of one connection (owned by ``MachineCore``)."""
+    """The subscriptions of one connection (owned by ``Connection``)."""
 
-    def __init__(self, conn: MachineCore, random: Callable[[], float]) -> None:
+    def __init__(self, conn: Connection, random: Callable[[], float]) -> None:
         self.conn = conn
         self._random = random
         self.subs: dict[int, Subscription] = {}

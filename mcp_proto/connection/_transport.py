@@ -1,4 +1,4 @@
-"""The interface every transport strategy implements for :class:`MachineCore`.
+"""The interface every transport strategy implements for :class:`Connection`.
 
 A strategy turns the connection's outgoing messages into frames and the driver's
 inputs into messages for the session; it owns the transport-level state (the framer,
@@ -16,7 +16,7 @@ from ..errors import LocalProtocolError
 from ..session import ServerInfo
 
 if TYPE_CHECKING:
-    from ._core import MachineCore
+    from ._machine import Connection
     from .frames import ExchangeFailure
 
 __all__ = ["Outgoing", "Transport"]
@@ -57,7 +57,7 @@ class Outgoing:
 class Transport:
     """Default behaviour: what a transport without that feature does."""
 
-    def __init__(self, conn: MachineCore) -> None:
+    def __init__(self, conn: Connection) -> None:
         self.conn = conn
 
     # ------------------------------------------------------------ lifecycle
