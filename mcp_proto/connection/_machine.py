@@ -143,6 +143,10 @@ def _make_transport(conn: Connection) -> Transport:
         from ._legacy_sse import LegacySseTransport
 
         return LegacySseTransport(conn)
+    if kind == "websocket":
+        from ._websocket import WebSocketTransport
+
+        return WebSocketTransport(conn)
     from ._http import HttpTransport
 
     return HttpTransport(conn, streamable=kind == "streamable_http")

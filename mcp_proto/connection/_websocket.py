@@ -1,0 +1,126 @@
+"""The WebSocket transport strategy (issue 25; SEP-1288, a draft): MCP over one
+WebSocket connection, one JSON-RPC message per text message.
+
+``OpenTransport`` asks the driver for a TCP connection (TLS for ``wss://``) to the
+config's URL; once it is open the strategy writes the upgrade (``Write`` frames here
+carry bytes to write *as they are*: the WebSocket framing is the codec's,
+:mod:`mcp_proto.websocket`) and waits for the answer, at most ``read_timeout``. The
+handshake done, the connection is usable and the era is decided as on stdio (a
+message stream both ways: no headers, ``server/discover`` then ``initialize``).
+Bytes the driver reads go to ``receive_data``, the end of the socket to
+``receive_eof``. The codec's end (the server's Close, a violation, the socket's end)
+is the connection lost with its typed error; the next call reconnects. ``close()``
+sends a Close frame (1000) before ``CloseTransport``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..errors import WebSocketHandshakeError
+from ._transport import Outgoing, Transport
+from .frames import OpenTransport, Write
+
+if TYPE_CHECKING:
+    from ..websocket import WebSocketClient
+    from ._machine import Connection
+
+__all__ = ["WebSocketTransport"]
+
+
+class WebSocketTransport(Transport):
+    timed = True
+
+    def __init__(self, conn: Connection) -> None:
+        super().__init__(conn)
+        self._ws: WebSocketClient | None = None
+        self._handshake_at: float | None = None  # the deadline for the server's 101
+
+    def open(self, now: float) -> None:
+        self.reset()
+        self.conn._emit(OpenTransport())
+
+    def opened(self, now: float) -> None:
+        from ..websocket import WebSocketClient
+
+        conn = self.conn
+        config = conn.config
+        assert config.url is not None
+        ws = self._ws = WebSocketClient(
+            config.url,
+            tuple(config.headers.items()),
+            max_message=conn.max_line_size,
+            max_decompressed=config.max_decompressed_body_bytes,
+        )
+        self._handshake_at = now + config.read_timeout
+        conn._emit(Write([ws.start()]))
+
+    def reset(self) -> None:
+        self._ws = None
+        self._handshake_at = None
+
+    def closing(self, now: float) -> None:
+        ws = self._ws
+        if ws is not None:
+            # RFC 6455 § 7.1.2: start the closing handshake; the driver then waits
+            # (bounded) for the server to close the TCP connection (§ 7.1.1).
+            data = ws.close(1000)
+            if data:
+                self.conn._emit(Write([data]))
+
+    def transmit(self, messages: list[Outgoing], now: float) -> None:
+        ws = self._ws
+        if ws is None or not ws.opened:
+            return  # the connection is going: the calls fail with its loss
+        self.conn._emit(Write([ws.send_many(m.data for m in messages)]))
+
+    # ------------------------------------------------------------ time
+
+    def next_deadline(self) -> float | None:
+        return self._handshake_at
+
+    def handle_timeout(self, now: float) -> None:
+        at = self._handshake_at
+        if at is not None and now >= at:
+            self._handshake_at = None
+            conn = self.conn
+            conn._on_lost(
+                WebSocketHandshakeError(
+                    f"server {conn.name!r} did not complete the WebSocket handshake within "
+                    f"{conn.config.read_timeout:g} s"
+                ),
+                now,
+            )
+
+    # ------------------------------------------------------------ inputs
+
+    def receive_data(self, data: bytes, now: float) -> None:
+        ws = self._ws
+        if ws is None:
+            return
+        from ..websocket import WsEnded, WsMessage
+
+        conn = self.conn
+        for event in ws.receive_data(data):
+            if type(event) is WsMessage:
+                conn._deliver(event.text)
+                if self._ws is not ws:
+                    return  # delivering ended this connection
+            elif type(event) is WsEnded:
+                reply = ws.data_to_send()
+                if reply:
+                    conn._emit(Write([reply]))  # the Close answering or failing it
+                self._ws = None
+                self._handshake_at = None
+                conn._drain(now)  # the messages before it come first
+                conn._on_lost(event.error, now)
+                return
+            else:  # WsOpened
+                self._handshake_at = None
+                conn._on_usable(now)
+        reply = ws.data_to_send()
+        if reply:
+            conn._emit(Write([reply]))
+
+    def receive_eof(self, now: float, detail: str) -> None:
+        self.receive_data(b"", now)
