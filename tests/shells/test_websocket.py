@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import subprocess
 import sys
 import time
 from collections.abc import Iterator
@@ -260,3 +261,30 @@ def test_connection_refused_is_a_connection_error(shell: Shell) -> None:
 
     with pytest.raises(errors.ConnectionError, match="cannot connect"):
         run(shell, f"ws://127.0.0.1:{port}/mcp", scenario, read_timeout=2.0)
+
+
+# ---------------------------------------------------------------------- the CLI
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "mcp_io_sync.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=str(ROOT),
+    )
+
+
+def test_cli_tools_and_call_over_websocket(sdk1: str) -> None:
+    tools = _cli("tools", "-c", sdk1)
+    assert tools.returncode == 0, tools.stderr
+    assert "summarize" in tools.stdout and "echo" in tools.stdout
+    call = _cli("call", "echo", "text=over ws", "--transport", "websocket", "-c", sdk1)
+    assert call.returncode == 0, call.stderr
+    assert call.stdout.strip() == "over ws"
+
+
+def test_cli_refuses_an_endpoint_for_websocket() -> None:
+    done = _cli("tools", "--endpoint", "/x", "-c", "ws://127.0.0.1:1/mcp")
+    assert done.returncode != 0 and "does not apply to WebSocket" in done.stderr
