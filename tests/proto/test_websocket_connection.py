@@ -146,6 +146,38 @@ def test_the_probe_era_on_websocket_is_decided_as_on_stdio() -> None:
     assert init["method"] == "initialize"
 
 
+def test_a_2026_07_28_server_over_websocket() -> None:
+    """Both eras where the peer speaks them: a server answering ``server/discover``
+    is spoken to in 2026-07-28 (``_meta`` on each request, no headers: HDR-7)."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).with_name("modern")))
+    from _modern_wire import assert_valid_request
+
+    p = WsPeer()
+    p.h = Harness(websocket_config(URL), probe=True)
+    p.open()
+    p.accept()
+    (probe,) = p.written()
+    assert probe["method"] == "server/discover"
+    body = {
+        "supportedVersions": ["2026-07-28"],
+        "capabilities": ALL_CAPS,
+        "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "modern", "version": "2"}},
+    }
+    p.send(_result(probe["id"], body))
+    assert [type(e) for e in p.h.take_events()] == [Connected]
+    assert p.h.conn.era == "modern"
+    cid = p.h.conn.start_call("tools/list", now=p.h.now)
+    (msg,) = p.written()
+    assert_valid_request(msg)
+    assert msg["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] == "2026-07-28"
+    p.send(_result(msg["id"], {"tools": [], "resultType": "complete"}))
+    (done,) = p.h.take_events(CallSucceeded)
+    assert done.call_id == cid
+
+
 def test_a_server_that_never_answers_the_upgrade_fails_the_connect_at_read_timeout() -> None:
     p = WsPeer(read_timeout=5.0)
     p.open()
