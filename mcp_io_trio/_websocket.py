@@ -72,7 +72,24 @@ class WebSocketServer(BaseServer):
                 "(the client was given proxy=...)"
             )
         tls, host, port, _, _ = parse_ws_url(self.url)
-        stream: trio.abc.Stream
+        try:
+            stream = await self._open_stream(tls, host, port)
+        except trio.TooSlowError:
+            raise ConnectionError(
+                f"server {self.name!r}: connecting to {self.url} took more than "
+                f"{self.config.read_timeout:g} s"
+            ) from None
+        except (*_STREAM_ERRORS, ssl.SSLError) as exc:
+            # trio wraps a TLS failure in BrokenResourceError, saying nothing itself.
+            detail = str(exc) or str(exc.__cause__ or "") or type(exc).__name__
+            raise ConnectionError(
+                f"server {self.name!r}: cannot connect to {self.url}: {detail}"
+            ) from exc
+        link = self._link = _Link(stream)
+        self._nursery().start_soon(self._read_loop, link)
+
+    async def _open_stream(self, tls: bool, host: str, port: int) -> trio.abc.Stream:
+        stream: trio.abc.Stream | None = None
         try:
             with trio.fail_after(self.config.read_timeout):
                 stream = await trio.open_tcp_stream(host, port)
@@ -80,17 +97,11 @@ class WebSocketServer(BaseServer):
                     context = self._ssl_context or ssl.create_default_context()
                     stream = trio.SSLStream(stream, context, server_hostname=host)
                     await stream.do_handshake()
-        except trio.TooSlowError:
-            raise ConnectionError(
-                f"server {self.name!r}: connecting to {self.url} took more than "
-                f"{self.config.read_timeout:g} s"
-            ) from None
-        except (*_STREAM_ERRORS, ssl.SSLError) as exc:
-            raise ConnectionError(
-                f"server {self.name!r}: cannot connect to {self.url}: {exc}"
-            ) from exc
-        link = self._link = _Link(stream)
-        self._nursery().start_soon(self._read_loop, link)
+            return stream
+        except BaseException:
+            if stream is not None:
+                await trio.aclose_forcefully(stream)  # (a failed TLS handshake's socket)
+            raise
 
     def _detach_transport(self, graceful: bool) -> Callable[[], Awaitable[None]]:
         link, self._link = self._link, None

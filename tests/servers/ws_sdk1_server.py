@@ -3,13 +3,15 @@
 Run with the ws-venv's python (``make ws-peer``: mcp 1.x, uvicorn, websockets), not
 the project's (mcp 2.x has no WebSocket transport)::
 
-    tests/peers/ws-venv/bin/python tests/servers/ws_sdk1_server.py PORT
+    tests/peers/ws-venv/bin/python tests/servers/ws_sdk1_server.py PORT [--tls DIR]
 
 Serves ``ws://127.0.0.1:PORT/mcp`` through ``mcp.server.websocket.websocket_server``
 on uvicorn with the ``websockets`` implementation, which negotiates
 ``permessage-deflate``. Tools: ``echo``, ``count`` (progress), ``ask_name``
 (elicitation), ``summarize`` (sampling), ``notify`` (a log message and a list change),
-``big`` (a 5 MB result by default), ``slow`` (sleeps).
+``big`` (a 5 MB result by default), ``slow`` (sleeps). With ``--tls DIR`` it serves
+``wss://`` with a self-signed certificate for 127.0.0.1 that it writes to
+``DIR/cert.pem`` (the client trusts that file).
 """
 
 from __future__ import annotations
@@ -93,8 +95,62 @@ async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
         await send({"type": "http.response.body", "body": b""})
 
 
+def self_signed(directory: str) -> tuple[str, str]:
+    """A key and a certificate for 127.0.0.1, valid for a day: (certfile, keyfile)."""
+    import datetime
+    import ipaddress
+    import os
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .add_extension(
+            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+            critical=False,
+        )
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
+    certfile, keyfile = os.path.join(directory, "cert.pem"), os.path.join(directory, "key.pem")
+    with open(keyfile, "wb") as f:
+        f.write(
+            key.private_bytes(
+                serialization.Encoding.PEM,
+                serialization.PrivateFormat.PKCS8,
+                serialization.NoEncryption(),
+            )
+        )
+    with open(certfile + ".tmp", "wb") as f:
+        f.write(cert.public_bytes(serialization.Encoding.PEM))
+    os.replace(certfile + ".tmp", certfile)  # complete when the client sees it
+    return certfile, keyfile
+
+
 if __name__ == "__main__":
     port = int(sys.argv[1])
+    tls: dict[str, Any] = {}
+    if len(sys.argv) > 3 and sys.argv[2] == "--tls":
+        certfile, keyfile = self_signed(sys.argv[3])
+        tls = {"ssl_certfile": certfile, "ssl_keyfile": keyfile}
     uvicorn.run(
-        app, host="127.0.0.1", port=port, ws="websockets", lifespan="off", log_level="warning"
+        app,
+        host="127.0.0.1",
+        port=port,
+        ws="websockets",
+        lifespan="off",
+        log_level="warning",
+        **tls,
     )

@@ -8,10 +8,12 @@
 
 from __future__ import annotations
 
+import ssl
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -51,6 +53,26 @@ def sdk1() -> Iterator[str]:
         yield _ws_url(peer)
 
 
+@pytest.fixture(scope="module")
+def sdk1_tls(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    """The same server over ``wss://``, with a self-signed certificate: (url, cert)."""
+    directory = tmp_path_factory.mktemp("ws-tls")
+    with http_peers._process_peer(
+        lambda port: [
+            str(WS_PYTHON),
+            str(SERVERS / "ws_sdk1_server.py"),
+            str(port),
+            "--tls",
+            str(directory),
+        ],
+        path="/mcp",
+        kind="sdk1-wss",
+        mode="websocket",
+        timeout=http_peers.SDK_STARTUP_TIMEOUT,
+    ) as peer:
+        yield f"wss://127.0.0.1:{peer.port}/mcp", directory / "cert.pem"
+
+
 def hostile(mode: str) -> Any:
     return http_peers._process_peer(
         lambda port: [sys.executable, str(SERVERS / "ws_hostile.py"), mode, str(port)],
@@ -88,6 +110,26 @@ def test_transport_option_and_config_helper(shell: Shell, sdk1: str) -> None:
     assert run(shell, sdk1, scenario, transport="websocket") == "cfg"
     config = websocket_config(sdk1, name="ws", read_timeout=READ_TIMEOUT)
     assert shell.run_client(scenario, [config], deadline=DEADLINE) == "cfg"
+
+
+def test_wss_with_the_clients_ssl_context(shell: Shell, sdk1_tls: tuple[str, Path]) -> None:
+    url, cert = sdk1_tls
+
+    async def scenario(c: Any) -> str:
+        return text_of(await c.call_tool("big", {"size": 1_000_000}))
+
+    context = ssl.create_default_context(cafile=str(cert))
+    assert len(run(shell, url, scenario, ssl_context=context)) == 1_000_000
+
+
+def test_wss_verifies_the_certificate(shell: Shell, sdk1_tls: tuple[str, Path]) -> None:
+    url, _ = sdk1_tls
+
+    async def scenario(c: Any) -> None:
+        raise AssertionError("connected")  # pragma: no cover
+
+    with pytest.raises(errors.ConnectionError, match="CERTIFICATE_VERIFY_FAILED"):
+        run(shell, url, scenario)
 
 
 def test_progress(shell: Shell, sdk1: str) -> None:
