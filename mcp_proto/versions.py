@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Final, Literal
 
 from ._record import Record
 
 __all__ = [
+    "ERAS",
     "FEATURES",
     "LATEST_LEGACY",
     "LEGACY_VERSIONS",
     "MODERN_VERSIONS",
+    "Era",
     "Features",
     "features_of",
 ]
@@ -21,6 +23,14 @@ LEGACY_VERSIONS: Final = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"
 LATEST_LEGACY: Final = LEGACY_VERSIONS[0]
 #: Stateless revisions (``server/discover``, per-request ``_meta``).
 MODERN_VERSIONS: Final = ("2026-07-28",)
+
+#: The two eras of the protocol (the seeds' names): ``"legacy"``, the handshake era
+#: (``initialize``, the revisions of :data:`LEGACY_VERSIONS`), and ``"modern"``, the
+#: stateless 2026-07-28 era (``server/discover``, :data:`MODERN_VERSIONS`). A
+#: ``Literal``: ``mypy --strict`` refuses a comparison with any other string.
+Era = Literal["modern", "legacy"]
+#: Every era, the newer first.
+ERAS: Final[tuple[Era, ...]] = ("modern", "legacy")
 
 
 class Features(Record):

@@ -35,7 +35,9 @@ Modern requests (LIFE-10..15, LIFE-17): params get ``_meta`` from
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping
-from typing import TYPE_CHECKING, Any, Final, TypeGuard
+from typing import TYPE_CHECKING, Any, Final, Protocol, TypeGuard
+
+import attrs
 
 from .. import jsonrpc
 from .._util import shown
@@ -83,9 +85,23 @@ from ..versions import MODERN_VERSIONS
 from ._transport import Outgoing
 
 if TYPE_CHECKING:
-    from ._machine import Connection
+    from ..config import ServerConfig
+    from ..types import Implementation
+    from ..versions import Era
 
-__all__ = ["DISCOVER_TIMEOUT", "EraSteps", "Probe", "modern_post_headers"]
+__all__ = [
+    "DISCOVER_TIMEOUT",
+    "ConnectFails",
+    "EraDecision",
+    "EraPort",
+    "EraSteps",
+    "ModernReady",
+    "Probe",
+    "ProbeSent",
+    "StartHandshake",
+    "Supersede",
+    "modern_post_headers",
+]
 
 #: Default bound of the probe with ``protocol="auto"`` (LIFE-7), capped by
 #: ``read_timeout`` (a forced ``"modern"`` waits ``read_timeout``). A modern server
@@ -130,18 +146,105 @@ def _error_object(error: ServerError) -> dict[str, Any]:
     return {"code": error.code, "message": error.message, "data": error.data}
 
 
+class EraPort(Protocol):
+    """What the era steps may read of their connection and ask of it."""
+
+    @property
+    def config(self) -> ServerConfig: ...
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def client_info(self) -> Implementation: ...
+
+    @property
+    def session(self) -> Session | None:
+        """The session the era is decided on (its ids, pending table and server)."""
+
+    @property
+    def handshake_rid(self) -> jsonrpc.RequestId | None:
+        """The ``initialize`` in flight, if any."""
+
+    def new_session(self) -> Session:
+        """A new session for this transport (the probe's), made and kept by the
+        connection."""
+
+    def send_request(
+        self,
+        method: str,
+        params: dict[str, Any] | None,
+        headers: tuple[tuple[str, str], ...] | None,
+        *,
+        now: float,
+        timeout: float | None,
+        cancel_on_timeout: bool = True,
+    ) -> jsonrpc.RequestId:
+        """Send a request of the machine's own on the current session; its id."""
+
+    def diagnostic(self, level: str, message: str) -> None: ...
+
+
+# ---------------------------------------------------------------- decisions
+# What an era step decided; the connection applies it (``Connection._apply_era``).
+
+
+@attrs.frozen
+class StartHandshake:
+    """``initialize`` now: on a new session, or (``reuse``) on the probe's, whose ids
+    go on after the probe's so a late answer to it is never taken for the handshake's.
+    ``late_probe``: the silent stdio probe whose answer may still decide (LIFE-7),
+    kept pending without a deadline once ``initialize`` is out."""
+
+    reuse: bool = False
+    late_probe: jsonrpc.RequestId | None = None
+
+
+@attrs.frozen
+class ModernReady:
+    """The server speaks 2026-07-28: the session enters the operation phase with
+    ``info`` (no handshake, LIFE-17) and the connection is ready."""
+
+    info: ServerInfo
+
+
+@attrs.frozen
+class ConnectFails:
+    error: MCPError
+
+
+@attrs.frozen
+class ProbeSent:
+    """A ``server/discover`` went out (``flush``: send it now, mid-input)."""
+
+    flush: bool = False
+
+
+@attrs.frozen
+class Supersede:
+    """A late probe answer decides while ``initialize`` is unanswered: abandon
+    ``initialize``, then apply ``then``."""
+
+    then: EraDecision
+
+
+EraDecision = StartHandshake | ModernReady | ConnectFails | ProbeSent | Supersede | None
+
+
 class EraSteps:
-    """The era decision and modern request building of one connection."""
+    """The era decision and modern request building of one connection. Its steps
+    return an :data:`EraDecision` for the connection to apply; it owns only the era's
+    own state (the probe in flight, the era cache, the log level)."""
 
     def __init__(
         self,
-        conn: Connection,
+        port: EraPort,
         *,
         request_meta: HostMeta,
         extensions: Any,
         era_cache: EraCache | None,
     ) -> None:
-        self.conn = conn
+        self.port = port
         self.request_meta = request_meta
         self.extensions = extensions
         self.era_cache = era_cache
@@ -153,10 +256,8 @@ class EraSteps:
         self.reprobed = False
         self.pid: int | None = None  # the stdio server's process (era cache key)
         self.log_level: str | None = None
-        #: A modern request was answered as a legacy server would (LIFE-18).
-        self.stale: MCPError | None = None
         self._capabilities = CapabilitiesMemo()  # every modern request's clientCapabilities
-        config = conn.config
+        config = port.config
         self.http = config.type in ("http", "streamable_http")
         timeout = config.discover_timeout
         if timeout is None:
@@ -170,7 +271,7 @@ class EraSteps:
     # ------------------------------------------------------------ era cache
 
     def cache_key(self) -> Hashable | None:
-        config = self.conn.config
+        config = self.port.config
         if self.http:
             url = config.endpoint_url
             return origin_key(url) if url is not None else None
@@ -178,10 +279,10 @@ class EraSteps:
             return process_key(self.pid, config.command)
         return None
 
-    def _remember(self, era: str, version: str | None) -> None:
+    def _remember(self, era: Era, version: str | None) -> None:
         key = self.cache_key()
         if self.era_cache is not None and key is not None:
-            self.era_cache.remember(key, "modern" if era == "modern" else "legacy", version)
+            self.era_cache.remember(key, era, version)
 
     def _forget(self) -> None:
         key = self.cache_key()
@@ -190,55 +291,57 @@ class EraSteps:
 
     # ------------------------------------------------------------ the decision
 
-    def begin(self, now: float) -> None:
+    def begin(self, now: float) -> EraDecision:
         """The transport can carry messages: probe, or handshake at once."""
-        conn = self.conn
+        config = self.port.config
         self.late = None
         self.reprobed = False
-        mode = conn.config.protocol
-        if conn.config.type == "sse" or mode == "legacy":
-            conn._start_handshake(now)
-            return
+        mode = config.protocol
+        if config.type == "sse" or mode == "legacy":
+            return StartHandshake()
         key = self.cache_key()
         record = self.era_cache.get(key) if self.era_cache is not None and key else None
         if record is not None and record.era == "legacy" and mode == "auto":
-            conn._start_handshake(now)  # LIFE-18: the era is known; no probe
-            return
+            return StartHandshake()  # LIFE-18: the era is known; no probe
         cached = record is not None and record.era == "modern"
         version = MODERN_VERSIONS[0]
         if cached and record is not None and record.protocol_version in MODERN_VERSIONS:
             version = record.protocol_version
-        conn._new_session()
-        self._send_probe(now, version, retried=False, cached=cached)
+        self.port.new_session()
+        return self._send_probe(now, version, retried=False, cached=cached)
 
-    def _send_probe(self, now: float, version: str, *, retried: bool, cached: bool) -> None:
-        conn = self.conn
-        session = conn._session
+    def abandon(self) -> None:
+        """The transport is gone: no probe answer decides anything any more."""
+        self.probe = self.late = None
+
+    def _send_probe(
+        self, now: float, version: str, *, retried: bool, cached: bool, flush: bool = False
+    ) -> EraDecision:
+        port = self.port
+        session = port.session
         assert session is not None
         _stateless(session, None)
         try:
             params = discover_params(**self._meta_options(version))
+            headers = self._headers(DISCOVER, params, version)
         except Exception as exc:
             # The host's request_meta (LIFE-12) is bad or raised: no request can be
             # built, so the connect fails; a driver input never raises.
             failed = LocalProtocolError(
-                f"server {conn.name!r}: server/discover cannot be sent: {exc}"
+                f"server {port.name!r}: server/discover cannot be sent: {exc}"
             )
             failed.__cause__ = exc
             self.probe = None
-            conn._connect_failed(failed, now)
-            return
-        timeout = conn.config.read_timeout if cached else self.discover_timeout
-        conn._take_output()
+            return ConnectFails(failed)
+        timeout = port.config.read_timeout if cached else self.discover_timeout
         # No notifications/cancelled when a probe times out: a legacy server never
         # knew the request (it may not even be initialized), and over HTTP closing the
         # stream is the cancellation.
-        rid = session.send_request(
-            DISCOVER, params, now=now, timeout=timeout, cancel_on_timeout=False
+        rid = port.send_request(
+            DISCOVER, params, headers, now=now, timeout=timeout, cancel_on_timeout=False
         )
-        (data,) = session.data_to_send()
-        conn._outbox.append(Outgoing(data, rid, DISCOVER, self._headers(DISCOVER, params, version)))
         self.probe = Probe(rid, version, retried, cached)
+        return ProbeSent(flush)
 
     def owns(self, rid: jsonrpc.RequestId) -> bool:
         probe = self.probe
@@ -247,34 +350,25 @@ class EraSteps:
         late = self.late
         return late is not None and late.rid == rid
 
-    def answered(self, rid: jsonrpc.RequestId, result: Any, now: float) -> None:
+    def answered(self, rid: jsonrpc.RequestId, result: Any, now: float) -> EraDecision:
         late = self.late
         if late is not None and late.rid == rid:
             self.late = None
-            self._late_answer(late, ProbeAnswered(result), now)
-            return
-        self._decide(ProbeAnswered(result), now)
+            return self._late_answer(late, ProbeAnswered(result), now)
+        return self._decide(ProbeAnswered(result), now)
 
-    def failed(self, rid: jsonrpc.RequestId, error: MCPError, now: float) -> None:
-        conn = self.conn
-        conn._transport.attempt_ended(rid, False)
+    def failed(self, rid: jsonrpc.RequestId, error: MCPError, now: float) -> EraDecision:
         late = self.late
         if late is not None and late.rid == rid:
             self.late = None
             if _refusal(error):
-                self._late_answer(late, ProbeFailed(_error_object(error)), now)
-            return  # a lost transport: initialize fails with it
+                return self._late_answer(late, ProbeFailed(_error_object(error)), now)
+            return None  # a lost transport: initialize fails with it
         outcome: ProbeOutcome
         if isinstance(error, RequestTimeoutError):
             probe = self.probe
-            self._decide(ProbeSilent(), now)
-            session = conn._session
-            if (
-                not self.http
-                and probe is not None
-                and conn._init_rid is not None
-                and session is not None
-            ):
+            decision = self._decide(ProbeSilent(), now)
+            if not self.http and probe is not None and isinstance(decision, StartHandshake):
                 # LIFE-7 on stdio: "does not respond within a reasonable timeout" is
                 # often a server still starting (a cold Python import, an npx or uvx
                 # download). A dual-era server that then reads the probe first serves
@@ -282,9 +376,9 @@ class EraSteps:
                 # decide: the probe stays pending, without a deadline, until the
                 # handshake settles. (Over HTTP the timed-out exchange is closed:
                 # no answer can come.)
-                session.await_late_answer(probe.rid, DISCOVER)
                 self.late = probe
-            return
+                return StartHandshake(reuse=decision.reuse, late_probe=probe.rid)
+            return decision
         if _refusal(error):
             # A JSON-RPC error, or an HTTP 4xx (its body's JSON-RPC error when it had
             # one: code None otherwise): classified by the spec's table.
@@ -292,24 +386,21 @@ class EraSteps:
         else:
             # 401/403, 5xx, a transport failure: nothing about the era (Undecided).
             self.probe = None
-            self.conn._connect_failed(error, now)
-            return
-        self._decide(outcome, now)
+            return ConnectFails(error)
+        return self._decide(outcome, now)
 
-    def _decide(self, outcome: ProbeOutcome, now: float) -> None:
+    def _decide(self, outcome: ProbeOutcome, now: float) -> EraDecision:
         probe = self.probe
         assert probe is not None
         self.probe = None
-        self._apply(probe, classify_probe(outcome), now)
+        return self._apply(probe, classify_probe(outcome), now)
 
-    def _apply(self, probe: Probe, decision: Decision, now: float) -> None:
-        conn = self.conn
+    def _apply(self, probe: Probe, decision: Decision, now: float) -> EraDecision:
+        name = self.port.name
         if isinstance(decision, Modern):
             info = decision.info
-            session = conn._session
-            assert session is not None
-            _stateless(
-                session,
+            self._remember("modern", decision.version)
+            return ModernReady(
                 ServerInfo(
                     protocol_version=decision.version,
                     capabilities=info.capabilities,
@@ -317,56 +408,49 @@ class EraSteps:
                     instructions=info.instructions,
                     ttl_ms=info.ttl_ms,
                     received_at=now,
-                ),
-            )
-            conn.era = "modern"
-            self._remember("modern", decision.version)
-            conn._on_ready(now)
-        elif isinstance(decision, RetryModern):
-            if probe.retried:
-                error = IncompatibleServerError(
-                    f"server {conn.name!r} refused protocol version {probe.version} after "
-                    f"listing it as supported ({', '.join(decision.supported)})",
-                    protocol_version=probe.version,
                 )
-                conn._connect_failed(error, now)
-                return
+            )
+        if isinstance(decision, RetryModern):
+            if probe.retried:
+                return ConnectFails(
+                    IncompatibleServerError(
+                        f"server {name!r} refused protocol version {probe.version} after "
+                        f"listing it as supported ({', '.join(decision.supported)})",
+                        protocol_version=probe.version,
+                    )
+                )
             # LIFE-6: a modern server wanting another version: never fall back.
-            self._send_probe(now, decision.version, retried=True, cached=probe.cached)
-            conn._flush(now)
-        elif isinstance(decision, RejectedModern):
+            return self._send_probe(
+                now, decision.version, retried=True, cached=probe.cached, flush=True
+            )
+        if isinstance(decision, RejectedModern):
             self._remember("modern", probe.version)
-            conn._connect_failed(decision.error, now)
-        elif isinstance(decision, Incompatible):
-            conn._connect_failed(decision.error(), now)
-        elif isinstance(decision, Legacy):
-            self._legacy(probe, decision.reason, now)
-        else:
-            assert isinstance(decision, Undecided)  # only from HTTP statuses not fed here
-            conn._connect_failed(ServerError(decision.reason), now)
+            return ConnectFails(decision.error)
+        if isinstance(decision, Incompatible):
+            return ConnectFails(decision.error())
+        if isinstance(decision, Legacy):
+            return self._legacy(probe, decision.reason, now)
+        assert isinstance(decision, Undecided)  # only from HTTP statuses not fed here
+        return ConnectFails(ServerError(decision.reason))
 
-    def _late_answer(self, probe: Probe, outcome: ProbeOutcome, now: float) -> None:
+    def _late_answer(self, probe: Probe, outcome: ProbeOutcome, now: float) -> EraDecision:
         """The silent probe was answered after ``initialize`` went out (stdio, LIFE-7).
         While the handshake is unanswered the probe's answer decides, as it would have
         on time: a modern answer abandons ``initialize`` (its answer, if any, is then
         discarded as one to an unknown id); an answer like a legacy server's changes
         nothing."""
-        conn = self.conn
-        init = conn._init_rid
-        session = conn._session
-        if init is None or session is None:
-            return
+        port = self.port
+        if port.handshake_rid is None or port.session is None:
+            return None
         decision = classify_probe(outcome)
         if isinstance(decision, Legacy):
-            return
-        session.cancel_request(init, "superseded by server/discover", notify=False)
-        conn._init_rid = None
-        conn._diagnostic(
+            return None
+        port.diagnostic(
             "info",
-            f"server {conn.name!r} answered server/discover after discover_timeout; "
+            f"server {port.name!r} answered server/discover after discover_timeout; "
             "initialize abandoned",
         )
-        self._apply(probe, decision, now)
+        return Supersede(self._apply(probe, decision, now))
 
     def handshake_settled(self, session: Session) -> None:
         """``initialize`` was answered: a late probe answer no longer decides."""
@@ -375,17 +459,18 @@ class EraSteps:
             self.late = None
             session.cancel_request(late.rid, "handshake done", notify=False)
 
-    def handshake_refused(self, error: MCPError, now: float) -> bool:
+    def handshake_refused(self, error: MCPError, now: float) -> EraDecision:
         """``initialize`` failed with ``error``: whether the refusal is a 2026-07-28
         server's (a -32022 listing a modern version we speak, LIFE-6: "Do not fall back
         to initialize"), in which case the era is probed again with that version, once
-        per connect. This catches a dual-era server that took a probe it answered too
-        late (or that a cached legacy era skipped: LIFE-18 "re-probing if the cached
-        assumption later fails"). Only with ``protocol="auto"``: a forced legacy
-        connect reports the refusal."""
-        conn = self.conn
-        config = conn.config
-        session = conn._session
+        per connect (the decision: the probe sent, or ``None``: the refusal stands).
+        This catches a dual-era server that took a probe it answered too late (or that
+        a cached legacy era skipped: LIFE-18 "re-probing if the cached assumption later
+        fails"). Only with ``protocol="auto"``: a forced legacy connect reports the
+        refusal."""
+        port = self.port
+        config = port.config
+        session = port.session
         if (
             self.reprobed
             or config.protocol != "auto"
@@ -393,71 +478,64 @@ class EraSteps:
             or session is None
             or not _refusal(error)
         ):
-            return False
+            return None
         decision = classify_probe(ProbeFailed(_error_object(error)))
         if not isinstance(decision, RetryModern):
-            return False
+            return None
         self.reprobed = True
         self.handshake_settled(session)
         self._forget()
-        conn._diagnostic(
+        port.diagnostic(
             "info",
-            f"server {conn.name!r} refused initialize as a 2026-07-28 server does "
+            f"server {port.name!r} refused initialize as a 2026-07-28 server does "
             f"({error.message}); probing again with {decision.version}",
         )
-        self._send_probe(now, decision.version, retried=True, cached=False)
-        conn._flush(now)
-        return True
+        return self._send_probe(now, decision.version, retried=True, cached=False, flush=True)
 
-    def _legacy(self, probe: Probe, reason: str, now: float) -> None:
-        conn = self.conn
+    def _legacy(self, probe: Probe, reason: str, now: float) -> EraDecision:
+        port = self.port
         if probe.cached:
             # LIFE-18: the cached modern era no longer holds: forget it, probe afresh.
             self._forget()
-            conn._diagnostic(
+            port.diagnostic(
                 "info",
-                f"server {conn.name!r}: cached as 2026-07-28 but {reason}; probing again",
+                f"server {port.name!r}: cached as 2026-07-28 but {reason}; probing again",
             )
-            self._send_probe(now, MODERN_VERSIONS[0], retried=False, cached=False)
-            conn._flush(now)
-            return
-        if conn.config.protocol == "modern":
-            conn._connect_failed(
+            return self._send_probe(
+                now, MODERN_VERSIONS[0], retried=False, cached=False, flush=True
+            )
+        if port.config.protocol == "modern":
+            return ConnectFails(
                 IncompatibleServerError(
-                    f"server {conn.name!r} does not speak the 2026-07-28 revision "
+                    f"server {port.name!r} does not speak the 2026-07-28 revision "
                     f"(protocol='modern'): {reason}"
-                ),
-                now,
+                )
             )
-            return
         self._remember("legacy", None)
-        conn._diagnostic("debug", f"server {conn.name!r}: {reason}; using initialize")
-        session = conn._session
-        assert session is not None
+        port.diagnostic("debug", f"server {port.name!r}: {reason}; using initialize")
         # The same session continues: its ids go on after the probe's, so a late answer
         # to the probe can never be taken for the answer to initialize.
-        session.state = SessionState.IDLE
-        session.server = None
-        conn._start_handshake(now, session)
+        return StartHandshake(reuse=True)
 
-    def rediscovered(self, result: Any, now: float) -> None:
+    def rediscovered(self, result: Any, now: float) -> ServerInfo | None:
         """A ``server/discover`` the host sent on the modern session was answered: the
-        capabilities, identity and freshness it reports replace the ones known, so every
-        later capability judgement (the client's and the session's own, CAP-6) uses
-        them (LIFE-20, CACHE-13). An answer that is not a usable ``DiscoverResult``, or
-        that no longer lists the version in use, changes nothing here: the caller gets
+        capabilities, identity and freshness it reports replace the ones known (the
+        connection puts the returned ``ServerInfo`` on its session), so every later
+        capability judgement (the client's and the session's own, CAP-6) uses them
+        (LIFE-20, CACHE-13). An answer that is not a usable ``DiscoverResult``, or that
+        no longer lists the version in use, changes nothing (``None``): the caller gets
         the result and judges it (a stale era is found by the next request, LIFE-18)."""
-        session = self.conn._session
-        server = self.conn.server
-        if session is None or server is None:
-            return
+        session = self.port.session
+        server = session.server if session is not None else None
+        if server is None:
+            return None
         try:
             info = parse_discover_result(result)
         except MCPError:
-            return
+            return None
         if server.protocol_version not in info.supported_versions:
-            return
-        session.server = ServerInfo(
+            return None
+        return ServerInfo(
             protocol_version=server.protocol_version,
             capabilities=info.capabilities,
             server_info=info.server_info,
@@ -487,7 +565,8 @@ class EraSteps:
         if method == "ping":
             return isinstance(classify_probe(ProbeFailed(_error_object(error))), Legacy)
         path = REQUIRED_CAPABILITY.get(method)
-        server = self.conn.server
+        session = self.port.session
+        server = session.server if session is not None else None
         return (
             error.code == -32601
             and path is not None
@@ -498,26 +577,27 @@ class EraSteps:
     def forget_era(self, reason: str) -> None:
         """Forget the cached era; the next connect probes afresh (LIFE-18)."""
         self._forget()
-        conn = self.conn
-        conn._diagnostic(
+        port = self.port
+        port.diagnostic(
             "info",
-            f"server {conn.name!r} answered a 2026-07-28 request like a handshake-era "
+            f"server {port.name!r} answered a 2026-07-28 request like a handshake-era "
             f"server ({reason}); reconnecting with a new probe",
         )
 
     # ------------------------------------------------------------ modern requests
 
     def _meta_options(self, version: str) -> dict[str, Any]:
-        session = self.conn._session
+        port = self.port
+        session = port.session
         caps: Mapping[str, Any] = session.capabilities if session is not None else {}
-        config = self.conn.config
+        config = port.config
         extensions = self.extensions
         if config.extensions:
             # §E3: a server's own extensions are declared besides the client's.
             extensions = merge_extensions(extensions, config.extensions)
         return {
             "protocol_version": version,
-            "client_info": self.conn.client_info,
+            "client_info": port.client_info,
             "capabilities": caps,
             "extensions": extensions,
             "client_capabilities": self._capabilities.get(caps, extensions),
@@ -539,7 +619,7 @@ class EraSteps:
                 params,
                 protocol_version=version,
                 tool=tool,
-                configured=configured_headers(self.conn),
+                configured=configured_headers(self.port.config),
             )
         )
 
@@ -553,7 +633,7 @@ class EraSteps:
                 carried in a header. HeaderAnnotationError: ``tool``'s annotations.
             Exception: whatever the host's ``request_meta`` callable raises.
         """
-        session = self.conn._session
+        session = self.port.session
         server = session.server if session is not None else None
         assert server is not None
         version = server.protocol_version
@@ -567,16 +647,16 @@ class EraSteps:
         return method, built, self._headers(method, built, version, tool)
 
 
-def configured_headers(conn: Connection) -> list[tuple[str, str]]:
+def configured_headers(config: ServerConfig) -> list[tuple[str, str]]:
     """The configured headers a modern POST may carry: not the ones the client owns
     (``Accept``, ``Mcp-Session-Id``, ... as in the handshake era: a configuration cannot
     forge protocol state; ``request_headers`` drops ``Mcp-Param-*`` and the standard
     request headers, HDR-6)."""
-    return [(k, v) for k, v in conn.config.headers.items() if k.lower() not in CLIENT_OWNED]
+    return [(k, v) for k, v in config.headers.items() if k.lower() not in CLIENT_OWNED]
 
 
 def modern_post_headers(
-    conn: Connection, out: Outgoing, *, streamable: bool
+    config: ServerConfig, server: ServerInfo | None, out: Outgoing, *, streamable: bool
 ) -> tuple[tuple[str, str], ...]:
     """The headers of a 2026-07-28 POST: no session id; the content negotiation ones,
     then the request's own (computed by the connection: SHTTP-6, LIFE-11, HDR-6)."""
@@ -585,10 +665,9 @@ def modern_post_headers(
     if own is None:
         # A message that is not a request (a notification, an answer): the version,
         # and the configured headers minus the client-owned Mcp-* ones.
-        server = conn.server
         own = tuple(
             (name, value)
-            for name, value in configured_headers(conn)
+            for name, value in configured_headers(config)
             if not name.lower().startswith("mcp-")
         )
         if server is not None:

@@ -8,7 +8,7 @@ module sequences them over exchanges:
 * the session id is captured from the head of the exchange that carried
   ``initialize`` (the connection tagged it: no byte matching);
 * a 404 to a request that carried the session id expires the session
-  (``Connection._session_expired``: new handshake, re-sends judged by the pipeline);
+  (``TransportPort.session_expired``: new handshake, re-sends judged by the pipeline);
 * a POST's SSE stream is read to its end (notifications after the result are
   delivered), for at most a tail after the answer;
 * Streamable HTTP only: after the handshake the standalone GET stream is opened;
@@ -59,7 +59,7 @@ from ._transport import Outgoing
 from .frames import ExchangeFailure, OpenTransport, StartExchange
 
 if TYPE_CHECKING:
-    from ._machine import Connection
+    from ._transport import TransportPort
 
 __all__ = ["HttpTransport", "without_channel"]
 
@@ -73,8 +73,8 @@ def without_channel(caps: dict[str, Any]) -> dict[str, Any]:
 
 
 class HttpTransport(HttpStreams):
-    def __init__(self, conn: Connection, *, streamable: bool) -> None:
-        super().__init__(conn)
+    def __init__(self, port: TransportPort, *, streamable: bool) -> None:
+        super().__init__(port)
         self.streamable = streamable
         self._heads: tuple[tuple[str | None, str | None], tuple[tuple[str, str], ...]] | None
         self._heads = None
@@ -86,12 +86,12 @@ class HttpTransport(HttpStreams):
 
     def headers_changed(self, headers: Mapping[str, str]) -> None:
         # Handshake-era requests take the configured headers from here; modern ones
-        # from conn.config (configured_headers in _era.py), already replaced.
+        # from port.config (configured_headers in _era.py), already replaced.
         self.http.configured_headers = dict(headers)
 
     def open(self, now: float) -> None:
         self.http.reset_session()
-        self.conn._emit(OpenTransport())
+        self.port.emit(OpenTransport())
 
     def negotiated(self, info: ServerInfo) -> None:
         # Sent on every request after initialization (Protocol Version Header),
@@ -108,7 +108,7 @@ class HttpTransport(HttpStreams):
             self._get_cursor = SseStream()  # a new session: a new standalone stream
             self._get_failures = 0
             self._open_get(now)
-            self._ready_at = now + min(self.conn.config.read_timeout, GET_READY_WAIT)
+            self._ready_at = now + min(self.port.config.read_timeout, GET_READY_WAIT)
         return self._ready_at is None and not self._note_waiting
 
     def reset(self) -> None:
@@ -133,7 +133,7 @@ class HttpTransport(HttpStreams):
         if session_id is not None and self.streamable:
             # Session management: a client that no longer needs the session SHOULD send
             # DELETE with its Mcp-Session-Id (405: the server does not allow it).
-            self.conn._emit(
+            self.port.emit(
                 StartExchange(
                     self._xid(),
                     "DELETE",
@@ -150,8 +150,9 @@ class HttpTransport(HttpStreams):
     def request_headers(self, out: Outgoing) -> tuple[tuple[str, str], ...]:
         """Hook: the headers of the POST carrying ``out``. Headers decided per request
         (``Mcp-Method``, ``Mcp-Name``, ``Authorization``) plug in here."""
-        if out.headers is not None or self.conn.era == "modern":
-            return modern_post_headers(self.conn, out, streamable=self.streamable)
+        if out.headers is not None or self.port.era == "modern":
+            port = self.port
+            return modern_post_headers(port.config, port.server, out, streamable=self.streamable)
         http = self.http
         key = (http.protocol_version, http.session_id)
         cached = self._heads
@@ -164,7 +165,7 @@ class HttpTransport(HttpStreams):
         return self.url
 
     def transmit(self, messages: list[Outgoing], now: float) -> None:
-        conn = self.conn
+        port = self.port
         for out in messages:
             ex = Exchange(
                 self._xid(),
@@ -172,7 +173,7 @@ class HttpTransport(HttpStreams):
                 rid=out.rid,
                 method=out.method,
                 sent_session=self.http.session_id is not None,
-                is_init=out.method == "initialize" and out.rid == conn._init_rid,
+                is_init=out.method == "initialize" and port.is_handshake(out.rid),
                 # Only the handshake's own counts: handshake_done() (right after this
                 # flush) starts waiting for it; a later one is an ordinary notification.
                 is_init_note=out.method == "notifications/initialized",
@@ -189,7 +190,7 @@ class HttpTransport(HttpStreams):
                     self.post_url(),
                     self.request_headers(out),
                     out.data,
-                    max(conn.config.read_timeout, GET_READ_TIMEOUT_FLOOR)
+                    max(port.config.read_timeout, GET_READ_TIMEOUT_FLOOR)
                     if listen
                     else self._read_timeout(out.rid, now),
                     listen,
@@ -208,7 +209,7 @@ class HttpTransport(HttpStreams):
             if ex.role is Role.RESUME or not ok:
                 self._drop(ex)
             elif ex.role is Role.POST and now is not None:
-                self._tails[ex.xid] = now + self.conn.config.read_timeout
+                self._tails[ex.xid] = now + self.port.config.read_timeout
 
     # ============================================================ time
 
@@ -238,10 +239,10 @@ class HttpTransport(HttpStreams):
             if ex is None:
                 del self._tails[xid]  # never left behind, or next_deadline would stay due
             elif now >= until:
-                self.conn._diagnostic(
+                self.port.diagnostic(
                     "info",
-                    f"server {self.conn.name!r} kept the response stream of {ex.method} "
-                    f"open {self.conn.config.read_timeout:g}s after its answer; closed it",
+                    f"server {self.port.name!r} kept the response stream of {ex.method} "
+                    f"open {self.port.config.read_timeout:g}s after its answer; closed it",
                 )
                 self._drop(ex)
         if self._get_retry_at is not None and now >= self._get_retry_at:
@@ -284,14 +285,14 @@ class HttpTransport(HttpStreams):
     def _head(
         self, ex: Exchange, kind: ResponseKind, headers: list[tuple[str, str]], now: float
     ) -> None:
-        config = self.conn.config
+        config = self.port.config
         if ex.role is Role.GET:
             self._get_head(ex, kind, headers, now)
             return
         if kind is ResponseKind.SESSION_EXPIRED:
             self._done(ex)
             self.http.session_id = None  # dead: not to be DELETEd or sent again
-            self.conn._session_expired(session_expired_error(self.conn.name, ex.method), now)
+            self.port.session_expired(session_expired_error(self.port.name, ex.method), now)
             return
         if ex.is_init and 200 <= ex.status < 300:
             self.http.capture_session(headers)
@@ -305,14 +306,14 @@ class HttpTransport(HttpStreams):
             ex.decoder = decoder_for(
                 _header(headers, "content-encoding"),
                 config.max_decompressed_body_bytes,
-                max_plain=self.conn.max_line_size,
+                max_plain=self.port.max_line_size,
             )
         elif kind is ResponseKind.SSE:
             ex.mode = Mode.SSE
             ex.decoder = decoder_for(
                 _header(headers, "content-encoding"), config.max_decompressed_body_bytes
             )
-            ex.parser = SSEParser(max_event_size=self.conn.max_line_size)
+            ex.parser = SSEParser(max_event_size=self.port.max_line_size)
             if ex.stream is None and ex.rid is not None:
                 ex.stream = self._streams[ex.rid] = PostStream(ex.rid, ex.method)
         elif ex.role is Role.RESUME:
@@ -357,7 +358,7 @@ class HttpTransport(HttpStreams):
             if ex.mode is Mode.JSON:
                 assert ex.decoder is not None
                 ex.parts.append(ex.decoder.finish())
-                self.conn._deliver(b"".join(ex.parts))
+                self.port.deliver(b"".join(ex.parts))
             elif ex.mode is Mode.SSE:
                 assert ex.decoder is not None and ex.parser is not None
                 tail = ex.decoder.finish()
@@ -390,42 +391,41 @@ class HttpTransport(HttpStreams):
         if ex.mode is Mode.ERROR:
             self._judge_error(ex, now)
             return
-        what = f"{ex.what} to {self.conn.name!r}"
+        what = f"{ex.what} to {self.port.name!r}"
         self._body_failed(ex, failure_error(failure, what), now)
 
     def _body_failed(self, ex: Exchange, error: MCPError, now: float) -> None:
         """``ex`` cannot be read (too large, bad gzip, the exchange failed)."""
         self._drop(ex)
         if ex.role is Role.GET:
-            self.conn._drain(now)  # what arrived first is reported first
-            self.conn._diagnostic("debug", f"server {self.conn.name!r}: GET stream: {error}")
+            self.port.drain(now)  # what arrived first is reported first
+            self.port.diagnostic("debug", f"server {self.port.name!r}: GET stream: {error}")
             self._get_failed(now)
             return
         self._attempt_error(ex, error, now)
 
     def _attempt_error(self, ex: Exchange, error: MCPError, now: float) -> None:
         if ex.is_init_note and self._note_waiting:
-            self.conn._drain(now)  # what arrived first is reported first
-            self.conn._connect_failed(error, now)
+            self.port.drain(now)  # what arrived first is reported first
+            self.port.connect_failed(error, now)
             return
         if ex.rid is None:
             # A notification or an answer: nobody waits for it; say so in the log.
-            self.conn._drain(now)  # what arrived first is reported first
-            self.conn._diagnostic(
-                "debug", f"server {self.conn.name!r}: could not send {ex.what}: {error}"
+            self.port.drain(now)  # what arrived first is reported first
+            self.port.diagnostic(
+                "debug", f"server {self.port.name!r}: could not send {ex.what}: {error}"
             )
             return
-        session = self.conn._session
-        deadline = session.deadline_of(ex.rid) if session is not None else None
+        deadline = self.port.deadline_of(ex.rid)
         if deadline is not None and now >= deadline:
-            self.conn._expire(now)  # the request's own timeout, with notifications/cancelled
+            self.port.expire(now)  # the request's own timeout, with notifications/cancelled
             return
-        self.conn._fail_attempt(ex.rid, error, now)
+        self.port.attempt_failed(ex.rid, error, now)
 
     def _judge_error(self, ex: Exchange, now: float) -> None:
         if 200 <= ex.status < 300 or not (100 <= ex.status < 600):
             error: MCPError = RemoteProtocolError(
-                f"server {self.conn.name!r} answered {ex.what} with HTTP {ex.status} "
+                f"server {self.port.name!r} answered {ex.what} with HTTP {ex.status} "
                 "and an unexpected content type"
             )
         else:

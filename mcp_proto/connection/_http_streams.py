@@ -39,7 +39,7 @@ from ._transport import Transport
 from .frames import AbortExchange, StartExchange
 
 if TYPE_CHECKING:
-    from ._machine import Connection
+    from ._transport import TransportPort
 
 __all__ = ["HttpStreams"]
 
@@ -54,12 +54,12 @@ def _header(headers: list[tuple[str, str]], name: str) -> str | None:
 class HttpStreams(Transport):
     timed = True  # POST-stream tails, resume delays, the GET stream, keep-alive
 
-    def __init__(self, conn: Connection) -> None:
-        super().__init__(conn)
-        config = conn.config
+    def __init__(self, port: TransportPort) -> None:
+        super().__init__(port)
+        config = port.config
         url = config.endpoint_url
         if url is None:  # pragma: no cover - ServerConfig guarantees a URL
-            raise ValueError(f"server {conn.name!r}: an HTTP transport needs a URL")
+            raise ValueError(f"server {port.name!r}: an HTTP transport needs a URL")
         self.url: str = url
         self.http = HttpSessionState(configured_headers=dict(config.headers))
         self._next_xid = 1
@@ -92,7 +92,7 @@ class HttpStreams(Transport):
         """Nothing more is wanted from ``ex``: forget it and tell the driver."""
         self._tails.pop(ex.xid, None)
         if self._ex.pop(ex.xid, None) is not None:
-            self.conn._emit(AbortExchange(ex.xid))
+            self.port.emit(AbortExchange(ex.xid))
         if ex.xid == self._get_xid:
             self._get_xid = None
 
@@ -106,13 +106,12 @@ class HttpStreams(Transport):
     def _start(self, ex: Exchange, frame: StartExchange) -> None:
         """Emit ``frame`` for ``ex``, kept until its head in case it is redirected."""
         ex.request = frame
-        self.conn._emit(frame)
+        self.port.emit(frame)
 
     def _read_timeout(self, rid: jsonrpc.RequestId | None, now: float) -> float:
-        session = self.conn._session
-        deadline = session.deadline_of(rid) if session is not None and rid is not None else None
+        deadline = self.port.deadline_of(rid) if rid is not None else None
         if deadline is None:
-            return self.conn.config.read_timeout
+            return self.port.config.read_timeout
         return max(0.001, deadline - now)
 
     # ============================================================ reading
@@ -138,17 +137,17 @@ class HttpStreams(Transport):
             cursor = self._get_cursor
         else:
             cursor = ex.cursor
-        conn = self.conn
+        port = self.port
         while True:
             event = parser.next_event()
             if not isinstance(event, SSEEvent):
                 break
             self.http.note_event(event, cursor)
             if event.data and event.event in ("message", ""):
-                if ex.rid is not None and conn._listen.owns(ex.rid):
-                    conn._listen.deliver_on(ex.rid, event.data.encode("utf-8"), now)
+                if ex.rid is not None and port.listens_on(ex.rid):
+                    port.deliver_listen(ex.rid, event.data.encode("utf-8"), now)
                 else:
-                    conn._deliver(event.data.encode("utf-8"))
+                    port.deliver(event.data.encode("utf-8"))
             else:
                 self.on_event(ex, event, now)
         # A priming event carries only an id: it still moves this stream's cursor.
@@ -160,8 +159,7 @@ class HttpStreams(Transport):
         """An SSE event that is not a message (the legacy ``endpoint``)."""
 
     def _pending(self, rid: jsonrpc.RequestId) -> bool:
-        session = self.conn._session
-        return session is not None and session.is_pending(rid)
+        return self.port.is_pending(rid)
 
     def _sse_ended(self, ex: Exchange, now: float) -> None:
         """A POST/resume stream ended or broke."""
@@ -177,24 +175,23 @@ class HttpStreams(Transport):
         if not self._pending(stream.rid):
             self._streams.pop(stream.rid, None)
             return
-        session = self.conn._session
-        deadline = session.deadline_of(stream.rid) if session is not None else None
+        deadline = self.port.deadline_of(stream.rid)
         if deadline is not None and now >= deadline:
             # The stream broke because the request outlived its timeout (the read
             # timeout is what was left of it): that is the timeout, not a broken stream.
             self._streams.pop(stream.rid, None)
-            self.conn._expire(now)
+            self.port.expire(now)
             return
         if (
             stream.cursor.last_event_id is None
             or stream.resumes >= MAX_RESUMES
-            or self.conn.era == "modern"  # SHTTP-6: no resumption; RETRY-7 re-issues
+            or self.port.era == "modern"  # SHTTP-6: no resumption; RETRY-7 re-issues
         ):
             self._streams.pop(stream.rid, None)
-            self.conn._fail_attempt(
+            self.port.attempt_failed(
                 stream.rid,
                 ResponseStreamClosedError(
-                    f"server {self.conn.name!r}: the response stream closed before the response"
+                    f"server {self.port.name!r}: the response stream closed before the response"
                 ),
                 now,
             )
@@ -217,7 +214,7 @@ class HttpStreams(Transport):
         )
         self._ex[ex.xid] = ex
         # Resumed with this stream's own id (2025-11-25 § Resumability).
-        self.conn._emit(
+        self.port.emit(
             StartExchange(
                 ex.xid,
                 "GET",
@@ -246,7 +243,7 @@ class HttpStreams(Transport):
                 self.url,
                 tuple(self.http.get_headers(self._get_cursor)),
                 None,
-                max(self.conn.config.read_timeout, GET_READ_TIMEOUT_FLOOR),
+                max(self.port.config.read_timeout, GET_READ_TIMEOUT_FLOOR),
                 True,
             ),
         )
@@ -257,7 +254,7 @@ class HttpStreams(Transport):
         if self._ready_at is not None:
             self._ready_at = None
             if not self._note_waiting:
-                self.conn._on_ready(now)
+                self.port.ready(now)
 
     def _note_taken(self, now: float) -> None:
         """The server took notifications/initialized: requests flow (once the GET-ready
@@ -265,7 +262,7 @@ class HttpStreams(Transport):
         if self._note_waiting:
             self._note_waiting = False
             if self._ready_at is None:
-                self.conn._on_ready(now)
+                self.port.ready(now)
 
     def _get_head(
         self, ex: Exchange, kind: ResponseKind, headers: list[tuple[str, str]], now: float
@@ -275,9 +272,9 @@ class HttpStreams(Transport):
             self._get_failures = 0
             ex.mode = Mode.SSE
             ex.decoder = decoder_for(
-                _header(headers, "content-encoding"), self.conn.config.max_decompressed_body_bytes
+                _header(headers, "content-encoding"), self.port.config.max_decompressed_body_bytes
             )
-            ex.parser = SSEParser(max_event_size=self.conn.max_line_size)
+            ex.parser = SSEParser(max_event_size=self.port.max_line_size)
             return
         self._drop(ex)
         if kind is ResponseKind.SERVER_ERROR:
@@ -288,10 +285,10 @@ class HttpStreams(Transport):
         self._release(now)
         self._get_failures += 1
         if self._get_failures >= GET_MAX_FAILURES:
-            self.conn._drain(now)  # what arrived first is reported first
-            self.conn._diagnostic(
+            self.port.drain(now)  # what arrived first is reported first
+            self.port.diagnostic(
                 "debug",
-                f"server {self.conn.name!r}: the GET stream failed "
+                f"server {self.port.name!r}: the GET stream failed "
                 f"{self._get_failures} times in a row; not reopened",
             )
             return

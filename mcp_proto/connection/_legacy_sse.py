@@ -27,7 +27,7 @@ from ._transport import Outgoing
 from .frames import ExchangeFailure, OpenTransport, StartExchange
 
 if TYPE_CHECKING:
-    from ._machine import Connection
+    from ._transport import TransportPort
 
 __all__ = ["KEEPALIVE_MISSES", "PING_TIMEOUT_FACTOR", "LegacySseTransport"]
 
@@ -38,8 +38,8 @@ PING_TIMEOUT_FACTOR: Final = 2.5
 
 
 class LegacySseTransport(HttpTransport):
-    def __init__(self, conn: Connection) -> None:
-        super().__init__(conn, streamable=False)
+    def __init__(self, port: TransportPort) -> None:
+        super().__init__(port, streamable=False)
         self._endpoint: str | None = None
         self._endpoint_at: float | None = None  # the deadline for the endpoint event
         self._stream_xid: int | None = None
@@ -50,13 +50,13 @@ class LegacySseTransport(HttpTransport):
 
     def open(self, now: float) -> None:
         self.reset()
-        self.conn._emit(OpenTransport())
+        self.port.emit(OpenTransport())
 
     def opened(self, now: float) -> None:
         ex = Exchange(self._xid(), Role.STREAM)
         self._ex[ex.xid] = ex
         self._stream_xid = ex.xid
-        self._endpoint_at = now + self.conn.config.read_timeout
+        self._endpoint_at = now + self.port.config.read_timeout
         self._start(
             ex,
             StartExchange(
@@ -70,8 +70,8 @@ class LegacySseTransport(HttpTransport):
         # is only tried (a fallback chain tries it on servers that are no such thing).
         notice = deprecations.claim("http_sse")
         if notice is not None:
-            self.conn._diagnostic("warning", notice.notice)
-        ping = self.conn.config.ping
+            self.port.diagnostic("warning", notice.notice)
+        ping = self.port.config.ping
         if ping:
             self._misses = 0
             self._ping_at = now + ping
@@ -102,14 +102,14 @@ class LegacySseTransport(HttpTransport):
         for out in messages:
             ex = Exchange(self._xid(), Role.LEGACY_POST, rid=out.rid, method=out.method)
             self._ex[ex.xid] = ex
-            self.conn._emit(
+            self.port.emit(
                 StartExchange(
                     ex.xid,
                     "POST",
                     endpoint,
                     self.request_headers(out),
                     out.data,
-                    self.conn.config.read_timeout,
+                    self.port.config.read_timeout,
                     False,
                 )
             )
@@ -124,34 +124,34 @@ class LegacySseTransport(HttpTransport):
         if self._endpoint_at is not None and now >= self._endpoint_at:
             self._endpoint_at = None
             self._lost(
-                ConnectionError(f"server {self.conn.name!r} announced no endpoint in time"), now
+                ConnectionError(f"server {self.port.name!r} announced no endpoint in time"), now
             )
             return
         if self._ping_at is not None and now >= self._ping_at:
             self._ping_at = None
-            conn = self.conn
-            ping = conn.config.ping
-            if conn.is_connected and ping:
-                conn._send_internal(
+            port = self.port
+            ping = port.config.ping
+            if port.is_connected and ping:
+                port.send_internal(
                     "ping", now=now, timeout=ping * PING_TIMEOUT_FACTOR, done=self._pong
                 )
 
     def _pong(self, ok: bool, now: float) -> None:
-        conn = self.conn
-        ping = conn.config.ping
+        port = self.port
+        ping = port.config.ping
         self._misses = 0 if ok else self._misses + 1
         if self._misses >= KEEPALIVE_MISSES:
-            conn._diagnostic(
+            port.diagnostic(
                 "warning",
-                f"server {conn.name!r}: no answer to {KEEPALIVE_MISSES} pings; reconnecting",
+                f"server {port.name!r}: no answer to {KEEPALIVE_MISSES} pings; reconnecting",
             )
-            self._lost(ConnectionError(f"server {conn.name!r} stopped answering pings"), now)
+            self._lost(ConnectionError(f"server {port.name!r} stopped answering pings"), now)
             return
         if ping:
             self._ping_at = now + ping
 
     def _lost(self, error: MCPError, now: float) -> None:
-        self.conn._on_lost(error, now)
+        self.port.lost(error, now)
 
     # ------------------------------------------------------------ inputs
 
@@ -177,7 +177,7 @@ class LegacySseTransport(HttpTransport):
             if kind is not ResponseKind.SSE:
                 self._done(ex)
                 error = ConnectionError(
-                    f"server {self.conn.name!r}: GET {self.url} answered HTTP {status}, "
+                    f"server {self.port.name!r}: GET {self.url} answered HTTP {status}, "
                     "not an event stream"
                 )
                 error.http_status = status
@@ -186,14 +186,14 @@ class LegacySseTransport(HttpTransport):
             try:
                 ex.decoder = decoder_for(
                     _header(headers, "content-encoding"),
-                    self.conn.config.max_decompressed_body_bytes,
+                    self.port.config.max_decompressed_body_bytes,
                 )
             except MCPError as exc:
                 self._done(ex)
                 self._lost(exc, now)
                 return
             ex.mode = Mode.SSE
-            ex.parser = SSEParser(max_event_size=self.conn.max_line_size)
+            ex.parser = SSEParser(max_event_size=self.port.max_line_size)
             return
         # A POST to the endpoint: 2xx is all it needs (answers come on the stream).
         ex.status = status
@@ -215,7 +215,7 @@ class LegacySseTransport(HttpTransport):
 
     def _sse_ended(self, ex: Exchange, now: float) -> None:
         if ex.role is Role.STREAM:
-            self._lost(ConnectionError(f"server {self.conn.name!r} closed the event stream"), now)
+            self._lost(ConnectionError(f"server {self.port.name!r} closed the event stream"), now)
             return
         super()._sse_ended(ex, now)
 
@@ -225,7 +225,7 @@ class LegacySseTransport(HttpTransport):
             return
         if ex.role is Role.STREAM:
             self._done(ex)
-            self._lost(failure_error(failure, f"event stream of {self.conn.name!r}"), now)
+            self._lost(failure_error(failure, f"event stream of {self.port.name!r}"), now)
             return
         super().exchange_failed(xid, failure, now)
 
@@ -238,4 +238,4 @@ class LegacySseTransport(HttpTransport):
             self._lost(exc, now)
             return
         self._endpoint_at = None
-        self.conn._on_usable(now)
+        self.port.usable(now)

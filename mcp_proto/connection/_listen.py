@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal, Protocol
 
 import attrs
 
@@ -73,16 +73,16 @@ from ..modern.notify_queue import (
     judge_acknowledgment,
     subscription_id,
 )
-from ..session import State as SessionState
 from ._exchange import GET_MAX_DELAY
-from ._transport import Outgoing
 from .events import ListenAcknowledged, ListenEnded, ListenInterrupted, ListenNotification
 from .events import MessageDiscarded as _Discarded
 
 if TYPE_CHECKING:
-    from ._machine import Connection
+    from ..config import ServerConfig
+    from ..versions import Era
+    from .events import Event
 
-__all__ = ["LISTEN", "ListenManager", "SubState", "Subscription"]
+__all__ = ["LISTEN", "ListenManager", "ListenPort", "SubState", "Subscription"]
 
 LISTEN: Final = "subscriptions/listen"
 ACKNOWLEDGED: Final = "notifications/subscriptions/acknowledged"
@@ -90,6 +90,61 @@ ACKNOWLEDGED: Final = "notifications/subscriptions/acknowledged"
 #: ``ack_timeout=`` of ``start_listen``: ``None`` is the transport's read timeout,
 #: ``False`` waits for ever (SUB-5).
 AckTimeout = float | Literal[False] | None
+
+
+class ListenPort(Protocol):
+    """What the subscriptions' manager may read of its connection and ask of it."""
+
+    @property
+    def config(self) -> ServerConfig: ...
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def era(self) -> Era | None: ...
+
+    @property
+    def is_connected(self) -> bool: ...
+
+    @property
+    def session_live(self) -> bool:
+        """Whether a session is open (something to cancel requests on)."""
+
+    def build_modern(
+        self, method: str, params: dict[str, Any] | None
+    ) -> tuple[str, dict[str, Any], tuple[tuple[str, str], ...] | None]:
+        """A 2026-07-28 request's method, params (with ``_meta``) and HTTP headers."""
+
+    def send_request(
+        self,
+        method: str,
+        params: dict[str, Any] | None,
+        headers: tuple[tuple[str, str], ...] | None,
+        *,
+        now: float,
+        timeout: float | None,
+        cancel_on_timeout: bool = True,
+    ) -> jsonrpc.RequestId:
+        """Send a request of the machine's own on the current session; its id."""
+
+    def cancel_request(self, rid: jsonrpc.RequestId, reason: str, *, notify: bool = True) -> bool:
+        """Abandon request ``rid`` of the live session; whether it was pending."""
+
+    def send_notification(self, method: str, params: dict[str, Any] | None) -> None: ...
+
+    def attempt_ended(self, rid: jsonrpc.RequestId, ok: bool, now: float | None = None) -> None:
+        """Tell the transport the listen request ``rid`` ended (HTTP: close its stream)."""
+
+    def event(self, event: Event) -> None:
+        """An event for the host (in order with the connection's own)."""
+
+    def diagnostic(self, level: str, message: str) -> None: ...
+
+    def deliver(self, message: bytes | str) -> None: ...
+
+    def drain(self, now: float) -> None:
+        """Route what was delivered so far (notifications to their subscriptions)."""
 
 
 class SubState(enum.Enum):
@@ -121,8 +176,8 @@ class Subscription:
 class ListenManager:
     """The subscriptions of one connection (owned by ``Connection``)."""
 
-    def __init__(self, conn: Connection, random: Callable[[], float]) -> None:
-        self.conn = conn
+    def __init__(self, port: ListenPort, random: Callable[[], float]) -> None:
+        self.port = port
         self._random = random
         self.subs: dict[int, Subscription] = {}
         self._by_rid: dict[jsonrpc.RequestId, Subscription] = {}
@@ -141,7 +196,7 @@ class ListenManager:
 
     @property
     def stdio(self) -> bool:
-        return self.conn.config.type == "stdio"
+        return self.port.config.type == "stdio"
 
     # ------------------------------------------------------------ operations
 
@@ -155,12 +210,12 @@ class ListenManager:
         if not flt.to_params():
             raise ValidationError("the notification filter requests no notification")
         if ack_timeout is None:
-            timeout: float | None = self.conn.config.read_timeout
+            timeout: float | None = self.port.config.read_timeout
         elif ack_timeout is False:
             timeout = None
         else:
             timeout = check_seconds(ack_timeout, "ack_timeout")
-        if self.conn.is_connected and self.conn.era != "modern":
+        if self.port.is_connected and self.port.era != "modern":
             raise self._legacy_error()
         sub = Subscription(self._next_id, flt, timeout)
         self._next_id += 1
@@ -205,7 +260,7 @@ class ListenManager:
         sub.lost = None
         sub.reopen_at = None
         sub.ack_deadline = None
-        self.conn._events.append(ListenInterrupted(sub.sub_id, error))
+        self.port.event(ListenInterrupted(sub.sub_id, error))
 
     def resume(self) -> None:
         """The host connects again: kept subscriptions go out once it is ready."""
@@ -241,8 +296,8 @@ class ListenManager:
         waiting = [s for s in self.subs.values() if s.state is SubState.WAITING]
         if not waiting:
             return
-        conn = self.conn
-        if conn.era != "modern":
+        port = self.port
+        if port.era != "modern":
             # SUB-25: a (restarted) server that speaks the handshake era has no listen.
             for sub in waiting:
                 self._end(sub, self._legacy_error())
@@ -254,7 +309,7 @@ class ListenManager:
                 for sub in waiting:
                     if sub.resend:
                         error = ConnectionError(
-                            f"server {conn.name!r} exited less than "
+                            f"server {port.name!r} exited less than "
                             f"{self.policy.min_interval:g}s after receiving the "
                             "subscriptions; they are not re-sent again"
                         )
@@ -269,13 +324,11 @@ class ListenManager:
             self.policy.handed_over(self._process, now)
 
     def _send(self, sub: Subscription, now: float) -> None:
-        conn = self.conn
-        session = conn._session
-        assert session is not None
+        port = self.port
         try:
             # A fresh filter object each time: the frozen filter is what every re-open
             # asks for (SUB-13). _meta and HTTP headers as for every modern request.
-            method, params, headers = conn._era.build(
+            method, params, headers = port.build_modern(
                 LISTEN, {"notifications": sub.filter.to_params()}
             )
         except Exception as exc:  # host request_meta, bad metadata
@@ -283,12 +336,9 @@ class ListenManager:
             failed.__cause__ = exc
             self._end(sub, failed)
             return
-        conn._take_output()
         # No session deadline: the acknowledgment has its own (SUB-5) and the
         # acknowledged stream none.
-        rid = session.send_request(method, params, now=now, timeout=None)
-        (data,) = session.data_to_send()
-        conn._outbox.append(Outgoing(data, rid, method, headers))
+        rid = port.send_request(method, params, headers, now=now, timeout=None)
         sub.rid = rid
         sub.state = SubState.OPENING
         sub.resend = False
@@ -314,31 +364,28 @@ class ListenManager:
         """Stop the listen request(s) of ``sub`` on the live transport: stdio sends
         ``notifications/cancelled`` for every id written to this process (SUB-29);
         HTTP closes the stream, which is the cancellation (SUB-16)."""
-        conn = self.conn
-        session = conn._session
+        port = self.port
         rid = self._detach(sub)
-        live = session is not None and session.state is not SessionState.CLOSED
+        live = port.session_live
         if self.stdio:
             for written in sub.written:
                 if not live:
                     break
-                assert session is not None
-                if not session.cancel_request(written, reason):
-                    session.send_notification(
+                if not port.cancel_request(written, reason):
+                    port.send_notification(
                         "notifications/cancelled", {"requestId": written, "reason": reason}
                     )
         elif rid is not None:
             if live:
-                assert session is not None
-                session.cancel_request(rid, reason, notify=False)
-            conn._transport.attempt_ended(rid, False)  # AbortExchange
+                port.cancel_request(rid, reason, notify=False)
+            port.attempt_ended(rid, False)  # AbortExchange
         sub.written.clear()
 
     def _forget_wire(self, sub: Subscription) -> None:
         rid = self._detach(sub)
-        session = self.conn._session
-        if rid is not None and session is not None and session.state is not SessionState.CLOSED:
-            session.cancel_request(rid, "closed", notify=False)
+        port = self.port
+        if rid is not None and port.session_live:
+            port.cancel_request(rid, "closed", notify=False)
         sub.written.clear()
 
     def _end(self, sub: Subscription, error: MCPError | None) -> None:
@@ -348,7 +395,7 @@ class ListenManager:
         sub.state = SubState.ENDED
         sub.written.clear()
         self.subs.pop(sub.sub_id, None)
-        self.conn._events.append(ListenEnded(sub.sub_id, error))
+        self.port.event(ListenEnded(sub.sub_id, error))
 
     def _refused(self, error: MCPError) -> MCPError:
         """The error a refused listen ends its subscription with: a server that answers
@@ -356,7 +403,7 @@ class ListenManager:
         it lacks (a typed ``CapabilityError`` naming it), not a failure of this one."""
         if isinstance(error, ServerError) and error.code == jsonrpc.METHOD_NOT_FOUND:
             refused = CapabilityError(
-                f"server {self.conn.name!r} does not offer {LISTEN} "
+                f"server {self.port.name!r} does not offer {LISTEN} "
                 "(it answered -32601, method not found)"
             )
             refused.__cause__ = error
@@ -365,7 +412,7 @@ class ListenManager:
 
     def _legacy_error(self) -> CapabilityError:
         return CapabilityError(
-            f"server {self.conn.name!r} speaks the handshake era, which has no "
+            f"server {self.port.name!r} speaks the handshake era, which has no "
             f"{LISTEN} (2026-07-28); use subscribe_resource there"
         )
 
@@ -379,12 +426,12 @@ class ListenManager:
         sub = self._by_rid.get(rid)
         if sub is None:
             return False
-        self.conn._transport.attempt_ended(rid, True, now)
+        self.port.attempt_ended(rid, True, now)
         closing = classify_closing(result)
         if closing.graceful:
             self._end(sub, None)
         else:
-            message = f"server {self.conn.name!r} ended the subscription: {closing.reason}"
+            message = f"server {self.port.name!r} ended the subscription: {closing.reason}"
             unknown = (
                 isinstance(result, Mapping)
                 and closing.reason is not None
@@ -403,11 +450,11 @@ class ListenManager:
         sub = self._by_rid.get(rid)
         if sub is None:
             return False
-        conn = self.conn
-        conn._transport.attempt_ended(rid, False)
+        port = self.port
+        port.attempt_ended(rid, False)
         self._detach(sub)
         if self.stdio:
-            if conn.is_connected:
+            if port.is_connected:
                 self._end(sub, self._refused(error))  # the server refused it (JSON-RPC)
                 return True
             # The process is gone: ids written to it are forgotten (SUB-29) and the
@@ -419,7 +466,7 @@ class ListenManager:
             sub.state = SubState.WAITING
             sub.resend = True
             sub.lost = error
-            conn._events.append(ListenInterrupted(sub.sub_id, error))
+            port.event(ListenInterrupted(sub.sub_id, error))
             return True
         if not _reopens(error):
             # 4xx, an authorization challenge, a JSON-RPC error
@@ -430,18 +477,18 @@ class ListenManager:
 
     def _backoff(self, sub: Subscription, error: MCPError, now: float) -> None:
         """HTTP: re-open after ``backoff_delay`` (capped like the GET stream's)."""
-        conn = self.conn
+        port = self.port
         sub.drops += 1
         delay = min(
             GET_MAX_DELAY,
-            backoff_delay(sub.drops, conn.config.retry_backoff, jitter=self._random() * 0.25),
+            backoff_delay(sub.drops, port.config.retry_backoff, jitter=self._random() * 0.25),
         )
         sub.state = SubState.BACKOFF
         sub.reopen_at = now + delay
-        conn._events.append(ListenInterrupted(sub.sub_id, error))
-        conn._diagnostic(
+        port.event(ListenInterrupted(sub.sub_id, error))
+        port.diagnostic(
             "info",
-            f"server {conn.name!r}: subscription {sub.sub_id} dropped ({error}); "
+            f"server {port.name!r}: subscription {sub.sub_id} dropped ({error}); "
             f"re-opened in {delay:.2f}s",
         )
 
@@ -450,12 +497,12 @@ class ListenManager:
         stream is the subscription's own, so a notification on it that does not name
         its subscription is still that subscription's (SUB-31 makes the ``_meta`` id
         the only correlation on stdio, where streams share the pipe)."""
-        conn = self.conn
-        conn._drain(now)  # what arrived before belongs to no stream
+        port = self.port
+        port.drain(now)  # what arrived before belongs to no stream
         self._stream_rid = rid
         try:
-            conn._deliver(data)
-            conn._drain(now)
+            port.deliver(data)
+            port.drain(now)
         finally:
             self._stream_rid = None
 
@@ -475,7 +522,7 @@ class ListenManager:
             rid = self.demux.route(params)
             sub = self._by_rid.get(rid) if rid is not None else None
         if sub is None:
-            self.conn._events.append(
+            self.port.event(
                 _Discarded(f"{event.method} for subscription {sid!r}, which is not open")
             )
             return True
@@ -486,9 +533,9 @@ class ListenManager:
                 sub.state = SubState.ACTIVE
                 sub.ack_deadline = None
                 sub.drops = 0
-                self.conn._events.append(ListenAcknowledged(sub.sub_id, ack))
+                self.port.event(ListenAcknowledged(sub.sub_id, ack))
             return True
-        self.conn._events.append(ListenNotification(sub.sub_id, event.method, params))
+        self.port.event(ListenNotification(sub.sub_id, event.method, params))
         return True
 
     def _server_cancel(self, params: Mapping[str, Any], now: float) -> bool:

@@ -44,9 +44,18 @@ from ..modern.meta import Extensions, HostMeta, check_extensions
 from ..session import ServerInfo, Session
 from ..session import State as SessionState
 from ..types import Implementation
+from ..versions import Era
 from ._calls import CLOSE_ANSWER_WAIT, Call, CallState, Pipeline, Verdict
-from ._era import EraSteps
-from ._transport import Outgoing, Transport
+from ._era import (
+    ConnectFails,
+    EraDecision,
+    EraSteps,
+    ModernReady,
+    ProbeSent,
+    StartHandshake,
+    Supersede,
+)
+from ._transport import Outgoing, Transport, TransportPort
 from .events import (
     CallCancelledError,
     CallFailed,
@@ -133,23 +142,144 @@ class _NoListen:
 _NO_LISTEN: Final = _NoListen()
 
 
-def _make_transport(conn: Connection) -> Transport:
-    kind = conn.config.type
+def _make_transport(kind: str, port: TransportPort) -> Transport:
+    """The strategy of ``config.type`` (its module loaded only when used)."""
     if kind == "stdio":
         from ._stdio import StdioTransport
 
-        return StdioTransport(conn)
+        return StdioTransport(port)
     if kind == "sse":
         from ._legacy_sse import LegacySseTransport
 
-        return LegacySseTransport(conn)
+        return LegacySseTransport(port)
     if kind == "websocket":
         from ._websocket import WebSocketTransport
 
-        return WebSocketTransport(conn)
+        return WebSocketTransport(port)
     from ._http import HttpTransport
 
-    return HttpTransport(conn, streamable=kind == "streamable_http")
+    return HttpTransport(port, streamable=kind == "streamable_http")
+
+
+class _Port:
+    """The connection as its helpers see it: the few facts they may read and the steps
+    they may ask for (:class:`~._transport.TransportPort`), and nothing else. The
+    helpers hold this, never the :class:`Connection`. The outputs on every call's path
+    (``emit``, ``deliver``) are the connection's bound methods themselves: the port
+    costs the hot path no extra call."""
+
+    __slots__ = (
+        "_conn",
+        "attempt_failed",
+        "connect_failed",
+        "deliver",
+        "diagnostic",
+        "drain",
+        "emit",
+        "expire",
+        "lost",
+        "new_session",
+        "ready",
+        "send_internal",
+        "send_request",
+        "session_expired",
+        "usable",
+    )
+
+    def __init__(self, conn: Connection) -> None:
+        self._conn = conn
+        self.emit = conn._emit
+        self.deliver = conn._deliver
+        self.diagnostic = conn._diagnostic
+        self.drain = conn._drain
+        self.send_internal = conn._send_internal
+        self.usable = conn._on_usable
+        self.ready = conn._on_ready
+        self.lost = conn._on_lost
+        self.session_expired = conn._session_expired
+        self.connect_failed = conn._connect_failed
+        self.attempt_failed = conn._fail_attempt
+        self.expire = conn._expire
+        self.new_session = conn._new_session
+        self.send_request = conn._send_own
+
+    @property
+    def config(self) -> ServerConfig:
+        return self._conn.config
+
+    @property
+    def name(self) -> str:
+        return self._conn.name
+
+    @property
+    def max_line_size(self) -> int:
+        return self._conn.max_line_size
+
+    @property
+    def era(self) -> Era | None:
+        return self._conn.era
+
+    @property
+    def server(self) -> ServerInfo | None:
+        return self._conn.server
+
+    @property
+    def is_connected(self) -> bool:
+        return self._conn.state is ConnectionState.READY
+
+    @property
+    def client_info(self) -> Implementation:
+        return self._conn.client_info
+
+    @property
+    def session(self) -> Session | None:
+        return self._conn._session
+
+    @property
+    def session_live(self) -> bool:
+        session = self._conn._session
+        return session is not None and session.state is not SessionState.CLOSED
+
+    @property
+    def handshake_rid(self) -> jsonrpc.RequestId | None:
+        return self._conn._init_rid
+
+    def build_modern(
+        self, method: str, params: dict[str, Any] | None
+    ) -> tuple[str, dict[str, Any], tuple[tuple[str, str], ...] | None]:
+        return self._conn._era.build(method, params)
+
+    def cancel_request(self, rid: jsonrpc.RequestId, reason: str, *, notify: bool = True) -> bool:
+        session = self._conn._session
+        return session is not None and session.cancel_request(rid, reason, notify=notify)
+
+    def send_notification(self, method: str, params: dict[str, Any] | None) -> None:
+        session = self._conn._session
+        if session is not None:
+            session.send_notification(method, params)
+
+    def attempt_ended(self, rid: jsonrpc.RequestId, ok: bool, now: float | None = None) -> None:
+        self._conn._transport.attempt_ended(rid, ok, now)
+
+    def event(self, event: Event) -> None:
+        self._conn._events.append(event)
+
+    def deadline_of(self, rid: jsonrpc.RequestId) -> float | None:
+        session = self._conn._session
+        return session.deadline_of(rid) if session is not None else None
+
+    def is_pending(self, rid: jsonrpc.RequestId) -> bool:
+        session = self._conn._session
+        return session is not None and session.is_pending(rid)
+
+    def is_handshake(self, rid: jsonrpc.RequestId | None) -> bool:
+        return rid is not None and rid == self._conn._init_rid
+
+    def listens_on(self, rid: jsonrpc.RequestId) -> bool:
+        return self._conn._listen.owns(rid)
+
+    def deliver_listen(self, rid: jsonrpc.RequestId, data: bytes, now: float) -> None:
+        self._conn._listen.deliver_on(rid, data, now)
 
 
 class Connection:
@@ -183,14 +313,18 @@ class Connection:
         check_extensions(extensions)  # a bad identifier is the caller's error, now
         #: The era spoken: "legacy" (handshake), "modern" (2026-07-28) or None while
         #: undecided (protocol="auto" before the first probe answered).
-        self.era: str | None = None
+        self.era: Era | None = None
         if config.protocol == "legacy" or config.type == "sse":
             self.era = "legacy"
         elif config.protocol == "modern":
             self.era = "modern"
+        self._port = _Port(self)  # all the helpers below see of the connection
         self._era = EraSteps(
-            self, request_meta=request_meta, extensions=extensions, era_cache=era_cache
+            self._port, request_meta=request_meta, extensions=extensions, era_cache=era_cache
         )
+        #: A modern request was answered as a legacy server would (LIFE-18): handled
+        #: once the input is routed (``_after``).
+        self._stale: MCPError | None = None
         self._session: Session | None = None
         self._init_rid: jsonrpc.RequestId | None = None
         self._frames: list[Frame] = []
@@ -204,7 +338,7 @@ class Connection:
         # Server requests of the current session not answered yet: an answer to
         # anything else (a request of an expired session, a second answer) is dropped.
         self._asked: set[jsonrpc.RequestId] = set()
-        self._transport = _make_transport(self)
+        self._transport = _make_transport(config.type, self._port)
         # subscriptions/listen (SUB rows): a stand-in until the first subscription, so
         # a program that never listens neither loads nor consults the listen rules.
         self._listen: ListenManager | _NoListen = _NO_LISTEN
@@ -216,7 +350,7 @@ class Connection:
         if isinstance(listen, _NoListen):
             from ._listen import ListenManager
 
-            listen = self._listen = ListenManager(self, self._random)
+            listen = self._listen = ListenManager(self._port, self._random)
         return listen
 
     # ================================================================ introspection
@@ -640,7 +774,49 @@ class Connection:
 
     def _on_usable(self, now: float) -> None:
         """The transport can carry messages: decide the era (probe or handshake)."""
-        self._era.begin(now)
+        self._apply_era(self._era.begin(now), now)
+
+    def _apply_era(self, decision: EraDecision, now: float) -> None:
+        """Take the step an era decision calls for (:mod:`._era`)."""
+        if isinstance(decision, Supersede):
+            # A late probe answer decides while initialize is unanswered (LIFE-7):
+            # initialize is abandoned (its answer, if any, is discarded as one to an
+            # unknown id).
+            session, init = self._session, self._init_rid
+            if session is not None and init is not None:
+                session.cancel_request(init, "superseded by server/discover", notify=False)
+            self._init_rid = None
+            decision = decision.then
+        if decision is None:
+            return
+        if isinstance(decision, ProbeSent):
+            if decision.flush:
+                self._flush(now)
+        elif isinstance(decision, StartHandshake):
+            session = None
+            if decision.reuse:
+                # The probe's session continues: its ids go on after the probe's.
+                session = self._session
+                assert session is not None
+                session.state = SessionState.IDLE
+                session.server = None
+            self._start_handshake(now, session)
+            if decision.late_probe is not None:
+                assert self._session is not None
+                self._session.await_late_answer(decision.late_probe, DISCOVER)
+        elif isinstance(decision, ModernReady):
+            # LIFE-17: 2026-07-28 has no initialize; the session enters the operation
+            # phase with what discover said (its ids, pending table and deadlines are
+            # used as in the handshake era).
+            session = self._session
+            assert session is not None
+            session.server = decision.info
+            session.state = SessionState.READY
+            self.era = "modern"
+            self._on_ready(now)
+        else:
+            assert isinstance(decision, ConnectFails)
+            self._connect_failed(decision.error, now)
 
     def _new_session(self) -> Session:
         caps = self._transport.capabilities(dict(self._capabilities()))
@@ -689,7 +865,7 @@ class Connection:
         """Drop the transport and the session; calls in flight are judged."""
         self._drain(now)  # events already received come first
         self._init_rid = None
-        self._era.probe = self._era.late = None  # no era decision from a dead transport
+        self._era.abandon()  # no era decision from a dead transport
         self._internal.clear()
         self._transport.reset()
         self._outbox = []
@@ -715,6 +891,12 @@ class Connection:
             if self._close_deadline is not None:  # lost during the answer grace
                 self._finish_close(now, lost=error)
             return
+        # What arrived before the loss comes first, and may change the state it is
+        # judged in: the answer to initialize read with the end of the output makes
+        # the connection ready, and then it is lost as a ready one (found by
+        # fuzz/fuzz_connection.py: judged as HANDSHAKING, the loss closed the session
+        # under a READY connection).
+        self._drain(now)
         session = self._session
         if (
             self.state is ConnectionState.HANDSHAKING
@@ -724,17 +906,14 @@ class Connection:
         ):
             # initialize fails with the loss (the session adds what the server wrote
             # that was not JSON-RPC: issue 8 item 8); that fails the connect.
-            self._drain(now)
             session.connection_lost(error)
             self._drain(now)
             return
         if self.state in (ConnectionState.OPENING, ConnectionState.HANDSHAKING):
-            self._drain(now)
             self._connect_failed(error, now)
             return
         if self.state is not ConnectionState.READY:
             return
-        self._drain(now)
         self._events.append(Disconnected(error))
         self._teardown(error, now, close=True)
 
@@ -788,7 +967,7 @@ class Connection:
         there is nobody left to answer or to say goodbye to."""
         self._close_deadline = None
         self._drain(now)  # what already arrived comes first
-        self._era.probe = self._era.late = None  # they fail with the rest: no decision
+        self._era.abandon()  # they fail with the rest: no decision
         session = self._session
         live = session is not None and session.state is not SessionState.CLOSED
         self._listen.end_all(self._closed_error(), now, cancel=lost is None and live)
@@ -839,9 +1018,9 @@ class Connection:
     def _after(self, now: float) -> None:
         """After every input: route the session's events, send what may go, flush."""
         self._drain(now)
-        stale = self._era.stale
+        stale = self._stale
         if stale is not None:
-            self._era.stale = None
+            self._stale = None
             if self.state is ConnectionState.READY:
                 self._era.forget_era(str(stale))
                 self._events.append(Disconnected(stale))
@@ -944,13 +1123,38 @@ class Connection:
         headers = None
         if self.era == "modern":
             method, params, headers = self._era.build(method, None)
+        rid = self._send_own(
+            method,
+            params,
+            headers,
+            now=now,
+            timeout=timeout,
+            cancel_on_timeout=not self.modern_http,
+        )
+        self._internal[rid] = done
+
+    def _send_own(
+        self,
+        method: str,
+        params: dict[str, Any] | None,
+        headers: tuple[tuple[str, str], ...] | None,
+        *,
+        now: float,
+        timeout: float | None,
+        cancel_on_timeout: bool = True,
+    ) -> jsonrpc.RequestId:
+        """Send a request of the machine's own (the era probe, a listen request, a
+        keep-alive ping) on the current session, after what the session queued
+        before; its id."""
+        session = self._session
+        assert session is not None
         self._take_output()
         rid = session.send_request(
-            method, params, now=now, timeout=timeout, cancel_on_timeout=not self.modern_http
+            method, params, now=now, timeout=timeout, cancel_on_timeout=cancel_on_timeout
         )
         (data,) = session.data_to_send()
         self._outbox.append(Outgoing(data, rid, method, headers))
-        self._internal[rid] = done
+        return rid
 
     def _take_output(self) -> None:
         """Move untagged session output (notifications, responses) to the outbox."""
@@ -1019,7 +1223,7 @@ class Connection:
             return
         era = self._era
         if (era.probe is not None or era.late is not None) and era.owns(rid):
-            era.answered(rid, event.result, now)
+            self._apply_era(era.answered(rid, event.result, now), now)
             return
         internal = self._internal.pop(rid, None)
         if internal is not None:
@@ -1037,20 +1241,28 @@ class Connection:
                     # for a ping, whose result is empty in every era.
                     result = {}
                 elif call.method == DISCOVER:
-                    self._era.rediscovered(result, now)  # LIFE-20: a re-fetched discover
+                    # LIFE-20: a re-fetched discover replaces what is known of the server
+                    info = self._era.rediscovered(result, now)
+                    current = self._session
+                    if info is not None and current is not None:
+                        current.server = info
             self._events.append(CallSucceeded(call.call_id, call.method, result))
 
     def _on_attempt_failed(self, rid: jsonrpc.RequestId, error: MCPError, now: float) -> None:
         """An attempt ended without a result (error response, timeout, transport)."""
         if rid == self._init_rid and self._init_rid is not None:
             self._init_rid = None
-            if not self._era.handshake_refused(error, now):
+            decision = self._era.handshake_refused(error, now)
+            if decision is None:
                 self._connect_failed(error, now)
+            else:
+                self._apply_era(decision, now)
             return
         if self._listen.on_failed(rid, error, now):
             return
         if self._era.owns(rid):
-            self._era.failed(rid, error, now)
+            self._transport.attempt_ended(rid, False)
+            self._apply_era(self._era.failed(rid, error, now), now)
             return
         internal = self._internal.pop(rid, None)
         if internal is not None:
@@ -1075,7 +1287,7 @@ class Connection:
         if self.era == "modern" and self._era.answers_like_legacy(call.method, error):
             # LIFE-18: the era assumed no longer holds; handled once the input is
             # routed (_after), not in the middle of it.
-            self._era.stale = error
+            self._stale = error
         verdict, detail = self._calls.judge(call, error, now, modern_http=self.modern_http)
         if verdict is Verdict.FAIL:
             assert isinstance(detail, MCPError)

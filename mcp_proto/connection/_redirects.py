@@ -47,10 +47,10 @@ def follow(
         transport._get_xid = again.xid
     if ex.role is Role.POST and request.url == transport.url:
         transport.url = target  # the endpoint moved (a GET is only the stream's)
-    conn = transport.conn
-    conn._diagnostic(
+    port = transport.port
+    port.diagnostic(
         "info",
-        f"server {conn.name!r}: {request.url} redirects to {target} (HTTP {status}); "
+        f"server {port.name!r}: {request.url} redirects to {target} (HTTP {status}); "
         "requests go there",
     )
     transport._start(

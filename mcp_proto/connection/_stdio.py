@@ -22,16 +22,16 @@ class StdioTransport(Transport):
     _framer: LineFramer | None = None
 
     def open(self, now: float) -> None:
-        conn = self.conn
-        self._framer = LineFramer(conn.max_line_size, decode=True)
-        conn._emit(OpenTransport())
+        port = self.port
+        self._framer = LineFramer(port.max_line_size, decode=True)
+        port.emit(OpenTransport())
 
     def reset(self) -> None:
         self._framer = None
 
     def transmit(self, messages: list[Outgoing], now: float) -> None:
         # One frame per flush: the driver writes it with one writev.
-        self.conn._emit(Write([m.data for m in messages]))
+        self.port.emit(Write([m.data for m in messages]))
 
     def receive_data(self, data: bytes, now: float) -> None:
         framer = self._framer
@@ -42,16 +42,16 @@ class StdioTransport(Transport):
         line = framer.whole_line(data)
         if line is not None:
             if line:
-                self.conn._deliver(line)
+                self.port.deliver(line)
             return
         lines = framer.whole_lines(data)
         if lines is None:
             framer.receive_data(data)
             self._lines(framer, now)
             return
-        conn = self.conn
+        port = self.port
         for line in lines:
-            conn._deliver(line)
+            port.deliver(line)
             if self._framer is not framer:
                 return  # delivering ended this connection
 
@@ -79,24 +79,24 @@ class StdioTransport(Transport):
         framer.receive_data(b"")
         if not self._lines(framer, now):
             return  # the framing failed first: already handled
-        conn = self.conn
+        port = self.port
         suffix = f" ({detail})" if detail else ""
-        conn._on_lost(ConnectionError(f"server {conn.name!r} closed its output{suffix}"), now)
+        port.lost(ConnectionError(f"server {port.name!r} closed its output{suffix}"), now)
 
     def _lines(self, framer: LineFramer, now: float) -> bool:
         """Deliver every complete line; False if the framing was lost (and handled)."""
-        conn = self.conn
+        port = self.port
         try:
             while True:
                 line = framer.next_line()
                 if line is NEED_DATA or not isinstance(line, (bytes, str)):
                     return True
-                conn._deliver(line)
+                port.deliver(line)
                 if self._framer is not framer:
                     return False  # delivering ended this connection
         except LineTooLongError as exc:
             self._framer = None
-            conn._drain(now)  # the lines before it come first
-            conn._diagnostic("warning", f"server {conn.name!r}: {exc}; dropping the connection")
-            conn._on_lost(exc, now)
+            port.drain(now)  # the lines before it come first
+            port.diagnostic("warning", f"server {port.name!r}: {exc}; dropping the connection")
+            port.lost(exc, now)
             return False

@@ -1,25 +1,126 @@
-"""The interface every transport strategy implements for :class:`Connection`.
+"""The two sides of a transport strategy: :class:`Transport`, what every strategy
+implements for the connection, and :class:`TransportPort`, all a strategy may read of
+its connection and ask of it.
 
-A strategy turns the connection's outgoing messages into frames and the driver's
-inputs into messages for the session; it owns the transport-level state (the framer,
-HTTP exchanges, the session id, streams, keep-alive). It calls back into the
-connection through the small set of ``_on_*`` / ``_deliver`` methods named here.
+A strategy turns the connection's outgoing messages (:class:`Outgoing`) into frames and
+the driver's inputs into messages for the session; it owns the transport-level state
+(the framer, HTTP exchanges, the session id, streams, keep-alive) and nothing else. It
+holds a :class:`TransportPort`, never the :class:`~._machine.Connection`: it reads facts
+through it, hands it frames and messages, and tells it what it learnt (the transport is
+usable, ready, lost; a session expired; an attempt failed), and the connection takes
+the step. Writing a new strategy (say a WebSocket one): subclass :class:`Transport`,
+implement ``open``, ``transmit`` and the inputs of its kind (stdio-like ones:
+``receive_data``/``receive_eof``; exchange-like ones: ``exchange_*``), and add it to
+``_make_transport`` in ``_machine.py``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .. import jsonrpc
-from ..errors import LocalProtocolError
+from ..errors import LocalProtocolError, MCPError
 from ..session import ServerInfo
 
 if TYPE_CHECKING:
-    from ._machine import Connection
-    from .frames import ExchangeFailure
+    from ..config import ServerConfig
+    from ..versions import Era
+    from .frames import ExchangeFailure, Frame
 
-__all__ = ["Outgoing", "Transport"]
+__all__ = ["Outgoing", "Transport", "TransportPort"]
+
+
+class TransportPort(Protocol):
+    """What a transport strategy may read of its connection and ask of it."""
+
+    # ------------------------------------------------------------ facts (read only)
+
+    @property
+    def config(self) -> ServerConfig:
+        """The server's configuration (replaced by ``Connection.set_header``)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def max_line_size(self) -> int:
+        """The bound on one message (a stdio line, an SSE event, a plain JSON body)."""
+
+    @property
+    def era(self) -> Era | None:
+        """The era spoken (``None`` while undecided)."""
+
+    @property
+    def server(self) -> ServerInfo | None:
+        """What the handshake (or discover) established."""
+
+    @property
+    def is_connected(self) -> bool: ...
+
+    def deadline_of(self, rid: jsonrpc.RequestId) -> float | None:
+        """The request's own deadline on the current session (``None``: none, or not
+        pending)."""
+
+    def is_pending(self, rid: jsonrpc.RequestId) -> bool:
+        """Whether the request ``rid`` of the current session waits for its answer."""
+
+    def is_handshake(self, rid: jsonrpc.RequestId | None) -> bool:
+        """Whether ``rid`` is the ``initialize`` of the handshake in progress."""
+
+    def listens_on(self, rid: jsonrpc.RequestId) -> bool:
+        """Whether ``rid`` is a ``subscriptions/listen`` request (its stream's messages
+        go to :meth:`deliver_listen`)."""
+
+    # ------------------------------------------------------------ outputs
+
+    def emit(self, frame: Frame) -> None:
+        """A frame for the driver (in order with the connection's own)."""
+
+    def deliver(self, message: bytes | str) -> None:
+        """A JSON text read from the server, for the session."""
+
+    def deliver_listen(self, rid: jsonrpc.RequestId, data: bytes, now: float) -> None:
+        """A message read on the stream of listen request ``rid``."""
+
+    def diagnostic(self, level: str, message: str) -> None: ...
+
+    def drain(self, now: float) -> None:
+        """Route what was delivered so far, so it is reported before what follows."""
+
+    def send_internal(
+        self,
+        method: str,
+        *,
+        now: float,
+        timeout: float | None,
+        done: Callable[[bool, float], None],
+    ) -> None:
+        """A request of the transport's own (keep-alive ping); ``done(ok, now)`` gets
+        its outcome. Only while ready."""
+
+    # ------------------------------------------------------------ what the strategy learnt
+
+    def usable(self, now: float) -> None:
+        """The transport can carry messages: the era decision and handshake start."""
+
+    def ready(self, now: float) -> None:
+        """The handshake's transport-level wait is over (``handshake_done`` said no)."""
+
+    def lost(self, error: MCPError, now: float) -> None:
+        """The transport went away on its own."""
+
+    def session_expired(self, error: MCPError, now: float) -> None:
+        """HTTP 404 to the session id: a new session starts on the same transport."""
+
+    def connect_failed(self, error: MCPError, now: float) -> None:
+        """The handshake cannot complete."""
+
+    def attempt_failed(self, rid: jsonrpc.RequestId, error: MCPError, now: float) -> None:
+        """The attempt ``rid`` failed (an HTTP status, a broken exchange or stream)."""
+
+    def expire(self, now: float) -> None:
+        """A request outlived its deadline: expire what is due now."""
 
 
 class Outgoing:
@@ -57,8 +158,8 @@ class Outgoing:
 class Transport:
     """Default behaviour: what a transport without that feature does."""
 
-    def __init__(self, conn: Connection) -> None:
-        self.conn = conn
+    def __init__(self, port: TransportPort) -> None:
+        self.port = port
 
     # ------------------------------------------------------------ lifecycle
 
@@ -71,15 +172,15 @@ class Transport:
         raise NotImplementedError
 
     def opened(self, now: float) -> None:
-        """The driver opened it. Call ``conn._on_usable(now)`` once messages can flow."""
-        self.conn._on_usable(now)
+        """The driver opened it. Call ``port.usable(now)`` once messages can flow."""
+        self.port.usable(now)
 
     def negotiated(self, info: ServerInfo) -> None:
         """``initialize`` was answered with ``info`` (before anything else is sent)."""
 
     def handshake_done(self, info: ServerInfo, now: float) -> bool:
         """``initialize`` was answered; True if requests may flow at once (else the
-        transport calls ``conn._on_ready(now)`` later)."""
+        transport calls ``port.ready(now)`` later)."""
         return True
 
     def reset(self) -> None:
@@ -113,7 +214,7 @@ class Transport:
     # ------------------------------------------------------------ inputs (defaults refuse)
 
     def _wrong(self, what: str) -> LocalProtocolError:
-        return LocalProtocolError(f"{what} does not apply to a {self.conn.config.type} transport")
+        return LocalProtocolError(f"{what} does not apply to a {self.port.config.type} transport")
 
     def receive_data(self, data: bytes, now: float) -> None:
         raise self._wrong("receive_data")

@@ -23,7 +23,7 @@ from .frames import OpenTransport, Write
 
 if TYPE_CHECKING:
     from ..websocket import WebSocketClient
-    from ._machine import Connection
+    from ._transport import TransportPort
 
 __all__ = ["WebSocketTransport"]
 
@@ -31,29 +31,29 @@ __all__ = ["WebSocketTransport"]
 class WebSocketTransport(Transport):
     timed = True
 
-    def __init__(self, conn: Connection) -> None:
-        super().__init__(conn)
+    def __init__(self, port: TransportPort) -> None:
+        super().__init__(port)
         self._ws: WebSocketClient | None = None
         self._handshake_at: float | None = None  # the deadline for the server's 101
 
     def open(self, now: float) -> None:
         self.reset()
-        self.conn._emit(OpenTransport())
+        self.port.emit(OpenTransport())
 
     def opened(self, now: float) -> None:
         from ..websocket import WebSocketClient
 
-        conn = self.conn
-        config = conn.config
+        port = self.port
+        config = port.config
         assert config.url is not None
         ws = self._ws = WebSocketClient(
             config.url,
             tuple(config.headers.items()),
-            max_message=conn.max_line_size,
+            max_message=port.max_line_size,
             max_decompressed=config.max_decompressed_body_bytes,
         )
         self._handshake_at = now + config.read_timeout
-        conn._emit(Write([ws.start()]))
+        port.emit(Write([ws.start()]))
 
     def reset(self) -> None:
         self._ws = None
@@ -66,13 +66,13 @@ class WebSocketTransport(Transport):
             # (bounded) for the server to close the TCP connection (§ 7.1.1).
             data = ws.close(1000)
             if data:
-                self.conn._emit(Write([data]))
+                self.port.emit(Write([data]))
 
     def transmit(self, messages: list[Outgoing], now: float) -> None:
         ws = self._ws
         if ws is None or not ws.opened:
             return  # the connection is going: the calls fail with its loss
-        self.conn._emit(Write([ws.send_many(m.data for m in messages)]))
+        self.port.emit(Write([ws.send_many(m.data for m in messages)]))
 
     # ------------------------------------------------------------ time
 
@@ -83,11 +83,11 @@ class WebSocketTransport(Transport):
         at = self._handshake_at
         if at is not None and now >= at:
             self._handshake_at = None
-            conn = self.conn
-            conn._on_lost(
+            port = self.port
+            port.lost(
                 WebSocketHandshakeError(
-                    f"server {conn.name!r} did not complete the WebSocket handshake within "
-                    f"{conn.config.read_timeout:g} s"
+                    f"server {port.name!r} did not complete the WebSocket handshake within "
+                    f"{port.config.read_timeout:g} s"
                 ),
                 now,
             )
@@ -100,27 +100,27 @@ class WebSocketTransport(Transport):
             return
         from ..websocket import WsEnded, WsMessage
 
-        conn = self.conn
+        port = self.port
         for event in ws.receive_data(data):
             if type(event) is WsMessage:
-                conn._deliver(event.text)
+                port.deliver(event.text)
                 if self._ws is not ws:
                     return  # delivering ended this connection
             elif type(event) is WsEnded:
                 reply = ws.data_to_send()
                 if reply:
-                    conn._emit(Write([reply]))  # the Close answering or failing it
+                    port.emit(Write([reply]))  # the Close answering or failing it
                 self._ws = None
                 self._handshake_at = None
-                conn._drain(now)  # the messages before it come first
-                conn._on_lost(event.error, now)
+                port.drain(now)  # the messages before it come first
+                port.lost(event.error, now)
                 return
             else:  # WsOpened
                 self._handshake_at = None
-                conn._on_usable(now)
+                port.usable(now)
         reply = ws.data_to_send()
         if reply:
-            conn._emit(Write([reply]))
+            port.emit(Write([reply]))
 
     def receive_eof(self, now: float, detail: str) -> None:
         self.receive_data(b"", now)

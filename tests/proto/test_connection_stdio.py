@@ -359,6 +359,39 @@ def test_eof_during_the_handshake_mentions_unusable_output() -> None:
     assert "Traceback" in str(failed.error)
 
 
+def test_a_handshake_answer_read_with_the_end_of_output_connects_then_disconnects() -> None:
+    """The answer to initialize comes in the same read as the end of the output (its
+    last line without a newline; found by fuzz/fuzz_connection.py): the answer is
+    routed first, so the connection is ready, then lost like any ready one. Before,
+    the loss closed the session under a READY connection: a queued notification then
+    made ``receive_eof`` raise, and every later call failed instead of reconnecting."""
+    h = Harness(stdio_config(["srv"]), capabilities={"roots": {"listChanged": True}})
+    h.conn.connect(0.0)
+    h.take_frames()
+    h.conn.transport_opened(0.0)
+    (init,) = h.written()
+    h.conn.notify("notifications/roots/list_changed", None, now=0.0)
+    h.conn.receive_data(init_result(init["id"]), 0.0)  # no newline: held by the framer
+    h.conn.receive_eof(0.0, "exit status 0")  # must not raise
+    assert [type(e) for e in h.take_events(Connected, Disconnected)] == [Connected, Disconnected]
+    # The notification waits for the next process, which is started at once.
+    assert h.conn.state is ConnectionState.OPENING
+    assert h.take_frames()[-1] == OpenTransport()
+    call = h.conn.start_call("tools/list", now=1.0)  # waits too: no error
+    h.conn.transport_opened(1.0)
+    (init,) = h.written()
+    h.feed(init_result(init["id"]))
+    sent = h.written()
+    assert [m["method"] for m in sent] == [
+        "notifications/initialized",
+        "notifications/roots/list_changed",
+        "tools/list",
+    ]
+    h.feed(result(sent[-1]["id"], {"tools": []}))
+    (done,) = h.take_events(CallSucceeded)
+    assert done.call_id == call
+
+
 def test_cancel_call_fails_it_and_sends_cancelled() -> None:
     h = harness()
     h.connect_stdio()
