@@ -22,7 +22,7 @@ from wsproto import ConnectionType, WSConnection
 from wsproto.events import AcceptConnection, Request
 from wsproto.extensions import PerMessageDeflate
 
-from mcp_proto.websocket import WebSocketClient, WsEnded, WsMessage, WsOpened
+from mcp_proto.websocket import WebSocketClient, WsEnded, WsMessage, WsOpened, WsPong
 
 BOUNDS = ((16, 64), (64, 16), (1 << 16, 1 << 16), (1 << 20, 1 << 10))
 
@@ -52,6 +52,8 @@ def _run(chunks: list[bytes], bounds: tuple[int, int], deflate: bool) -> list[An
             if isinstance(event, WsMessage):
                 assert len(event.text) <= bounds[0], "a message past max_message"
                 out.append(event.text)
+            elif isinstance(event, WsPong):
+                out.append(("pong", event.payload))
             else:
                 assert isinstance(event, WsEnded), event
                 out.append(type(event.error).__name__)
@@ -86,6 +88,7 @@ TARGET = Target(
         b"\x02\x02" + b"\x81\x02\xff\xfe",
         b"\x82\x04" + b"\xc1\x07" + b"\xaaV\xcaM-\x06\x00",  # deflated text (rsv1)
         b"\x02\x00" + b"\x81\x7f\x00\x00\x00\x00\x06\x40\x00\x00" + b"x" * 40,
+        b"\x02\x04" + b"\x8a\x02ka" + b"\x81\x02[]",  # an unsolicited Pong
     ),
     max_len=2048,
 )

@@ -116,7 +116,7 @@ _KEYS_BY_TYPE: Final[Mapping[str, frozenset[str]]] = {
     "websocket": _COMMON_KEYS
     | _ERA_KEYS
     | _URL_KEYS
-    | {"headers", "max_decompressed_body_bytes", "max_line_size"},
+    | {"headers", "max_decompressed_body_bytes", "max_line_size", "ping"},
 }
 # Keys a definition file may carry for humans or other hosts; never an error, and not
 # worth a warning: notes, and the settings of a host's tool-approval prompts (Cline's
@@ -228,7 +228,7 @@ def _build(entry: Mapping[str, Any], kind: TransportType, name: object) -> Serve
     url = _entry_url(entry)
     if kind == "websocket":
         opts.pop("endpoint", None)
-        for key in ("max_decompressed_body_bytes", "max_line_size"):
+        for key in ("max_decompressed_body_bytes", "max_line_size", "ping"):
             if entry.get(key) is not None:
                 opts[key] = entry[key]
         return websocket_config(url, **opts)

@@ -567,6 +567,7 @@ def websocket_config(
     name: str | None = None,
     max_decompressed_body_bytes: int = DEFAULT_MAX_DECOMPRESSED_BODY_BYTES,
     max_line_size: int | None = None,
+    ping: float | None = None,
     protocol: ProtocolMode = "auto",
     discover_timeout: float | None = None,
     request_meta: HostMeta = None,
@@ -580,6 +581,8 @@ def websocket_config(
     among them). ``max_line_size`` bounds one message (default
     ``Limits.max_line_size``); ``max_decompressed_body_bytes`` bounds what one
     ``permessage-deflate`` message may inflate to (SIZE-1, as the HTTP gzip bound).
+    ``ping``: seconds between keep-alive Pings (``None``, the default: none); a Pong
+    not back within 2.5 intervals loses the connection (the next call reconnects).
     ``protocol`` and ``discover_timeout`` choose the era as for stdio (LIFE-7, LIFE-8).
 
     Raises:
@@ -596,6 +599,7 @@ def websocket_config(
         retry_backoff=retry_backoff,
         max_decompressed_body_bytes=max_decompressed_body_bytes,
         max_line_size=max_line_size,
+        ping=ping,
         protocol=protocol,
         discover_timeout=discover_timeout,
         request_meta=request_meta,

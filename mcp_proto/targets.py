@@ -155,7 +155,9 @@ def _config(
         return stdio_config(stdio_argv(target), name=name, env=o.env, cwd=o.cwd, **common)
     assert isinstance(target, str)
     if kind == "websocket":
-        return websocket_config(target, name=name, headers=o.headers, **common)
+        return websocket_config(
+            target, name=name, headers=o.headers, **common, **_given(ping=o.ping)
+        )
     if kind == "http":
         return http_config(
             target, name=name, headers=o.headers, **common, **_given(endpoint=o.endpoint)

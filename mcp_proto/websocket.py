@@ -41,6 +41,7 @@ from wsproto.events import (
     BytesMessage,
     CloseConnection,
     Ping,
+    Pong,
     RejectConnection,
     Request,
     TextMessage,
@@ -70,6 +71,7 @@ __all__ = [
     "WsEnded",
     "WsMessage",
     "WsOpened",
+    "WsPong",
     "parse_ws_url",
 ]
 
@@ -123,6 +125,16 @@ class WsMessage(Record):
         object.__setattr__(self, "text", text)
 
 
+class WsPong(Record):
+    """The server answered a Ping (:meth:`WebSocketClient.ping`): it is alive."""
+
+    __slots__ = ("payload",)
+    payload: bytes
+
+    def __init__(self, payload: bytes) -> None:
+        object.__setattr__(self, "payload", payload)
+
+
 class WsEnded(Record):
     """The connection is over (the last event): ``error`` says why. Bytes may still be
     waiting in :meth:`WebSocketClient.data_to_send` (a Close frame)."""
@@ -134,7 +146,7 @@ class WsEnded(Record):
         object.__setattr__(self, "error", error)
 
 
-WsOutput = Union[WsOpened, WsMessage, WsEnded]
+WsOutput = Union[WsOpened, WsMessage, WsPong, WsEnded]
 
 
 def parse_ws_url(url: str) -> tuple[bool, str, int, str, str]:
@@ -299,6 +311,12 @@ class WebSocketClient:
         """Several messages, one text frame each, as one write."""
         return b"".join(self.send_text(m) for m in messages)
 
+    def ping(self, payload: bytes = b"") -> bytes:
+        """A Ping frame (a keep-alive probe, § 5.5.2); ``b""`` if not open."""
+        if not self.opened:
+            return b""
+        return self._ws.send(Ping(payload=payload))
+
     def close(self, code: int = 1000, reason: str = "") -> bytes:
         """Start the closing handshake (§ 7.1.2); ``b""`` if it cannot be sent (not
         open, or already closing)."""
@@ -396,7 +414,9 @@ class WebSocketClient:
         if isinstance(event, RejectConnection):
             self._rejected(event, events)
             return False
-        return True  # Pong, RejectData (ended already): nothing to do
+        if isinstance(event, Pong):
+            events.append(WsPong(bytes(event.payload)))
+        return True  # RejectData (ended already): nothing to do
 
     def _accepted(self, event: AcceptConnection, events: list[WsOutput]) -> bool:
         if event.subprotocol != MCP_SUBPROTOCOL:

@@ -11,13 +11,18 @@ Bytes the driver reads go to ``receive_data``, the end of the socket to
 ``receive_eof``. The codec's end (the server's Close, a violation, the socket's end)
 is the connection lost with its typed error; the next call reconnects. ``close()``
 sends a Close frame (1000) before ``CloseTransport``.
+
+Keep-alive (``config.ping`` seconds, off by default): once open, a Ping goes out after
+every ``ping`` seconds; a Pong not back within ``PONG_TIMEOUT_FACTOR`` intervals is the
+connection lost (a server or a path that died silently), as the legacy SSE transport's
+keep-alive does with ``ping`` requests (SSE-5).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
-from ..errors import WebSocketHandshakeError
+from ..errors import ConnectionError, WebSocketHandshakeError
 from ._transport import Outgoing, Transport
 from .frames import OpenTransport, Write
 
@@ -25,7 +30,10 @@ if TYPE_CHECKING:
     from ..websocket import WebSocketClient
     from ._transport import TransportPort
 
-__all__ = ["WebSocketTransport"]
+__all__ = ["PONG_TIMEOUT_FACTOR", "WebSocketTransport"]
+
+#: How many ping intervals a Pong may take before the connection counts as dead.
+PONG_TIMEOUT_FACTOR: Final = 2.5
 
 
 class WebSocketTransport(Transport):
@@ -35,6 +43,8 @@ class WebSocketTransport(Transport):
         super().__init__(port)
         self._ws: WebSocketClient | None = None
         self._handshake_at: float | None = None  # the deadline for the server's 101
+        self._ping_at: float | None = None  # when the next keep-alive Ping goes out
+        self._pong_by: float | None = None  # the deadline for its Pong
 
     def open(self, now: float) -> None:
         self.reset()
@@ -58,6 +68,7 @@ class WebSocketTransport(Transport):
     def reset(self) -> None:
         self._ws = None
         self._handshake_at = None
+        self._ping_at = self._pong_by = None
 
     def closing(self, now: float) -> None:
         ws = self._ws
@@ -77,9 +88,28 @@ class WebSocketTransport(Transport):
     # ------------------------------------------------------------ time
 
     def next_deadline(self) -> float | None:
-        return self._handshake_at
+        times = [t for t in (self._handshake_at, self._ping_at, self._pong_by) if t is not None]
+        return min(times) if times else None
 
     def handle_timeout(self, now: float) -> None:
+        if self._pong_by is not None and now >= self._pong_by:
+            self._pong_by = None
+            port = self.port
+            port.lost(
+                ConnectionError(
+                    f"server {port.name!r} did not answer a WebSocket Ping within "
+                    f"{(port.config.ping or 0) * PONG_TIMEOUT_FACTOR:g} s"
+                ),
+                now,
+            )
+            return
+        ws, ping = self._ws, self.port.config.ping
+        if self._ping_at is not None and now >= self._ping_at and ws is not None and ping:
+            self._ping_at = None
+            data = ws.ping(b"keep-alive")
+            if data:
+                self._pong_by = now + ping * PONG_TIMEOUT_FACTOR
+                self.port.emit(Write([data]))
         at = self._handshake_at
         if at is not None and now >= at:
             self._handshake_at = None
@@ -98,7 +128,7 @@ class WebSocketTransport(Transport):
         ws = self._ws
         if ws is None:
             return
-        from ..websocket import WsEnded, WsMessage
+        from ..websocket import WsEnded, WsMessage, WsPong
 
         port = self.port
         for event in ws.receive_data(data):
@@ -115,12 +145,21 @@ class WebSocketTransport(Transport):
                 port.drain(now)  # the messages before it come first
                 port.lost(event.error, now)
                 return
+            elif type(event) is WsPong:
+                if self._pong_by is not None:
+                    self._pong_by = None
+                    self._schedule_ping(now)
             else:  # WsOpened
                 self._handshake_at = None
+                self._schedule_ping(now)
                 port.usable(now)
         reply = ws.data_to_send()
         if reply:
             port.emit(Write([reply]))
+
+    def _schedule_ping(self, now: float) -> None:
+        ping = self.port.config.ping
+        self._ping_at = now + ping if ping else None
 
     def receive_eof(self, now: float, detail: str) -> None:
         self.receive_data(b"", now)

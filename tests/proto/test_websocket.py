@@ -20,7 +20,14 @@ from mcp_proto.errors import (
     WebSocketHandshakeError,
     WebSocketProtocolError,
 )
-from mcp_proto.websocket import WebSocketClient, WsEnded, WsMessage, WsOpened, parse_ws_url
+from mcp_proto.websocket import (
+    WebSocketClient,
+    WsEnded,
+    WsMessage,
+    WsOpened,
+    WsPong,
+    parse_ws_url,
+)
 
 TEXT, BINARY, CLOSE, PING, CONT = 0x1, 0x2, 0x8, 0x9, 0x0
 
@@ -266,6 +273,16 @@ def test_ping_is_answered_with_pong() -> None:
     pair.accept()
     assert pair.client.receive_data(pair.server.send(Ping(payload=b"hb"))) == []
     assert pair.to_server() == [Pong(payload=b"hb")]
+
+
+def test_our_ping_and_the_servers_pong() -> None:
+    pair = Pair()
+    assert pair.client.ping(b"x") == b""  # not open yet
+    pair.accept()
+    pair.server.receive_data(pair.client.ping(b"ka"))
+    (ping,) = list(pair.server.events())
+    assert isinstance(ping, Ping)
+    assert pair.client.receive_data(pair.server.send(ping.response())) == [WsPong(b"ka")]
 
 
 def test_a_ping_flood_gets_one_pong_per_read() -> None:

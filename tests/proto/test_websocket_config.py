@@ -74,8 +74,10 @@ def test_definition_options() -> None:
             "max_line_size": 1000,
             "max_decompressed_body_bytes": 2000,
             "protocol": "legacy",
+            "ping": 15,
         }
     )
+    assert config.ping == 15
     assert config.max_line_size == 1000 and config.max_decompressed_body_bytes == 2000
     assert config.protocol == "legacy"
 

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from _machine_driver import ALL_CAPS, Harness
 from wsproto import ConnectionType, WSConnection
-from wsproto.events import AcceptConnection, CloseConnection, Request, TextMessage
+from wsproto.events import AcceptConnection, CloseConnection, Ping, Request, TextMessage
 from wsproto.extensions import PerMessageDeflate
 
 from mcp_proto.config import websocket_config
@@ -42,6 +42,7 @@ class WsPeer:
         self.server = WSConnection(ConnectionType.SERVER)
         self.requests: list[Request] = []
         self.closes: list[CloseConnection] = []
+        self.pings: list[Ping] = []
 
     def written(self) -> list[dict[str, Any]]:
         """Messages the machine wrote since the last call (the handshake noted)."""
@@ -58,6 +59,8 @@ class WsPeer:
                         out.append(json.loads(event.data))
                     elif isinstance(event, CloseConnection):
                         self.closes.append(event)
+                    elif isinstance(event, Ping):
+                        self.pings.append(event)
             else:
                 keep.append(frame)
         self.h.frames = keep
@@ -289,3 +292,37 @@ def test_a_message_over_max_line_size_is_refused() -> None:
 def test_websocket_config_refuses_bad_urls(url: str) -> None:
     with pytest.raises(ValueError):
         websocket_config(url)
+
+
+def test_keepalive_pings_while_the_server_answers() -> None:
+    p = WsPeer(ping=10.0)
+    p.connect()
+    assert p.h.conn.next_deadline() == 10.0
+    p.h.advance(10.0)
+    p.written()
+    assert len(p.pings) == 1
+    p.h.conn.receive_data(p.server.send(p.pings[0].response()), p.h.now)
+    assert p.h.conn.next_deadline() == 20.0
+    p.h.advance(20.0)
+    p.written()
+    assert len(p.pings) == 2
+    assert p.h.take_events() == []
+
+
+def test_a_pong_that_never_comes_loses_the_connection() -> None:
+    p = WsPeer(ping=10.0)
+    p.connect()
+    p.h.advance(10.0)
+    p.written()
+    assert len(p.pings) == 1
+    p.h.advance(34.9)
+    assert p.h.take_events() == []
+    p.h.advance(35.0)
+    (lost,) = p.h.take_events(Disconnected)
+    assert "did not answer a WebSocket Ping within 25 s" in str(lost.error)
+
+
+def test_no_keepalive_by_default() -> None:
+    p = WsPeer()
+    p.connect()
+    assert p.h.conn.next_deadline() is None

@@ -132,6 +132,21 @@ def test_wss_verifies_the_certificate(shell: Shell, sdk1_tls: tuple[str, Path]) 
         run(shell, url, scenario)
 
 
+def test_keepalive_pings_are_answered_by_the_server(shell: Shell, sdk1: str) -> None:
+    from mcp_proto.config import websocket_config
+
+    async def scenario(c: Any) -> str:
+        await c.ping()
+        server = c.servers[0]
+        await shell.sleep(1.0)  # five keep-alive Pings, each answered
+        assert server.is_connected
+        return text_of(await c.call_tool("echo", {"text": "alive"}))
+
+    config = websocket_config(sdk1, name="ws", ping=0.2, read_timeout=READ_TIMEOUT)
+    assert shell.run_client(scenario, [config], deadline=DEADLINE) == "alive"
+    assert not [m for m in shell.log.messages() if "Ping" in m]
+
+
 def test_progress(shell: Shell, sdk1: str) -> None:
     steps: list[Any] = []
 
