@@ -54,6 +54,7 @@ from wsproto.utilities import RemoteProtocolError as WsRemoteError
 from ._record import Record
 from ._util import sanitize_peer_text
 from .errors import (
+    LocalProtocolError,
     MCPError,
     ResponseTooLargeError,
     WebSocketClosedError,
@@ -252,8 +253,9 @@ class WebSocketClient:
         deflate: bool = True,
     ) -> None:
         _tls, _host, _port, self._host_header, self._target = parse_ws_url(url)
+        # UTF-8: a value outside Latin-1 is sent as its bytes, not an encoding crash.
         self._headers = [
-            (k.encode("latin-1"), v.encode("latin-1"))
+            (k.encode("utf-8"), v.encode("utf-8"))
             for k, v in headers
             if k.lower() not in _HANDSHAKE_HEADERS and not k.lower().startswith("sec-websocket-")
         ]
@@ -286,17 +288,25 @@ class WebSocketClient:
     def start(self) -> bytes:
         """The opening handshake (RFC 6455 § 4.1): ``GET target`` with the upgrade,
         ``Sec-WebSocket-Protocol: mcp``, the deflate offer and the configured headers
-        (the ``Authorization`` among them)."""
+        (the ``Authorization`` among them).
+
+        Raises:
+            LocalProtocolError: a configured header HTTP cannot carry (a name that is
+                not a token).
+        """
         extensions = [self._deflate] if self._deflate is not None else []
-        return self._ws.send(
-            Request(
-                host=self._host_header,
-                target=self._target,
-                subprotocols=[MCP_SUBPROTOCOL],
-                extensions=extensions,
-                extra_headers=self._headers,
+        try:
+            return self._ws.send(
+                Request(
+                    host=self._host_header,
+                    target=self._target,
+                    subprotocols=[MCP_SUBPROTOCOL],
+                    extensions=extensions,
+                    extra_headers=self._headers,
+                )
             )
-        )
+        except Exception as exc:  # h11's LocalProtocolError: a bad header of the config
+            raise LocalProtocolError(f"cannot build the WebSocket upgrade request: {exc}") from None
 
     def send_text(self, data: bytes | str) -> bytes:
         """One message as one text frame (compressed when deflate was negotiated).

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from ..errors import ConnectionError, WebSocketHandshakeError
+from ..errors import ConnectionError, LocalProtocolError, WebSocketHandshakeError
 from ._transport import Outgoing, Transport
 from .frames import OpenTransport, Write
 
@@ -56,14 +56,21 @@ class WebSocketTransport(Transport):
         port = self.port
         config = port.config
         assert config.url is not None
-        ws = self._ws = WebSocketClient(
+        ws = WebSocketClient(
             config.url,
             tuple(config.headers.items()),
             max_message=port.max_line_size,
             max_decompressed=config.max_decompressed_body_bytes,
         )
+        try:
+            request = ws.start()
+        except LocalProtocolError as exc:
+            failed = ConnectionError(f"server {port.name!r}: {exc}")
+            port.lost(failed, now)  # the connect fails, naming the header
+            return
+        self._ws = ws
         self._handshake_at = now + config.read_timeout
-        port.emit(Write([ws.start()]))
+        port.emit(Write([request]))
 
     def reset(self) -> None:
         self._ws = None

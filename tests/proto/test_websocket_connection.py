@@ -326,3 +326,20 @@ def test_no_keepalive_by_default() -> None:
     p = WsPeer()
     p.connect()
     assert p.h.conn.next_deadline() is None
+
+
+def test_a_header_http_cannot_carry_fails_the_connect_naming_it() -> None:
+    p = WsPeer(headers={"X Bad": "v"})
+    p.h.conn.connect(p.h.now)
+    p.h.take_frames()
+    p.h.conn.transport_opened(p.h.now)
+    (failed,) = p.h.take_events(ConnectFailed)
+    assert "X Bad" in str(failed.error)
+    assert p.h.take_frames() == [CloseTransport(graceful=False)]
+
+
+def test_a_header_value_outside_latin_1_is_sent_as_utf8() -> None:
+    p = WsPeer(headers={"X-Name": "caf\u00e9 \u20ac"})
+    p.open()
+    (req,) = p.requests
+    assert dict(req.extra_headers)[b"x-name"] == "caf\u00e9 \u20ac".encode()
