@@ -7,7 +7,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: test demo lint typecheck unit bench install peers clean
+.PHONY: test demo lint typecheck unit bench install peers ws-peer clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -23,6 +23,17 @@ tests/peers/node_modules/.package-lock.json: tests/peers/package.json tests/peer
 
 peers: tests/peers/node_modules/.package-lock.json
 
+# The WebSocket peer (issue 25): the official SDK 1.x in a venv of its own (mcp 2.x,
+# in .venv, has no WebSocket transport). Made once; remade when the pins change.
+WS_VENV := tests/peers/ws-venv
+WS_STAMP := $(WS_VENV)/.installed
+$(WS_STAMP): tests/peers/ws-requirements.txt
+	test -x $(WS_VENV)/bin/python || $(PYTHON) -m venv $(WS_VENV)
+	$(WS_VENV)/bin/python -m pip install -q --disable-pip-version-check -r tests/peers/ws-requirements.txt
+	touch $(WS_STAMP)
+
+ws-peer: $(WS_STAMP)
+
 lint: $(STAMP)
 	$(VENV)/bin/ruff check mcp_proto mcp_io_common mcp_io_sync mcp_io_trio tests bench fuzz examples
 	$(VENV)/bin/ruff format --check mcp_proto mcp_io_common mcp_io_sync mcp_io_trio
@@ -35,7 +46,7 @@ typecheck: $(STAMP)
 # (pytest-xdist), a test file each at a time: a file's module fixtures (servers, CLI
 # batches) start once. Most of the suite waits on server processes, so this halves it.
 XDIST := -n 2 --dist loadfile
-unit: $(STAMP) peers
+unit: $(STAMP) peers ws-peer
 	$(PY) -m pytest -q -W error $(XDIST)
 	MCP_PROTO_JSON=json $(PY) -m pytest -q -W error -p no:cacheprovider $(XDIST) tests/proto
 
@@ -54,7 +65,7 @@ bench: $(STAMP)
 	$(PY) bench/run.py
 
 clean:
-	rm -rf $(VENV) tests/peers/node_modules .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(WS_VENV) tests/peers/node_modules .pytest_cache .mypy_cache .ruff_cache
 
 # Fuzzing (issue 11): each target in fuzz/ for FUZZ_SECONDS, coverage-guided under
 # atheris (installed here, into the venv, if it installs), else the hypothesis

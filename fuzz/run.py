@@ -48,6 +48,7 @@ TARGETS: dict[str, str] = {
     "oauth_challenge": "fuzz_oauth_challenge",
     "tasks": "fuzz_tasks",
     "skills": "fuzz_skills",
+    "websocket": "fuzz_websocket",
 }
 
 

@@ -17,6 +17,7 @@ from mcp_proto.config import http_config as http_config
 from mcp_proto.config import sse_config as sse_config
 from mcp_proto.config import stdio_config as stdio_config
 from mcp_proto.config import streamable_http_config as streamable_http_config
+from mcp_proto.config import websocket_config as websocket_config
 from mcp_proto.errors import *  # noqa: F403 - errors are re-exported by both shells
 from mcp_proto.limits import Limits as Limits
 from mcp_proto.types import Implementation as Implementation

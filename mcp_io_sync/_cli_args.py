@@ -61,7 +61,7 @@ def _positive_float(text: str) -> float:
 
 # --transport values: the library's ``transport=`` names (CONN-11), with the dash
 # spelling of Streamable HTTP that config files use.
-TRANSPORTS = ("stdio", "streamable_http", "streamable-http", "sse", "http")
+TRANSPORTS = ("stdio", "streamable_http", "streamable-http", "sse", "http", "websocket")
 # logging/setLevel levels (spec: server/utilities/logging), lowest first.
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 
@@ -143,7 +143,8 @@ def _add_global_options(parser: argparse.ArgumentParser, *, top: bool) -> None:
         choices=TRANSPORTS,
         default=default(None),
         help="force the transport instead of guessing it from the target: stdio for a "
-        "command; streamable_http, sse or http (plain HTTP, request/response) for a URL",
+        "command; streamable_http, sse or http (plain HTTP, request/response) for a URL; "
+        "websocket for a ws(s):// URL",
     )
     opts.add_argument(
         "--endpoint",
@@ -343,10 +344,10 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     opts.url = None
     if opts.connect is not None:
         scheme = _URL.match(opts.connect.strip())
-        if scheme and scheme.group(1).lower() not in ("http", "https", "stdio"):
+        if scheme and scheme.group(1).lower() not in ("http", "https", "ws", "wss", "stdio"):
             raise UsageError(
-                f"{PROG}: cannot use a {scheme.group(1)}:// URL: give an http(s):// URL, "
-                "a stdio:// target or a command"
+                f"{PROG}: cannot use a {scheme.group(1)}:// URL: give an http(s):// or "
+                "ws(s):// URL, a stdio:// target or a command"
             )
         if scheme and scheme.group(1).lower() != "stdio":
             opts.url = opts.connect.strip()
@@ -364,6 +365,8 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     if opts.endpoint is not None:
         if opts.url is None:
             raise UsageError(f"{PROG}: --endpoint PATH applies to a -c URL server")
+        if urlsplit(opts.url).scheme.lower() in ("ws", "wss"):
+            raise UsageError(f"{PROG}: --endpoint does not apply to WebSocket (use the URL)")
         sse = opts.transport == "sse" or (
             opts.transport is None and urlsplit(opts.url).path.rstrip("/").endswith("/sse")
         )

@@ -78,6 +78,10 @@ def _transport_class(kind: str) -> type[BaseServer]:
     faster and smaller."""
     if kind == "stdio":
         return StdioServer
+    if kind == "websocket":
+        from ._websocket import WebSocketServer  # issue 25
+
+        return WebSocketServer
     from . import _http
 
     classes: dict[str, type[BaseServer]] = {

@@ -23,7 +23,8 @@ __all__ = ["connect", "create_client"]
 async def connect(
     target: str | Sequence[str],
     *,
-    transport: Literal["stdio", "sse", "http", "plain_http", "streamable_http"] | None = None,
+    transport: Literal["stdio", "sse", "http", "plain_http", "streamable_http", "websocket"]
+    | None = None,
     name: str | None = None,
     env: Mapping[str, str] | None = None,
     cwd: str | None = None,

@@ -21,6 +21,7 @@ from .config import redact_config as redact_config
 from .config import sse_config as sse_config
 from .config import stdio_config as stdio_config
 from .config import streamable_http_config as streamable_http_config
+from .config import websocket_config as websocket_config
 from .effects import Call as Call
 from .effects import CallHost as CallHost
 from .effects import Connect as Connect

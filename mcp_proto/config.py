@@ -34,6 +34,7 @@ from .server_config import (
     stdio_argv,
     stdio_config,
     streamable_http_config,
+    websocket_config,
 )
 
 __all__ = [
@@ -57,4 +58,5 @@ __all__ = [
     "stdio_argv",
     "stdio_config",
     "streamable_http_config",
+    "websocket_config",
 ]

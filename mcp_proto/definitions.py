@@ -21,6 +21,7 @@ from .server_config import (
     sse_config,
     stdio_config,
     streamable_http_config,
+    websocket_config,
 )
 
 __all__ = [
@@ -71,6 +72,8 @@ _TYPE_ALIASES: Final[Mapping[str, TransportType]] = {
     "http": "streamable_http",
     "streamablehttp": "streamable_http",
     "plainhttp": "http",
+    "websocket": "websocket",
+    "ws": "websocket",
 }
 #: Every spelling :func:`config_from_dict` and :func:`parse_server_definitions` accept
 #: for ``type`` (case is ignored, and so are ``-``/``_``), and the transport it selects.
@@ -82,6 +85,8 @@ TYPE_SPELLINGS: Final[Mapping[str, TransportType]] = {
     "streamableHttp": "streamable_http",
     "sse": "sse",
     "plain_http": "http",
+    "websocket": "websocket",
+    "ws": "websocket",
 }
 _COMMON_KEYS: Final = frozenset(
     {"type", "transport", "transportType", "name", "read_timeout", "retries", "retry_backoff"}
@@ -108,6 +113,10 @@ _KEYS_BY_TYPE: Final[Mapping[str, frozenset[str]]] = {
         "oauth_provider",
         "max_decompressed_body_bytes",
     },
+    "websocket": _COMMON_KEYS
+    | _ERA_KEYS
+    | _URL_KEYS
+    | {"headers", "max_decompressed_body_bytes", "max_line_size", "ping"},
 }
 # Keys a definition file may carry for humans or other hosts; never an error, and not
 # worth a warning: notes, and the settings of a host's tool-approval prompts (Cline's
@@ -138,7 +147,7 @@ def _normalise_type(value: object) -> TransportType:
             return found
     raise ValueError(
         f"unknown server type {shown(value)} (expected stdio, http, streamable-http, "
-        "streamable_http, streamableHttp, sse or plain_http)"
+        "streamable_http, streamableHttp, sse, plain_http, websocket or ws)"
     )
 
 
@@ -158,6 +167,8 @@ def _infer_type(entry: Mapping[str, Any]) -> TransportType | None:
             parts = urlsplit(url)
         except ValueError:
             return "streamable_http"
+        if parts.scheme.lower() in ("ws", "wss"):
+            return "websocket"  # issue 25: the scheme says it
         if _SSE_TOKEN.search(f"{parts.netloc}{parts.path}".lower()):
             return "sse"
         return "streamable_http"
@@ -194,7 +205,7 @@ def _build(entry: Mapping[str, Any], kind: TransportType, name: object) -> Serve
         raise ValueError("'protocol': 'modern' and 'discover_timeout' do not apply to sse")
     if kind == "sse" and ("request_meta" in entry or "extensions" in entry):
         raise ValueError("'request_meta' and 'extensions' do not apply to sse")
-    if kind in ("stdio", "http", "streamable_http"):
+    if kind in ("stdio", "http", "streamable_http", "websocket"):
         for key in ("protocol", "discover_timeout", "request_meta", "extensions"):
             if entry.get(key) is not None:
                 opts[key] = entry[key]
@@ -215,6 +226,12 @@ def _build(entry: Mapping[str, Any], kind: TransportType, name: object) -> Serve
         if entry.get(key) is not None:
             opts[key] = entry[key]
     url = _entry_url(entry)
+    if kind == "websocket":
+        opts.pop("endpoint", None)
+        for key in ("max_decompressed_body_bytes", "max_line_size", "ping"):
+            if entry.get(key) is not None:
+                opts[key] = entry[key]
+        return websocket_config(url, **opts)
     if kind == "sse":
         opts.pop("endpoint", None)
         if entry.get("ping") is not None:

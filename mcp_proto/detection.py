@@ -12,11 +12,17 @@ from collections.abc import Mapping, Sequence
 from typing import Final, Literal
 
 from .errors import TransportDetectionError
-from .server_config import ProtocolMode, TransportType, _is_stdio_url, _parse_http_url
+from .server_config import (
+    ProtocolMode,
+    TransportType,
+    _is_stdio_url,
+    _parse_http_url,
+    _parse_ws_url,
+)
 
 __all__ = ["DetectedTransport", "detect_transport", "split_targets"]
 
-DetectedTransport = Literal["stdio", "sse", "http", "streamable_http", "http_auto"]
+DetectedTransport = Literal["stdio", "sse", "http", "streamable_http", "http_auto", "websocket"]
 
 
 # CONN-5, CONN-10: launchers; a list starting with one is a single argv even if a later
@@ -35,12 +41,15 @@ _FORCED: Final[Mapping[str, TransportType]] = {
     "http": "http",
     "streamablehttp": "streamable_http",
     "plainhttp": "http",
+    "websocket": "websocket",
+    "ws": "websocket",
 }
 
 
 def _is_http_url(text: str) -> bool:
     match = _SCHEME.match(text.strip())
-    return match is not None and match.group(1).lower() in ("http", "https")
+    # ws(s) URLs name servers too (issue 25): a list of them is several servers.
+    return match is not None and match.group(1).lower() in ("http", "https", "ws", "wss")
 
 
 def split_targets(target: str | Sequence[str]) -> list[str | tuple[str, ...]]:
@@ -88,6 +97,7 @@ def detect_transport(
     any other http(s) URL (``http://h:8000/`` too)       ``"http_auto"`` — try
                                                          Streamable HTTP, then
                                                          SSE, then plain HTTP
+    ws(s) URL                                            ``"websocket"``
     ``stdio://command``, an argv list/tuple              ``"stdio"``
     any other string: a command line                     ``"stdio"``
     (``mcp-server-time``, ``npx -y pkg``,
@@ -99,9 +109,9 @@ def detect_transport(
     the error. A trailing ``/`` on the URL path is ignored for detection (the URL
     itself is used as given). ``transport=`` forces one of ``stdio``, ``sse``,
     ``http`` (plain JSON-RPC over HTTP; ``plain_http`` is accepted too),
-    ``streamable_http`` (CONN-11). With ``protocol="modern"`` an ambiguous URL is
-    ``"streamable_http"`` (the other fallbacks are legacy-only) and SSE is refused
-    (CONN-13).
+    ``streamable_http``, ``websocket`` (``ws``) (CONN-11). With ``protocol="modern"``
+    an ambiguous URL is ``"streamable_http"`` (the other fallbacks are legacy-only)
+    and SSE is refused (CONN-13).
 
     Raises:
         TransportDetectionError: a non-http URL, an invalid URL, an unknown forced
@@ -118,7 +128,7 @@ def detect_transport(
         if forced is None:
             raise TransportDetectionError(
                 f"unknown transport {transport!r} "
-                "(expected stdio, sse, http, plain_http, streamable_http)"
+                "(expected stdio, sse, http, plain_http, streamable_http, websocket)"
             )
         result: DetectedTransport = forced
     else:
@@ -154,6 +164,12 @@ def _detect(target: str | Sequence[str]) -> DetectedTransport:
         return "stdio"
     scheme = _SCHEME.match(text)
     if scheme is not None:
+        if scheme.group(1).lower() in ("ws", "wss"):
+            try:
+                _parse_ws_url(text)
+            except ValueError as exc:
+                raise TransportDetectionError(f"invalid URL: {exc}") from None
+            return "websocket"
         if scheme.group(1).lower() not in ("http", "https"):
             raise TransportDetectionError(
                 f"cannot detect a transport for the non-HTTP URL {text!r}; "

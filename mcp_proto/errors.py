@@ -59,6 +59,9 @@ __all__ = [
     "UnknownResultTypeError",
     "UnsupportedProtocolVersionError",
     "ValidationError",
+    "WebSocketClosedError",
+    "WebSocketHandshakeError",
+    "WebSocketProtocolError",
     "server_error_from",
 ]
 
@@ -195,6 +198,33 @@ class UnknownResultTypeError(RemoteProtocolError):
         super().__init__(message)
         self.result_type = result_type
         self.method = method
+
+
+class WebSocketHandshakeError(ConnectionError):
+    """The WebSocket opening handshake failed (RFC 6455 § 4.1): the server answered the
+    upgrade with another status (``http_status``), chose no or another subprotocol than
+    ``mcp``, sent a malformed answer, or closed the connection before answering."""
+
+
+class WebSocketClosedError(ConnectionError):
+    """The WebSocket connection ended: the server sent a Close frame (``code`` and
+    ``reason`` are its own, RFC 6455 § 7.1.5) or the TCP connection ended without one
+    (``code`` 1006)."""
+
+    def __init__(self, message: str, *, code: int | None = None, reason: str = "") -> None:
+        super().__init__(message)
+        self.code = code
+        self.reason = reason
+
+
+class WebSocketProtocolError(RemoteProtocolError):
+    """The server broke the WebSocket protocol or MCP's use of it (a binary frame, text
+    that is not UTF-8, a malformed frame); the client closed the connection with
+    ``code`` (RFC 6455 § 7.4.1)."""
+
+    def __init__(self, message: str, *, code: int) -> None:
+        super().__init__(message)
+        self.code = code
 
 
 class LocalProtocolError(MCPError):

@@ -31,15 +31,16 @@ __all__ = [
     "stdio_argv",
     "stdio_config",
     "streamable_http_config",
+    "websocket_config",
 ]
 
-TransportType = Literal["stdio", "sse", "http", "streamable_http"]
+TransportType = Literal["stdio", "sse", "http", "streamable_http", "websocket"]
 ProtocolMode = Literal["auto", "modern", "legacy"]
 
 #: Default bound on a gzip-decoded Streamable HTTP body (SIZE-1/2): 64 MiB.
 DEFAULT_MAX_DECOMPRESSED_BODY_BYTES: Final = 64 * 2**20
 
-_TRANSPORTS: Final = ("stdio", "sse", "http", "streamable_http")
+_TRANSPORTS: Final = ("stdio", "sse", "http", "streamable_http", "websocket")
 _PROTOCOLS: Final = ("auto", "modern", "legacy")
 _CONTROL_OR_SPACE: Final = re.compile(r"[\x00-\x20\x7f]")
 _HEADER_UNSAFE: Final = re.compile(r"[\r\n\x00]")
@@ -148,6 +149,24 @@ def _parse_http_url(url: object, what: str = "URL") -> SplitResult:
         raise ValueError(f"invalid {what} {url!r}: {exc}") from None
     if parts.scheme.lower() not in ("http", "https"):
         raise ValueError(f"{what} must use http or https, got {shown(url)}")
+    if not parts.hostname:
+        raise ValueError(f"{what} has no host: {url!r}")
+    return parts
+
+
+def _parse_ws_url(url: object, what: str = "URL") -> SplitResult:
+    """Validate a ws(s) URL with a host (issue 25); raise ``ValueError`` otherwise."""
+    if not isinstance(url, str) or not url:
+        raise ValueError(f"{what} must be a non-empty string, got {shown(url)}")
+    if _CONTROL_OR_SPACE.search(url):
+        raise ValueError(f"{what} must not contain spaces or control characters: {url!r}")
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError on a malformed port
+    except ValueError as exc:
+        raise ValueError(f"invalid {what} {url!r}: {exc}") from None
+    if parts.scheme.lower() not in ("ws", "wss"):
+        raise ValueError(f"{what} must use ws or wss, got {shown(url)}")
     if not parts.hostname:
         raise ValueError(f"{what} has no host: {url!r}")
     return parts
@@ -272,6 +291,13 @@ class ServerConfig:
         for field in ("env", "cwd"):
             if getattr(self, field) is not None:
                 raise ValueError(f"{field} does not apply to a {self.type} server")
+        if self.type == "websocket":
+            # Issue 25: one connection carrying messages both ways, as stdio does; the
+            # URL is used as given (the upgrade's target is its path and query).
+            _parse_ws_url(self.url, "url")
+            if self.endpoint is not None:
+                raise ValueError("endpoint does not apply to a WebSocket server (use the URL)")
+            return
         _parse_http_url(self.url, "url")
         if self.type == "sse":
             # SSE-8 / CONN-13: HTTP+SSE is a handshake-era transport; asking it for the
@@ -293,10 +319,11 @@ class ServerConfig:
 
     @property
     def endpoint_url(self) -> str | None:
-        """The URL requests go to (HTTP types), the stream URL (SSE), ``None`` for stdio."""
+        """The URL requests go to (HTTP types), the stream URL (SSE), the WebSocket URL,
+        ``None`` for stdio."""
         if self.type == "stdio":
             return None
-        if self.type == "sse":
+        if self.type in ("sse", "websocket"):
             return self.url
         return f"{self.url}{self.endpoint}"
 
@@ -525,6 +552,56 @@ def streamable_http_config(
         protocol=protocol,
         discover_timeout=discover_timeout,
         oauth_provider=oauth_provider,
+        request_meta=request_meta,
+        extensions=extensions,
+    )
+
+
+def websocket_config(
+    url: str,
+    *,
+    headers: Mapping[str, str] | None = None,
+    read_timeout: float = 30.0,
+    retries: int = 0,
+    retry_backoff: float = 1.0,
+    name: str | None = None,
+    max_decompressed_body_bytes: int = DEFAULT_MAX_DECOMPRESSED_BODY_BYTES,
+    max_line_size: int | None = None,
+    ping: float | None = None,
+    protocol: ProtocolMode = "auto",
+    discover_timeout: float | None = None,
+    request_meta: HostMeta = None,
+    extensions: Extensions = (),
+) -> ServerConfig:
+    """Configuration for a server reached over WebSocket (issue 25; SEP-1288, a draft:
+    the official Python SDK 1.x and the TypeScript SDK speak it).
+
+    ``url`` is a ``ws://`` or ``wss://`` URL, used as given (its path and query are the
+    upgrade's target). ``headers`` go with the upgrade request (an ``Authorization``
+    among them). ``max_line_size`` bounds one message (default
+    ``Limits.max_line_size``); ``max_decompressed_body_bytes`` bounds what one
+    ``permessage-deflate`` message may inflate to (SIZE-1, as the HTTP gzip bound).
+    ``ping``: seconds between keep-alive Pings (``None``, the default: none); a Pong
+    not back within 2.5 intervals loses the connection (the next call reconnects).
+    ``protocol`` and ``discover_timeout`` choose the era as for stdio (LIFE-7, LIFE-8).
+
+    Raises:
+        ValueError: not a ws(s) URL with a host, or an invalid option.
+    """
+    _parse_ws_url(url, "url")
+    return ServerConfig(
+        type="websocket",
+        name=name,
+        url=url,
+        headers=headers,
+        read_timeout=read_timeout,
+        retries=retries,
+        retry_backoff=retry_backoff,
+        max_decompressed_body_bytes=max_decompressed_body_bytes,
+        max_line_size=max_line_size,
+        ping=ping,
+        protocol=protocol,
+        discover_timeout=discover_timeout,
         request_meta=request_meta,
         extensions=extensions,
     )

@@ -37,6 +37,7 @@ from .server_config import (
     stdio_argv,
     stdio_config,
     streamable_http_config,
+    websocket_config,
 )
 from .session import ServerInfo
 
@@ -153,6 +154,10 @@ def _config(
     if kind == "stdio":
         return stdio_config(stdio_argv(target), name=name, env=o.env, cwd=o.cwd, **common)
     assert isinstance(target, str)
+    if kind == "websocket":
+        return websocket_config(
+            target, name=name, headers=o.headers, **common, **_given(ping=o.ping)
+        )
     if kind == "http":
         return http_config(
             target, name=name, headers=o.headers, **common, **_given(endpoint=o.endpoint)

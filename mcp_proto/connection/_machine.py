@@ -152,6 +152,10 @@ def _make_transport(kind: str, port: TransportPort) -> Transport:
         from ._legacy_sse import LegacySseTransport
 
         return LegacySseTransport(port)
+    if kind == "websocket":
+        from ._websocket import WebSocketTransport
+
+        return WebSocketTransport(port)
     from ._http import HttpTransport
 
     return HttpTransport(port, streamable=kind == "streamable_http")

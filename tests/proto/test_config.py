@@ -312,7 +312,7 @@ def test_0000_warning() -> None:
 
 def test_server_config_direct_construction_checks_consistency() -> None:
     with pytest.raises(ValueError, match="type"):
-        ServerConfig(type="websocket", url="http://h", endpoint="/")  # type: ignore[arg-type]
+        ServerConfig(type="carrier-pigeon", url="http://h", endpoint="/")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="command"):
         ServerConfig(type="stdio")
     with pytest.raises(ValueError, match="command"):
@@ -452,7 +452,7 @@ def test_config_from_dict_infers_type() -> None:
 @pytest.mark.parametrize(
     "raw",
     [
-        {"type": "websocket", "url": "wss://h"},
+        {"type": "websocket", "url": "https://h"},
         {"type": 3, "url": "https://h"},
         {"type": "stdio"},
         {"type": "stdio", "command": 5},
@@ -566,7 +566,8 @@ def test_servers_key_of_one_server_object_is_not_a_table() -> None:
 
 
 def test_unknown_type_lists_every_spelling() -> None:
-    configs, warnings = parse_server_definitions({"mcpServers": {"x": {"type": "ws", "url": "x"}}})
+    document = {"mcpServers": {"x": {"type": "grpc", "url": "x"}}}
+    configs, warnings = parse_server_definitions(document)
     assert configs == []
     (warning,) = warnings
     for spelling in TYPE_SPELLINGS:
@@ -870,7 +871,7 @@ def test_detection_table(target: Any, expected: str) -> None:
     "target",
     [
         "ftp://example.com/mcp",  # CONN-7: non-http URL
-        "ws://example.com/mcp",
+        "ws://",  # issue 25: ws URLs are WebSocket, an invalid one an error
         "file:///tmp/server",
         "http://",  # invalid URL
         "https://:80/mcp",
@@ -909,7 +910,7 @@ def test_forced_transport(forced: str, expected: str) -> None:
     assert detect_transport("http://h/sse", transport=forced) == expected
 
 
-@pytest.mark.parametrize("forced", ["websocket", "", "auto", 3])
+@pytest.mark.parametrize("forced", ["grpc", "", "auto", 3])
 def test_forced_transport_unknown(forced: Any) -> None:
     with pytest.raises(TransportDetectionError):
         detect_transport("http://h/mcp", transport=forced)

@@ -1,0 +1,178 @@
+"""The Trio shell's WebSocket transport (issue 25): one TCP (or TLS) stream and a
+reader task.
+
+Every rule (the upgrade, framing, masking, Ping/Pong, Close codes, limits, what an end
+means) is the machine's (``mcp_proto.connection``, on ``mcp_proto.websocket``). This
+module performs its frames: ``OpenTransport`` opens the stream, ``Write`` sends bytes
+as they are (already framed by the machine), ``CloseTransport`` closes it; a reader
+task feeds what arrives to ``receive_data`` and the stream's end to ``receive_eof``.
+"""
+
+from __future__ import annotations
+
+import ssl
+from collections.abc import Awaitable, Callable
+from typing import Any, Final
+
+import trio
+
+from mcp_proto.config import ServerConfig
+from mcp_proto.errors import ConnectionError
+from mcp_proto.websocket import parse_ws_url
+
+from ._base import BaseServer
+
+__all__ = ["WebSocketServer"]
+
+_READ_CHUNK: Final = 65536
+#: After our Close frame, how long the server gets to close the TCP connection first
+#: (RFC 6455 § 7.1.1: the server closes it; the client waits, then closes anyway).
+CLOSE_WAIT: Final = 2.0
+_STREAM_ERRORS: Final = (trio.BrokenResourceError, trio.ClosedResourceError, OSError)
+
+
+class _Link:
+    """One open connection: its stream, what waits to be sent, its reader's scope."""
+
+    def __init__(self, stream: trio.abc.Stream) -> None:
+        self.stream = stream
+        self.outq: list[bytes] = []
+        self.write_lock = trio.Lock()
+        self.reader_scope = trio.CancelScope()
+        self.ended = trio.Event()  # the reader saw the end
+        self.alive = True  # False once detached: nothing more of it reaches the machine
+
+
+class WebSocketServer(BaseServer):
+    """One MCP server reached over WebSocket (Trio shell)."""
+
+    type = "websocket"
+
+    def __init__(
+        self,
+        config: ServerConfig,
+        *,
+        ssl_context: ssl.SSLContext | None = None,
+        proxy: str | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(config, **kwargs)
+        assert config.url is not None
+        self.url: str = config.url
+        self._ssl_context = ssl_context
+        self._proxy = proxy
+        self._link: _Link | None = None
+
+    # ------------------------------------------------------------ open / close
+
+    async def _open_transport(self) -> None:
+        if self._proxy:
+            raise ConnectionError(
+                f"server {self.name!r}: WebSocket through a proxy is not supported yet "
+                "(the client was given proxy=...)"
+            )
+        tls, host, port, _, _ = parse_ws_url(self.url)
+        try:
+            stream = await self._open_stream(tls, host, port)
+        except trio.TooSlowError:
+            raise ConnectionError(
+                f"server {self.name!r}: connecting to {self.url} took more than "
+                f"{self.config.read_timeout:g} s"
+            ) from None
+        except (*_STREAM_ERRORS, ssl.SSLError) as exc:
+            # trio wraps a TLS failure in BrokenResourceError, saying nothing itself.
+            detail = str(exc) or str(exc.__cause__ or "") or type(exc).__name__
+            raise ConnectionError(
+                f"server {self.name!r}: cannot connect to {self.url}: {detail}"
+            ) from exc
+        link = self._link = _Link(stream)
+        self._nursery().start_soon(self._read_loop, link)
+
+    async def _open_stream(self, tls: bool, host: str, port: int) -> trio.abc.Stream:
+        stream: trio.abc.Stream | None = None
+        try:
+            with trio.fail_after(self.config.read_timeout):
+                stream = await trio.open_tcp_stream(host, port)
+                if tls:
+                    context = self._ssl_context or ssl.create_default_context()
+                    stream = trio.SSLStream(stream, context, server_hostname=host)
+                    await stream.do_handshake()
+            return stream
+        except BaseException:
+            if stream is not None:
+                await trio.aclose_forcefully(stream)  # (a failed TLS handshake's socket)
+            raise
+
+    def _detach_transport(self, graceful: bool) -> Callable[[], Awaitable[None]]:
+        link, self._link = self._link, None
+        if link is None:
+            return trio.lowlevel.checkpoint
+        link.alive = False
+
+        async def close() -> None:
+            if graceful:
+                with trio.move_on_after(CLOSE_WAIT):
+                    await self._send_queued(link)  # our Close frame, queued just before
+                    await link.ended.wait()  # the server answers and closes (§ 7.1.1)
+            link.reader_scope.cancel()
+            with trio.move_on_after(CLOSE_WAIT) as scope:
+                scope.shield = True
+                try:
+                    await link.stream.aclose()
+                except _STREAM_ERRORS:
+                    pass
+
+        return close
+
+    # ------------------------------------------------------------ writing
+
+    def _write(self, messages: list[bytes]) -> bool:
+        link = self._link
+        if link is None:
+            return False  # the machine learns of the end from the reader
+        link.outq.append(b"".join(messages))
+        return True
+
+    async def _flush(self) -> None:
+        link = self._link
+        if link is not None:
+            await self._send_queued(link)
+
+    async def _send_queued(self, link: _Link) -> None:
+        """Send what is queued, in order. Not cancellable once sending (a frame cut
+        short would corrupt the stream), bounded by ``read_timeout`` instead."""
+        async with link.write_lock:
+            with trio.CancelScope(shield=True):
+                with trio.move_on_after(self.read_timeout) as bound:
+                    while link.outq:
+                        data = link.outq.pop(0)
+                        try:
+                            await link.stream.send_all(data)
+                        except _STREAM_ERRORS:
+                            link.outq.clear()
+                            break
+                if bound.cancelled_caught:
+                    link.outq.clear()
+                    link.reader_scope.cancel()  # a peer that reads nothing is gone
+
+    # ------------------------------------------------------------ reading
+
+    async def _read_loop(self, link: _Link) -> None:
+        data = b""
+        with link.reader_scope:
+            while True:
+                try:
+                    got = await link.stream.receive_some(_READ_CHUNK)
+                    data = got if type(got) is bytes else bytes(got)
+                except (*_STREAM_ERRORS, trio.BusyResourceError):
+                    data = b""
+                if not data:
+                    break
+                if not link.alive or link is not self._link:
+                    continue  # closing: read the server's answer, deliver nothing
+                self._conn.receive_data(data, trio.current_time())
+                self._pump_nowait()
+        link.ended.set()
+        if link.alive and link is self._link:
+            self._conn.receive_eof(trio.current_time())
+            self._pump_nowait()
