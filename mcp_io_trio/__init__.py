@@ -22,12 +22,24 @@ from mcp_proto.config import stdio_config as stdio_config
 from mcp_proto.config import streamable_http_config as streamable_http_config
 from mcp_proto.errors import *  # noqa: F403 - errors are re-exported by both shells
 from mcp_proto.limits import Limits as Limits
+from mcp_proto.results import CompletionResult as CompletionResult
+from mcp_proto.results import PromptMessage as PromptMessage
+from mcp_proto.results import PromptResult as PromptResult
+from mcp_proto.results import ResourcePage as ResourcePage
+from mcp_proto.results import ResourceTemplatePage as ResourceTemplatePage
+from mcp_proto.results import ToolResult as ToolResult
+from mcp_proto.types import AudioContent as AudioContent
+from mcp_proto.types import ContentItem as ContentItem
+from mcp_proto.types import EmbeddedResource as EmbeddedResource
+from mcp_proto.types import ImageContent as ImageContent
 from mcp_proto.types import Implementation as Implementation
 from mcp_proto.types import Prompt as Prompt
 from mcp_proto.types import Resource as Resource
 from mcp_proto.types import ResourceContent as ResourceContent
+from mcp_proto.types import ResourceLink as ResourceLink
 from mcp_proto.types import ResourceTemplate as ResourceTemplate
 from mcp_proto.types import Root as Root
+from mcp_proto.types import TextContent as TextContent
 from mcp_proto.types import Tool as Tool
 from mcp_proto.types import parse_tool_content as parse_tool_content
 

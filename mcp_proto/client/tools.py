@@ -13,12 +13,12 @@ from ..effects import Call, Connect, Log, Op, ProgressCallback
 from ..errors import (
     ConnectionError,
     HeaderMismatchError,
-    RemoteProtocolError,
     SchemaError,
     ToolCallError,
     TransportError,
     ValidationError,
 )
+from ..results import ToolResult
 from ..session import ServerInfo
 from ..types import Tool
 from ..versions import features_of
@@ -58,7 +58,7 @@ class ToolOps(Router):
         server: Any = None,
         progress: ProgressCallback | None = None,
         timeout: float | None = None,
-    ) -> Op[dict[str, Any]]:
+    ) -> Op[ToolResult]:
         """Call a tool on the server that offers it (TOOL-4) and check the result.
 
         Raises ``ToolNotFound`` / ``AmbiguousToolName`` (routing), ``ValidationError``
@@ -67,7 +67,8 @@ class ToolOps(Router):
         error; ``HeaderMismatchError`` after one refresh and retry, HDR-5),
         ``InputRequiredError`` (a 2026-07-28 ``input_required`` exchange that could not
         complete: pass it to ``resume_input_required``), ``ToolCallError`` (the
-        connection failed; the outcome is unknown).
+        connection failed; the outcome is unknown), ``RemoteProtocolError`` (a
+        malformed result).
         """
         # One cached match (the usual case) needs no op; anything else is _resolve's.
         matches = self._cached_matches("tools", name, server)
@@ -123,14 +124,13 @@ class ToolOps(Router):
                 raise ToolCallError(
                     f"calling tool {name!r} on server {owner!r} failed: {exc}"
                 ) from exc
-        if not isinstance(result, dict):
-            raise RemoteProtocolError(f"server {owner!r} sent a malformed tools/call result")
-        if tool.has_structured_output and result.get("isError") is not True:
+        typed = ToolResult.from_wire(result, server=owner)
+        if tool.has_structured_output and not typed.is_error:
             info: ServerInfo = yield Connect(owner)  # the negotiated version decides
-            yield from self._check_structured(tool, result, info.protocol_version)
-        return result
+            yield from self._check_structured(tool, typed.raw, info.protocol_version)
+        return typed
 
-    def _check_structured(self, tool: Tool, result: dict[str, Any], version: str) -> Op[None]:
+    def _check_structured(self, tool: Tool, result: Mapping[str, Any], version: str) -> Op[None]:
         """SCH-1/SCH-2/SCH-18: a tool with an outputSchema must return matching
         ``structuredContent`` on success; ``isError`` results are exempt."""
         if not tool.has_structured_output or result.get("isError") is True:
@@ -171,7 +171,7 @@ class ToolOps(Router):
             raise ValidationError(message)
         yield Log("WARNING", f"structured output check failed: {message}")
 
-    def call_tools(self, calls: Iterable[Mapping[str, Any]]) -> Op[list[dict[str, Any]]]:
+    def call_tools(self, calls: Iterable[Mapping[str, Any]]) -> Op[list[ToolResult]]:
         """Call several tools one after the other (TOOL-6); keys ``name``,
         ``arguments`` (or ``parameters``), ``server``."""
         results = []
@@ -179,7 +179,7 @@ class ToolOps(Router):
             results.append((yield from op))
         return results
 
-    def tool_call_ops(self, calls: Iterable[Mapping[str, Any]]) -> list[Op[dict[str, Any]]]:
+    def tool_call_ops(self, calls: Iterable[Mapping[str, Any]]) -> list[Op[ToolResult]]:
         """One ``call_tool`` operation per entry of a ``call_tools`` list (each entry is
         checked first, so a bad one fails before anything is sent). A shell runs them in
         turn, or side by side for ``call_tools(..., concurrent=True)``."""

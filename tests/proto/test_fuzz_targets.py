@@ -70,6 +70,7 @@ def test_issue_11_inputs_are_in_the_corpus(name: str, fragment: bytes) -> None:
         ("stdio", "mcp_proto.stdio", "LineFramer", "receive_data"),
         ("sse", "mcp_proto.sse", "SSEParser", "receive_data"),
         ("session", "mcp_proto.session", "Session", "receive_message"),
+        ("results", "mcp_proto.results", "ToolResult", "from_wire"),
     ],
 )
 def test_a_target_notices_an_untyped_exception(
