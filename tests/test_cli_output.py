@@ -9,8 +9,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from mcp_io_sync import _cli_render as render
-from mcp_io_sync import _cli_schema, cli
+from mcp_io_sync import cli
+from mcp_io_sync.cli import _render as render
+from mcp_io_sync.cli import _schema
 from mcp_proto.results import PromptResult, ToolResult
 from mcp_proto.types import Tool
 
@@ -130,7 +131,7 @@ def test_nested_arguments_follow_refs_and_stop_on_cycles() -> None:
             },
         }
     )
-    rows = _cli_schema.arg_rows(tool)
+    rows = _schema.arg_rows(tool)
     assert [row[0] for row in rows] == [
         "node",
         "node.label",

@@ -15,11 +15,12 @@ from typing import Any, TextIO
 from mcp_proto import errors
 from mcp_proto.types import Prompt, Resource, ResourceContent, ResourceTemplate, Tool
 
-from . import _cli_render as render
-from ._cli_args import EXIT_OK, EXIT_SERVER, EXIT_TOOL_ERROR, EXIT_USAGE, PROG, CommandFailed
-from ._cli_listen import cmd_listen
-from ._cli_log import HANDLER, classify
-from ._cli_schema import (
+from .._client import Client
+from . import _render as render
+from ._args import EXIT_OK, EXIT_SERVER, EXIT_TOOL_ERROR, EXIT_USAGE, PROG, CommandFailed
+from ._listen_cmd import cmd_listen
+from ._log import HANDLER, classify
+from ._schema import (
     _arg_list,
     _describe,
     _suggest,
@@ -28,7 +29,6 @@ from ._cli_schema import (
     arg_rows,
     coerce_to_schema,
 )
-from ._client import Client
 
 # --------------------------------------------------------------------------- output
 
@@ -105,7 +105,7 @@ class Runner:
         self.usable = list(usable) if usable is not None else [s.name for s in client.servers]
         self.multi = len(self.usable) > 1
 
-    cmd_listen = cmd_listen  # mcp-proto listen (_cli_listen.py)
+    cmd_listen = cmd_listen  # mcp-proto listen (_listen_cmd.py)
 
     def run(self) -> int:
         if self.opts.log_level is not None:
