@@ -6,8 +6,11 @@ from a builtin so that idiomatic ``except`` clauses work: ``RequestTimeoutError`
 ``TimeoutError``, the ``*NotFound`` classes are ``LookupError``s and ``ValidationError``
 is a ``ValueError``.
 
-Names follow ``REQUIREMENTS.md`` §B. ``ConnectionError`` shadows the builtin of the same
-name inside this module only; it is also exported as ``MCPConnectionError``.
+Names follow the error rows of ``docs/requirements.md``. ``ConnectionError`` shadows the
+builtin of the same name inside this module only: ``from mcp_proto.errors import *``
+(and the packages' star exports) give it as ``MCPConnectionError``, leaving the builtin
+alone; ``errors.ConnectionError`` is the same class. (Task errors come with tasks,
+which are not built yet: ``docs/roadmap.md``.)
 """
 
 from __future__ import annotations
@@ -22,7 +25,6 @@ __all__ = [
     "AmbiguousToolName",
     "CapabilityError",
     "CommandNotFoundError",
-    "ConnectionError",
     "HeaderAnnotationError",
     "HeaderMismatchError",
     "IncompatibleServerError",
@@ -45,9 +47,6 @@ __all__ = [
     "ServerError",
     "ServerNotFound",
     "SessionExpiredError",
-    "TaskError",
-    "TaskNotFound",
-    "TaskReplacedError",
     "ToolCallError",
     "ToolNotFound",
     "TransientServerError",
@@ -373,18 +372,6 @@ class InputRequiredError(MCPError):
         if self._resumable is not None:
             return self._resumable
         return self.request_method is not None
-
-
-class TaskError(MCPError):
-    """A task operation failed."""
-
-
-class TaskReplacedError(TaskError):
-    """The server reused a task handle's id for a new task."""
-
-
-class TaskNotFound(TaskError, LookupError):
-    """Task not found, unknown or expired on its server."""
 
 
 class ToolNotFound(MCPError, LookupError):

@@ -36,6 +36,7 @@ __all__ = [
     "Pace",
     "input_required_op",
     "result_kind",
+    "result_view",
     "resume_op",
     "retry_params",
 ]
