@@ -439,7 +439,7 @@ class AllTransportsFailedError(ConnectionError):
         self.attempts = attempts
 
 
-# JSON-RPC error codes with a typed class of their own (REQUIREMENTS.md §B3).
+# JSON-RPC error codes with a typed class of their own (docs/requirements.md §B3).
 _CODE_CLASSES: dict[int, type[ServerError]] = {
     -32020: HeaderMismatchError,
     -32021: MissingRequiredClientCapabilityError,
