@@ -48,6 +48,7 @@ __all__ = [
 
 _EMPTY: Final[Mapping[str, Any]] = {}
 _set = object.__setattr__  # (frozen: the results refuse setattr)
+_new = object.__new__
 
 
 class _MappingView(Mapping[str, Any]):
@@ -121,6 +122,25 @@ def _content_items(
     raise AssertionError("unreachable")  # pragma: no cover
 
 
+def _check_items(value: object, server: str | None, what: str, where: str) -> None:
+    """Check a content array as :func:`_content_items` would type it, without building
+    the items: a plain text item (the usual one) is checked in place."""
+    if type(value) is not list:
+        raise _malformed(server, what, f"{where} must be an array, got {_kind(value)}")
+    for index, item in enumerate(value):
+        if (
+            type(item) is dict
+            and len(item) == 2
+            and item.get("type") == "text"
+            and type(item.get("text")) is str
+        ):
+            continue
+        try:
+            parse_content_item(item)
+        except ValidationError as exc:
+            raise _malformed(server, what, f"{where}[{index}]: {exc}") from None
+
+
 # ------------------------------------------------------------------------ tools/call
 
 
@@ -130,14 +150,20 @@ class ToolResult(_MappingView):
     ``is_error`` is the tool's own failure (the call itself succeeded): its content
     describes the error (TOOL-4). ``structured_content`` is ``None`` when absent.
     ``server`` names the server that answered.
+
+    ``from_wire`` checks every content item; the typed items are built when
+    ``content`` is first read (a tool result is typed on every ``call_tool``, and a
+    caller reading ``result["content"]`` needs none of them).
     """
 
-    __slots__ = ("_view", "content", "is_error", "raw", "server")
+    # Three slots, set in from_wire: a tool result is made on every call_tool, and
+    # each slot set costs. ``is_error`` is read from ``raw`` (checked there), and the
+    # mapping methods read ``raw`` directly.
+    __slots__ = ("_content", "raw", "server")
     _shown = ("content", "is_error", "server")
-    content: tuple[ContentItem, ...]
-    is_error: bool
     server: str | None
     raw: Mapping[str, Any]
+    _content: tuple[ContentItem, ...] | None
 
     def __init__(
         self,
@@ -153,11 +179,41 @@ class ToolResult(_MappingView):
             raw = {"content": [content_to_dict(item) for item in content]}
             if is_error:
                 raw["isError"] = True
-        _set(self, "content", content)
-        _set(self, "is_error", is_error)
+        elif (raw.get("isError") is True) is not is_error:
+            raise ValueError("is_error must agree with raw['isError']")
+        _set(self, "_content", content)
         _set(self, "server", server)
         _set(self, "raw", raw)
-        _set(self, "_view", raw)
+
+    def __getitem__(self, key: str) -> Any:
+        return self.raw[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.raw)
+
+    def __len__(self) -> int:
+        return len(self.raw)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.raw
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.raw.get(key, default)
+
+    @property
+    def is_error(self) -> bool:
+        """The tool reported an error (``isError: true``)."""
+        return self.raw.get("isError") is True
+
+    @property
+    def content(self) -> tuple[ContentItem, ...]:
+        """The content items, typed (an unknown kind stays the server's mapping)."""
+        content = self._content
+        if content is None:
+            raw_content = self.raw.get("content")
+            content = tuple([parse_content_item(item) for item in raw_content or ()])
+            _set(self, "_content", content)
+        return content
 
     @property
     def structured_content(self) -> Any:
@@ -180,16 +236,31 @@ class ToolResult(_MappingView):
                 an object.
         """
         what = "tools/call"
-        obj = _result_object(data, server, what)
+        obj = data if type(data) is dict else _result_object(data, server, what)
         raw_content = obj.get("content")
-        content = (
-            () if raw_content is None else _content_items(raw_content, server, what, "content")
-        )
+        if type(raw_content) is list:
+            for item in raw_content:  # the usual item, {"type": "text", "text": ...}, here
+                if not (
+                    type(item) is dict
+                    and len(item) == 2
+                    and item.get("type") == "text"
+                    and type(item.get("text")) is str
+                ):
+                    _check_items(raw_content, server, what, "content")
+                    break
+        elif raw_content is not None:
+            _check_items(raw_content, server, what, "content")
         is_error = obj.get("isError")
         if is_error is not None and is_error is not True and is_error is not False:
             raise _malformed(server, what, f"'isError' must be a boolean, got {_kind(is_error)}")
-        _meta(obj, server, what)
-        return cls(content, is_error=is_error is True, server=server, raw=obj)
+        meta = obj.get("_meta")
+        if meta is not None and type(meta) is not dict:
+            _meta(obj, server, what)
+        result = _new(cls)
+        _set(result, "_content", None if raw_content else ())
+        _set(result, "server", server)
+        _set(result, "raw", obj)
+        return result
 
     @property
     def text(self) -> str:
