@@ -49,6 +49,7 @@ TARGETS: dict[str, str] = {
     "tasks": "fuzz_tasks",
     "skills": "fuzz_skills",
     "websocket": "fuzz_websocket",
+    "results": "fuzz_results",
 }
 
 

@@ -13,3 +13,5 @@ HTTP library, and then lives here, once:
 It imports neither shell nor any event-loop library, so importing ``mcp_io_sync`` never
 loads Trio and importing ``mcp_io_trio`` never loads the blocking shell.
 """
+
+__all__: list[str] = []  # the helpers are imported from their modules

@@ -45,10 +45,13 @@ def connect(
     HTTP (CONN-6). Any other string is a command line (``"mcp-server-time"``,
     ``"python server.py"``, ``"bash server.sh"``, ``"env K=V cmd"``, ``"stdio://cmd"``),
     as is an argv list; its first word must resolve on the child's PATH or as a file
-    relative to ``cwd``. ``protocol`` may be ``"auto"`` (default) or ``"legacy"``: both
-    use the handshake era today; ``protocol="modern"``, ``discover_timeout`` and
-    ``oauth_provider`` are not supported yet and raise ``ValueError`` before anything
-    starts. Every other keyword goes to :class:`Client`. The servers are connected
+    relative to ``cwd``. ``protocol`` picks the era (LIFE-7): ``"auto"`` (default)
+    probes with ``server/discover`` (the 2026-07-28 revision) and falls back to the
+    ``initialize`` handshake, ``"modern"`` speaks 2026-07-28 only
+    (``IncompatibleServerError`` from a handshake-era server), ``"legacy"`` the
+    handshake only; ``discover_timeout`` bounds the probe (docs/usage.md, "The protocol
+    era"). ``oauth_provider`` is not supported yet: it raises ``ValueError`` before
+    anything starts. Every other keyword goes to :class:`Client`. The servers are connected
     before this returns; on failure nothing is left running. The fallback chain stops
     at the first answer that proves an MCP server is there (a 401/403, a JSON-RPC
     answer): that error is raised as it is.
@@ -60,7 +63,9 @@ def connect(
         TransportDetectionError: the target is neither a URL nor a command line.
         UnauthorizedError: HTTP 401/403; carries the Bearer challenge's fields.
         ConnectionError: the server could not be reached or refused the handshake.
-        ValueError: an invalid option, or one not supported yet.
+        IncompatibleServerError: ``protocol="modern"`` and the server speaks only the
+            handshake era (a ``ConnectionError``).
+        ValueError: an invalid option, or one not supported yet (``oauth_provider``).
     """
     plans = plan_targets(
         target,

@@ -36,6 +36,13 @@ from mcp_proto.handlers import Handlers
 from mcp_proto.limits import Limits
 from mcp_proto.modern.discover import EraCache
 from mcp_proto.modern.meta import Extensions, HostMeta, check_extensions
+from mcp_proto.results import (
+    CompletionResult,
+    PromptResult,
+    ResourcePage,
+    ResourceTemplatePage,
+    ToolResult,
+)
 from mcp_proto.types import Implementation, Prompt, ResourceContent, Root, Tool
 
 from ._base import BaseServer
@@ -374,14 +381,14 @@ class Client(ClientFacade[BaseServer], ServerEvents):
         server: Any = None,
         progress: ProgressCallback | None = None,
         timeout: float | None = None,
-    ) -> dict[str, Any]:
+    ) -> ToolResult:
         return await self._run(
             self._core.call_tool(name, arguments, server=server, progress=progress, timeout=timeout)
         )
 
     async def call_tools(
         self, calls: Iterable[Mapping[str, Any]], *, concurrent: bool = False
-    ) -> list[dict[str, Any]]:
+    ) -> list[ToolResult]:
         """Call several tools; results in the order of ``calls`` (TOOL-6).
 
         By default one after the other. With ``concurrent=True`` all run at once (one
@@ -416,19 +423,19 @@ class Client(ClientFacade[BaseServer], ServerEvents):
         *,
         server: Any = None,
         timeout: float | None = None,
-    ) -> dict[str, Any]:
+    ) -> PromptResult:
         return await self._run(
             self._core.get_prompt(name, arguments, server=server, timeout=timeout)
         )
 
     async def list_resources(
         self, *, cache: bool = True, cursor: str | None = None, server: Any = None
-    ) -> dict[str, Any]:
+    ) -> ResourcePage:
         return await self._run(self._core.list_resources(cache=cache, cursor=cursor, server=server))
 
     async def list_resource_templates(
         self, *, cursor: str | None = None, server: Any = None
-    ) -> dict[str, Any]:
+    ) -> ResourceTemplatePage:
         return await self._run(self._core.list_resource_templates(cursor=cursor, server=server))
 
     async def read_resource(
@@ -467,7 +474,7 @@ class Client(ClientFacade[BaseServer], ServerEvents):
         *,
         context: Mapping[str, Any] | None = None,
         server: Any = None,
-    ) -> dict[str, Any]:
+    ) -> CompletionResult:
         return await self._run(self._core.complete(ref, argument, context=context, server=server))
 
     async def set_log_level(self, level: str, *, server: Any = None) -> list[str]:

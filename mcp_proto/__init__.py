@@ -3,69 +3,314 @@
 Bytes, messages and ``now`` go in; frames, events and deadlines come out. No sockets,
 threads, clocks or logging inside: the shells ``mcp_io_sync`` and ``mcp_io_trio`` do the
 I/O. See ``docs/architecture.md``.
+
+What is exported here is the API, chosen (``__all__``): the per-server machine
+:class:`Connection` with its frames and events; the multi-server client's operations
+(:class:`ClientCore`), their effects and typed results; the value types, the errors, the
+configuration helpers. The session inside the machine (``mcp_proto.session.Session``)
+and its own events (``mcp_proto.events``) are internal. ``errors.ConnectionError`` is
+exported as ``MCPConnectionError``, so a star import leaves the builtin alone.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from . import errors as errors
-from ._util import NEED_DATA as NEED_DATA
-from .client import ClientCore as ClientCore
-from .client import ServerEntry as ServerEntry
-from .config import ServerConfig as ServerConfig
-from .config import detect_transport as detect_transport
-from .config import http_config as http_config
-from .config import parse_server_definitions as parse_server_definitions
-from .config import redact_config as redact_config
-from .config import sse_config as sse_config
-from .config import stdio_config as stdio_config
-from .config import streamable_http_config as streamable_http_config
-from .config import websocket_config as websocket_config
-from .effects import Call as Call
-from .effects import CallHost as CallHost
-from .effects import Connect as Connect
-from .effects import Log as Log
-from .effects import Notify as Notify
-from .errors import *  # noqa: F403 - the hierarchy is part of the public API
-from .events import LogMessage as LogMessage
-from .events import MessageDiscarded as MessageDiscarded
-from .events import NotificationReceived as NotificationReceived
-from .events import ProgressReceived as ProgressReceived
-from .events import RequestFailed as RequestFailed
-from .events import ResponseReceived as ResponseReceived
-from .events import ServerRequest as ServerRequest
-from .handlers import Handlers as Handlers
-from .limits import Limits as Limits
-from .llm import to_anthropic_tools as to_anthropic_tools
-from .llm import to_google_tools as to_google_tools
-from .llm import to_openai_tools as to_openai_tools
-from .session import ServerInfo as ServerInfo
-from .session import Session as Session
-from .session import State as State
-from .stdio import LineFramer as LineFramer
-from .types import AudioContent as AudioContent
-from .types import Implementation as Implementation
-from .types import Prompt as Prompt
-from .types import PromptArgument as PromptArgument
-from .types import Resource as Resource
-from .types import ResourceContent as ResourceContent
-from .types import ResourceLink as ResourceLink
-from .types import ResourceTemplate as ResourceTemplate
-from .types import Root as Root
-from .types import Tool as Tool
-from .types import parse_tool_content as parse_tool_content
-from .versions import LATEST_LEGACY as LATEST_LEGACY
-from .versions import LEGACY_VERSIONS as LEGACY_VERSIONS
+from ._util import (
+    NEED_DATA,
+)
+from .client import (
+    ClientCore,
+    ServerEntry,
+)
+from .config import (
+    ServerConfig,
+    detect_transport,
+    http_config,
+    parse_server_definitions,
+    redact_config,
+    sse_config,
+    stdio_config,
+    streamable_http_config,
+    websocket_config,
+)
+from .connection import (
+    AbortExchange,
+    CallCancelledError,
+    CallFailed,
+    CallProgress,
+    CallSucceeded,
+    Closed,
+    CloseTransport,
+    Connected,
+    ConnectFailed,
+    Connection,
+    ConnectionState,
+    Diagnostic,
+    Disconnected,
+    Event,
+    ExchangeFailure,
+    Frame,
+    ListenAcknowledged,
+    ListenEnded,
+    ListenInterrupted,
+    ListenNotification,
+    LogMessage,
+    MessageDiscarded,
+    NotificationReceived,
+    OpenTransport,
+    ServerRequest,
+    StartExchange,
+    Write,
+)
+from .effects import (
+    Attempt,
+    Call,
+    CallHost,
+    Connect,
+    Effect,
+    Log,
+    Notify,
+    Op,
+    ProgressCallback,
+    SetLogLevel,
+    TryConnect,
+)
+from .errors import (
+    AllTransportsFailedError,
+    AmbiguousPromptName,
+    AmbiguousResourceURI,
+    AmbiguousToolName,
+    CapabilityError,
+    CommandNotFoundError,
+    HeaderAnnotationError,
+    HeaderMismatchError,
+    IncompatibleServerError,
+    InputRequiredError,
+    InsufficientScopeError,
+    LineTooLongError,
+    LocalProtocolError,
+    MCPConnectionError,
+    MCPError,
+    MissingRequiredClientCapabilityError,
+    PromptGetError,
+    PromptNotFound,
+    RemoteProtocolError,
+    RequestTimeoutError,
+    ResourceNotFound,
+    ResourceReadError,
+    ResponseStreamClosedError,
+    ResponseTooLargeError,
+    SchemaError,
+    ServerError,
+    ServerNotFound,
+    SessionExpiredError,
+    SkillError,
+    SkillVerificationError,
+    TaskError,
+    TaskNotFound,
+    TaskReplacedError,
+    ToolCallError,
+    ToolNotFound,
+    TransientServerError,
+    TransportDetectionError,
+    TransportError,
+    UnauthorizedError,
+    UnknownResultTypeError,
+    UnsupportedProtocolVersionError,
+    ValidationError,
+    WebSocketClosedError,
+    WebSocketHandshakeError,
+    WebSocketProtocolError,
+)
+from .handlers import (
+    Handlers,
+)
+from .limits import (
+    Limits,
+)
+from .llm import (
+    to_anthropic_tools,
+    to_google_tools,
+    to_openai_tools,
+)
+from .results import (
+    CompletionResult,
+    PromptMessage,
+    PromptResult,
+    ResourcePage,
+    ResourceTemplatePage,
+    ToolResult,
+)
+from .session import (
+    ServerInfo,
+)
+from .stdio import (
+    LineFramer,
+)
+from .types import (
+    AudioContent,
+    ContentItem,
+    EmbeddedResource,
+    ImageContent,
+    Implementation,
+    Prompt,
+    PromptArgument,
+    Resource,
+    ResourceContent,
+    ResourceLink,
+    ResourceTemplate,
+    Root,
+    TextContent,
+    Tool,
+    parse_content_item,
+    parse_tool_content,
+)
+from .versions import (
+    LATEST_LEGACY,
+    LEGACY_VERSIONS,
+)
 
 if TYPE_CHECKING:
     from .modern.headers import HeaderParams as HeaderParams
     from .modern.headers import header_params as header_params
 
+__all__ = [
+    "LATEST_LEGACY",
+    "LEGACY_VERSIONS",
+    "NEED_DATA",
+    "AbortExchange",
+    "AllTransportsFailedError",
+    "AmbiguousPromptName",
+    "AmbiguousResourceURI",
+    "AmbiguousToolName",
+    "Attempt",
+    "AudioContent",
+    "Call",
+    "CallCancelledError",
+    "CallFailed",
+    "CallHost",
+    "CallProgress",
+    "CallSucceeded",
+    "CapabilityError",
+    "ClientCore",
+    "CloseTransport",
+    "Closed",
+    "CommandNotFoundError",
+    "CompletionResult",
+    "Connect",
+    "ConnectFailed",
+    "Connected",
+    "Connection",
+    "ConnectionState",
+    "ContentItem",
+    "Diagnostic",
+    "Disconnected",
+    "Effect",
+    "EmbeddedResource",
+    "Event",
+    "ExchangeFailure",
+    "Frame",
+    "Handlers",
+    "HeaderAnnotationError",
+    "HeaderMismatchError",
+    "HeaderParams",
+    "ImageContent",
+    "Implementation",
+    "IncompatibleServerError",
+    "InputRequiredError",
+    "InsufficientScopeError",
+    "Limits",
+    "LineFramer",
+    "LineTooLongError",
+    "ListenAcknowledged",
+    "ListenEnded",
+    "ListenInterrupted",
+    "ListenNotification",
+    "LocalProtocolError",
+    "Log",
+    "LogMessage",
+    "MCPConnectionError",
+    "MCPError",
+    "MessageDiscarded",
+    "MissingRequiredClientCapabilityError",
+    "NotificationReceived",
+    "Notify",
+    "Op",
+    "OpenTransport",
+    "ProgressCallback",
+    "Prompt",
+    "PromptArgument",
+    "PromptGetError",
+    "PromptMessage",
+    "PromptNotFound",
+    "PromptResult",
+    "RemoteProtocolError",
+    "RequestTimeoutError",
+    "Resource",
+    "ResourceContent",
+    "ResourceLink",
+    "ResourceNotFound",
+    "ResourcePage",
+    "ResourceReadError",
+    "ResourceTemplate",
+    "ResourceTemplatePage",
+    "ResponseStreamClosedError",
+    "ResponseTooLargeError",
+    "Root",
+    "SchemaError",
+    "ServerConfig",
+    "ServerEntry",
+    "ServerError",
+    "ServerInfo",
+    "ServerNotFound",
+    "ServerRequest",
+    "SessionExpiredError",
+    "SetLogLevel",
+    "SkillError",
+    "SkillVerificationError",
+    "StartExchange",
+    "TaskError",
+    "TaskNotFound",
+    "TaskReplacedError",
+    "TextContent",
+    "Tool",
+    "ToolCallError",
+    "ToolNotFound",
+    "ToolResult",
+    "TransientServerError",
+    "TransportDetectionError",
+    "TransportError",
+    "TryConnect",
+    "UnauthorizedError",
+    "UnknownResultTypeError",
+    "UnsupportedProtocolVersionError",
+    "ValidationError",
+    "WebSocketClosedError",
+    "WebSocketHandshakeError",
+    "WebSocketProtocolError",
+    "Write",
+    "detect_transport",
+    "header_params",
+    "http_config",
+    "parse_content_item",
+    "parse_server_definitions",
+    "parse_tool_content",
+    "redact_config",
+    "sse_config",
+    "stdio_config",
+    "streamable_http_config",
+    "to_anthropic_tools",
+    "to_google_tools",
+    "to_openai_tools",
+    "websocket_config",
+]
+
 
 if not TYPE_CHECKING:  # (for mypy, the names are the imports above)
 
-    def __getattr__(name: str) -> Any:
+    def __getattr__(name: str) -> object:
         # PEP 562: the 2026-07-28 revision's names load at first use, not with the package
         # (``import mcp_io_sync`` stays light).
         if name in ("HeaderParams", "header_params"):

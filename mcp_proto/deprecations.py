@@ -1,7 +1,9 @@
-"""Deprecated features and their one-time notices (REQUIREMENTS.md DEP-1..10, 12, 15, 16).
+"""Deprecated features and their one-time notices (DEP-1..10, 12, 15, 16 in
+``docs/requirements.md``).
 
-The core keeps the registry and the once-per-process state; the shells write the notice
-to their logger. Each feature's notice is in one of three states:
+The core keeps the registry and the once-per-process state (one :class:`Ledger`,
+:data:`LEDGER`, with a documented :func:`reset`); the shells write the notice to their
+logger. Each feature's notice is in one of three states:
 
 - *due*: not yet announced (or its last announcement failed);
 - *in flight*: one caller holds it and is writing it;
@@ -30,8 +32,10 @@ from ._record import Record
 from .errors import LocalProtocolError
 
 __all__ = [
+    "LEDGER",
     "REGISTRY",
     "Deprecation",
+    "Ledger",
     "announce",
     "announced",
     "claim",
@@ -156,8 +160,6 @@ REGISTRY: Final[dict[str, Deprecation]] = {
 enabled = True
 
 _ANNOUNCED: Final = "announced"
-#: key → _ANNOUNCED, or the token of the caller holding it in flight.
-_state: dict[str, object] = {}
 
 State = Literal["due", "in_flight", "announced"]
 
@@ -167,6 +169,62 @@ def _check(key: str) -> None:
         raise LocalProtocolError(f"unknown deprecated feature {key!r}")
 
 
+class Ledger:
+    """Which notices were announced: the state this module's functions act on.
+
+    One ledger serves the whole process (:data:`LEDGER`): DEP-9 asks for each notice
+    once per process, whatever the number of clients. It is the only state of the
+    module; :meth:`reset` (the module's :func:`reset`) makes every notice due again,
+    for tests (a property or fuzz run that depends on it resets it first, so results
+    do not depend on which test ran before) and for a host that wants the notices
+    again. A separate ``Ledger()`` keeps its own account (a test harness, an embedder
+    with its own once-per-what rule)."""
+
+    __slots__ = ("_state",)
+
+    def __init__(self) -> None:
+        #: key → _ANNOUNCED, or the token of the caller holding it in flight.
+        self._state: dict[str, object] = {}
+
+    def claim(self, key: str) -> Deprecation | None:
+        """See the module's :func:`claim`."""
+        _check(key)
+        if not enabled:
+            return None
+        token = object()
+        if self._state.setdefault(key, token) is not token:
+            return None
+        return REGISTRY[key]
+
+    def confirm(self, key: str) -> None:
+        _check(key)
+        self._state[key] = _ANNOUNCED
+
+    def release(self, key: str) -> None:
+        _check(key)
+        if self._state.get(key) is not _ANNOUNCED:
+            self._state.pop(key, None)
+
+    def state(self, key: str) -> State:
+        _check(key)
+        value = self._state.get(key)
+        if value is None:
+            return "due"
+        return "announced" if value is _ANNOUNCED else "in_flight"
+
+    def announced(self) -> frozenset[str]:
+        return frozenset(k for k, v in list(self._state.items()) if v is _ANNOUNCED)
+
+    def reset(self) -> None:
+        """Make every notice due again (notices in flight too: their holders' later
+        confirm or release still lands, as for any claim)."""
+        self._state.clear()
+
+
+#: The process's ledger (DEP-9: once per process).
+LEDGER: Final = Ledger()
+
+
 def claim(key: str) -> Deprecation | None:
     """The notice for ``key`` if it is due, now in flight for this caller; else
     ``None`` (announced, silenced, or in flight elsewhere: return at once, DEP-15).
@@ -174,27 +232,18 @@ def claim(key: str) -> Deprecation | None:
     A caller that gets a notice must :func:`confirm` it once written or
     :func:`release` it if it could not be; one that does neither leaves it in flight,
     which only ever means "never again in this process"."""
-    _check(key)
-    if not enabled:
-        return None
-    token = object()
-    if _state.setdefault(key, token) is not token:
-        return None
-    return REGISTRY[key]
+    return LEDGER.claim(key)
 
 
 def confirm(key: str) -> None:
     """The claimed notice was written: it is spent for this process (DEP-9)."""
-    _check(key)
-    _state[key] = _ANNOUNCED
+    LEDGER.confirm(key)
 
 
 def release(key: str) -> None:
     """The claimed notice could not be written (the logger raised, filtered it or
     writes nowhere): it is due again for a later use (DEP-12)."""
-    _check(key)
-    if _state.get(key) is not _ANNOUNCED:
-        _state.pop(key, None)
+    LEDGER.release(key)
 
 
 def announce(key: str, emit: Callable[[str], Any]) -> bool:
@@ -219,11 +268,8 @@ def announce(key: str, emit: Callable[[str], Any]) -> bool:
 
 
 def state(key: str) -> State:
-    _check(key)
-    value = _state.get(key)
-    if value is None:
-        return "due"
-    return "announced" if value is _ANNOUNCED else "in_flight"
+    """``"due"``, ``"in_flight"`` or ``"announced"`` in this process."""
+    return LEDGER.state(key)
 
 
 def registry() -> Mapping[str, Deprecation]:
@@ -233,12 +279,15 @@ def registry() -> Mapping[str, Deprecation]:
 
 def announced() -> frozenset[str]:
     """The keys whose notice was written in this process."""
-    return frozenset(k for k, v in list(_state.items()) if v is _ANNOUNCED)
+    return LEDGER.announced()
 
 
 def reset() -> None:
-    """Make every notice due again (for tests)."""
-    _state.clear()
+    """Make every notice due again: the process's :data:`LEDGER` forgets what it
+    announced. Tests call it before a run that depends on the notices (so no result
+    depends on test order); a long-lived host may call it to hear the notices again.
+    ``enabled`` is not touched."""
+    LEDGER.reset()
 
 
 # ---------------------------------------------------------------- triggers (DEP-2..6, 16)

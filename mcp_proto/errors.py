@@ -6,8 +6,11 @@ from a builtin so that idiomatic ``except`` clauses work: ``RequestTimeoutError`
 ``TimeoutError``, the ``*NotFound`` classes are ``LookupError``s and ``ValidationError``
 is a ``ValueError``.
 
-Names follow ``REQUIREMENTS.md`` §B. ``ConnectionError`` shadows the builtin of the same
-name inside this module only; it is also exported as ``MCPConnectionError``.
+Names follow the error rows of ``docs/requirements.md``. ``ConnectionError`` shadows the
+builtin of the same name inside this module only: ``from mcp_proto.errors import *``
+(and the packages' star exports) give it as ``MCPConnectionError``, leaving the builtin
+alone; ``errors.ConnectionError`` is the same class. (Task errors come with tasks,
+which are not built yet: ``docs/roadmap.md``.)
 """
 
 from __future__ import annotations
@@ -22,7 +25,6 @@ __all__ = [
     "AmbiguousToolName",
     "CapabilityError",
     "CommandNotFoundError",
-    "ConnectionError",
     "HeaderAnnotationError",
     "HeaderMismatchError",
     "IncompatibleServerError",
@@ -490,7 +492,7 @@ class AllTransportsFailedError(ConnectionError):
         self.attempts = attempts
 
 
-# JSON-RPC error codes with a typed class of their own (REQUIREMENTS.md §B3).
+# JSON-RPC error codes with a typed class of their own (docs/requirements.md §B3).
 _CODE_CLASSES: dict[int, type[ServerError]] = {
     -32020: HeaderMismatchError,
     -32021: MissingRequiredClientCapabilityError,

@@ -1,4 +1,8 @@
-"""Events the per-server state machine hands out through ``Session.next_event()``."""
+"""Events the per-server state machine hands out through ``Session.next_event()``.
+
+Internal, as ``Session`` is: a ``Connection`` turns them into its own events
+(:mod:`mcp_proto.connection`, exported by ``mcp_proto``), sharing the classes of
+those that pass through unchanged (``LogMessage``, ``NotificationReceived``, ...)."""
 
 from __future__ import annotations
 

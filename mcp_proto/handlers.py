@@ -22,6 +22,7 @@ __all__ = [
     "Handlers",
     "Reply",
     "adapt_args",
+    "check_elicitation_content",
     "client_capabilities",
     "normalize_elicitation_result",
     "normalize_sampling_result",

@@ -2,7 +2,7 @@
 
 Decoding never raises on peer input: anything that is not a well-formed JSON-RPC 2.0
 message becomes an :class:`Invalid` value carrying a short reason (never the offending
-bytes: they may hold secrets, see REQUIREMENTS.md HYG-1).
+bytes: they may hold secrets, see docs/requirements.md HYG-1).
 """
 
 from __future__ import annotations

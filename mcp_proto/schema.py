@@ -21,7 +21,8 @@
   engine. The others run on a backtracking engine whose step limit is set, per
   validation, from the instance's size so the whole validation stays within a fixed
   work budget; running out fails the validation, it never passes it.
-* **Built once.** Validators are cached per canonical schema, with a bound.
+* **Built once.** Validators are cached per canonical schema, with a bound, for the
+  whole process (:func:`reset_cache` empties the cache).
 
 Pure code: no I/O, no clock, no threads. Preparing a schema for the engine (dialects,
 references, patterns) is :mod:`mcp_proto._schema_prepare`'s, URI and JSON Pointer
@@ -77,6 +78,7 @@ __all__ = [
     "compile",
     "dialect_of",
     "errors_for",
+    "reset_cache",
 ]
 
 _ENGINE_CLASSES: Final[dict[str, Any]] = {
@@ -386,7 +388,18 @@ class _Cache:
         return len(self.entries)
 
 
+#: The process's validators, shared by every client: a compiled validator is immutable
+#: and depends on the schema's text alone, so sharing it is safe and saves each client
+#: its own compile. Bounded; emptied by :func:`reset_cache`.
 _CACHE: Final = _Cache(_CACHE_MAX_ENTRIES, _CACHE_MAX_CHARS)
+
+
+def reset_cache() -> None:
+    """Forget every compiled validator (and remembered unusable schema): the next
+    :func:`compile` of each schema builds it again. Nothing depends on the cache but
+    speed; tests that count compiles or fill the cache reset it first, so their result
+    does not depend on the tests before them."""
+    _CACHE.clear()
 
 
 class _Plain:

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from mcp_proto.config import ServerConfig
-from mcp_proto.session import ServerInfo, Session, State
+from mcp_proto.session import ServerInfo
 
 if TYPE_CHECKING:
     from mcp_proto.modern.cache import CacheInfo, CacheKind
@@ -27,14 +27,11 @@ class ConnectionView(Protocol):
 
 class ServerView:
     """Read-only facts about a server, from its connection (LIFE-4, LIFE-9, LIFE-21).
-    A subclass sets ``config`` and ``_conn`` (the ``Connection`` it drives).
-
-    A shell not yet driving a ``Connection`` may set ``_session`` (a ``Session``)
-    instead: read only while ``_conn`` is None (issue 9: until both shells switch)."""
+    A subclass sets ``config`` and ``_conn`` (the ``Connection`` it drives; ``None``
+    before its first connection)."""
 
     config: ServerConfig
     _conn: ConnectionView | None = None
-    _session: Session | None = None
     #: Set by the client that owns this server: ``(kind, uri) -> CacheInfo | None`` from
     #: its core's result cache (CACHE-10). Unset: nothing is cached.
     _cache_info: Callable[[CacheKind, str | None], CacheInfo | None] | None = None
@@ -55,10 +52,7 @@ class ServerView:
     @property
     def info(self) -> ServerInfo | None:
         conn = self._conn
-        if conn is not None:
-            return conn.server
-        s = self._session
-        return s.server if s is not None else None
+        return conn.server if conn is not None else None
 
     @property
     def server_info(self) -> Any:
@@ -114,10 +108,7 @@ class ServerView:
     @property
     def is_connected(self) -> bool:
         conn = self._conn
-        if conn is not None:
-            return conn.is_connected and self._transport_alive()
-        s = self._session
-        return s is not None and s.state is State.READY and self._transport_alive()
+        return conn is not None and conn.is_connected and self._transport_alive()
 
     @property
     def read_timeout(self) -> float:

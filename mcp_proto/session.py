@@ -1,5 +1,9 @@
 """The per-server protocol state machine (handshake era), in the style of h11.
 
+Internal: :class:`~mcp_proto.connection.Connection` composes it, and is what embedders
+drive; ``mcp_proto`` does not export :class:`Session` (:class:`ServerInfo`, the facts
+it learns, is public).
+
 One :class:`Session` per server connection. It never does I/O and never reads a clock:
 
 * ``send_request`` / ``send_notification`` / ``send_response`` queue encoded messages,

@@ -13,8 +13,10 @@ deliberately unhashable (``hash()`` raises ``TypeError``) rather than hashing by
 identity while comparing by value.
 
 Tools, prompts and the server's ``Implementation`` are defined here; resources, their
-contents, tool-result content items and roots in ``_resource_types``, and the field
-checks they share in ``_type_fields``. Import them all from here.
+contents, resource links, audio and roots in ``_resource_types``; text, image and
+embedded-resource content items in ``_content_types``; the field checks they share in
+``_type_fields``. Import them all from here. The typed results of the operations
+(``ToolResult``, ``PromptResult``, ...) are in :mod:`mcp_proto.results`.
 """
 
 from __future__ import annotations
@@ -24,6 +26,13 @@ from typing import Any, Final
 
 import attrs
 
+from ._content_types import (
+    ContentItem,
+    EmbeddedResource,
+    ImageContent,
+    TextContent,
+    parse_content_item,
+)
 from ._resource_types import (
     AudioContent,
     Resource,
@@ -52,6 +61,9 @@ from .errors import ValidationError
 
 __all__ = [
     "AudioContent",
+    "ContentItem",
+    "EmbeddedResource",
+    "ImageContent",
     "Implementation",
     "Prompt",
     "PromptArgument",
@@ -60,7 +72,9 @@ __all__ = [
     "ResourceLink",
     "ResourceTemplate",
     "Root",
+    "TextContent",
     "Tool",
+    "parse_content_item",
     "parse_tool_content",
 ]
 

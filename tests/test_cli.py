@@ -24,8 +24,8 @@ from typing import Any
 
 import pytest
 
-from mcp_io_sync import _cli_render as render
 from mcp_io_sync import cli
+from mcp_io_sync.cli import _render as render
 from mcp_proto.types import Tool
 
 ROOT = Path(__file__).resolve().parent.parent

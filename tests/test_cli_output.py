@@ -9,8 +9,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from mcp_io_sync import _cli_render as render
-from mcp_io_sync import _cli_schema, cli
+from mcp_io_sync import cli
+from mcp_io_sync.cli import _render as render
+from mcp_io_sync.cli import _schema
+from mcp_proto.results import PromptResult, ToolResult
 from mcp_proto.types import Tool
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -60,6 +62,29 @@ def test_a_wrapped_result_is_shown_once() -> None:
     ]
 
 
+def test_results_render_from_their_types() -> None:
+    """The renderers read the typed results (issue 22 item 5): a blob resource is
+    noted with its size, a kind this client does not know is named, a prompt message
+    is its role and its one item."""
+    result = ToolResult.from_wire(
+        {
+            "content": [
+                {"type": "resource", "resource": {"uri": "demo://b", "blob": "AAAAAAAA"}},
+                {"type": "hologram", "frames": 3},
+            ],
+            "isError": True,
+        }
+    )
+    assert render.render_call_result(result).splitlines() == [
+        "[resource: demo://b (6 B binary)]",
+        "[hologram content]",
+    ]
+    prompt = PromptResult.from_wire(
+        {"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}]}
+    )
+    assert render.render_prompt_result(prompt) == "[user]\nhi"
+
+
 # ------------------------------------------------------------------ tables
 
 
@@ -106,7 +131,7 @@ def test_nested_arguments_follow_refs_and_stop_on_cycles() -> None:
             },
         }
     )
-    rows = _cli_schema.arg_rows(tool)
+    rows = _schema.arg_rows(tool)
     assert [row[0] for row in rows] == [
         "node",
         "node.label",

@@ -37,6 +37,7 @@ __all__ = [
     "modern_list_all",
     "request",
     "resume_input_required",
+    "run_rounds",
 ]
 
 #: The router's list kinds a cacheable method fills (their list_changed generation).

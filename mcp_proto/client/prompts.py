@@ -10,10 +10,10 @@ from ..effects import Op
 from ..errors import (
     ConnectionError,
     PromptGetError,
-    RemoteProtocolError,
     TransportError,
     ValidationError,
 )
+from ..results import PromptResult
 from ..types import Prompt
 from . import era
 from .router import PASS_THROUGH, Router
@@ -34,7 +34,7 @@ class PromptOps(Router):
         *,
         server: Any = None,
         timeout: float | None = None,
-    ) -> Op[dict[str, Any]]:
+    ) -> Op[PromptResult]:
         prompt: Prompt = yield from self._resolve("prompts", name, server)
         args = {str(k): v for k, v in (arguments or {}).items()}
         meta = args.pop("_meta", None)
@@ -57,9 +57,7 @@ class PromptOps(Router):
             raise
         except (TransportError, ConnectionError) as exc:
             raise PromptGetError(f"getting prompt {name!r} from {owner!r} failed: {exc}") from exc
-        if not isinstance(result, dict) or not isinstance(result.get("messages"), list):
-            raise RemoteProtocolError(f"server {owner!r} sent a malformed prompts/get result")
-        return result
+        return PromptResult.from_wire(result, server=owner)
 
 
 def _as_str(value: Any) -> str:

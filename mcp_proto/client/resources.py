@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any, Final
 
 from ..effects import Call, Log, Op
@@ -12,7 +11,6 @@ from ..errors import (
     CapabilityError,
     ConnectionError,
     MCPError,
-    RemoteProtocolError,
     ResourceNotFound,
     ResourceReadError,
     ServerError,
@@ -20,8 +18,9 @@ from ..errors import (
     ValidationError,
 )
 from ..pagination import list_all
+from ..results import ResourcePage, ResourceTemplatePage
 from ..session import ServerInfo
-from ..types import Resource, ResourceContent, ResourceTemplate
+from ..types import ResourceContent, ResourceTemplate
 from . import era
 from .router import PASS_THROUGH, Router
 
@@ -37,24 +36,26 @@ class ResourceOps(Router):
 
     def list_resources(
         self, *, cache: bool = True, cursor: str | None = None, server: Any = None
-    ) -> Op[dict[str, Any]]:
-        """``{'resources': [...], 'nextCursor': ...}`` (RES-1). Without ``cursor`` every
-        page of every server; with ``cursor``, that one page of one server."""
+    ) -> Op[ResourcePage]:
+        """A :class:`~mcp_proto.results.ResourcePage` (RES-1; as a mapping
+        ``{'resources': [...], 'nextCursor': ...}``). Without ``cursor`` every page of
+        every server; with ``cursor``, that one page of one server."""
         if cursor is None:
             resources = yield from self._list_across("resources", cache, server)
-            return {"resources": resources, "nextCursor": None}
+            return ResourcePage(tuple(resources))
         if server is None and len(self.servers) > 1:
             raise ValueError("list_resources(cursor=...) needs server= with several servers")
         name = self._default_server(server)
         yield from self._connect(name)
         result = yield from self._page_call(name, "resources/list", {"cursor": cursor}, cache)
-        return _page(result, "resources", Resource.from_dict, name)
+        return ResourcePage.from_wire(result, server=name)
 
     def list_resource_templates(
         self, *, cursor: str | None = None, server: Any = None
-    ) -> Op[dict[str, Any]]:
-        """``{'resourceTemplates': [...], 'nextCursor': ...}`` (RES-4); every page of
-        every server (or one) without ``cursor``."""
+    ) -> Op[ResourceTemplatePage]:
+        """A :class:`~mcp_proto.results.ResourceTemplatePage` (RES-4; as a mapping
+        ``{'resourceTemplates': [...], 'nextCursor': ...}``); every page of every server
+        (or one) without ``cursor``."""
         if cursor is not None:
             if server is None and len(self.servers) > 1:
                 raise ValueError("list_resource_templates(cursor=...) needs server=")
@@ -63,7 +64,7 @@ class ResourceOps(Router):
             result = yield from self._page_call(
                 name, "resources/templates/list", {"cursor": cursor}
             )
-            return _page(result, "resourceTemplates", ResourceTemplate.from_dict, name)
+            return ResourceTemplatePage.from_wire(result, server=name)
         templates: list[ResourceTemplate] = []
         for name in self._servers_for(server):
             info: ServerInfo = yield from self._judged(name)
@@ -86,7 +87,7 @@ class ResourceOps(Router):
                     templates.append(ResourceTemplate.from_dict(entry, server=name))
                 except (ValidationError, ValueError, TypeError) as exc:
                     yield Log("WARNING", f"server {name!r}: skipping a malformed template: {exc}")
-        return {"resourceTemplates": templates, "nextCursor": None}
+        return ResourceTemplatePage(tuple(templates))
 
     def _page_call(
         self, name: str, method: str, params: dict[str, Any], cache: bool = True
@@ -170,13 +171,3 @@ class ResourceOps(Router):
                 f"{method} {uri!r} on {owner!r} was not confirmed: {exc}"
             ) from exc
         return True
-
-
-def _page(result: Any, key: str, parse: Callable[..., Any], server: str) -> dict[str, Any]:
-    if not isinstance(result, dict) or not isinstance(result.get(key), list):
-        raise RemoteProtocolError(f"server {server!r} sent a malformed {key} page")
-    next_cursor = result.get("nextCursor")
-    return {
-        key: [parse(entry, server=server) for entry in result[key]],
-        "nextCursor": next_cursor if isinstance(next_cursor, str) else None,
-    }

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, Final
 
 from .. import deprecations
 from .._schema_plain import is_plain
@@ -13,12 +13,12 @@ from ..effects import Call, Connect, Log, Op, ProgressCallback
 from ..errors import (
     ConnectionError,
     HeaderMismatchError,
-    RemoteProtocolError,
     SchemaError,
     ToolCallError,
     TransportError,
     ValidationError,
 )
+from ..results import ToolResult
 from ..session import ServerInfo
 from ..types import Tool
 from ..versions import features_of
@@ -30,6 +30,16 @@ __all__ = ["ToolOps"]
 
 class ToolOps(Router):
     """The tool operations of :class:`~mcp_proto.client.ClientCore`."""
+
+    #: This client's input-schema verdicts (see :func:`_input_schema_warning`), made
+    #: at the first call; bounded, and gone with the client.
+    _input_verdicts: _Verdicts | None = None
+
+    def _input_schema_warning(self, tool: Tool) -> str | None:
+        verdicts = self._input_verdicts
+        if verdicts is None:
+            verdicts = self._input_verdicts = {}
+        return _input_schema_warning(tool, verdicts)
 
     def list_tools(self, *, cache: bool = True, server: Any = None) -> Op[list[Tool]]:
         """Tools of every server (or one), cached until ``list_changed`` (TOOL-1)."""
@@ -58,7 +68,7 @@ class ToolOps(Router):
         server: Any = None,
         progress: ProgressCallback | None = None,
         timeout: float | None = None,
-    ) -> Op[dict[str, Any]]:
+    ) -> Op[ToolResult]:
         """Call a tool on the server that offers it (TOOL-4) and check the result.
 
         Raises ``ToolNotFound`` / ``AmbiguousToolName`` (routing), ``ValidationError``
@@ -67,7 +77,8 @@ class ToolOps(Router):
         error; ``HeaderMismatchError`` after one refresh and retry, HDR-5),
         ``InputRequiredError`` (a 2026-07-28 ``input_required`` exchange that could not
         complete: pass it to ``resume_input_required``), ``ToolCallError`` (the
-        connection failed; the outcome is unknown).
+        connection failed; the outcome is unknown), ``RemoteProtocolError`` (a
+        malformed result).
         """
         # One cached match (the usual case) needs no op; anything else is _resolve's.
         matches = self._cached_matches("tools", name, server)
@@ -81,7 +92,7 @@ class ToolOps(Router):
         if meta is not None and deprecations.features_in_meta(meta):
             self._deprecated("logging")  # DEP-4: a log level in a call's own _meta
         _check_required(tool, args)
-        warning = _input_schema_warning(tool)
+        warning = self._input_schema_warning(tool)
         if warning is not None:
             yield Log("WARNING", warning)
         params: dict[str, Any] = {"name": name, "arguments": args}
@@ -114,7 +125,7 @@ class ToolOps(Router):
                 self.synthetic_notification(owner, "notifications/tools/list_changed")
                 tool = yield from self._resolve("tools", name, owner)
                 _check_required(tool, args)
-                warning = _input_schema_warning(tool)  # SCH-20: the refreshed definition
+                warning = self._input_schema_warning(tool)  # SCH-20: the refreshed tool
                 if warning is not None:
                     yield Log("WARNING", warning)
             except PASS_THROUGH:
@@ -123,14 +134,13 @@ class ToolOps(Router):
                 raise ToolCallError(
                     f"calling tool {name!r} on server {owner!r} failed: {exc}"
                 ) from exc
-        if not isinstance(result, dict):
-            raise RemoteProtocolError(f"server {owner!r} sent a malformed tools/call result")
-        if tool.has_structured_output and result.get("isError") is not True:
+        typed = ToolResult.from_wire(result, server=owner)
+        if tool.has_structured_output and not typed.is_error:
             info: ServerInfo = yield Connect(owner)  # the negotiated version decides
-            yield from self._check_structured(tool, result, info.protocol_version)
-        return result
+            yield from self._check_structured(tool, typed.raw, info.protocol_version)
+        return typed
 
-    def _check_structured(self, tool: Tool, result: dict[str, Any], version: str) -> Op[None]:
+    def _check_structured(self, tool: Tool, result: Mapping[str, Any], version: str) -> Op[None]:
         """SCH-1/SCH-2/SCH-18: a tool with an outputSchema must return matching
         ``structuredContent`` on success; ``isError`` results are exempt."""
         if not tool.has_structured_output or result.get("isError") is True:
@@ -171,7 +181,7 @@ class ToolOps(Router):
             raise ValidationError(message)
         yield Log("WARNING", f"structured output check failed: {message}")
 
-    def call_tools(self, calls: Iterable[Mapping[str, Any]]) -> Op[list[dict[str, Any]]]:
+    def call_tools(self, calls: Iterable[Mapping[str, Any]]) -> Op[list[ToolResult]]:
         """Call several tools one after the other (TOOL-6); keys ``name``,
         ``arguments`` (or ``parameters``), ``server``."""
         results = []
@@ -179,7 +189,7 @@ class ToolOps(Router):
             results.append((yield from op))
         return results
 
-    def tool_call_ops(self, calls: Iterable[Mapping[str, Any]]) -> list[Op[dict[str, Any]]]:
+    def tool_call_ops(self, calls: Iterable[Mapping[str, Any]]) -> list[Op[ToolResult]]:
         """One ``call_tool`` operation per entry of a ``call_tools`` list (each entry is
         checked first, so a bad one fails before anything is sent). A shell runs them in
         turn, or side by side for ``call_tools(..., concurrent=True)``."""
@@ -193,17 +203,18 @@ class ToolOps(Router):
         ]
 
 
-def _input_schema_warning(tool: Tool) -> str | None:
+def _input_schema_warning(tool: Tool, verdicts: _Verdicts) -> str | None:
     """SCH-11/SCH-13: an inputSchema whose dialect is unsupported stops the call before
     anything is sent (``ValidationError``); any other unusable input schema gives the
     warning to log, and the call is still sent (the server owns argument validation).
     Call it again on a refreshed tool definition before a retry (SCH-20). (A plain
     function, not an op: the usual answer, no warning, then costs no generator.)
 
-    The verdict is kept per schema object (a cached tool list hands out the same object
-    every call), so the hot path of repeated calls pays a dict lookup, not a compile."""
+    The verdict is kept in ``verdicts`` (the client's) per schema object (a cached tool
+    list hands out the same object every call), so the hot path of repeated calls pays
+    a dict lookup, not a compile."""
     schema = tool.input_schema
-    known = _INPUT_VERDICTS.get(id(schema))
+    known = verdicts.get(id(schema))
     if known is not None and known[0] is schema:
         verdict = known[1]
     else:
@@ -224,9 +235,9 @@ def _input_schema_warning(tool: Tool) -> str | None:
                     f"tool {tool.name!r} on server {tool.server!r}: unusable input schema, the"
                     f" call is sent anyway: {exc}",
                 )
-        if len(_INPUT_VERDICTS) >= 1024:
-            _INPUT_VERDICTS.clear()
-        _INPUT_VERDICTS[id(schema)] = (schema, verdict)
+        if len(verdicts) >= _MAX_VERDICTS:
+            verdicts.clear()
+        verdicts[id(schema)] = (schema, verdict)
     if verdict is None:
         return None
     if verdict[0] == "error":
@@ -236,7 +247,8 @@ def _input_schema_warning(tool: Tool) -> str | None:
 
 # id(inputSchema) -> (the schema object itself, its verdict). Holding the object keeps
 # its id from being reused by another schema while the entry lives.
-_INPUT_VERDICTS: dict[int, tuple[Any, tuple[str, str] | None]] = {}
+_Verdicts = dict[int, tuple[Any, "tuple[str, str] | None"]]
+_MAX_VERDICTS: Final = 1024  # then the table starts over
 
 
 def _check_required(tool: Tool, args: Mapping[str, Any]) -> None:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from ..effects import Call, Connect, Log, Notify, Op, SetLogLevel
 from ..errors import CapabilityError, InputRequiredError, MCPError
+from ..results import CompletionResult
 from ..session import ServerInfo
 from ..types import Prompt, Root
 from . import era
@@ -41,8 +42,10 @@ class UtilityOps(Router):
         *,
         context: Mapping[str, Any] | None = None,
         server: Any = None,
-    ) -> Op[dict[str, Any]]:
-        """``completion/complete`` (COMP-1) → ``{'values', 'total', 'hasMore'}``."""
+    ) -> Op[CompletionResult]:
+        """``completion/complete`` (COMP-1): a
+        :class:`~mcp_proto.results.CompletionResult` (as a mapping ``{'values', 'total',
+        'hasMore'}``)."""
         if not isinstance(ref, Mapping) or ref.get("type") not in ("ref/prompt", "ref/resource"):
             raise ValueError("ref must be {'type': 'ref/prompt', 'name': ...} or ref/resource")
         if not isinstance(argument, Mapping) or "name" not in argument:
@@ -62,15 +65,7 @@ class UtilityOps(Router):
         if context is not None:
             params["context"] = dict(context)
         result = yield Call(owner, "completion/complete", params)
-        completion = result.get("completion") if isinstance(result, dict) else None
-        if not isinstance(completion, dict):
-            return {"values": []}
-        values = completion.get("values")
-        out: dict[str, Any] = {"values": values if isinstance(values, list) else []}
-        for key in ("total", "hasMore"):
-            if key in completion:
-                out[key] = completion[key]
-        return out
+        return CompletionResult.from_wire(result, server=owner)
 
     def set_log_level(self, level: str, *, server: Any = None) -> Op[list[str]]:
         """``logging/setLevel`` on every server with ``logging`` (skipping the others,

@@ -1,6 +1,6 @@
 """``subscriptions/listen`` inside the connection machine (issue 10 item 7).
 
-Spec: 2026-07-28 ``basic/patterns/subscriptions.mdx``. REQUIREMENTS.md SUB-3..5,
+Spec: 2026-07-28 ``basic/patterns/subscriptions.mdx``. docs/requirements.md SUB-3..5,
 SUB-14..17, SUB-19, SUB-21..25, SUB-29, SUB-31, NOTIF-3.
 
 A *subscription* (a sub id, stable for its whole life) is carried by one long-lived

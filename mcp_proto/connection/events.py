@@ -143,7 +143,7 @@ class Diagnostic(Record):
 
 
 # ---------------------------------------------------------------- subscriptions/listen
-# (2026-07-28 basic/patterns/subscriptions.mdx; REQUIREMENTS SUB rows). A subscription
+# (2026-07-28 basic/patterns/subscriptions.mdx; docs/requirements.md SUB rows). A subscription
 # is named by its *sub id* (``Connection.start_listen``), stable across the listen
 # requests that carry it (an HTTP re-open, a re-send to a restarted stdio process).
 

@@ -7,6 +7,8 @@ them, so blocks can be added side by side and the request pipeline picks what it
 
 from typing import Final
 
+__all__ = ["SUBSCRIPTION_RESTART_MIN_INTERVAL"]
+
 #: stdio: a process that dies less than this many seconds after receiving its
 #: subscriptions is a crash loop: they end instead of being re-sent (SUB-21). Here,
 #: not in :mod:`.notify_queue`, so the shells name it without loading that module.

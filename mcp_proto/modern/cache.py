@@ -1,6 +1,6 @@
 """Cacheable results of the 2026-07-28 revision (``ttlMs`` / ``cacheScope``).
 
-Spec: ``server/utilities/caching.mdx``. REQUIREMENTS.md CACHE-1..8, 10..14, LIFE-20.
+Spec: ``server/utilities/caching.mdx``. docs/requirements.md CACHE-1..8, 10..14, LIFE-20.
 
 A :class:`ResultCache` holds the results of one server's cacheable requests
 (``server/discover``, the four ``*/list`` methods and ``resources/read``). It is pure

@@ -322,7 +322,7 @@ class HeaderParams:
     """Validation and mapping of ``x-mcp-header`` annotations (HDR-4), public.
 
     Exported as the instance :data:`header_params`: call it on a tool or an input
-    schema to get the mapping, or use the named methods (REQUIREMENTS §E:
+    schema to get the mapping, or use the named methods (docs/requirements.md §E:
     ``header_params.validate_tool(tool)``, ``header_params.headers_for(tool, args)``).
     A tool is a :class:`~mcp_proto.Tool`, a ``tools/list`` entry (a mapping with
     ``inputSchema``), or the input schema itself.

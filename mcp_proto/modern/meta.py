@@ -27,6 +27,7 @@ __all__ = [
     "LOG_LEVELS",
     "PROTOCOL_VERSION",
     "SERVER_INFO",
+    "CapabilitiesMemo",
     "HostMeta",
     "check_extensions",
     "config_request_meta",

@@ -1,6 +1,6 @@
 """Multi round-trip requests (2026-07-28 ``input_required``) as a sans-IO operation.
 
-Spec: ``basic/patterns/mrtr.mdx``. REQUIREMENTS.md MRTR-1..7, MRTR-9.
+Spec: ``basic/patterns/mrtr.mdx``. docs/requirements.md MRTR-1..7, MRTR-9.
 
 :func:`input_required_op` is a generator in the style of :mod:`mcp_proto.effects`: it
 yields ``Call`` (each retry is a new request, so the shell gives it a new JSON-RPC id),
@@ -36,6 +36,7 @@ __all__ = [
     "Pace",
     "input_required_op",
     "result_kind",
+    "result_view",
     "resume_op",
     "retry_params",
 ]

@@ -1,6 +1,6 @@
 """The pure parts of a ``subscriptions/listen`` subscription (2026-07-28).
 
-Spec: ``basic/patterns/subscriptions.mdx``. REQUIREMENTS.md SUB-3, SUB-7..13, SUB-15,
+Spec: ``basic/patterns/subscriptions.mdx``. docs/requirements.md SUB-3, SUB-7..13, SUB-15,
 SUB-21..24 (the policy), SUB-31.
 
 - :class:`NotificationQueue`: the bounded queue between a stream's reader and the

@@ -48,6 +48,7 @@ from ..errors import (
 from ..handlers import serve_request
 from ..modern.meta import result_type
 from ..session import ServerInfo
+from ..results import ToolResult
 from ..types import Tool
 from ._model import (
     EXTENSION,
@@ -71,7 +72,7 @@ from ._watch import (
     Wait,
 )
 
-__all__ = ["TaskOps"]
+__all__ = ["TaskOps", "task_of_notification"]
 
 #: What a 2026-07-28 task's ``inputRequests`` may ask (SEP-2663: the MRTR
 #: ``InputRequest`` union: sampling, roots, elicitation).
@@ -294,7 +295,7 @@ class TaskOps(ToolOps):
         server: Any = None,
         progress: ProgressCallback | None = None,
         timeout: float | None = None,
-    ) -> Op[dict[str, Any]]:
+    ) -> Op[ToolResult]:
         """``ToolOps.call_tool``, seeing tasks through (TOOL-18, TASK-11): the result
         is the one the plain call would give, checked against the tool's output
         schema. A task's wait is bounded by ``timeout`` (else

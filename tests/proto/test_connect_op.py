@@ -271,9 +271,21 @@ def test_connect_all_needs_one_name_per_plan() -> None:
 # ------------------------------------------------ the fact a shell reports: server_answered
 
 
+class _SessionConn:
+    """The two facts ServerView reads from a connection, from the session inside it."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.is_connected = False
+
+    @property
+    def server(self) -> ServerInfo | None:
+        return self.session.server
+
+
 class _View(ServerView):
     def __init__(self, session: Session | None) -> None:
-        self._session = session
+        self._conn = _SessionConn(session) if session is not None else None
 
 
 def test_server_answered_is_true_once_initialize_was_answered() -> None:

@@ -72,6 +72,7 @@ def test_issue_11_inputs_are_in_the_corpus(name: str, fragment: bytes) -> None:
         ("session", "mcp_proto.session", "Session", "receive_message"),
         ("tasks", "mcp_proto.tasks", None, "parse_task"),
         ("skills", "mcp_proto.skills", None, "parse_skill_entry"),
+        ("results", "mcp_proto.results", "ToolResult", "from_wire"),
     ],
 )
 def test_a_target_notices_an_untyped_exception(

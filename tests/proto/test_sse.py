@@ -1,7 +1,7 @@
 """The incremental SSE parser (WHATWG HTML § 9.2.6 "Interpreting an event stream").
 
-Every stream is parsed three ways, as h11 tests its parsers (STYLE.md § 2): whole, one
-byte at a time, and followed by trailing garbage. Hypothesis checks that any chunking
+Every stream is parsed three ways, as h11 tests its parsers: whole, one byte at a
+time, and followed by trailing garbage. Hypothesis checks that any chunking
 of any input gives what a whole-stream reference parser, written straight from the
 standard, gives. Limits are tested as attacks; linearity is checked by counting the
 bytes the line search examines, never by timing.

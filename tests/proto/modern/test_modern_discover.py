@@ -2,7 +2,7 @@
 
 Rows LIFE-4..9, LIFE-14, LIFE-18, LIFE-20, §B3. The probe outcomes are the spec's
 (stdio.mdx and streamable-http.mdx § Backward Compatibility, versioning.mdx) and the
-legacy variants REQUIREMENTS.md LIFE-6 lists (-32601, -32602, HTTP 400 without a
+legacy variants docs/requirements.md LIFE-6 lists (-32601, -32602, HTTP 400 without a
 JSON-RPC body, silence).
 """
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from mcp_proto.types import Prompt, Tool
 
-from . import _cli_render as render
+from . import _render as render
 
 
 def _schema_types(schema: object) -> set[str]:

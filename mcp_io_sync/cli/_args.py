@@ -186,13 +186,13 @@ def _add_global_options(parser: argparse.ArgumentParser, *, top: bool) -> None:
 
 
 def _version() -> str:
-    from . import __version__
+    from .. import __version__
 
     return f"{PROG} {__version__}"
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from ._cli_listen import add_listen_command
+    from ._listen_cmd import add_listen_command
 
     parser = _Parser(
         prog=PROG,

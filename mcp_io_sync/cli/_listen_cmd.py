@@ -24,12 +24,12 @@ from typing import TYPE_CHECKING, Any
 from mcp_proto.errors import MCPError
 from mcp_proto.modern.notify_queue import ListenFilter
 
-from ._cli_args import EXIT_OK, EXIT_SERVER, CommandFailed
-from ._cli_log import classify
+from ._args import EXIT_OK, EXIT_SERVER, CommandFailed
+from ._log import classify
 
 if TYPE_CHECKING:
-    from ._cli_commands import Runner
-    from ._listen import Subscription
+    from .._listen import Subscription
+    from ._commands import Runner
 
 __all__ = ["add_listen_command", "cmd_listen"]
 

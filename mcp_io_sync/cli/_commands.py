@@ -15,11 +15,12 @@ from typing import Any, TextIO
 from mcp_proto import errors
 from mcp_proto.types import Prompt, Resource, ResourceContent, ResourceTemplate, Tool
 
-from . import _cli_render as render
-from ._cli_args import EXIT_OK, EXIT_SERVER, EXIT_TOOL_ERROR, EXIT_USAGE, PROG, CommandFailed
-from ._cli_listen import cmd_listen
-from ._cli_log import HANDLER, classify
-from ._cli_schema import (
+from .._client import Client
+from . import _render as render
+from ._args import EXIT_OK, EXIT_SERVER, EXIT_TOOL_ERROR, EXIT_USAGE, PROG, CommandFailed
+from ._listen_cmd import cmd_listen
+from ._log import HANDLER, classify
+from ._schema import (
     _arg_list,
     _describe,
     _suggest,
@@ -28,7 +29,6 @@ from ._cli_schema import (
     arg_rows,
     coerce_to_schema,
 )
-from ._client import Client
 
 # --------------------------------------------------------------------------- output
 
@@ -105,7 +105,7 @@ class Runner:
         self.usable = list(usable) if usable is not None else [s.name for s in client.servers]
         self.multi = len(self.usable) > 1
 
-    cmd_listen = cmd_listen  # mcp-proto listen (_cli_listen.py)
+    cmd_listen = cmd_listen  # mcp-proto listen (_listen_cmd.py)
 
     def run(self) -> int:
         if self.opts.log_level is not None:
@@ -147,14 +147,15 @@ class Runner:
         """``kind``'s items from every usable server that offers them. A server whose
         list fails is reported once; when every one fails, that is the command's one
         error line (issue 8 item 10)."""
-        fetch: Callable[[str], list[Any]] = {
+        fetchers: dict[str, Callable[[str], list[Any]]] = {
             "tools": lambda n: self.client.list_tools(server=n),
             "prompts": lambda n: self.client.list_prompts(server=n),
-            "resources": lambda n: self.client.list_resources(server=n)["resources"],
-            "templates": lambda n: self.client.list_resource_templates(server=n)[
-                "resourceTemplates"
-            ],
-        }[kind]
+            "resources": lambda n: list(self.client.list_resources(server=n).resources),
+            "templates": lambda n: list(
+                self.client.list_resource_templates(server=n).resource_templates
+            ),
+        }
+        fetch = fetchers[kind]
         items: list[Any] = []
         failures: list[CommandFailed] = []
         for name in self._offering(kind):
@@ -317,12 +318,11 @@ class Runner:
                 self._flush_callbacks()
                 reporter.finish()
                 HANDLER.reporter = None
-        is_error = result.get("isError") is True
         if self.output.as_json:
-            self.output.json(result)
+            self.output.json(result.to_dict())
         else:
             self.output.text(render.render_call_result(result))
-        if is_error:
+        if result.is_error:
             self.output.out.flush()
             self.output.err.write(f"{PROG}: tool {opts.tool!r} reported an error (isError)\n")
             return EXIT_TOOL_ERROR
@@ -359,7 +359,7 @@ class Runner:
         owner, _ = self._owner("prompts", self.opts.name)
         result = self.client.get_prompt(self.opts.name, arguments, server=owner)
         if self.output.as_json:
-            self.output.json(result)
+            self.output.json(result.to_dict())
         else:
             self.output.text(render.render_prompt_result(result))
         return EXIT_OK
@@ -465,17 +465,16 @@ class Runner:
             server=self._completion_owner(ref),
         )
         if self.output.as_json:
-            self.output.json({"completion": result})
+            self.output.json({"completion": result.to_dict()})
             return EXIT_OK
-        values = result.get("values")
-        values = values if isinstance(values, list) else []
+        values = result.completions
         if values:
-            self.output.text("\n".join(str(v) for v in values))
+            self.output.text("\n".join(values))
         elif self.output.tty:
             self.output.text("(no completions)")
-        total = result.get("total")
-        if result.get("hasMore") or (isinstance(total, int) and total > len(values)):
-            shown = f" of {total}" if isinstance(total, int) else ""
+        total = result.total
+        if result.has_more or (total is not None and total > len(values)):
+            shown = f" of {total}" if total is not None else ""
             self.output.note(f"showing {len(values)}{shown} completions; type more to narrow")
         return EXIT_OK
 

@@ -24,41 +24,43 @@ from collections.abc import Sequence
 
 from mcp_io_common.processes import kill_started
 
-# The command line lives in modules named for what they hold; ``main`` is here (the
-# console script's entry point), and the names below stay importable from ``cli``
-# (``name as name`` marks a deliberate re-export).
-from ._cli_args import EXIT_CONNECTION as EXIT_CONNECTION
-from ._cli_args import EXIT_INTERNAL as EXIT_INTERNAL
-from ._cli_args import EXIT_INTERRUPTED as EXIT_INTERRUPTED
-from ._cli_args import EXIT_OK as EXIT_OK
-from ._cli_args import EXIT_SERVER as EXIT_SERVER
-from ._cli_args import EXIT_TIMEOUT as EXIT_TIMEOUT
-from ._cli_args import EXIT_TOOL_ERROR as EXIT_TOOL_ERROR
-from ._cli_args import EXIT_USAGE as EXIT_USAGE
-from ._cli_args import PROG as PROG
-from ._cli_args import CommandFailed as CommandFailed
-from ._cli_args import UsageError as UsageError
-from ._cli_args import build_parser as build_parser
-from ._cli_args import parse_args as parse_args
-from ._cli_args import parse_env as parse_env
-from ._cli_args import parse_headers as parse_headers
-from ._cli_args import parse_pairs as parse_pairs
-from ._cli_args import parse_value as parse_value
-from ._cli_commands import Output as Output
-from ._cli_commands import Runner as Runner
-from ._cli_connect import _server_name as _server_name
-from ._cli_connect import load_config as load_config
-from ._cli_connect import open_client as open_client
-from ._cli_log import HANDLER
-from ._cli_log import _print_error as _print_error
-from ._cli_log import classify as classify
-from ._cli_log import setup_logging as setup_logging
-from ._cli_schema import _arg_list as _arg_list
-from ._cli_schema import _schema_summary as _schema_summary
-from ._cli_schema import _tool_args as _tool_args
-from ._cli_schema import _tool_hints as _tool_hints
-from ._cli_schema import coerce_to_schema as coerce_to_schema
-from ._client import Client
+from .._client import Client
+
+# The command line lives in this package's modules, named for what they hold; ``main``
+# is here (the console script's entry point; ``python -m mcp_io_sync.cli`` runs it
+# through ``__main__``), and the names below stay importable from ``cli`` (``name as
+# name`` marks a deliberate re-export).
+from ._args import EXIT_CONNECTION as EXIT_CONNECTION
+from ._args import EXIT_INTERNAL as EXIT_INTERNAL
+from ._args import EXIT_INTERRUPTED as EXIT_INTERRUPTED
+from ._args import EXIT_OK as EXIT_OK
+from ._args import EXIT_SERVER as EXIT_SERVER
+from ._args import EXIT_TIMEOUT as EXIT_TIMEOUT
+from ._args import EXIT_TOOL_ERROR as EXIT_TOOL_ERROR
+from ._args import EXIT_USAGE as EXIT_USAGE
+from ._args import PROG as PROG
+from ._args import CommandFailed as CommandFailed
+from ._args import UsageError as UsageError
+from ._args import build_parser as build_parser
+from ._args import parse_args as parse_args
+from ._args import parse_env as parse_env
+from ._args import parse_headers as parse_headers
+from ._args import parse_pairs as parse_pairs
+from ._args import parse_value as parse_value
+from ._commands import Output as Output
+from ._commands import Runner as Runner
+from ._log import HANDLER
+from ._log import _print_error as _print_error
+from ._log import classify as classify
+from ._log import setup_logging as setup_logging
+from ._open import _server_name as _server_name
+from ._open import load_config as load_config
+from ._open import open_client as open_client
+from ._schema import _arg_list as _arg_list
+from ._schema import _schema_summary as _schema_summary
+from ._schema import _tool_args as _tool_args
+from ._schema import _tool_hints as _tool_hints
+from ._schema import coerce_to_schema as coerce_to_schema
 
 __all__ = ["main"]
 
@@ -153,7 +155,3 @@ def main(argv: Sequence[str] | None = None) -> int:
                 client.close()
             except KeyboardInterrupt:
                 pass
-
-
-if __name__ == "__main__":
-    sys.exit(main())

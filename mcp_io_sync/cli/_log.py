@@ -11,8 +11,8 @@ from collections import deque
 
 from mcp_proto import errors
 
-from . import _cli_render as render
-from ._cli_args import (
+from . import _render as render
+from ._args import (
     EXIT_CONNECTION,
     EXIT_INTERNAL,
     EXIT_SERVER,

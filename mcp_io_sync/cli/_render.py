@@ -19,6 +19,17 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, TextIO
 
+from mcp_proto.results import PromptResult, ToolResult
+from mcp_proto.types import (
+    AudioContent,
+    ContentItem,
+    EmbeddedResource,
+    ImageContent,
+    ResourceContent,
+    ResourceLink,
+    TextContent,
+)
+
 __all__ = [
     "ProgressReporter",
     "StatusAwareHandler",
@@ -218,72 +229,53 @@ def _wrapped(structured: object) -> tuple[bool, object]:
     return False, None
 
 
-def _resource_note(resource: Mapping[str, Any]) -> tuple[str, str | None]:
+def _resource_note(resource: ResourceContent) -> tuple[str, str | None]:
     """The one-line note for an embedded resource and its text (if it has text)."""
-    uri = resource.get("uri")
-    mime = resource.get("mimeType")
-    details = [str(mime)] if isinstance(mime, str) else []
-    text = resource.get("text")
-    if not isinstance(text, str):
-        text = None
-        if "blob" in resource:
-            details.append(f"{_base64_size(resource.get('blob'))} binary")
+    details = [resource.mime_type] if resource.mime_type is not None else []
+    if resource.blob is not None:
+        details.append(f"{_base64_size(resource.blob)} binary")
     suffix = f" ({', '.join(details)})" if details else ""
-    return f"[resource: {uri}{suffix}]", text
+    return f"[resource: {resource.uri}{suffix}]", resource.text
 
 
-def render_content(items: object) -> list[str]:
-    """Blocks of text for a ``content`` array (tool results): text as is, the rest noted."""
-    blocks: list[str] = []
-    if not isinstance(items, list):
-        return blocks
-    for item in items:
-        if not isinstance(item, Mapping):
-            blocks.append(f"[malformed content item: {type(item).__name__}]")
-            continue
-        kind = item.get("type")
-        if kind == "text":
-            text = item.get("text")
-            blocks.append(text if isinstance(text, str) else "")
-        elif kind in ("image", "audio"):
-            blocks.append(
-                f"[{kind}: {item.get('mimeType', '?')}, {_base64_size(item.get('data'))}]"
-            )
-        elif kind == "resource_link":
-            details = [str(item[k]) for k in ("mimeType",) if isinstance(item.get(k), str)]
-            size = item.get("size")
-            if isinstance(size, int) and not isinstance(size, bool):
-                details.append(format_size(size))
-            title = item.get("title") or item.get("name")
-            label = f" {title}" if isinstance(title, str) and title else ""
-            suffix = f" ({', '.join(details)})" if details else ""
-            blocks.append(f"[resource link: {item.get('uri')}{label}{suffix}]")
-        elif kind == "resource":
-            resource = item.get("resource")
-            if isinstance(resource, Mapping):
-                note, text = _resource_note(resource)
-                blocks.append(note if text is None else f"{note}\n{text}")
-            else:
-                blocks.append("[resource: malformed]")
-        else:
-            blocks.append(f"[{kind} content]")
-    return blocks
+def _render_item(item: ContentItem) -> str:
+    """One content item as text: text as is, the rest noted."""
+    if isinstance(item, TextContent):
+        return item.text
+    if isinstance(item, (ImageContent, AudioContent)):
+        kind = "image" if isinstance(item, ImageContent) else "audio"
+        return f"[{kind}: {item.mime_type}, {_base64_size(item.data)}]"
+    if isinstance(item, ResourceLink):
+        details = [item.mime_type] if item.mime_type is not None else []
+        if item.size is not None:
+            details.append(format_size(item.size))
+        title = item.title or item.name
+        label = f" {title}" if title else ""
+        suffix = f" ({', '.join(details)})" if details else ""
+        return f"[resource link: {item.uri}{label}{suffix}]"
+    if isinstance(item, EmbeddedResource):
+        note, text = _resource_note(item.resource)
+        return note if text is None else f"{note}\n{text}"
+    return f"[{item.get('type')} content]"  # a type this client does not know
 
 
-def render_call_result(result: Mapping[str, Any]) -> str:
-    """A ``CallToolResult`` as text: content, then structured content as pretty JSON.
+def render_content(items: Sequence[ContentItem]) -> list[str]:
+    """Blocks of text for typed content items (tool results, prompt messages)."""
+    return [_render_item(item) for item in items]
+
+
+def render_call_result(result: ToolResult | Mapping[str, Any]) -> str:
+    """A tool's result as text: content, then structured content as pretty JSON.
 
     A text item that merely repeats ``structuredContent`` as JSON (the SDKs' backwards
-    compatible copy) is shown once, pretty-printed.
+    compatible copy) is shown once, pretty-printed. (A plain mapping is typed first:
+    ``RemoteProtocolError`` if malformed.)
     """
-    structured = result.get("structuredContent")
-    content = result.get("content")
-    items = content if isinstance(content, list) else []
-    texts = [
-        item.get("text")
-        for item in items
-        if isinstance(item, Mapping) and item.get("type") == "text"
-    ]
+    if not isinstance(result, ToolResult):
+        result = ToolResult.from_wire(result)
+    structured = result.structured_content
+    items: Sequence[ContentItem] = result.content
+    texts = [item.text for item in items if isinstance(item, TextContent)]
     wrapped, value = _wrapped(structured)
     if wrapped and texts and all(_same_json(text, value) for text in texts):
         # ``{"result": 3}`` with the text "3": the text already is the value (issue 8
@@ -293,11 +285,7 @@ def render_call_result(result: Mapping[str, Any]) -> str:
         items = [
             item
             for item in items
-            if not (
-                isinstance(item, Mapping)
-                and item.get("type") == "text"
-                and _same_json(item.get("text"), structured)
-            )
+            if not (isinstance(item, TextContent) and _same_json(item.text, structured))
         ]
     blocks = render_content(items)
     if structured is not None:
@@ -305,17 +293,14 @@ def render_call_result(result: Mapping[str, Any]) -> str:
     return "\n".join(blocks)
 
 
-def render_prompt_result(result: Mapping[str, Any]) -> str:
-    """A ``GetPromptResult``: each message as ``[role]`` followed by its content."""
+def render_prompt_result(result: PromptResult | Mapping[str, Any]) -> str:
+    """A prompt: each message as ``[role]`` followed by its content."""
+    if not isinstance(result, PromptResult):
+        result = PromptResult.from_wire(result)
     out: list[str] = []
-    messages = result.get("messages")
-    for message in messages if isinstance(messages, list) else []:
-        if not isinstance(message, Mapping):
-            continue
-        content = message.get("content")
-        items = content if isinstance(content, list) else [content]
-        out.append(f"[{message.get('role', '?')}]")
-        out.extend(render_content(items))
+    for message in result.messages:
+        out.append(f"[{message.role}]")
+        out.append(_render_item(message.content))
     return "\n".join(out)
 
 

@@ -20,10 +20,10 @@ from mcp_io_common.files import file_workspace, read_definition_file
 from mcp_proto import errors
 from mcp_proto.config import ServerConfig, parse_server_definitions, stdio_argv
 
-from ._cli_args import PROG, UsageError
-from ._cli_log import ServerFailed
-from ._client import Client
-from ._connect import connect, create_client
+from .._client import Client
+from .._connect import connect, create_client
+from ._args import PROG, UsageError
+from ._log import ServerFailed
 
 _LAUNCHERS = frozenset(
     {"python", "python3", "py", "node", "npx", "uv", "uvx", "run", "deno", "bun", "pipx"}

@@ -1,0 +1,128 @@
+"""The public surface (issue 22 item 6): every public module of ``mcp_proto``,
+``mcp_io_sync``, ``mcp_io_trio`` and ``mcp_io_common`` declares ``__all__``, sorted
+the way ruff's RUF022 sorts it; every name in it imports; every class and function the
+module defines without a leading underscore is in it; and no star export shadows a
+builtin (``ConnectionError`` is ``MCPConnectionError`` there)."""
+
+from __future__ import annotations
+
+import builtins
+import importlib
+import inspect
+import pkgutil
+import subprocess
+import sys
+from types import ModuleType
+
+import pytest
+
+PACKAGES = ("mcp_proto", "mcp_io_common", "mcp_io_sync", "mcp_io_trio")
+
+
+def _public_modules() -> list[str]:
+    names = []
+    for package in PACKAGES:
+        names.append(package)
+        root = importlib.import_module(package)
+        for info in pkgutil.walk_packages(root.__path__, prefix=f"{package}."):
+            parts = info.name.split(".")
+            if any(part.startswith("_") for part in parts[1:]):
+                continue  # private (``_record``, ``cli._args``, ``cli.__main__``...)
+            names.append(info.name)
+    return sorted(names)
+
+
+MODULES = _public_modules()
+#: Defined, and deliberately not star-exported: the builtin's name (exported as
+#: ``MCPConnectionError``; ``errors.ConnectionError`` is the same class).
+KEPT_OUT = {"mcp_proto.errors": {"ConnectionError"}}
+
+
+def _isort_key(name: str) -> tuple[int, str]:
+    """RUF022's "isort-style" order: CONSTANTS, then Classes, then the rest."""
+    if name.isupper() and len(name) > 1:
+        return 0, name
+    if name[:1].isupper():
+        return 1, name
+    return 2, name
+
+
+def test_the_public_modules_are_found() -> None:
+    for expected in ("mcp_proto", "mcp_proto.results", "mcp_proto.connection", "mcp_io_sync.cli"):
+        assert expected in MODULES
+    assert not any(".cli._" in name or name.endswith("__main__") for name in MODULES)
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_all_is_declared_sorted_and_importable(name: str) -> None:
+    module = importlib.import_module(name)
+    exported = module.__dict__.get("__all__")
+    assert isinstance(exported, list), f"{name} has no __all__"
+    assert len(set(exported)) == len(exported), f"{name}.__all__ repeats a name"
+    assert exported == sorted(exported, key=_isort_key), f"{name}.__all__ is not sorted"
+    for attr in exported:
+        assert getattr(module, attr) is not None or attr.isupper(), f"{name}.{attr}"
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_all_lists_every_public_definition(name: str) -> None:
+    module = importlib.import_module(name)
+    defined = _defined_here(module)
+    missing = sorted(defined - set(module.__all__) - KEPT_OUT.get(name, set()))
+    assert missing == [], f"{name} defines public names left out of __all__: {missing}"
+
+
+def _defined_here(module: ModuleType) -> set[str]:
+    out = set()
+    for attr, value in vars(module).items():
+        if attr.startswith("_") or not (inspect.isclass(value) or inspect.isfunction(value)):
+            continue
+        if getattr(value, "__module__", None) == module.__name__:
+            out.add(attr)
+    return out
+
+
+@pytest.mark.parametrize("package", ["mcp_proto", "mcp_io_sync", "mcp_io_trio"])
+def test_star_imports_shadow_no_builtin(package: str) -> None:
+    module = importlib.import_module(package)
+    shadowing = sorted(set(module.__all__) & set(dir(builtins)))
+    assert shadowing == []
+    assert "MCPConnectionError" in module.__all__
+
+
+def test_the_top_level_is_a_deliberate_list() -> None:
+    import mcp_proto
+
+    exported = set(mcp_proto.__all__)
+    # The machine, its frames and events; the client layer; the typed results.
+    for name in ("Connection", "Write", "StartExchange", "CallSucceeded", "ClientCore"):
+        assert name in exported
+    for name in ("ToolResult", "PromptResult", "CompletionResult", "ResourcePage"):
+        assert name in exported
+    # The session inside the machine and its own events are not the API.
+    for name in ("Session", "State", "ResponseReceived", "RequestFailed", "ProgressReceived"):
+        assert name not in exported and not hasattr(mcp_proto, name)
+    # No helpers leaking from the module's own imports.
+    for name in ("Any", "TYPE_CHECKING", "annotations"):
+        assert name not in exported
+
+
+def test_star_import_of_each_package_works_in_a_fresh_interpreter() -> None:
+    code = (
+        "from mcp_proto import *\n"
+        "from mcp_io_sync import *\n"
+        "from mcp_io_trio import *\n"
+        "assert ConnectionError is __builtins__.ConnectionError\n"
+        "assert issubclass(MCPConnectionError, MCPError)\n"
+        "assert ToolResult and Connection and header_params\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
+
+
+@pytest.mark.parametrize("package", ["mcp_proto", "mcp_io_sync", "mcp_io_trio"])
+def test_every_package_exports_every_error_class(package: str) -> None:
+    from mcp_proto import errors
+
+    module = importlib.import_module(package)
+    classes = {n for n in errors.__all__ if isinstance(getattr(errors, n), type)}
+    assert sorted(classes - set(module.__all__)) == []
