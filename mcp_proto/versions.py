@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Final, Literal
 
 from ._record import Record
 
@@ -11,9 +11,15 @@ __all__ = [
     "LATEST_LEGACY",
     "LEGACY_VERSIONS",
     "MODERN_VERSIONS",
+    "Era",
     "Features",
     "features_of",
 ]
+
+#: The two eras of the protocol (the seeds' names): ``"legacy"``, the handshake era
+#: (``initialize``, up to 2025-11-25), and ``"modern"``, 2026-07-28 (``server/discover``,
+#: no handshake). A connection decides its era (LIFE-4); operations learn it from it.
+Era = Literal["modern", "legacy"]
 
 #: Handshake-era revisions, newest first. The client offers the first in ``initialize``
 #: and accepts any of them in the answer (2025-11-25, Lifecycle § Version Negotiation).

@@ -46,7 +46,6 @@ class ResourceOps(Router):
         if server is None and len(self.servers) > 1:
             raise ValueError("list_resources(cursor=...) needs server= with several servers")
         name = self._default_server(server)
-        yield from self._connect(name)
         result = yield from self._page_call(name, "resources/list", {"cursor": cursor}, cache)
         return _page(result, "resources", Resource.from_dict, name)
 
@@ -59,7 +58,6 @@ class ResourceOps(Router):
             if server is None and len(self.servers) > 1:
                 raise ValueError("list_resource_templates(cursor=...) needs server=")
             name = self._default_server(server)
-            yield from self._connect(name)
             result = yield from self._page_call(
                 name, "resources/templates/list", {"cursor": cursor}
             )
@@ -70,7 +68,7 @@ class ResourceOps(Router):
             if not info.has_capability("resources"):
                 continue
             raw: list[Any]
-            if self.is_modern(name):  # CACHE-11: only a positive ttlMs keeps templates
+            if info.protocol_era == "modern":  # CACHE-11: only a positive ttlMs keeps them
                 raw = yield from era.modern_list_all(
                     self, name, "resources/templates/list", "resourceTemplates"
                 )
@@ -93,8 +91,9 @@ class ResourceOps(Router):
     ) -> Op[Any]:
         """One explicitly requested page. On a 2026-07-28 server through the result
         cache; a rejected cursor drops the list's cached pages and raises (CACHE-12:
-        only an auto-paginated listing restarts)."""
-        if not self.is_modern(name):
+        only an auto-paginated listing restarts). The connection's era decides."""
+        info = yield from self._connect(name)
+        if info.protocol_era != "modern":
             return (yield Call(name, method, params))
         try:
             return (yield from era.cached_call(self, name, method, params, use_cached=cache))

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
-from ..effects import Call, Connect, Log, Notify, Op, SetLogLevel
+from ..effects import Call, Connect, Log, Notify, Op, PeekEra, SetLogLevel
 from ..errors import CapabilityError, InputRequiredError, MCPError
 from ..session import ServerInfo
 from ..types import Prompt, Root
@@ -85,7 +85,7 @@ class UtilityOps(Router):
                 if server is not None:
                     raise CapabilityError(f"server {name!r} does not support logging")
                 continue
-            if self.is_modern(name):
+            if info.protocol_era == "modern":
                 # LIFE-15: no logging/setLevel in 2026-07-28; the level rides as _meta
                 # on every request the connection sends from now on.
                 yield SetLogLevel(name, level)
@@ -114,7 +114,8 @@ class UtilityOps(Router):
         if self._roots:
             self._deprecated("roots")  # DEP-2
         for s in self.servers:
-            if self.is_modern(s.name):
+            # The era of the connection as it stands: only a connected server is told.
+            if (yield PeekEra(s.name)) == "modern":
                 # CAP-5: 2026-07-28 has no roots/list_changed; a modern server asks for
                 # the roots inside a result when it needs them (MRTR, ROOT-5).
                 continue
