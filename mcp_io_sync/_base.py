@@ -42,7 +42,6 @@ from mcp_proto.effects import Call
 from mcp_proto.errors import ConnectionError, MCPError, ValidationError
 from mcp_proto.handlers import Reply
 from mcp_proto.limits import Limits
-from mcp_proto.modern import SUBSCRIPTION_RESTART_MIN_INTERVAL
 from mcp_proto.modern.discover import EraCache
 from mcp_proto.modern.meta import Extensions, HostMeta
 from mcp_proto.server_view import ServerView
@@ -67,9 +66,6 @@ class BaseServer(EventDispatch, ServerView, ServerMethods):
     feeds the machine and wakes callers."""
 
     type = "base"
-    #: stdio: a process that dies less than this many seconds after receiving the
-    #: subscriptions is not restarted for them again: they end (SUB-21).
-    SUBSCRIPTION_RESTART_MIN_INTERVAL: float = SUBSCRIPTION_RESTART_MIN_INTERVAL
     _conn: Connection
 
     def __init__(
@@ -370,7 +366,6 @@ class BaseServer(EventDispatch, ServerView, ServerMethods):
         box: list[Subscription] = []
 
         def start() -> None:
-            self._conn.subscription_restart_min_interval = self.SUBSCRIPTION_RESTART_MIN_INTERVAL
             sub_id = self._conn.start_listen(flt, now=time.monotonic(), ack_timeout=ack_timeout)
             sub = Subscription(self, sub_id, flt, logger=self._logger)
             if callback is not None:

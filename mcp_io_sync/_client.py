@@ -2,22 +2,22 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import queue
-import re
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Concatenate, Literal, ParamSpec, TypeVar
 
 from mcp_io_common.notices import write_notice
 from mcp_proto import llm
+from mcp_proto.client import ClientCore
 from mcp_proto.client.base import EFFECTS, BaseClient
 from mcp_proto.client.router import ServerSelector
-from mcp_proto.effects import Attempt, Call, CallHost, Effect, Op, ProgressCallback, TryConnect
-from mcp_proto.errors import InputRequiredError, MCPError
-from mcp_proto.types import Prompt, ResourceContent, Root, Tool
+from mcp_proto.effects import Attempt, Call, CallHost, Effect, Op, TryConnect
+from mcp_proto.errors import MCPError
 
 from ._base import BaseServer
 from ._events import NotificationCallback, ServerEvents
@@ -25,7 +25,6 @@ from ._stdio import StdioServer
 
 if TYPE_CHECKING:
     # The 2026-07-28 revision's modules load when a server speaks it, not with the shell.
-    from mcp_proto.modern.cache import CacheInfo, CacheKind
     from mcp_proto.modern.notify_queue import ListenFilter
 
     from ._listen import Listener, Subscription
@@ -33,6 +32,7 @@ if TYPE_CHECKING:
 __all__ = ["Client"]
 
 T = TypeVar("T")
+P = ParamSpec("P")
 
 
 def _transport_class(kind: str) -> type[BaseServer]:
@@ -49,6 +49,19 @@ def _transport_class(kind: str) -> type[BaseServer]:
         "sse": _http.SseServer,
     }
     return classes[kind]
+
+
+def blocking(
+    op: Callable[Concatenate[ClientCore, P], Op[T]],
+) -> Callable[Concatenate[Client, P], T]:
+    """A public method running the core operation ``op`` to its end (its signature and
+    docstring are the operation's: written once, in ``mcp_proto.client``)."""
+
+    @functools.wraps(op)
+    def method(self: Client, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        return self._run(op(self._core, *args, **kwargs))
+
+    return method
 
 
 _LOGGER = logging.getLogger("mcp_io_sync")
@@ -195,27 +208,13 @@ class Client(ServerEvents, BaseClient[BaseServer]):
 
     # ------------------------------------------------------------ public API
 
-    def list_tools(self, *, cache: bool = True, server: ServerSelector | None = None) -> list[Tool]:
-        return self._run(self._core.list_tools(cache=cache, server=server))
+    list_tools = blocking(ClientCore.list_tools)
 
-    def find_tools(self, pattern: str | re.Pattern[str]) -> list[Tool]:
-        return self._run(self._core.find_tools(pattern))
+    find_tools = blocking(ClientCore.find_tools)
 
-    def find_tool(self, pattern: str | re.Pattern[str]) -> Tool | None:
-        return self._run(self._core.find_tool(pattern))
+    find_tool = blocking(ClientCore.find_tool)
 
-    def call_tool(
-        self,
-        name: str,
-        arguments: Mapping[str, Any] | None = None,
-        *,
-        server: ServerSelector | None = None,
-        progress: ProgressCallback | None = None,
-        timeout: float | None = None,
-    ) -> dict[str, Any]:
-        return self._run(
-            self._core.call_tool(name, arguments, server=server, progress=progress, timeout=timeout)
-        )
+    call_tool = blocking(ClientCore.call_tool)
 
     def call_tools(
         self, calls: Iterable[Mapping[str, Any]], *, concurrent: bool = False
@@ -230,35 +229,15 @@ class Client(ServerEvents, BaseClient[BaseServer]):
             return self._run(self._core.call_tools(calls))
         return self._run_all(self._core.tool_call_ops(calls))
 
-    def list_prompts(
-        self, *, cache: bool = True, server: ServerSelector | None = None
-    ) -> list[Prompt]:
-        return self._run(self._core.list_prompts(cache=cache, server=server))
+    list_prompts = blocking(ClientCore.list_prompts)
 
-    def get_prompt(
-        self,
-        name: str,
-        arguments: Mapping[str, Any] | None = None,
-        *,
-        server: ServerSelector | None = None,
-        timeout: float | None = None,
-    ) -> dict[str, Any]:
-        return self._run(self._core.get_prompt(name, arguments, server=server, timeout=timeout))
+    get_prompt = blocking(ClientCore.get_prompt)
 
-    def list_resources(
-        self, *, cache: bool = True, cursor: str | None = None, server: ServerSelector | None = None
-    ) -> dict[str, Any]:
-        return self._run(self._core.list_resources(cache=cache, cursor=cursor, server=server))
+    list_resources = blocking(ClientCore.list_resources)
 
-    def list_resource_templates(
-        self, *, cursor: str | None = None, server: ServerSelector | None = None
-    ) -> dict[str, Any]:
-        return self._run(self._core.list_resource_templates(cursor=cursor, server=server))
+    list_resource_templates = blocking(ClientCore.list_resource_templates)
 
-    def read_resource(
-        self, uri: str, *, server: ServerSelector | None = None, timeout: float | None = None
-    ) -> list[ResourceContent]:
-        return self._run(self._core.read_resource(uri, server=server, timeout=timeout))
+    read_resource = blocking(ClientCore.read_resource)
 
     def subscribe_resource(self, uri: str, *, server: ServerSelector | None = None) -> bool:
         """Updates of ``uri`` reach ``on_notification`` callbacks. A handshake-era
@@ -269,67 +248,23 @@ class Client(ServerEvents, BaseClient[BaseServer]):
     def unsubscribe_resource(self, uri: str, *, server: ServerSelector | None = None) -> bool:
         return self._run(self._unsubscribe_op(uri, server))
 
-    def complete(
-        self,
-        ref: Mapping[str, Any],
-        argument: Mapping[str, Any],
-        *,
-        context: Mapping[str, Any] | None = None,
-        server: ServerSelector | None = None,
-    ) -> dict[str, Any]:
-        return self._run(self._core.complete(ref, argument, context=context, server=server))
+    complete = blocking(ClientCore.complete)
 
-    def set_log_level(self, level: str, *, server: ServerSelector | None = None) -> list[str]:
-        return self._run(self._core.set_log_level(level, server=server))
+    set_log_level = blocking(ClientCore.set_log_level)
 
-    def set_roots(self, roots: Iterable[Root | Mapping[str, Any]]) -> None:
-        self._run(self._core.set_roots(roots))
+    set_roots = blocking(ClientCore.set_roots)
 
     # ------------------------------------------------------------ 2026-07-28
 
-    def resume_input_required(
-        self,
-        error: InputRequiredError,
-        *,
-        server: ServerSelector | None = None,
-        timeout: float | None = None,
-    ) -> Any:
-        """Continue the ``input_required`` exchange that raised ``error`` (MRTR-6): the
-        answers already produced are kept, the request is retried with the server's
-        ``requestState``; returns the request's result."""
-        return self._run(self._core.resume_input_required(error, server=server, timeout=timeout))
+    resume_input_required = blocking(ClientCore.resume_input_required)
 
-    def cache_info(
-        self, kind: CacheKind, uri: str | None = None, *, server: ServerSelector | None = None
-    ) -> dict[str, CacheInfo | None]:
-        """Per server name, what the 2026-07-28 result cache holds for ``kind``
-        (``"read"`` with ``uri``): ``CacheInfo(ttl_ms, cache_scope, received_at,
-        fresh)`` or ``None`` (CACHE-10). ``server.cache_info(kind)`` for one server."""
-        return self._run(self._core.cache_info(kind, uri, server=server))
+    cache_info = blocking(ClientCore.cache_info)
 
-    def ping(
-        self, *, server: ServerSelector | None = None, timeout: float | None = None
-    ) -> dict[str, Any]:
-        return self._run(self._core.ping(server=server, timeout=timeout))
+    ping = blocking(ClientCore.ping)
 
-    def send_rpc(
-        self,
-        method: str,
-        params: Mapping[str, Any] | None = None,
-        *,
-        server: ServerSelector | None = None,
-        timeout: float | None = None,
-    ) -> Any:
-        return self._run(self._core.send_rpc(method, params, server=server, timeout=timeout))
+    send_rpc = blocking(ClientCore.send_rpc)
 
-    def send_notification(
-        self,
-        method: str,
-        params: Mapping[str, Any] | None = None,
-        *,
-        server: ServerSelector | None = None,
-    ) -> None:
-        self._run(self._core.send_notification(method, params, server=server))
+    send_notification = blocking(ClientCore.send_notification)
 
     def listen(
         self,

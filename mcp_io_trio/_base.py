@@ -36,7 +36,6 @@ from mcp_proto.connection import frames as fr
 from mcp_proto.errors import MCPError, ValidationError
 from mcp_proto.handlers import Reply
 from mcp_proto.limits import Limits
-from mcp_proto.modern import SUBSCRIPTION_RESTART_MIN_INTERVAL
 from mcp_proto.modern.discover import EraCache
 from mcp_proto.modern.meta import Extensions, HostMeta
 from mcp_proto.server_view import ServerView
@@ -62,9 +61,6 @@ class BaseServer(ServerView, ServerMethods):
     """One MCP server (Trio shell). Its background tasks run in the client's nursery."""
 
     type = "base"
-    #: stdio: a process that dies less than this many seconds after receiving the
-    #: subscriptions is not restarted for them again: they end (SUB-21).
-    SUBSCRIPTION_RESTART_MIN_INTERVAL: float = SUBSCRIPTION_RESTART_MIN_INTERVAL
 
     def __init__(
         self,
@@ -376,7 +372,6 @@ class BaseServer(ServerView, ServerMethods):
         except (TypeError, ValueError) as exc:
             raise ValidationError(f"bad notification filter: {exc}") from None
         await self.ensure_connected()  # the era decides whether there is listen at all
-        self._conn.subscription_restart_min_interval = self.SUBSCRIPTION_RESTART_MIN_INTERVAL
         sub_id = self._conn.start_listen(flt, now=trio.current_time(), ack_timeout=ack_timeout)
         sub = Subscription(self, sub_id, flt, logger=self._logger, spawn=self._spawn)
         if callback is not None:

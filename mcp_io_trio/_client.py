@@ -2,21 +2,21 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
 import logging
-import re
-from collections.abc import Awaitable, Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Concatenate, Literal, ParamSpec, TypeVar
 
 import trio
 
 from mcp_io_common.notices import write_notice
 from mcp_proto import llm
+from mcp_proto.client import ClientCore
 from mcp_proto.client.base import EFFECTS, BaseClient
 from mcp_proto.client.router import ServerSelector
-from mcp_proto.effects import Attempt, Call, CallHost, Connect, Op, ProgressCallback, TryConnect
-from mcp_proto.errors import InputRequiredError, MCPError
-from mcp_proto.types import Prompt, ResourceContent, Root, Tool
+from mcp_proto.effects import Attempt, Call, CallHost, Connect, Op, TryConnect
+from mcp_proto.errors import MCPError
 
 from ._base import BaseServer
 from ._events import NotificationCallback, ServerEvents
@@ -24,7 +24,6 @@ from ._stdio import StdioServer
 
 if TYPE_CHECKING:
     # The 2026-07-28 revision's modules load when a server speaks it, not with the shell.
-    from mcp_proto.modern.cache import CacheInfo, CacheKind
     from mcp_proto.modern.notify_queue import ListenFilter
 
     from ._listen import Listener, Subscription
@@ -32,6 +31,7 @@ if TYPE_CHECKING:
 __all__ = ["Client"]
 
 T = TypeVar("T")
+P = ParamSpec("P")
 
 
 def _transport_class(kind: str) -> type[BaseServer]:
@@ -48,6 +48,19 @@ def _transport_class(kind: str) -> type[BaseServer]:
         "sse": _http.SseServer,
     }
     return classes[kind]
+
+
+def awaiting(
+    op: Callable[Concatenate[ClientCore, P], Op[T]],
+) -> Callable[Concatenate[Client, P], Coroutine[Any, Any, T]]:
+    """A public coroutine method running the core operation ``op`` to its end (its
+    signature and docstring are the operation's: written once, in ``mcp_proto.client``)."""
+
+    @functools.wraps(op)
+    async def method(self: Client, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        return await self._run(op(self._core, *args, **kwargs))
+
+    return method
 
 
 _LOGGER = logging.getLogger("mcp_io_trio")
@@ -207,29 +220,13 @@ class Client(ServerEvents, BaseClient[BaseServer]):
 
     # ------------------------------------------------------------ public API
 
-    async def list_tools(
-        self, *, cache: bool = True, server: ServerSelector | None = None
-    ) -> list[Tool]:
-        return await self._run(self._core.list_tools(cache=cache, server=server))
+    list_tools = awaiting(ClientCore.list_tools)
 
-    async def find_tools(self, pattern: str | re.Pattern[str]) -> list[Tool]:
-        return await self._run(self._core.find_tools(pattern))
+    find_tools = awaiting(ClientCore.find_tools)
 
-    async def find_tool(self, pattern: str | re.Pattern[str]) -> Tool | None:
-        return await self._run(self._core.find_tool(pattern))
+    find_tool = awaiting(ClientCore.find_tool)
 
-    async def call_tool(
-        self,
-        name: str,
-        arguments: Mapping[str, Any] | None = None,
-        *,
-        server: ServerSelector | None = None,
-        progress: ProgressCallback | None = None,
-        timeout: float | None = None,
-    ) -> dict[str, Any]:
-        return await self._run(
-            self._core.call_tool(name, arguments, server=server, progress=progress, timeout=timeout)
-        )
+    call_tool = awaiting(ClientCore.call_tool)
 
     async def call_tools(
         self, calls: Iterable[Mapping[str, Any]], *, concurrent: bool = False
@@ -258,37 +255,15 @@ class Client(ServerEvents, BaseClient[BaseServer]):
             raise failures[min(failures)]
         return results
 
-    async def list_prompts(
-        self, *, cache: bool = True, server: ServerSelector | None = None
-    ) -> list[Prompt]:
-        return await self._run(self._core.list_prompts(cache=cache, server=server))
+    list_prompts = awaiting(ClientCore.list_prompts)
 
-    async def get_prompt(
-        self,
-        name: str,
-        arguments: Mapping[str, Any] | None = None,
-        *,
-        server: ServerSelector | None = None,
-        timeout: float | None = None,
-    ) -> dict[str, Any]:
-        return await self._run(
-            self._core.get_prompt(name, arguments, server=server, timeout=timeout)
-        )
+    get_prompt = awaiting(ClientCore.get_prompt)
 
-    async def list_resources(
-        self, *, cache: bool = True, cursor: str | None = None, server: ServerSelector | None = None
-    ) -> dict[str, Any]:
-        return await self._run(self._core.list_resources(cache=cache, cursor=cursor, server=server))
+    list_resources = awaiting(ClientCore.list_resources)
 
-    async def list_resource_templates(
-        self, *, cursor: str | None = None, server: ServerSelector | None = None
-    ) -> dict[str, Any]:
-        return await self._run(self._core.list_resource_templates(cursor=cursor, server=server))
+    list_resource_templates = awaiting(ClientCore.list_resource_templates)
 
-    async def read_resource(
-        self, uri: str, *, server: ServerSelector | None = None, timeout: float | None = None
-    ) -> list[ResourceContent]:
-        return await self._run(self._core.read_resource(uri, server=server, timeout=timeout))
+    read_resource = awaiting(ClientCore.read_resource)
 
     async def subscribe_resource(self, uri: str, *, server: ServerSelector | None = None) -> bool:
         """Updates of ``uri`` reach ``on_notification`` callbacks. A handshake-era
@@ -299,69 +274,23 @@ class Client(ServerEvents, BaseClient[BaseServer]):
     async def unsubscribe_resource(self, uri: str, *, server: ServerSelector | None = None) -> bool:
         return await self._run(self._unsubscribe_op(uri, server))
 
-    async def complete(
-        self,
-        ref: Mapping[str, Any],
-        argument: Mapping[str, Any],
-        *,
-        context: Mapping[str, Any] | None = None,
-        server: ServerSelector | None = None,
-    ) -> dict[str, Any]:
-        return await self._run(self._core.complete(ref, argument, context=context, server=server))
+    complete = awaiting(ClientCore.complete)
 
-    async def set_log_level(self, level: str, *, server: ServerSelector | None = None) -> list[str]:
-        return await self._run(self._core.set_log_level(level, server=server))
+    set_log_level = awaiting(ClientCore.set_log_level)
 
-    async def set_roots(self, roots: Iterable[Root | Mapping[str, Any]]) -> None:
-        await self._run(self._core.set_roots(roots))
+    set_roots = awaiting(ClientCore.set_roots)
 
     # ------------------------------------------------------------ 2026-07-28
 
-    async def resume_input_required(
-        self,
-        error: InputRequiredError,
-        *,
-        server: ServerSelector | None = None,
-        timeout: float | None = None,
-    ) -> Any:
-        """Continue the ``input_required`` exchange that raised ``error`` (MRTR-6): the
-        answers already produced are kept, the request is retried with the server's
-        ``requestState``; returns the request's result."""
-        return await self._run(
-            self._core.resume_input_required(error, server=server, timeout=timeout)
-        )
+    resume_input_required = awaiting(ClientCore.resume_input_required)
 
-    async def cache_info(
-        self, kind: CacheKind, uri: str | None = None, *, server: ServerSelector | None = None
-    ) -> dict[str, CacheInfo | None]:
-        """Per server name, what the 2026-07-28 result cache holds for ``kind``
-        (``"read"`` with ``uri``): ``CacheInfo(ttl_ms, cache_scope, received_at,
-        fresh)`` or ``None`` (CACHE-10). ``server.cache_info(kind)`` for one server."""
-        return await self._run(self._core.cache_info(kind, uri, server=server))
+    cache_info = awaiting(ClientCore.cache_info)
 
-    async def ping(
-        self, *, server: ServerSelector | None = None, timeout: float | None = None
-    ) -> dict[str, Any]:
-        return await self._run(self._core.ping(server=server, timeout=timeout))
+    ping = awaiting(ClientCore.ping)
 
-    async def send_rpc(
-        self,
-        method: str,
-        params: Mapping[str, Any] | None = None,
-        *,
-        server: ServerSelector | None = None,
-        timeout: float | None = None,
-    ) -> Any:
-        return await self._run(self._core.send_rpc(method, params, server=server, timeout=timeout))
+    send_rpc = awaiting(ClientCore.send_rpc)
 
-    async def send_notification(
-        self,
-        method: str,
-        params: Mapping[str, Any] | None = None,
-        *,
-        server: ServerSelector | None = None,
-    ) -> None:
-        await self._run(self._core.send_notification(method, params, server=server))
+    send_notification = awaiting(ClientCore.send_notification)
 
     async def listen(
         self,

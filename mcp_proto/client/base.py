@@ -61,6 +61,7 @@ from ..effects import (
 from ..errors import MCPError, ResourceReadError
 from ..handlers import FAILED, Handlers, Reply, client_capabilities, serve_request
 from ..limits import Limits
+from ..modern import SUBSCRIPTION_RESTART_MIN_INTERVAL
 from ..modern.discover import EraCache
 from ..modern.meta import Extensions, HostMeta, check_extensions
 from ..types import Implementation, Root
@@ -296,6 +297,10 @@ class BaseClient(ClientFacade[S], Generic[S]):
             name, kind, uri, self._clock()
         )
         server._client = self  # type: ignore[attr-defined]  # its scoped methods (§E3)
+        default = SUBSCRIPTION_RESTART_MIN_INTERVAL
+        interval = getattr(cls, "SUBSCRIPTION_RESTART_MIN_INTERVAL", default)
+        if interval != default:  # a server class's own bound (SUB-21): a test's shorter one
+            server._conn.subscription_restart_min_interval = interval  # type: ignore[attr-defined]
         return server
 
     def _handlers_of(self, name: str) -> Handlers:

@@ -29,7 +29,7 @@ from ._intercept import intercept
 
 if TYPE_CHECKING:
     from ..session import ServerInfo
-    from .router import Router
+    from .router import Router, ServerSelector
 
 __all__ = [
     "cached_call",
@@ -263,7 +263,11 @@ def run_rounds(
 
 
 def resume_input_required(
-    core: Router, error: InputRequiredError, *, server: Any = None, timeout: float | None = None
+    core: Router,
+    error: InputRequiredError,
+    *,
+    server: ServerSelector | None = None,
+    timeout: float | None = None,
 ) -> Op[Any]:
     """Continue an interrupted ``input_required`` exchange (MRTR-6) with a fresh
     round budget: the input requests not answered yet are answered, the ones

@@ -23,7 +23,7 @@ from ..pagination import list_all
 from ..session import ServerInfo
 from ..types import Resource, ResourceContent, ResourceTemplate
 from . import era
-from .router import PASS_THROUGH, Router
+from .router import PASS_THROUGH, Router, ServerSelector
 
 __all__ = ["ResourceOps"]
 
@@ -36,7 +36,7 @@ class ResourceOps(Router):
     """The resource operations of :class:`~mcp_proto.client.ClientCore`."""
 
     def list_resources(
-        self, *, cache: bool = True, cursor: str | None = None, server: Any = None
+        self, *, cache: bool = True, cursor: str | None = None, server: ServerSelector | None = None
     ) -> Op[dict[str, Any]]:
         """``{'resources': [...], 'nextCursor': ...}`` (RES-1). Without ``cursor`` every
         page of every server; with ``cursor``, that one page of one server."""
@@ -50,7 +50,7 @@ class ResourceOps(Router):
         return _page(result, "resources", Resource.from_dict, name)
 
     def list_resource_templates(
-        self, *, cursor: str | None = None, server: Any = None
+        self, *, cursor: str | None = None, server: ServerSelector | None = None
     ) -> Op[dict[str, Any]]:
         """``{'resourceTemplates': [...], 'nextCursor': ...}`` (RES-4); every page of
         every server (or one) without ``cursor``."""
@@ -101,7 +101,7 @@ class ResourceOps(Router):
             self.result_cache(name).cursor_rejected(method, params, exc)
             raise
 
-    def _resource_owner(self, uri: str, server: Any) -> Op[str]:
+    def _resource_owner(self, uri: str, server: ServerSelector | None) -> Op[str]:
         if server is not None:
             return self.select_server(server)
         if len(self.servers) == 1:
@@ -124,7 +124,7 @@ class ResourceOps(Router):
         raise ResourceNotFound(f"no server lists a resource {uri!r}; pass server=")
 
     def read_resource(
-        self, uri: str, *, server: Any = None, timeout: float | None = None
+        self, uri: str, *, server: ServerSelector | None = None, timeout: float | None = None
     ) -> Op[list[ResourceContent]]:
         owner = yield from self._resource_owner(uri, server)
         try:
@@ -147,14 +147,14 @@ class ResourceOps(Router):
                 raise ResourceReadError(f"server {owner!r} sent malformed contents: {exc}") from exc
         return contents
 
-    def subscribe_resource(self, uri: str, *, server: Any = None) -> Op[bool]:
+    def subscribe_resource(self, uri: str, *, server: ServerSelector | None = None) -> Op[bool]:
         """``resources/subscribe``; True once the server confirmed it (RES-6)."""
         return (yield from self._subscription("resources/subscribe", uri, server))
 
-    def unsubscribe_resource(self, uri: str, *, server: Any = None) -> Op[bool]:
+    def unsubscribe_resource(self, uri: str, *, server: ServerSelector | None = None) -> Op[bool]:
         return (yield from self._subscription("resources/unsubscribe", uri, server))
 
-    def _subscription(self, method: str, uri: str, server: Any) -> Op[bool]:
+    def _subscription(self, method: str, uri: str, server: ServerSelector | None) -> Op[bool]:
         owner = yield from self._resource_owner(uri, server)
         info: ServerInfo = yield from self._judged(owner)
         if not info.has_capability("resources", "subscribe"):

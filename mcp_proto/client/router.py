@@ -331,12 +331,12 @@ class Router:
         # so the next listing asks the cache again with the new one.
         self._drop_modern_lists(name)
 
-    def _servers_for(self, server: Any) -> list[str]:
+    def _servers_for(self, server: ServerSelector | None) -> list[str]:
         if server is None:
             return [s.name for s in self.servers]
         return [self.select_server(server)]
 
-    def _default_server(self, server: Any) -> str:
+    def _default_server(self, server: ServerSelector | None) -> str:
         if server is not None:
             return self.select_server(server)
         if not self.servers:
@@ -543,7 +543,7 @@ class Router:
                 self._modern_lists.add(server)
         return items
 
-    def _list_across(self, kind: str, cache: bool, server: Any) -> Op[list[Any]]:
+    def _list_across(self, kind: str, cache: bool, server: ServerSelector | None) -> Op[list[Any]]:
         out: list[Any] = []
         errors: list[MCPError] = []
         for name in self._servers_for(server):
@@ -572,7 +572,9 @@ class Router:
         self._name_index[(server, kind)] = (items, index)
         return index
 
-    def _cached_matches(self, kind: str, name: str, server: Any) -> list[Any] | None:
+    def _cached_matches(
+        self, kind: str, name: str, server: ServerSelector | None
+    ) -> list[Any] | None:
         """The items named ``name`` in the cached lists of ``server`` (``None``: every
         server), or ``None`` if a list is not cached yet. A plain function, not an op:
         a call whose name is found here (the usual case) costs no generator for
@@ -593,7 +595,7 @@ class Router:
             matches += self._by_name(n, kind, listed).get(name, ())
         return matches
 
-    def _resolve(self, kind: str, name: str, server: Any) -> Op[Any]:
+    def _resolve(self, kind: str, name: str, server: ServerSelector | None) -> Op[Any]:
         matches = self._cached_matches(kind, name, server)
         if matches is None:  # a list is not cached yet: fetch
             items = yield from self._list_across(kind, True, server)

@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from ..modern import SUBSCRIPTION_RESTART_MIN_INTERVAL
+
 if TYPE_CHECKING:
     from ..effects import ProgressCallback
     from .base import BaseClient
@@ -26,6 +28,11 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 class ServerMethods:
     """The client's methods for one server. The owning client sets ``_client``."""
+
+    #: stdio: a process that dies less than this many seconds after receiving the
+    #: subscriptions is not restarted for them again: they end (SUB-21). The
+    #: connection's own bound; a server class (a test) may shorten it.
+    SUBSCRIPTION_RESTART_MIN_INTERVAL: float = SUBSCRIPTION_RESTART_MIN_INTERVAL
 
     name: str
     _client: BaseClient[Any] | None = None

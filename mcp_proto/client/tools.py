@@ -23,7 +23,7 @@ from ..session import ServerInfo
 from ..types import Tool
 from ..versions import features_of
 from . import era
-from .router import PASS_THROUGH, Router
+from .router import PASS_THROUGH, Router, ServerSelector
 
 __all__ = ["ToolOps"]
 
@@ -31,7 +31,9 @@ __all__ = ["ToolOps"]
 class ToolOps(Router):
     """The tool operations of :class:`~mcp_proto.client.ClientCore`."""
 
-    def list_tools(self, *, cache: bool = True, server: Any = None) -> Op[list[Tool]]:
+    def list_tools(
+        self, *, cache: bool = True, server: ServerSelector | None = None
+    ) -> Op[list[Tool]]:
         """Tools of every server (or one), cached until ``list_changed`` (TOOL-1)."""
         return (yield from self._list_across("tools", cache, server))
 
@@ -55,7 +57,7 @@ class ToolOps(Router):
         name: str,
         arguments: Mapping[str, Any] | None = None,
         *,
-        server: Any = None,
+        server: ServerSelector | None = None,
         progress: ProgressCallback | None = None,
         timeout: float | None = None,
     ) -> Op[dict[str, Any]]:

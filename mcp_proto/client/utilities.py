@@ -11,7 +11,7 @@ from ..errors import CapabilityError, InputRequiredError, MCPError
 from ..session import ServerInfo
 from ..types import Prompt, Root
 from . import era
-from .router import Router
+from .router import Router, ServerSelector
 
 if TYPE_CHECKING:
     from ..modern.cache import CacheInfo, CacheKind
@@ -40,7 +40,7 @@ class UtilityOps(Router):
         argument: Mapping[str, Any],
         *,
         context: Mapping[str, Any] | None = None,
-        server: Any = None,
+        server: ServerSelector | None = None,
     ) -> Op[dict[str, Any]]:
         """``completion/complete`` (COMP-1) → ``{'values', 'total', 'hasMore'}``."""
         if not isinstance(ref, Mapping) or ref.get("type") not in ("ref/prompt", "ref/resource"):
@@ -72,7 +72,7 @@ class UtilityOps(Router):
                 out[key] = completion[key]
         return out
 
-    def set_log_level(self, level: str, *, server: Any = None) -> Op[list[str]]:
+    def set_log_level(self, level: str, *, server: ServerSelector | None = None) -> Op[list[str]]:
         """``logging/setLevel`` on every server with ``logging`` (skipping the others,
         CAP-3), or on one (``CapabilityError`` if it lacks it). Returns the names set."""
         if level not in LOG_LEVELS:
@@ -127,7 +127,7 @@ class UtilityOps(Router):
                 yield Log("WARNING", f"could not tell {s.name!r} that roots changed: {exc}")
 
     def cache_info(
-        self, kind: CacheKind, uri: str | None = None, *, server: Any = None
+        self, kind: CacheKind, uri: str | None = None, *, server: ServerSelector | None = None
     ) -> Op[dict[str, CacheInfo | None]]:
         """What the 2026-07-28 result cache holds for ``kind`` (``"discover"``,
         ``"tools"``, ``"prompts"``, ``"resources"``, ``"resource_templates"``, or
@@ -141,7 +141,11 @@ class UtilityOps(Router):
         return out
 
     def resume_input_required(
-        self, error: InputRequiredError, *, server: Any = None, timeout: float | None = None
+        self,
+        error: InputRequiredError,
+        *,
+        server: ServerSelector | None = None,
+        timeout: float | None = None,
     ) -> Op[Any]:
         """Continue a 2026-07-28 ``input_required`` exchange that failed (MRTR-6): the
         answers already produced are kept (MRTR-8), the rest are asked of the handlers,
@@ -149,7 +153,9 @@ class UtilityOps(Router):
         budget of rounds and wait. ``server`` defaults to the one that raised it."""
         return (yield from era.resume_input_required(self, error, server=server, timeout=timeout))
 
-    def ping(self, *, server: Any = None, timeout: float | None = None) -> Op[dict[str, Any]]:
+    def ping(
+        self, *, server: ServerSelector | None = None, timeout: float | None = None
+    ) -> Op[dict[str, Any]]:
         name = self._default_server(server)
         yield Connect(name)
         result = yield Call(name, "ping", None, timeout)
@@ -160,7 +166,7 @@ class UtilityOps(Router):
         method: str,
         params: Mapping[str, Any] | None = None,
         *,
-        server: Any = None,
+        server: ServerSelector | None = None,
         timeout: float | None = None,
     ) -> Op[Any]:
         """Send any request and return its raw result (TIME-2)."""
@@ -169,7 +175,11 @@ class UtilityOps(Router):
         return (yield Call(name, method, dict(params) if params is not None else None, timeout))
 
     def send_notification(
-        self, method: str, params: Mapping[str, Any] | None = None, *, server: Any = None
+        self,
+        method: str,
+        params: Mapping[str, Any] | None = None,
+        *,
+        server: ServerSelector | None = None,
     ) -> Op[None]:
         name = self._default_server(server)
         yield Connect(name)
