@@ -1,16 +1,16 @@
-"""List an MCP server's tools with asyncio: a third driver for mcp_proto's machine.
+"""A whole MCP client under asyncio on mcp_proto's ``BaseClient``; it imports no shell.
 
-    python examples/asyncio_client.py "python server.py --flag"    # a command line (shlex)
-    python examples/asyncio_client.py -- python server.py --flag   # or its words after --
-    python examples/asyncio_client.py http://127.0.0.1:8000/mcp    # Streamable HTTP
-    python examples/asyncio_client.py http://127.0.0.1:8000/sse    # legacy HTTP+SSE
+    python examples/asyncio_client.py "python server.py"            # list its tools
+    python examples/asyncio_client.py -- python server.py --flag    # (argv after --)
+    python examples/asyncio_client.py http://127.0.0.1:8000/mcp     # Streamable HTTP
+    python examples/asyncio_client.py TARGET TOOL '{"arg": 1}'      # call_tool, print text
+    python examples/asyncio_client.py --protocol legacy TARGET ...   # pin the era
 
-Every protocol rule (handshake, ids, timeouts, retries, sessions, resumption) is in
-``mcp_proto.connection.Connection``. This file does a host loop's three jobs only
-(docs/embedding.md): run the transport (a child process, or HTTP exchanges through
-httpcore, which needs anyio under asyncio: ``pip install 'httpcore[asyncio]'``), keep one
-timer at ``next_deadline()``, and after every input perform the machine's frames and
-dispatch its events (``_pump``).
+Every protocol rule is in ``mcp_proto`` (the machine ``Connection``, the client
+``BaseClient``). This file does what waits (docs/embedding.md, "Driving the whole
+client"): ``AsyncioServer`` runs a machine's transport (a process, or HTTP through
+httpcore, which needs anyio: ``pip install 'httpcore[asyncio]'``), its timer and pump;
+``AsyncioClient`` performs the effects through ``BaseClient``'s table.
 """
 
 from __future__ import annotations
@@ -18,18 +18,24 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import importlib.util
+import inspect
+import json
 import logging
 import os
 import random
 import signal
 import sys
-from collections.abc import Callable, Coroutine
-from typing import Any
+from collections.abc import Callable, Coroutine, Mapping
+from typing import Any, TypeVar
 
 import httpcore
 
 from mcp_proto import NEED_DATA
 from mcp_proto import connection as mc
+from mcp_proto import events as ev
+from mcp_proto.client.base import CANCELLED_REASON, EFFECTS, BaseClient
+from mcp_proto.client.routing import CONNECTION_ENDED, ProgressDue, RequestDue
+from mcp_proto.client.scoped import ServerMethods
 from mcp_proto.config import (
     ServerConfig,
     detect_transport,
@@ -38,48 +44,44 @@ from mcp_proto.config import (
     streamable_http_config,
 )
 from mcp_proto.connection.frames import FailureKind
-from mcp_proto.effects import Call, Log, Op
+from mcp_proto.effects import CallHost, Op, ProgressCallback
 from mcp_proto.errors import ConnectionError, MCPError
-from mcp_proto.limits import Limits
-from mcp_proto.pagination import list_all
-from mcp_proto.types import Implementation, Tool
+from mcp_proto.handlers import Reply
+from mcp_proto.server_view import ServerView
+from mcp_proto.session import ServerInfo
+from mcp_proto.types import Tool
 
-Progress = Callable[[float, "float | None", "str | None"], object]
+T = TypeVar("T")
 GRACE = 2.0  # seconds between closing stdin, SIGTERM and SIGKILL (process mechanics)
 # httpcore's exceptions, most specific first, and what the machine calls them.
 FAILURES: list[tuple[type[Exception], FailureKind]] = [
-    (httpcore.ReadTimeout, "read_timeout"),
-    (httpcore.TimeoutException, "timeout"),
-    (httpcore.NetworkError, "network"),
-    (httpcore.ProtocolError, "protocol"),
+    (httpcore.ReadTimeout, "read_timeout"), (httpcore.TimeoutException, "timeout"),
+    (httpcore.NetworkError, "network"), (httpcore.ProtocolError, "protocol"),
     (httpcore.UnsupportedProtocol, "protocol"),
 ]
 log = logging.getLogger("asyncio_client")
 
 
-def log_at(level: str, message: str) -> None:
-    """Log at a level given by name, "warning" or "WARNING" (the core's Diagnostic)."""
-    number = logging.getLevelName(level.upper())
-    log.log(number if isinstance(number, int) else logging.WARNING, "%s", message)
+class AsyncioServer(ServerView, ServerMethods):
+    """One server's machine on the running loop (``now``: ``loop.time()``). ``BaseClient``
+    calls its waiting methods; what the client routes goes to ``on_event``."""
 
-
-class AsyncioClient:
-    """One server, driven from the running asyncio loop; ``now`` is ``loop.time()``."""
-
-    def __init__(self, config: ServerConfig, *, limits: Limits | None = None) -> None:
+    def __init__(
+        self, config: ServerConfig, *, name: str, on_event: Callable[[Any, Any], None],
+        **options: Any,  # client_info, capabilities, limits, era options, ...
+    ) -> None:
         self.config = config
-        self.conn = mc.Connection(
-            config,
-            name=config.name or "server",
-            client_info=Implementation("asyncio-example", "0.1"),
-            capabilities=dict,  # no roots/sampling/elicitation handlers here
-            limits=limits,
-            random=random.random,
-        )
+        self.name = name
+        self._on_event = on_event
+        options = {k: v for k, v in options.items() if k not in ("logger", "ssl_context", "proxy")}
+        self.conn = self._conn = mc.Connection(config, name=name, random=random.random, **options)
         self._loop = asyncio.get_running_loop()
-        self._calls: dict[int, tuple[asyncio.Future[Any], Progress | None]] = {}
-        self._connected: asyncio.Future[None] | None = None
-        self._closed: asyncio.Future[None] = self._loop.create_future()
+        self._calls: dict[int, asyncio.Future[Any]] = {}
+        self._progress: dict[int, ProgressCallback] = {}
+        self._connected: list[asyncio.Future[ServerInfo]] = []
+        self._closed: asyncio.Future[None] | None = None
+        self._subscriptions: dict[int, Any] = {}  # (listen: not offered here)
+        self._epoch = 0  # transports opened: a server request is answered on its own
         self._timer: asyncio.TimerHandle | None = None
         self._pumping = False
         self._tasks: set[asyncio.Task[None]] = set()
@@ -88,52 +90,75 @@ class AsyncioClient:
         self._pool: httpcore.AsyncConnectionPool | None = None
         self._exchanges: dict[int, asyncio.Task[None]] = {}
 
-    # ------------------------------------------------------------------ the user side
-
-    async def connect(self) -> None:
-        self._connected = self._loop.create_future()
+    async def ensure_connected(self) -> ServerInfo:
+        info = self.conn.server
+        if info is not None and self.conn.is_connected:
+            return info
+        waiter: asyncio.Future[ServerInfo] = self._loop.create_future()
+        self._connected.append(waiter)
         self.conn.connect(self._loop.time())
         self._pump()
-        await self._connected
+        return await waiter
 
-    async def call(
-        self,
-        method: str,
-        params: dict[str, Any] | None = None,
-        *,
-        timeout: float | None = None,
-        progress: Progress | None = None,
+    async def request(
+        self, method: str, params: dict[str, Any] | None = None, *,
+        timeout: float | None = None, progress: ProgressCallback | None = None, tool: Any = None,
     ) -> Any:
-        """One request: its result, or its typed error. Progress callbacks run inside
-        ``_pump`` as their events come out, and the machine emits a call's progress
-        before its result, so they have all run when this returns (issue 9 item 6)."""
-        now = self._loop.time()
-        want = progress is not None
-        call_id = self.conn.start_call(method, params, now=now, timeout=timeout, progress=want)
-        future: asyncio.Future[Any] = self._loop.create_future()
-        self._calls[call_id] = (future, progress)
+        """One request: its result, or its typed error. Progress goes to the client
+        (queued on the loop ahead of the result, so it has run when this returns)."""
+        now, want = self._loop.time(), progress is not None
+        cid = self.conn.start_call(method, params, now=now, timeout=timeout,
+                                   progress=want, tool=tool)
+        future = self._calls[cid] = self._loop.create_future()
+        if progress is not None:
+            self._progress[cid] = progress
         self._pump()
         try:
             return await future
         except asyncio.CancelledError:
-            if call_id in self._calls:  # the caller gave up: the machine cancels it
-                self.conn.cancel_call(call_id, "cancelled by the caller", now=self._loop.time())
+            if self._calls.pop(cid, None) is not None:  # the caller gave up: cancel it
+                self.conn.cancel_call(cid, CANCELLED_REASON, now=self._loop.time())
                 self._pump()
             raise
+        finally:
+            self._progress.pop(cid, None)
 
-    async def close(self) -> None:
-        if not self._closed.done():
+    async def notify(
+        self, method: str, params: dict[str, Any] | None = None, *, only_if_connected: bool = False
+    ) -> None:
+        if only_if_connected and not self.is_connected:
+            return
+        await self.ensure_connected()
+        self.conn.notify(method, params, now=self._loop.time())
+        self._pump()
+
+    def reply(self, epoch: Any, request_id: Any, reply: Reply) -> None:
+        if epoch != self._epoch:
+            return  # asked on a transport that is gone
+        if reply.code is None:
+            self.conn.answer(request_id, reply.result)
+        else:
+            self.conn.refuse(request_id, reply.code, reply.message or "")
+        self._pump()
+
+    def set_header(self, name: str, value: str | None) -> None:
+        self.conn.set_header(name, value)
+
+    def set_era_log_level(self, level: str | None) -> None:
+        self.conn.log_level = level
+
+    async def cleanup(self) -> None:  # close (bounded), stop every process it started
+        if self.conn.state not in (mc.ConnectionState.IDLE, mc.ConnectionState.CLOSED):
+            self._closed = self._loop.create_future()
             self.conn.close(self._loop.time())
             self._pump()
             await self._closed
         for proc in self._procs:  # never leave a server running, whatever happened
             if proc.returncode is None:
                 await self._stop(proc)
-        for task in self._tasks:
+        for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
-
-    # ------------------------------------------------------ the driver: pump and timer
 
     def _pump(self) -> None:
         """Perform every frame and dispatch every event until the machine has none,
@@ -167,8 +192,7 @@ class AsyncioClient:
         self._pump()
 
     def _spawn(self, coro: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
-        task = self._loop.create_task(coro)
-        self._tasks.add(task)
+        self._tasks.add(task := self._loop.create_task(coro))
         task.add_done_callback(self._tasks.discard)
         return task
 
@@ -194,57 +218,51 @@ class AsyncioClient:
                 task.cancel()
         elif isinstance(frame, mc.CloseTransport):
             # This transport only: a new one may be opened before it is gone.
+            self._epoch += 1
             proc, self._proc = self._proc, None
             pool, self._pool = self._pool, None
             started = list(self._exchanges.values())  # the DELETE among them
             self._spawn(self._close_transport(proc, pool, started))
 
     def _dispatch(self, event: object) -> None:
-        if isinstance(event, mc.CallProgress):
-            progress = self._calls[event.call_id][1]
-            try:
-                if progress is not None:
-                    progress(event.progress, event.total, event.message)
-            except Exception:  # a host's bug must not stop the pump (and every call)
-                log.exception("progress callback failed")
-        elif isinstance(event, (mc.CallSucceeded, mc.CallFailed)):
-            future = self._calls.pop(event.call_id)[0]
-            if future.done():
-                pass
-            elif isinstance(event, mc.CallSucceeded):
-                future.set_result(event.result)
-            else:
-                future.set_exception(event.error)
+        if isinstance(event, (mc.CallSucceeded, mc.CallFailed)):
+            future = self._calls.pop(event.call_id, None)
+            if future is not None and not future.done():
+                if isinstance(event, mc.CallSucceeded):
+                    future.set_result(event.result)
+                else:
+                    future.set_exception(event.error)
+        elif isinstance(event, mc.CallProgress):
+            callback = self._progress.get(event.call_id)
+            if callback is not None:
+                self._on_event(self, ProgressDue(callback, event))
         elif isinstance(event, (mc.Connected, mc.ConnectFailed)):
-            waiter, self._connected = self._connected, None
-            if waiter is not None and not waiter.done():
+            waiters, self._connected = self._connected, []
+            for waiter in (w for w in waiters if not w.done()):
                 if isinstance(event, mc.ConnectFailed):
                     waiter.set_exception(event.error)
                 else:
-                    waiter.set_result(None)
-        elif isinstance(event, mc.ServerRequest):  # every one must be answered
-            if event.method == "ping":
-                self.conn.answer(event.request_id, {})
-            else:
-                self.conn.refuse(event.request_id, -32601, f"{event.method} is not supported")
-        elif isinstance(event, mc.Closed):
-            if not self._closed.done():
-                self._closed.set_result(None)
-        elif isinstance(event, mc.Diagnostic):
-            log_at(event.level, event.message)
-
-    # ------------------------------------------------------------------ stdio
+                    waiter.set_result(event.info)
+        elif isinstance(event, mc.ServerRequest):  # every one is answered (reply)
+            self._on_event(self, RequestDue(self._epoch, event))
+        elif isinstance(event, (mc.Closed, mc.Disconnected)):
+            closed = self._closed
+            if isinstance(event, mc.Closed) and closed is not None and not closed.done():
+                closed.set_result(None)
+            self._on_event(self, CONNECTION_ENDED)
+        elif isinstance(event, mc.Diagnostic):  # its level: "warning"...
+            level = logging.getLevelNamesMapping().get(event.level.upper(), logging.WARNING)
+            log.log(level, "%s", event.message)
+        else:  # notifications, log messages, discarded input: the client routes them
+            self._on_event(self, event)
 
     async def _start_process(self) -> None:
         env = {**os.environ, **self.config.env} if self.config.env else None
         try:
+            pipe = asyncio.subprocess.PIPE  # its own process group, signalled on close:
             proc = await asyncio.create_subprocess_exec(
-                *self.config.command,
-                stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE,
-                env=env,
-                cwd=self.config.cwd,
-                start_new_session=True,  # its own process group, signalled on close
+                *self.config.command, stdin=pipe, stdout=pipe, env=env, cwd=self.config.cwd,
+                start_new_session=True,
             )
         except OSError as exc:
             name = self.config.command[0]
@@ -284,12 +302,7 @@ class AsyncioClient:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(proc.pid, signal.SIGKILL)  # what the server started and left behind
 
-    async def _close_transport(
-        self,
-        proc: asyncio.subprocess.Process | None,
-        pool: httpcore.AsyncConnectionPool | None,
-        started: list[asyncio.Task[None]],
-    ) -> None:
+    async def _close_transport(self, proc: Any, pool: Any, started: list[Any]) -> None:
         if proc is not None:
             await self._stop(proc)
         await asyncio.gather(*started, return_exceptions=True)
@@ -298,20 +311,15 @@ class AsyncioClient:
         self.conn.transport_closed(self._loop.time())
         self._pump()
 
-    # ------------------------------------------------------------------ HTTP
-
     async def _exchange(self, frame: mc.StartExchange) -> None:
         xid, pool, now = frame.xid, self._pool, self._loop.time
         assert pool is not None
         rt = self.config.read_timeout
         timeouts = {"connect": rt, "write": rt, "pool": rt, "read": frame.read_timeout}
         try:
+            headers, ext = list(frame.headers), {"timeout": timeouts}
             async with pool.stream(
-                frame.method,
-                frame.url,
-                headers=list(frame.headers),
-                content=frame.body,
-                extensions={"timeout": timeouts},
+                frame.method, frame.url, headers=headers, content=frame.body, extensions=ext
             ) as response:
                 heads = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in response.headers]
                 self.conn.exchange_head(xid, response.status, heads, now())
@@ -331,58 +339,158 @@ class AsyncioClient:
         self._pump()
 
 
-# ---------------------------------------------------------------------- the program
+class AsyncioClient(BaseClient[AsyncioServer]):
+    """The whole client: ``BaseClient`` plus asyncio's waiting. Build it inside a
+    running loop; ``async with`` closes it (every server process stopped)."""
 
+    def _default_logger(self) -> Any:
+        return log
 
-async def run_op(client: AsyncioClient, op: Op[Any]) -> Any:
-    """Drive one of the core's operations (a generator of effects) with this client."""
-    outcome: Any = None
-    try:
+    def _clock(self) -> float:
+        return asyncio.get_running_loop().time()
+
+    async def _sleep(self, seconds: float) -> None:
+        await asyncio.sleep(seconds)
+
+    def _server_class(self, kind: str) -> type[AsyncioServer]:
+        return AsyncioServer
+
+    def _init_io(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._jobs: set[asyncio.Task[Any]] = set()
+
+    async def _run(self, op: Op[T]) -> T:
+        """Perform ``op``'s effects (``BaseClient``'s table) until it returns."""
+        value: Any = None
+        error: BaseException | None = None
         while True:
-            effect = op.send(outcome)
-            outcome = None
-            if isinstance(effect, Call):
-                outcome = await client.call(effect.method, effect.params, timeout=effect.timeout)
-            elif isinstance(effect, Log):
-                log_at(effect.level, effect.message)
-    except StopIteration as done:
-        return done.value
+            try:
+                effect = op.throw(error) if error is not None else op.send(value)
+            except StopIteration as stop:
+                return stop.value  # type: ignore[no-any-return]
+            value, error = None, None
+            try:
+                name, waits = EFFECTS[type(effect)]
+                value = getattr(self, name)(effect)
+                if waits and inspect.isawaitable(value):
+                    value = await value
+            except MCPError as exc:
+                error = exc
+            except Exception as exc:  # host code (CallHost) may raise anything
+                if not isinstance(effect, CallHost):
+                    raise
+                error = exc
+
+    def _submit(self, job: Callable[[], Any]) -> bool:
+        """Host callbacks run on the loop, in order, after the event that queued them
+        (a call's progress before its result wakes the caller: no settling needed)."""
+        self._loop.call_soon(self._job, job)
+        return True
+
+    def _settle_after_callbacks(self, waiter: Any) -> None:
+        pass
+
+    def _job(self, job: Callable[[], Any]) -> None:
+        try:
+            result = job()
+            if inspect.isawaitable(result):  # an async callback: a task of its own
+                self._spawn(result)
+        except Exception:
+            log.exception("callback failed")
+
+    def _spawn(self, coro: Any) -> None:
+        self._jobs.add(task := self._loop.create_task(coro))
+        task.add_done_callback(self._jobs.discard)
+
+    def _serve(self, server: AsyncioServer, generation: Any, request: ev.ServerRequest) -> None:
+        async def job() -> None:  # (the handlers' reply, or FAILED: _answer_op never raises)
+            reply = await self._run(self._answer_op(server.name, request))
+            server.reply(generation, request.request_id, reply)
+
+        self._spawn(job())
+
+    def _notify_callbacks(self, server: AsyncioServer, method: str, params: dict[str, Any]) -> None:
+        for callback in list(self._callbacks):
+            self._job(lambda callback=callback: callback(server, method, params))
+
+    async def connect_all(self) -> None:
+        for name in self._servers:
+            await self._run(self._core._connect(name))
+
+    async def list_tools(self, *, cache: bool = True) -> list[Tool]:
+        return await self._run(self._core.list_tools(cache=cache))
+
+    async def call_tool(
+        self, name: str, arguments: Mapping[str, Any] | None = None, *,
+        progress: ProgressCallback | None = None, timeout: float | None = None,
+    ) -> dict[str, Any]:
+        op = self._core.call_tool(name, arguments, progress=progress, timeout=timeout)
+        return await self._run(op)
+
+    async def read_resource(self, uri: str) -> list[Any]:
+        return await self._run(self._core.read_resource(uri))
+
+    def on_notification(self, callback: Callable[..., Any]) -> Callable[..., Any]:
+        """``callback(server, method, params)`` (plain or async) for every notification."""
+        self._callbacks.append(callback)
+        return callback
+
+    async def close(self) -> None:  # every server closed, its processes stopped
+        await asyncio.gather(*(s.cleanup() for s in self._servers.values()))
+        for task in list(self._jobs):
+            task.cancel()
+
+    async def __aenter__(self) -> AsyncioClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
 
 
-def config_for(argv: list[str]) -> ServerConfig:
-    """``-- words...`` is an argv; one argument is a URL or a command line."""
+def parse(argv: list[str]) -> tuple[ServerConfig, str | None, dict[str, Any]]:
+    """(config, tool or None, its arguments): ``[--protocol ERA] TARGET [TOOL JSON_ARGS]``,
+    where ``-- words...`` is an argv and a TARGET a URL or a command line."""
+    protocol: Any = "auto"
+    if argv[:1] == ["--protocol"] and len(argv) >= 2:
+        protocol, argv = argv[1], argv[2:]
+    tool, arguments = None, {}
+    if len(argv) == 3 and argv[0] != "--":
+        tool, arguments, argv = argv[1], json.loads(argv[2]), argv[:1]
+        if not isinstance(arguments, dict):
+            raise ValueError("JSON_ARGS must be a JSON object")
     if len(argv) >= 2 and argv[0] == "--":
-        return stdio_config(argv[1:])
+        return stdio_config(argv[1:], protocol=protocol), None, {}
     if len(argv) != 1:
-        raise ValueError("usage: asyncio_client.py TARGET  (or: asyncio_client.py -- CMD ARGS...)")
+        raise ValueError("usage: asyncio_client.py TARGET [TOOL JSON_ARGS] (or: -- CMD ARGS...)")
     kind = detect_transport(argv[0])
-    if kind == "stdio":
-        return stdio_config(argv[0])
-    return (sse_config if kind == "sse" else streamable_http_config)(argv[0])
+    if kind == "sse":
+        return sse_config(argv[0]), tool, arguments
+    make = stdio_config if kind == "stdio" else streamable_http_config
+    return make(argv[0], protocol=protocol), tool, arguments
 
 
-async def list_tools(config: ServerConfig) -> list[Tool]:
-    client = AsyncioClient(config)
-    try:
-        await client.connect()
-        limit = client.conn.limits.max_pages
-        items = await run_op(client, list_all("server", "tools/list", "tools", max_pages=limit))
-        return [Tool.from_dict(item) for item in items]
-    finally:
-        await client.close()
+async def run(config: ServerConfig, tool: str | None, arguments: dict[str, Any]) -> list[str]:
+    async with AsyncioClient([config]) as client:
+        await client.connect_all()
+        if tool is not None:
+            result = await client.call_tool(tool, arguments)
+            return [c["text"] for c in result.get("content", ()) if c.get("type") == "text"]
+        tools = await client.list_tools()  # "name — first line of its description"
+        return [" — ".join(filter(None, [t.name, (t.description or "").strip().split("\n")[0]]))
+                for t in tools]
 
 
 def main(argv: list[str] | None = None) -> int:
     try:
-        tools = asyncio.run(list_tools(config_for(sys.argv[1:] if argv is None else argv)))
+        config, tool, arguments = parse(sys.argv[1:] if argv is None else argv)
+        lines = asyncio.run(run(config, tool, arguments))
     except (MCPError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:  # the server was stopped on the way out (close())
         return 130
-    for tool in tools:
-        summary = (tool.description or "").strip().split("\n")[0]
-        print(f"{tool.name} — {summary}" if summary else tool.name)
+    for line in lines:
+        print(line)
     return 0
 
 

@@ -21,7 +21,16 @@ from __future__ import annotations
 
 import logging
 
-__all__ = ["warning_is_written"]
+__all__ = ["warning_is_written", "write_notice"]
+
+
+def write_notice(logger: logging.Logger, text: str) -> bool:
+    """Write a deprecation notice (DEP-11) as a WARNING; ``False`` (the notice stays
+    due) when the logger would drop it or write it nowhere (DEP-12..14)."""
+    if not warning_is_written(logger):
+        return False
+    logger.warning("%s", text)
+    return True
 
 
 def warning_is_written(logger: logging.Logger) -> bool:

@@ -30,6 +30,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
+from mcp_proto.client.scoped import ServerMethods
 from mcp_proto.config import ServerConfig
 from mcp_proto.connection import (
     Connection,
@@ -39,8 +40,8 @@ from mcp_proto.connection import (
 from mcp_proto.connection.events import ListenEnded
 from mcp_proto.effects import Call
 from mcp_proto.errors import ConnectionError, MCPError, ValidationError
+from mcp_proto.handlers import Reply
 from mcp_proto.limits import Limits
-from mcp_proto.modern import SUBSCRIPTION_RESTART_MIN_INTERVAL
 from mcp_proto.modern.discover import EraCache
 from mcp_proto.modern.meta import Extensions, HostMeta
 from mcp_proto.server_view import ServerView
@@ -59,15 +60,12 @@ from ._waiter import _Waiter
 __all__ = ["BaseServer"]
 
 
-class BaseServer(EventDispatch, ServerView):
+class BaseServer(EventDispatch, ServerView, ServerMethods):
     """One MCP server (blocking shell). Thread-safe: any thread may call
     :meth:`request`; the transport's reader (or the thread running an HTTP exchange)
     feeds the machine and wakes callers."""
 
     type = "base"
-    #: stdio: a process that dies less than this many seconds after receiving the
-    #: subscriptions is not restarted for them again: they end (SUB-21).
-    SUBSCRIPTION_RESTART_MIN_INTERVAL: float = SUBSCRIPTION_RESTART_MIN_INTERVAL
     _conn: Connection
 
     def __init__(
@@ -368,7 +366,6 @@ class BaseServer(EventDispatch, ServerView):
         box: list[Subscription] = []
 
         def start() -> None:
-            self._conn.subscription_restart_min_interval = self.SUBSCRIPTION_RESTART_MIN_INTERVAL
             sub_id = self._conn.start_listen(flt, now=time.monotonic(), ack_timeout=ack_timeout)
             sub = Subscription(self, sub_id, flt, logger=self._logger)
             if callback is not None:
@@ -399,6 +396,12 @@ class BaseServer(EventDispatch, ServerView):
         """Carry ``level`` as ``_meta`` on this server's next 2026-07-28 requests."""
         with self._lock:
             self._conn.log_level = level
+
+    def set_header(self, name: str, value: str | None) -> None:
+        """Replace (``None``: remove) one configured HTTP header from the next request
+        on (``client.set_authorization``; the machine refuses a stdio server)."""
+        with self._lock:
+            self._conn.set_header(name, value)
 
     def request(
         self,
@@ -549,31 +552,21 @@ class BaseServer(EventDispatch, ServerView):
         # (under _lock)
         self._conn.notify(method, params, now=time.monotonic(), only_if_connected=only)
 
-    def reply(
-        self,
-        generation: Any,
-        request_id: Any,
-        result: Any = None,
-        *,
-        code: int | None = None,
-        message: str = "",
-    ) -> None:
+    def reply(self, generation: Any, request_id: Any, reply: Reply) -> None:
         """Answer a server request on the connection that asked it (``generation``
-        is what the ``("request", generation, event)`` event carried). The answer's
-        frames are claimed by this thread in the same lock pass, so it writes them
-        itself (never the thread reading the server's output)."""
-        self._pump(False, self._answer, generation, request_id, result, code, message)
+        is what its :class:`~mcp_proto.client.routing.RequestDue` carried). The
+        answer's frames are claimed by this thread in the same lock pass, so it writes
+        them itself (never the thread reading the server's output)."""
+        self._pump(False, self._answer, generation, request_id, reply)
 
-    def _answer(
-        self, generation: Any, request_id: Any, result: Any, code: int | None, message: str
-    ) -> None:
+    def _answer(self, generation: Any, request_id: Any, reply: Reply) -> None:
         # (under _lock)
         if generation != self._generation:
             return  # that connection is gone: nobody to answer
-        if code is None:
-            self._conn.answer(request_id, result, now=time.monotonic())
+        if reply.code is None:
+            self._conn.answer(request_id, reply.result, now=time.monotonic())
         else:
-            self._conn.refuse(request_id, code, message, now=time.monotonic())
+            self._conn.refuse(request_id, reply.code, reply.message or "", now=time.monotonic())
 
     def _wait(self, waiter: _Waiter) -> Any:
         """Block until ``waiter`` is answered, waking at the machine's deadlines."""

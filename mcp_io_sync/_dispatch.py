@@ -15,6 +15,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
+from mcp_proto.client.routing import CONNECTION_ENDED, ProgressDue, RequestDue, SettleDue
 from mcp_proto.connection import (
     CallFailed,
     CallProgress,
@@ -87,7 +88,7 @@ class EventDispatch:
                 # Its progress callbacks are queued ahead of this point: the client
                 # queues a marker behind them and sets ``waiter.settle`` (before
                 # ``done``, so the woken caller sees it) to wait for that marker.
-                self._on_event(self, ("settle", waiter))
+                self._on_event(self, SettleDue(waiter))
             if kind is CallSucceeded:
                 waiter.result = event.result
             else:
@@ -101,9 +102,9 @@ class EventDispatch:
             callback = self._progress.get(event.call_id)
             if callback is not None:
                 self._progressed.add(event.call_id)
-                self._on_event(self, ("progress", callback, event))
+                self._on_event(self, ProgressDue(callback, event))
         elif kind is ServerRequest:
-            self._on_event(self, ("request", self._generation, event))
+            self._on_event(self, RequestDue(self._generation, event))
         elif kind is Diagnostic:
             level = getattr(logging, event.level.upper(), logging.INFO)
             self._logger.log(level, "%s", event.message)
@@ -114,15 +115,15 @@ class EventDispatch:
         elif kind is ConnectFailed:
             self._logger.debug("server %s: connecting failed: %s", self.name, event.error)
             self._finish(self._connect_waiters, None, event.error)
-            self._on_event(self, ("closed",))
+            self._on_event(self, CONNECTION_ENDED)
         elif kind is Disconnected:
             self._logger.debug("server %s: disconnected: %s", self.name, event.error)
-            self._on_event(self, ("closed",))
+            self._on_event(self, CONNECTION_ENDED)
         elif kind is Closed:
             error = ConnectionError(f"server {self.name!r}: the client closed the connection")
             self._finish(self._connect_waiters, None, error)
             self._finish(self._close_waiters, None, None)
-            self._on_event(self, ("closed",))
+            self._on_event(self, CONNECTION_ENDED)
         else:  # NotificationReceived, LogMessage, MessageDiscarded
             self._on_event(self, event)
 

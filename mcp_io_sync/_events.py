@@ -2,9 +2,9 @@
 first, then the host callbacks on one dispatcher thread), progress, subscriptions'
 events in their routing order (NOTIF-3), and server requests on a bounded worker pool
 (UT-8). A mixin of :class:`mcp_io_sync.Client`, kept apart so that ``_client.py``
-holds the client's API and its effect loop. The routing itself, the same in both
-shells, is :class:`mcp_io_common.routing.EventRouting`; this module queues the host
-callbacks and serves server requests."""
+holds the client's API and its effect loop. The routing itself, the same in every
+shell, is :class:`mcp_proto.client.base.BaseClient`'s; this module provides its
+primitives: queueing the host callbacks and serving server requests on threads."""
 
 from __future__ import annotations
 
@@ -15,12 +15,10 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
-from mcp_io_common.routing import EventRouting
 from mcp_proto import events as ev
-from mcp_proto import jsonrpc
 from mcp_proto.client import ClientCore
 from mcp_proto.effects import Op
-from mcp_proto.handlers import Reply, serve_request
+from mcp_proto.handlers import BUSY, FAILED, Reply
 
 from ._base import BaseServer
 
@@ -30,7 +28,7 @@ T = TypeVar("T")
 NotificationCallback = Callable[[BaseServer, str, dict[str, Any]], Any]
 
 
-class ServerEvents(EventRouting[BaseServer]):
+class ServerEvents:
     """The servers' events, for :class:`~mcp_io_sync.Client` (which sets these)."""
 
     logger: logging.Logger
@@ -43,6 +41,7 @@ class ServerEvents(EventRouting[BaseServer]):
     _backlog: threading.BoundedSemaphore
     _lock: threading.Lock
     _closed: bool
+    _answer_op: Callable[[str, ev.ServerRequest], Op[Reply]]  # BaseClient's
 
     def _run(self, op: Op[T]) -> T:  # pragma: no cover - the client's
         raise NotImplementedError
@@ -100,36 +99,20 @@ class ServerEvents(EventRouting[BaseServer]):
             except Exception:
                 self.logger.exception("callback failed")
 
-    def _serve(self, server: BaseServer, session: Any, request: ev.ServerRequest) -> None:
+    def _serve(self, server: BaseServer, generation: Any, request: ev.ServerRequest) -> None:
         """Answer a server request on the worker pool (UT-8: bounded)."""
         if self._closed or not self._backlog.acquire(blocking=False):
-            server.reply(
-                session, request.request_id, code=jsonrpc.INTERNAL_ERROR, message="Client busy"
-            )
+            server.reply(generation, request.request_id, BUSY)
             return
 
         def job() -> None:
             try:
-                reply: Reply = self._run(
-                    serve_request(
-                        self._core.handlers, request.method, request.params, server=server.name
-                    )
-                )
                 server.reply(
-                    session,
-                    request.request_id,
-                    reply.result,
-                    code=reply.code,
-                    message=reply.message or "",
+                    generation, request.request_id, self._run(self._answer_op(server.name, request))
                 )
             except Exception:
                 self.logger.exception("serving %s failed", request.method)
-                server.reply(
-                    session,
-                    request.request_id,
-                    code=jsonrpc.INTERNAL_ERROR,
-                    message="Internal error",
-                )
+                server.reply(generation, request.request_id, FAILED)
             finally:
                 self._backlog.release()
 

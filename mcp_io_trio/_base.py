@@ -26,13 +26,16 @@ from typing import TYPE_CHECKING, Any, Literal
 import trio
 
 from mcp_proto._util import NEED_DATA
+from mcp_proto.client.base import CANCELLED_REASON
+from mcp_proto.client.routing import CONNECTION_ENDED, ProgressDue, RequestDue, SettleDue
+from mcp_proto.client.scoped import ServerMethods
 from mcp_proto.config import ServerConfig
 from mcp_proto.connection import Connection, ConnectionState
 from mcp_proto.connection import events as cev
 from mcp_proto.connection import frames as fr
 from mcp_proto.errors import MCPError, ValidationError
+from mcp_proto.handlers import Reply
 from mcp_proto.limits import Limits
-from mcp_proto.modern import SUBSCRIPTION_RESTART_MIN_INTERVAL
 from mcp_proto.modern.discover import EraCache
 from mcp_proto.modern.meta import Extensions, HostMeta
 from mcp_proto.server_view import ServerView
@@ -49,20 +52,15 @@ from ._waiter import _Waiter
 
 __all__ = ["BaseServer"]
 
-#: What a caller that gave up tells the server (its ``notifications/cancelled`` reason).
-_CANCELLED_REASON = "Request cancelled by the client"
 #: Beyond ``read_timeout``, how long ``cleanup`` waits for the machine's ``Closed``
 #: (more than the close grace and a process's three shutdown steps).
 _CLOSE_SLACK = 10.0
 
 
-class BaseServer(ServerView):
+class BaseServer(ServerView, ServerMethods):
     """One MCP server (Trio shell). Its background tasks run in the client's nursery."""
 
     type = "base"
-    #: stdio: a process that dies less than this many seconds after receiving the
-    #: subscriptions is not restarted for them again: they end (SUB-21).
-    SUBSCRIPTION_RESTART_MIN_INTERVAL: float = SUBSCRIPTION_RESTART_MIN_INTERVAL
 
     def __init__(
         self,
@@ -302,6 +300,12 @@ class BaseServer(ServerView):
     async def connect(self) -> ServerInfo:
         return await self.ensure_connected()
 
+    def connected_info(self) -> ServerInfo | None:
+        """The server's info when connected now (no checkpoint, nothing started)."""
+        conn = self._conn
+        info = conn.server
+        return info if info is not None and conn.is_connected else None
+
     async def ensure_connected(self) -> ServerInfo:
         conn = self._conn
         info = conn.server
@@ -368,7 +372,6 @@ class BaseServer(ServerView):
         except (TypeError, ValueError) as exc:
             raise ValidationError(f"bad notification filter: {exc}") from None
         await self.ensure_connected()  # the era decides whether there is listen at all
-        self._conn.subscription_restart_min_interval = self.SUBSCRIPTION_RESTART_MIN_INTERVAL
         sub_id = self._conn.start_listen(flt, now=trio.current_time(), ack_timeout=ack_timeout)
         sub = Subscription(self, sub_id, flt, logger=self._logger, spawn=self._spawn)
         if callback is not None:
@@ -397,6 +400,11 @@ class BaseServer(ServerView):
     def set_era_log_level(self, level: str | None) -> None:
         """Carry ``level`` as ``_meta`` on this server's next 2026-07-28 requests."""
         self._conn.log_level = level
+
+    def set_header(self, name: str, value: str | None) -> None:
+        """Replace (``None``: remove) one configured HTTP header from the next request
+        on (``client.set_authorization``; the machine refuses a stdio server)."""
+        self._conn.set_header(name, value)
 
     async def request(
         self,
@@ -465,7 +473,7 @@ class BaseServer(ServerView):
         self._calls.pop(call_id, None)
         self._progress.pop(call_id, None)
         self._progressed.discard(call_id)
-        self._conn.cancel_call(call_id, _CANCELLED_REASON, now=trio.current_time())
+        self._conn.cancel_call(call_id, CANCELLED_REASON, now=trio.current_time())
         self._pump_nowait()
 
     async def notify(
@@ -478,23 +486,16 @@ class BaseServer(ServerView):
         self._conn.notify(method, params, now=trio.current_time())
         await self._pump()
 
-    async def reply(
-        self,
-        epoch: Any,
-        request_id: Any,
-        result: Any = None,
-        *,
-        code: int | None = None,
-        message: str = "",
-    ) -> None:
-        """Answer a server request on the transport that asked it (``epoch``: see
-        ``_dispatch``); an answer for an earlier one is dropped."""
+    async def reply(self, epoch: Any, request_id: Any, reply: Reply) -> None:
+        """Answer a server request on the transport that asked it (``epoch``: what its
+        :class:`~mcp_proto.client.routing.RequestDue` carried); an answer for an
+        earlier one is dropped."""
         if epoch != self._epoch:
             return
-        if code is None:
-            self._conn.answer(request_id, result)
+        if reply.code is None:
+            self._conn.answer(request_id, reply.result)
         else:
-            self._conn.refuse(request_id, code, message)
+            self._conn.refuse(request_id, reply.code, reply.message or "")
         try:
             await self._pump()
         except MCPError as exc:
@@ -554,9 +555,9 @@ class BaseServer(ServerView):
                 callback = self._progress.get(event.call_id)
                 if callback is not None:
                     self._progressed.add(event.call_id)
-                    self._on_event(self, ("progress", callback, event))
+                    self._on_event(self, ProgressDue(callback, event))
             elif isinstance(event, cev.ServerRequest):
-                self._on_event(self, ("request", self._epoch, event))
+                self._on_event(self, RequestDue(self._epoch, event))
             elif isinstance(event, cev.Connected):
                 info = event.info
                 self._logger.debug(
@@ -567,10 +568,10 @@ class BaseServer(ServerView):
                 self._wake(self._connecting, None, event.error)
             elif isinstance(event, cev.Disconnected):
                 self._logger.debug("server %s: disconnected: %s", self.name, event.error)
-                self._on_event(self, ("closed",))
+                self._on_event(self, CONNECTION_ENDED)
             elif isinstance(event, cev.Closed):
                 self._wake(self._closing, None, None)
-                self._on_event(self, ("closed",))
+                self._on_event(self, CONNECTION_ENDED)
             elif isinstance(event, cev.Diagnostic):
                 self._logger.log(logging.getLevelName(event.level.upper()), "%s", event.message)
             else:  # notifications, log messages, discarded input: the client's
@@ -588,7 +589,7 @@ class BaseServer(ServerView):
             # Its progress callbacks are queued ahead of this point (the machine emits
             # a call's progress before its result): the client queues a marker behind
             # them and sets ``waiter.settle`` to wait for it.
-            self._on_event(self, ("settle", waiter))
+            self._on_event(self, SettleDue(waiter))
         if isinstance(event, cev.CallSucceeded):
             waiter.result = event.result
         else:

@@ -2,79 +2,37 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
 import logging
-import re
-from collections.abc import Awaitable, Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Concatenate, Literal, ParamSpec, TypeVar
 
 import trio
 
+from mcp_io_common.notices import write_notice
 from mcp_proto import llm
-from mcp_proto.client import ClientCore, ServerEntry
-from mcp_proto.client.facade import ClientFacade
-from mcp_proto.config import (
-    ServerConfig,
-    config_from_dict,
-    redact_config,
-)
-from mcp_proto.definitions import unique_server_names
-from mcp_proto.effects import (
-    Attempt,
-    Call,
-    CallHost,
-    Connect,
-    Effect,
-    Log,
-    Notify,
-    Op,
-    ProgressCallback,
-    SetLogLevel,
-    TryConnect,
-)
-from mcp_proto.errors import InputRequiredError, MCPError
-from mcp_proto.handlers import Handlers
-from mcp_proto.limits import Limits
-from mcp_proto.modern.discover import EraCache
-from mcp_proto.modern.meta import Extensions, HostMeta, check_extensions
-from mcp_proto.results import (
-    CompletionResult,
-    PromptResult,
-    ResourcePage,
-    ResourceTemplatePage,
-    ToolResult,
-)
-from mcp_proto.types import Implementation, Prompt, ResourceContent, Root, Tool
+from mcp_proto.client import ClientCore
+from mcp_proto.client.base import EFFECTS, BaseClient
+from mcp_proto.client.router import ServerSelector
+from mcp_proto.effects import Attempt, Call, CallHost, Connect, Op, TryConnect
+from mcp_proto.errors import MCPError
+from mcp_proto.results import ToolResult
 
 from ._base import BaseServer
-from ._events import NotificationCallback, ServerEvents, _maybe_await
+from ._events import NotificationCallback, ServerEvents
 from ._stdio import StdioServer
 
 if TYPE_CHECKING:
     # The 2026-07-28 revision's modules load when a server speaks it, not with the shell.
-    from mcp_proto.modern.cache import CacheInfo, CacheKind
-    from mcp_proto.modern.mrtr import InputRequiredWait
     from mcp_proto.modern.notify_queue import ListenFilter
 
     from ._listen import Listener, Subscription
 
-    InputRequiredWaitCallback = Callable[[InputRequiredWait], Any]
-
-if TYPE_CHECKING:  # ssl is only an annotation here; importing it costs start-up time
-    import ssl
-
 __all__ = ["Client"]
 
 T = TypeVar("T")
-#: ``on_input_required_wait``: ``callback(wait)`` (plain or ``async``) (MRTR-5).
-
-
-def _authorization(config: ServerConfig) -> str | None:
-    """The ``Authorization`` header configured for a server: the credential a private
-    2026-07-28 cached result is bound to (CACHE-6; the only one this client sends)."""
-    for key, value in config.headers.items():
-        if key.lower() == "authorization":
-            return value
-    return None
+P = ParamSpec("P")
 
 
 def _transport_class(kind: str) -> type[BaseServer]:
@@ -97,106 +55,53 @@ def _transport_class(kind: str) -> type[BaseServer]:
     return classes[kind]
 
 
+def awaiting(
+    op: Callable[Concatenate[ClientCore, P], Op[T]],
+) -> Callable[Concatenate[Client, P], Coroutine[Any, Any, T]]:
+    """A public coroutine method running the core operation ``op`` to its end (its
+    signature and docstring are the operation's: written once, in ``mcp_proto.client``)."""
+
+    @functools.wraps(op)
+    async def method(self: Client, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        return await self._run(op(self._core, *args, **kwargs))
+
+    return method
+
+
 _LOGGER = logging.getLogger("mcp_io_trio")
 _LOGGER.addHandler(logging.NullHandler())
 
 
-class Client(ClientFacade[BaseServer], ServerEvents):
+class Client(ServerEvents, BaseClient[BaseServer]):
     """An MCP client aggregating one or more servers (Trio API).
 
     Use it as ``async with Client(...) as client:`` (or through :func:`connect`): its
     background tasks (readers, the callback dispatcher, server-request handlers) live
     in its own nursery, closed on exit. Handlers and callbacks may be plain or
     ``async`` functions; plain ones run in the event loop, so they must not block.
+    :class:`BaseClient` holds the constructor, the effect table and the event routing.
     """
 
-    def __init__(
-        self,
-        mcp_server_configs: Iterable[ServerConfig | Mapping[str, Any]] = (),
-        *,
-        logger: logging.Logger | None = None,
-        elicitation_handler: Callable[..., Any] | None = None,
-        roots: Iterable[Root | Mapping[str, Any]] | None = None,
-        sampling_handler: Callable[..., Any] | None = None,
-        sampling_supports_tools: bool = False,
-        client_info: Implementation | Mapping[str, Any] | None = None,
-        validate_structured_content: Literal["warn", "strict"] = "warn",
-        limits: Limits | None = None,
-        ssl_context: ssl.SSLContext | None = None,
-        proxy: str | None = None,
-        request_meta: HostMeta = None,
-        extensions: Extensions = (),
-        on_input_required_wait: InputRequiredWaitCallback | None = None,
-    ) -> None:
-        configs = [
-            c if isinstance(c, ServerConfig) else config_from_dict(c) for c in mcp_server_configs
-        ]
-        self.logger = logger or _LOGGER
-        self.limits = limits or Limits()
-        if isinstance(client_info, Mapping):
-            client_info = Implementation.from_dict(client_info)
-        names = unique_server_names(configs)
-        self._http_options: dict[str, Any] = {"ssl_context": ssl_context, "proxy": proxy}
-        # The 2026-07-28 era (issue 10): host metadata on every modern request
-        # (LIFE-12), declared extensions (LIFE-13), and the era of each server process
-        # / origin, probed once per client (LIFE-18). Checked now: a bad value is the
-        # caller's error, before any server starts.
-        self._era_options: dict[str, Any] = {
-            # Read per request, so that assigning client.request_meta reaches every
-            # connection; it calls this once per request and copies what it gives.
-            "request_meta": self._request_meta,
-            "extensions": extensions,
-            "era_cache": EraCache(),
-        }
-        if request_meta is not None and not (
-            isinstance(request_meta, Mapping) or callable(request_meta)
-        ):
-            raise ValueError(
-                f"request_meta must be a mapping, a callable or None, got {request_meta!r:.40}"
-            )
-        check_extensions(extensions)
-        self._core = ClientCore(
-            [
-                ServerEntry(
-                    n,
-                    c.type,
-                    authorization=_authorization(c),
-                    read_timeout=c.read_timeout,
-                    request_meta=c.request_meta,
-                    extensions=c.extensions,
-                )
-                for n, c in zip(names, configs, strict=True)
-            ],
-            handlers=Handlers(
-                sampling=sampling_handler,
-                sampling_supports_tools=sampling_supports_tools,
-                elicitation=elicitation_handler,
-                roots=lambda: self._core.roots_snapshot(),
-            ),
-            client_info=client_info,
-            validate_structured_content=validate_structured_content,
-            limits=self.limits,
-            # 2026-07-28 (issue 10): the shell's clock and sleep for the result cache and
-            # input_required waits; deprecation notices go to this client's logger; the
-            # core keeps request_meta (the cache key, CACHE-7) and the extensions.
-            clock=trio.current_time,
-            sleep=trio.sleep,
-            on_input_required_wait=on_input_required_wait,
-            on_deprecated=self._deprecation_notice,
-            on_synthetic_notification=self._on_synthetic_notification,
-            request_meta=request_meta,
-            extensions=extensions,
-        )
-        if roots is not None:
-            self._core.set_initial_roots(roots)
-        self._servers: dict[str, BaseServer] = {
-            name: self._make_server(name, cfg) for name, cfg in zip(names, configs, strict=True)
-        }
-        for name, cfg in zip(names, configs, strict=True):
-            self.logger.debug("configured server %s: %s", name, redact_config(cfg))
-        self._callbacks: list[NotificationCallback] = []
-        # subscribe_resource on 2026-07-28 servers: (server, uri) -> its listen.
-        self._resource_subs: dict[tuple[str, str], Subscription] = {}
+    logger: logging.Logger
+
+    # ------------------------------------------------------------ the shell's part
+
+    def _default_logger(self) -> logging.Logger:
+        return _LOGGER
+
+    def _clock(self) -> float:
+        return trio.current_time()
+
+    async def _sleep(self, seconds: float) -> None:
+        await trio.sleep(seconds)
+
+    def _server_class(self, kind: str) -> type[BaseServer]:
+        return _transport_class(kind)
+
+    def _server_options(self, cls: type[BaseServer]) -> dict[str, Any]:
+        return {"nursery": self._get_nursery}
+
+    def _init_io(self) -> None:
         self._send_job, self._receive_job = trio.open_memory_channel[Callable[[], Any]](
             self.limits.max_queued_notifications
         )
@@ -206,31 +111,8 @@ class Client(ClientFacade[BaseServer], ServerEvents):
         self._dispatch_task: trio.lowlevel.Task | None = None
         self._nursery_cm: Any = None
 
-    def _make_server(self, name: str, config: ServerConfig) -> BaseServer:
-        cls = _transport_class(config.type)
-        extra = self._http_options if cls is not StdioServer else {}
-        server = cls(
-            config,
-            name=name,
-            client_info=self._core.client_info,
-            capabilities=lambda: self._core.capabilities,
-            limits=self.limits,
-            logger=self.logger,
-            on_event=self._on_server_event,
-            **self._era_options,
-            nursery=self._get_nursery,
-            **extra,
-        )
-        server._cache_info = lambda kind, uri: self._core.cache_info_at(
-            name, kind, uri, trio.current_time()
-        )
-        return server
-
-    async def _replace_config(self, name: str, config: ServerConfig) -> None:
-        """Swap a (not yet connected) server's transport: ``connect``'s fallback."""
-        await self._servers[name].cleanup()
-        self._servers[name] = self._make_server(name, config)
-        self._core.replace_type(name, config.type)
+    def _deprecation_notice(self, text: str) -> bool:
+        return write_notice(self.logger, text)
 
     # ------------------------------------------------------------ nursery
 
@@ -266,6 +148,8 @@ class Client(ClientFacade[BaseServer], ServerEvents):
     # ------------------------------------------------------------ driving the core
 
     async def _run(self, op: Op[T]) -> T:
+        """Perform ``op``'s effects until it returns (the table's methods; what they
+        return is awaited when the table says the effect waits)."""
         value: Any = None
         error: BaseException | None = None
         while True:
@@ -283,8 +167,14 @@ class Client(ClientFacade[BaseServer], ServerEvents):
                         progress=effect.progress,
                         tool=effect.tool,  # HDR-1: the fast path carries it too
                     )
+                elif type(effect) is Connect:  # (every call_tool: no coroutine when connected)
+                    server = self._servers[effect.server]
+                    value = server.connected_info() or await server.ensure_connected()
                 else:
-                    value = await self._perform(effect)
+                    name, waits = EFFECTS[type(effect)]
+                    value = getattr(self, name)(effect)
+                    if waits and inspect.isawaitable(value):  # (host code may be plain)
+                        value = await value
             except MCPError as exc:
                 error = exc
             except Exception as exc:
@@ -292,39 +182,10 @@ class Client(ClientFacade[BaseServer], ServerEvents):
                     raise
                 error = exc
 
-    async def _perform(self, effect: Effect) -> Any:
-        if isinstance(effect, Call):
-            return await self._servers[effect.server].request(
-                effect.method,
-                effect.params,
-                timeout=effect.timeout,
-                progress=effect.progress,
-                # The called tool's definition (HDR-1), on effects that carry one.
-                tool=getattr(effect, "tool", None),
-            )
-        if isinstance(effect, Connect):
-            return await self._servers[effect.server].ensure_connected()
-        if isinstance(effect, TryConnect):
-            return await self._try_connect(effect)
-        if isinstance(effect, Notify):
-            await self._servers[effect.server].notify(
-                effect.method, effect.params, only_if_connected=effect.only_if_connected
-            )
-            return None
-        if isinstance(effect, CallHost):
-            return await _maybe_await(effect.fn(*effect.args))
-        if isinstance(effect, Log):
-            self.logger.log(logging.getLevelName(effect.level), "%s", effect.message)
-            return None
-        if isinstance(effect, SetLogLevel):  # LIFE-15: carried as _meta from now on
-            self._servers[effect.server].set_era_log_level(effect.level)
-            return None
-        raise TypeError(f"unknown effect {effect!r}")  # pragma: no cover
-
-    async def _try_connect(self, effect: TryConnect) -> Attempt:
+    async def _perform_try_connect(self, effect: TryConnect) -> Attempt:
         """One try of ``connect``'s transport chain; the core decides what comes next."""
         if effect.config is not None:
-            await self._replace_config(effect.server, effect.config)
+            await self._swap_server(effect.server, effect.config).cleanup()
         server = self._servers[effect.server]
         try:
             return Attempt(info=await server.ensure_connected())
@@ -364,27 +225,13 @@ class Client(ClientFacade[BaseServer], ServerEvents):
 
     # ------------------------------------------------------------ public API
 
-    async def list_tools(self, *, cache: bool = True, server: Any = None) -> list[Tool]:
-        return await self._run(self._core.list_tools(cache=cache, server=server))
+    list_tools = awaiting(ClientCore.list_tools)
 
-    async def find_tools(self, pattern: str | re.Pattern[str]) -> list[Tool]:
-        return await self._run(self._core.find_tools(pattern))
+    find_tools = awaiting(ClientCore.find_tools)
 
-    async def find_tool(self, pattern: str | re.Pattern[str]) -> Tool | None:
-        return await self._run(self._core.find_tool(pattern))
+    find_tool = awaiting(ClientCore.find_tool)
 
-    async def call_tool(
-        self,
-        name: str,
-        arguments: Mapping[str, Any] | None = None,
-        *,
-        server: Any = None,
-        progress: ProgressCallback | None = None,
-        timeout: float | None = None,
-    ) -> ToolResult:
-        return await self._run(
-            self._core.call_tool(name, arguments, server=server, progress=progress, timeout=timeout)
-        )
+    call_tool = awaiting(ClientCore.call_tool)
 
     async def call_tools(
         self, calls: Iterable[Mapping[str, Any]], *, concurrent: bool = False
@@ -413,150 +260,56 @@ class Client(ClientFacade[BaseServer], ServerEvents):
             raise failures[min(failures)]
         return results
 
-    async def list_prompts(self, *, cache: bool = True, server: Any = None) -> list[Prompt]:
-        return await self._run(self._core.list_prompts(cache=cache, server=server))
+    list_prompts = awaiting(ClientCore.list_prompts)
 
-    async def get_prompt(
-        self,
-        name: str,
-        arguments: Mapping[str, Any] | None = None,
-        *,
-        server: Any = None,
-        timeout: float | None = None,
-    ) -> PromptResult:
-        return await self._run(
-            self._core.get_prompt(name, arguments, server=server, timeout=timeout)
-        )
+    get_prompt = awaiting(ClientCore.get_prompt)
 
-    async def list_resources(
-        self, *, cache: bool = True, cursor: str | None = None, server: Any = None
-    ) -> ResourcePage:
-        return await self._run(self._core.list_resources(cache=cache, cursor=cursor, server=server))
+    list_resources = awaiting(ClientCore.list_resources)
 
-    async def list_resource_templates(
-        self, *, cursor: str | None = None, server: Any = None
-    ) -> ResourceTemplatePage:
-        return await self._run(self._core.list_resource_templates(cursor=cursor, server=server))
+    list_resource_templates = awaiting(ClientCore.list_resource_templates)
 
-    async def read_resource(
-        self, uri: str, *, server: Any = None, timeout: float | None = None
-    ) -> list[ResourceContent]:
-        return await self._run(self._core.read_resource(uri, server=server, timeout=timeout))
+    read_resource = awaiting(ClientCore.read_resource)
 
-    async def subscribe_resource(self, uri: str, *, server: Any = None) -> bool:
+    async def subscribe_resource(self, uri: str, *, server: ServerSelector | None = None) -> bool:
         """Updates of ``uri`` reach ``on_notification`` callbacks. A handshake-era
         server gets ``resources/subscribe``; a 2026-07-28 server a listen subscription
         for the URI, confirmed by an acknowledgment naming it (RES-7, RES-9)."""
-        owner = await self._run(self._core._resource_owner(uri, server))
-        target = self._servers[owner]
-        if (await target.ensure_connected()).protocol_era != "modern":
-            return await self._run(self._core.subscribe_resource(uri, server=owner))
-        if (owner, uri) not in self._resource_subs:
-            from ._listen import subscribe_uri
+        return await self._run(self._subscribe_op(uri, server))
 
-            self._resource_subs[(owner, uri)] = await subscribe_uri(target, uri)
-        return True
+    async def unsubscribe_resource(self, uri: str, *, server: ServerSelector | None = None) -> bool:
+        return await self._run(self._unsubscribe_op(uri, server))
 
-    async def unsubscribe_resource(self, uri: str, *, server: Any = None) -> bool:
-        owner = await self._run(self._core._resource_owner(uri, server))
-        sub = self._resource_subs.pop((owner, uri), None)
-        if sub is not None:  # a 2026-07-28 server: closing the listen ends it
-            await sub.close()
-            return True
-        if self._servers[owner].protocol_era == "modern":
-            return True  # nothing subscribed
-        return await self._run(self._core.unsubscribe_resource(uri, server=owner))
+    complete = awaiting(ClientCore.complete)
 
-    async def complete(
-        self,
-        ref: Mapping[str, Any],
-        argument: Mapping[str, Any],
-        *,
-        context: Mapping[str, Any] | None = None,
-        server: Any = None,
-    ) -> CompletionResult:
-        return await self._run(self._core.complete(ref, argument, context=context, server=server))
+    set_log_level = awaiting(ClientCore.set_log_level)
 
-    async def set_log_level(self, level: str, *, server: Any = None) -> list[str]:
-        return await self._run(self._core.set_log_level(level, server=server))
-
-    async def set_roots(self, roots: Iterable[Root | Mapping[str, Any]]) -> None:
-        await self._run(self._core.set_roots(roots))
+    set_roots = awaiting(ClientCore.set_roots)
 
     # ------------------------------------------------------------ 2026-07-28
 
-    def set_authorization(self, authorization: str | None, *, server: Any = None) -> None:
-        """Send ``authorization`` (e.g. ``"Bearer <new token>"``; ``None`` removes the
-        header) as the ``Authorization`` header of ``server`` from the next request on:
-        a rotated token. Private cached results of a 2026-07-28 server fetched under
-        the previous value are not served under this one (the server is asked again);
-        public ones still are (CACHE-6). ``server`` may be left out when the client has
-        one server.
+    resume_input_required = awaiting(ClientCore.resume_input_required)
 
-        Raises:
-            ServerNotFound: no such server. ValueError: ``server`` left out with several
-                servers; a stdio server (it has no headers); a value with CR or LF.
-        """
-        if server is None and len(self._core.servers) > 1:
-            raise ValueError("set_authorization() needs server= when the client has several")
-        name = self._core._default_server(server)
-        target = self._servers[name]
-        target._conn.set_header("Authorization", authorization)
-        self._core.set_authorization(name, authorization)
+    cache_info = awaiting(ClientCore.cache_info)
 
-    async def resume_input_required(
-        self, error: InputRequiredError, *, server: Any = None, timeout: float | None = None
-    ) -> Any:
-        """Continue the ``input_required`` exchange that raised ``error`` (MRTR-6): the
-        answers already produced are kept, the request is retried with the server's
-        ``requestState``; returns the request's result."""
-        return await self._run(
-            self._core.resume_input_required(error, server=server, timeout=timeout)
-        )
+    ping = awaiting(ClientCore.ping)
 
-    async def cache_info(
-        self, kind: CacheKind, uri: str | None = None, *, server: Any = None
-    ) -> dict[str, CacheInfo | None]:
-        """Per server name, what the 2026-07-28 result cache holds for ``kind``
-        (``"read"`` with ``uri``): ``CacheInfo(ttl_ms, cache_scope, received_at,
-        fresh)`` or ``None`` (CACHE-10). ``server.cache_info(kind)`` for one server."""
-        return await self._run(self._core.cache_info(kind, uri, server=server))
+    send_rpc = awaiting(ClientCore.send_rpc)
 
-    async def ping(self, *, server: Any = None, timeout: float | None = None) -> dict[str, Any]:
-        return await self._run(self._core.ping(server=server, timeout=timeout))
-
-    async def send_rpc(
-        self,
-        method: str,
-        params: Mapping[str, Any] | None = None,
-        *,
-        server: Any = None,
-        timeout: float | None = None,
-    ) -> Any:
-        return await self._run(self._core.send_rpc(method, params, server=server, timeout=timeout))
-
-    async def send_notification(
-        self, method: str, params: Mapping[str, Any] | None = None, *, server: Any = None
-    ) -> None:
-        await self._run(self._core.send_notification(method, params, server=server))
+    send_notification = awaiting(ClientCore.send_notification)
 
     async def listen(
         self,
         notifications: ListenFilter | Mapping[str, Any],
         callback: Listener | None = None,
         *,
-        server: Any = None,
+        server: ServerSelector | None = None,
         ack_timeout: float | Literal[False] | None = None,
     ) -> Subscription:
         """Open a ``subscriptions/listen`` subscription on a 2026-07-28 server (the
         only one, or ``server=``); see ``BaseServer.listen``."""
-        if server is not None:
-            target = self._servers[self._core.select_server(server)]
-        elif len(self._servers) == 1:
-            (target,) = self._servers.values()
-        else:
-            raise ValueError("several servers are configured: name one with server=")
-        return await target.listen(notifications, callback, ack_timeout=ack_timeout)
+        return await self._listen_target(server).listen(
+            notifications, callback, ack_timeout=ack_timeout
+        )
 
     def on_notification(self, callback: NotificationCallback) -> NotificationCallback:
         """Register ``callback(server, method, params)`` (plain or async); usable as a

@@ -2,13 +2,12 @@
 then the host callbacks in one dispatcher task), progress, subscriptions' events in
 their routing order (NOTIF-3), and server requests in tasks of their own, bounded
 (UT-8). A mixin of :class:`mcp_io_trio.Client`, kept apart so that ``_client.py``
-holds the client's API and its effect loop. The routing itself, the same in both
-shells, is :class:`mcp_io_common.routing.EventRouting`; this module queues the host
-callbacks and serves server requests."""
+holds the client's API and its effect loop. The routing itself, the same in every
+shell, is :class:`mcp_proto.client.base.BaseClient`'s; this module provides its
+primitives: queueing the host callbacks and serving server requests in tasks."""
 
 from __future__ import annotations
 
-import functools
 import inspect
 import logging
 from collections.abc import Callable
@@ -16,12 +15,10 @@ from typing import Any, TypeVar
 
 import trio
 
-from mcp_io_common.routing import EventRouting
 from mcp_proto import events as ev
-from mcp_proto import jsonrpc
 from mcp_proto.client import ClientCore
 from mcp_proto.effects import Op
-from mcp_proto.handlers import Reply, serve_request
+from mcp_proto.handlers import BUSY, FAILED, Reply
 from mcp_proto.limits import Limits
 
 from ._base import BaseServer
@@ -39,7 +36,7 @@ async def _maybe_await(value: Any) -> Any:
     return value
 
 
-class ServerEvents(EventRouting[BaseServer]):
+class ServerEvents:
     """The servers' events, for :class:`~mcp_io_trio.Client` (which sets these)."""
 
     logger: logging.Logger
@@ -53,6 +50,7 @@ class ServerEvents(EventRouting[BaseServer]):
     _backlog: int
     _nursery: trio.Nursery | None
     _dispatch_task: trio.lowlevel.Task | None
+    _answer_op: Callable[[str, ev.ServerRequest], Op[Reply]]  # BaseClient's
 
     async def _run(self, op: Op[T]) -> T:  # pragma: no cover - the client's
         raise NotImplementedError
@@ -103,47 +101,24 @@ class ServerEvents(EventRouting[BaseServer]):
             except Exception:
                 self.logger.exception("callback failed")
 
-    def _serve(self, server: BaseServer, session: Any, request: ev.ServerRequest) -> None:
+    def _serve(self, server: BaseServer, generation: Any, request: ev.ServerRequest) -> None:
         """Answer a server request in the nursery under a capacity limiter (UT-8)."""
         if self._nursery is None:
             return  # the client is closing: the server's process is about to go too
         if self._backlog >= self.limits.server_request_backlog:
             # UT-8: answer at once instead of queuing without bound.
-            self._nursery.start_soon(
-                functools.partial(
-                    server.reply,
-                    session,
-                    request.request_id,
-                    code=jsonrpc.INTERNAL_ERROR,
-                    message="Client busy",
-                )
-            )
+            self._nursery.start_soon(server.reply, generation, request.request_id, BUSY)
             return
         self._backlog += 1
 
         async def job() -> None:
             try:
                 async with self._limiter:
-                    reply: Reply = await self._run(
-                        serve_request(
-                            self._core.handlers, request.method, request.params, server=server.name
-                        )
-                    )
-                await server.reply(
-                    session,
-                    request.request_id,
-                    reply.result,
-                    code=reply.code,
-                    message=reply.message or "",
-                )
+                    reply = await self._run(self._answer_op(server.name, request))
+                await server.reply(generation, request.request_id, reply)
             except Exception:
                 self.logger.exception("serving %s failed", request.method)
-                await server.reply(
-                    session,
-                    request.request_id,
-                    code=jsonrpc.INTERNAL_ERROR,
-                    message="Internal error",
-                )
+                await server.reply(generation, request.request_id, FAILED)
             finally:
                 self._backlog -= 1
 

@@ -1,9 +1,10 @@
 """``Subscription``: a ``subscriptions/listen`` subscription (Trio shell).
 
-The machine carries the subscription (``mcp_proto.connection._listen``); this handle
-shows its state (``mcp_proto.connection.subscription.SubscriptionState``) and runs its
-listeners in a task of its own in the client's nursery, never in the transport's
-reader (SUB-6: a listener may make requests of the same server).
+The machine carries the subscription (``mcp_proto.connection._listen``); what the handle
+shows is :class:`mcp_proto.client.subscription.SubscriptionView`'s. This shell adds how
+its listeners run, in a task of its own in the client's nursery, never in the
+transport's reader (SUB-6: a listener may make requests of the same server), and how a
+task waits for the acknowledgment.
 """
 
 from __future__ import annotations
@@ -12,38 +13,29 @@ import inspect
 import logging
 import math
 from collections.abc import Awaitable, Callable, Mapping
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any
 
 import trio
 
-from mcp_proto.connection.events import (
-    ListenAcknowledged,
-    ListenEnded,
-    ListenInterrupted,
-    ListenNotification,
-)
-from mcp_proto.connection.subscription import SubscriptionState
-from mcp_proto.errors import ConnectionError, MCPError, RequestTimeoutError, ResourceReadError
-from mcp_proto.modern.notify_queue import ListenFilter, NotificationQueue
+from mcp_proto.client.subscription import ListenEvent, SubscriptionView
+from mcp_proto.connection.events import ListenNotification
+from mcp_proto.modern.notify_queue import ListenFilter
 
 if TYPE_CHECKING:
     from ._base import BaseServer
 
-__all__ = ["Listener", "Subscription", "subscribe_uri"]
+__all__ = ["Listener", "Subscription"]
 
 #: A listener: called with (method, params) for each notification, in order; may be
 #: an ``async def``.
 Listener = Callable[[str, dict[str, Any]], Any]
 
 
-class Subscription:
+class Subscription(SubscriptionView):
     """One subscription on one 2026-07-28 server (``await server.listen(...)`` /
-    ``await client.listen(...)``). See the blocking shell's ``Subscription``: the same
-    state (``acknowledged``, ``unsupported``, ``active``, lag metrics); ``close`` and
-    ``wait_acknowledged`` are coroutines."""
+    ``await client.listen(...)``): ``close`` and ``wait_acknowledged`` are coroutines."""
 
-    MAX_PENDING_NOTIFICATIONS: Final = NotificationQueue.MAX_PENDING_NOTIFICATIONS
-    MAX_PENDING_NOTIFICATION_BYTES: Final = NotificationQueue.MAX_PENDING_NOTIFICATION_BYTES
+    server: BaseServer
 
     def __init__(
         self,
@@ -56,54 +48,11 @@ class Subscription:
         max_pending: int | None = None,
         max_pending_bytes: int | None = None,
     ) -> None:
-        self.server = server
-        self.sub_id = sub_id
-        self.requested = requested
-        self._logger = logger
+        self._init_view(server, sub_id, requested, logger, max_pending, max_pending_bytes)
         self._spawn = spawn
-        self._state = SubscriptionState(
-            sub_id, requested, max_count=max_pending, max_bytes=max_pending_bytes
-        )
         self._listeners: list[Listener] = []
         self._changed = trio.Event()  # set (and replaced) on every change
         self._running = False  # the listener task was started
-        self._stopped = False
-
-    # ------------------------------------------------------------ what it shows
-
-    @property
-    def acknowledged(self) -> Mapping[str, Any] | None:
-        return self._state.acknowledged
-
-    @property
-    def unsupported(self) -> tuple[str, ...]:
-        return self._state.unsupported
-
-    @property
-    def active(self) -> bool:
-        return self._state.active
-
-    @property
-    def closed(self) -> bool:
-        return self._state.ended
-
-    @property
-    def error(self) -> MCPError | None:
-        return self._state.error
-
-    @property
-    def pending_notifications(self) -> int:
-        return self._state.pending_notifications
-
-    @property
-    def pending_notification_bytes(self) -> int:
-        return self._state.pending_notification_bytes
-
-    @property
-    def dropped_notifications(self) -> int:
-        return self._state.dropped_notifications
-
-    # ------------------------------------------------------------ use
 
     def on_notification(self, listener: Listener) -> Listener:
         """Add a listener (usable as a decorator)."""
@@ -118,26 +67,12 @@ class Subscription:
         with trio.move_on_after(math.inf if timeout is None else timeout):
             while state.acknowledged is None and not state.ended:
                 await self._changed.wait()
-        if state.error is not None:
-            raise state.error
-        if state.acknowledged is not None:
-            return state.acknowledged
-        if state.ended:
-            raise ConnectionError(
-                f"subscription {self.sub_id} on {self.server.name!r} ended before it "
-                "was acknowledged"
-            )
-        raise RequestTimeoutError(
-            f"subscription {self.sub_id} on {self.server.name!r} was not acknowledged "
-            f"within {timeout}s",
-            method="subscriptions/listen",
-        )
+        return self._acknowledgment(timeout)
 
     async def close(self) -> None:
-        """End the subscription (stdio ``notifications/cancelled``; HTTP closes the
-        stream). Queued notifications are dropped. Idempotent."""
-        self._stopped = True
-        self._state.queue.clear()
+        """End the subscription (the server is told, per its transport). Queued
+        notifications are dropped. Idempotent."""
+        self._stop()
         self._signal()
         await self.server._close_listen(self.sub_id)
 
@@ -148,26 +83,17 @@ class Subscription:
         with trio.CancelScope(shield=True):
             await self.close()
 
-    # ------------------------------------------------------------ from the server
-
     def _signal(self) -> None:
         changed, self._changed = self._changed, trio.Event()
         changed.set()
 
-    def _apply(
-        self, event: ListenAcknowledged | ListenNotification | ListenInterrupted | ListenEnded
-    ) -> None:
+    def _apply(self, event: ListenEvent) -> None:
         """An event of this subscription (from the server's dispatch, in order). Only
         queues: the listeners run in the subscription's own task."""
-        if self._stopped and isinstance(event, ListenNotification):
+        if not self._take(event):
             return
-        self._state.apply(event)
         if isinstance(event, ListenNotification) and not self._running:
             self._running = self._spawn(self._run)
-        if isinstance(event, ListenEnded) and event.error is not None:
-            self._logger.info(
-                "server %s: subscription %s ended: %s", self.server.name, self.sub_id, event.error
-            )
         self._signal()
 
     async def _run(self) -> None:
@@ -192,25 +118,3 @@ class Subscription:
 
 async def _awaited(value: Awaitable[Any]) -> Any:
     return await value
-
-
-async def subscribe_uri(server: BaseServer, uri: str) -> Subscription:
-    """``subscribe_resource`` on a 2026-07-28 server (RES-7, RES-9): a subscription for
-    ``uri``, confirmed by an acknowledgment naming it; otherwise (not granted, timed
-    out, refused) ``ResourceReadError``, as for an unconfirmed ``resources/subscribe``."""
-    sub = await server.listen({"resource_subscriptions": [uri]})
-    try:
-        granted = await sub.wait_acknowledged()
-        if uri not in granted.get("resourceSubscriptions", ()):
-            raise ResourceReadError(
-                f"subscribing to {uri!r} on {server.name!r} was not confirmed: the "
-                "server's acknowledgment does not name it"
-            )
-    except MCPError as exc:
-        await sub.close()
-        if isinstance(exc, ResourceReadError):
-            raise
-        raise ResourceReadError(
-            f"subscribing to {uri!r} on {server.name!r} was not confirmed: {exc}"
-        ) from exc
-    return sub

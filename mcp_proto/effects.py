@@ -5,6 +5,12 @@ a server's request) are generators in the core. They ``yield`` an effect, the sh
 driver performs it and sends back the outcome (or throws the error into the
 generator). The logic exists once; each shell only knows how to perform these effects
 (``SetLogLevel`` only for a 2026-07-28 server).
+
+:class:`~mcp_proto.client.base.BaseClient` holds the one table saying which method
+performs each effect and whether it waits (docs/embedding.md, "Driving the whole
+client"): the effects that only set or read a connection's state (``Log``,
+``SetLogLevel``, ``SetHeader``, ``PeekEra``) are performed there; a shell provides the
+ones that wait.
 """
 
 from __future__ import annotations
@@ -15,20 +21,27 @@ from typing import TYPE_CHECKING, Any, TypeVar, Union
 from ._record import Record
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from .errors import MCPError
     from .server_config import ServerConfig
     from .session import ServerInfo
 
 __all__ = [
     "Attempt",
+    "AwaitAcknowledged",
     "Call",
     "CallHost",
+    "CloseListen",
     "Connect",
     "Effect",
+    "Listen",
     "Log",
     "Notify",
     "Op",
+    "PeekEra",
     "ProgressCallback",
+    "SetHeader",
     "SetLogLevel",
     "TryConnect",
 ]
@@ -197,5 +210,82 @@ class Log(Record):
         _set(self, "message", message)
 
 
-Effect = Union[Connect, TryConnect, Call, Notify, CallHost, Log, SetLogLevel]
+class SetHeader(Record):
+    """Replace (``value`` ``None``: remove) one configured HTTP header of ``server``'s
+    connection from its next request on (a rotated token: ``Authorization``). The
+    connection refuses a stdio server or a value with CR or LF (``ValueError``)."""
+
+    __slots__ = ("name", "server", "value")
+    server: str
+    name: str
+    value: str | None
+
+    def __init__(self, server: str, name: str, value: str | None) -> None:
+        _set(self, "server", server)
+        _set(self, "name", name)
+        _set(self, "value", value)
+
+
+class PeekEra(Record):
+    """The era of ``server``'s connection as it stands (``"modern"``, ``"legacy"``, or
+    ``None`` before one is known), without connecting: for an operation that only
+    concerns a server already connected (telling it something, undoing a
+    subscription)."""
+
+    __slots__ = ("server",)
+    server: str
+
+    def __init__(self, server: str) -> None:
+        _set(self, "server", server)
+
+
+class Listen(Record):
+    """Open a ``subscriptions/listen`` subscription on ``server`` (2026-07-28) for
+    ``notifications`` (a ``ListenFilter`` or its mapping); returns the shell's
+    subscription handle, not acknowledged yet."""
+
+    __slots__ = ("notifications", "server")
+    server: str
+    notifications: Mapping[str, Any]
+
+    def __init__(self, server: str, notifications: Mapping[str, Any]) -> None:
+        _set(self, "server", server)
+        _set(self, "notifications", notifications)
+
+
+class AwaitAcknowledged(Record):
+    """Wait until ``subscription`` (a :class:`Listen` outcome) is acknowledged; returns
+    the granted filter, or raises why it ended first (its ``ack_timeout`` included)."""
+
+    __slots__ = ("subscription",)
+    subscription: Any
+
+    def __init__(self, subscription: Any) -> None:
+        _set(self, "subscription", subscription)
+
+
+class CloseListen(Record):
+    """End ``subscription`` (the server is told, per its transport)."""
+
+    __slots__ = ("subscription",)
+    subscription: Any
+
+    def __init__(self, subscription: Any) -> None:
+        _set(self, "subscription", subscription)
+
+
+Effect = Union[
+    Connect,
+    TryConnect,
+    Call,
+    Notify,
+    CallHost,
+    Log,
+    SetLogLevel,
+    SetHeader,
+    PeekEra,
+    Listen,
+    AwaitAcknowledged,
+    CloseListen,
+]
 Op = Generator[Effect, Any, T]

@@ -19,6 +19,8 @@ from .effects import CallHost, Log, Op
 from .types import Root
 
 __all__ = [
+    "BUSY",
+    "FAILED",
     "Handlers",
     "Reply",
     "adapt_args",
@@ -45,6 +47,14 @@ class Reply:
     @property
     def is_error(self) -> bool:
         return self.code is not None
+
+
+#: The answer to a server request refused at once because the client already holds
+#: ``Limits.server_request_backlog`` of them (UT-8: bounded, never queued without end).
+BUSY: Final = Reply(code=jsonrpc.INTERNAL_ERROR, message="Client busy")
+#: The answer to a server request whose serving failed in the client itself (a bug, or
+#: host code raising where a typed refusal was due): a JSON-RPC internal error.
+FAILED: Final = Reply(code=jsonrpc.INTERNAL_ERROR, message="Internal error")
 
 
 @attrs.frozen
@@ -127,7 +137,7 @@ def _roots(handlers: Handlers, server: str) -> Op[Reply]:
         listed = [Root.coerce(r).to_dict() for r in roots]
     except Exception as exc:
         yield Log("ERROR", f"roots handler failed for server {server!r}: {exc!r}")
-        return Reply(code=jsonrpc.INTERNAL_ERROR, message="Internal error")
+        return FAILED
     reply = {"roots": listed}
     if deprecations.roots_answer_exposes(reply):  # DEP-16: only an answer with a root
         _deprecated(handlers, ("roots",))

@@ -17,6 +17,7 @@ __all__ = [
     "features_of",
 ]
 
+
 #: Handshake-era revisions, newest first. The client offers the first in ``initialize``
 #: and accepts any of them in the answer (2025-11-25, Lifecycle § Version Negotiation).
 LEGACY_VERSIONS: Final = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
@@ -27,7 +28,8 @@ MODERN_VERSIONS: Final = ("2026-07-28",)
 #: The two eras of the protocol (the seeds' names): ``"legacy"``, the handshake era
 #: (``initialize``, the revisions of :data:`LEGACY_VERSIONS`), and ``"modern"``, the
 #: stateless 2026-07-28 era (``server/discover``, :data:`MODERN_VERSIONS`). A
-#: ``Literal``: ``mypy --strict`` refuses a comparison with any other string.
+#: ``Literal``: ``mypy --strict`` refuses a comparison with any other string. A
+#: connection decides its era (LIFE-4); operations learn it from it.
 Era = Literal["modern", "legacy"]
 #: Every era, the newer first.
 ERAS: Final[tuple[Era, ...]] = ("modern", "legacy")

@@ -1,6 +1,8 @@
-"""examples/asyncio_client.py, the third driver of the connection machine (issue 9 item 8),
-against the real SDK server (tests/servers/sdk_server.py, mcp==2.3.0): as a script, and
-through its ``AsyncioClient`` class under ``asyncio.run`` (no pytest plugin)."""
+"""examples/asyncio_client.py, a whole client on ``BaseClient`` under asyncio (issue 22),
+against real peers, the SDK server (tests/servers/sdk_server.py, mcp==2.3.0, dual-era)
+and the npm server-everything (handshake era): as a script (list the tools, or call one
+through ``call_tool``), and through its ``AsyncioClient`` under ``asyncio.run`` (no
+pytest plugin): progress, timeouts, cancellation, handlers, notifications, close."""
 
 from __future__ import annotations
 
@@ -27,6 +29,10 @@ ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "examples" / "asyncio_client.py"
 SERVERS = ROOT / "tests" / "servers"
 SDK_SERVER = [sys.executable, str(SERVERS / "sdk_server.py")]
+EVERYTHING = [
+    "node",
+    str(ROOT / "tests" / "peers" / "node_modules" / ".bin" / "mcp-server-everything"),
+]
 #: Tools the SDK server offers, with the start of their descriptions.
 EXPECTED_LINES = ("echo — ", "progress — Report progress 1..steps", "slow — Sleep `seconds`")
 
@@ -147,20 +153,51 @@ def _is_silent(proc: psutil.Process) -> bool:
         return False
 
 
+@pytest.mark.parametrize("protocol", ["auto", "legacy"])
+def test_script_calls_a_tool_on_the_sdk_server(protocol: str) -> None:
+    proc = run_script("--protocol", protocol, shlex.join(SDK_SERVER), "echo", '{"text": "hi"}')
+    assert (proc.returncode, proc.stdout) == (0, "hi\n"), proc.stderr
+    # A tool with an outputSchema: the result is checked against it (SCH-1) and printed.
+    proc = run_script("--protocol", protocol, shlex.join(SDK_SERVER), "add", '{"a": 1, "b": 2}')
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == {"sum": 3}
+
+
+@pytest.mark.parametrize("protocol", ["auto", "legacy"])
+def test_script_calls_a_tool_on_server_everything(protocol: str) -> None:
+    target = shlex.join([*EVERYTHING, "stdio"])
+    proc = run_script("--protocol", protocol, target, "echo", '{"message": "hi"}')
+    assert (proc.returncode, proc.stdout) == (0, "Echo: hi\n"), proc.stderr
+
+
+@pytest.mark.parametrize("protocol", ["auto", "legacy"])
+def test_script_calls_a_tool_over_streamable_http(http_peer: Any, protocol: str) -> None:
+    proc = run_script("--protocol", protocol, http_peer.url, "echo", '{"text": "over http"}')
+    assert (proc.returncode, proc.stdout) == (0, "over http\n"), proc.stderr
+
+
+def test_script_refuses_bad_json_args() -> None:
+    proc = run_script(shlex.join(SDK_SERVER), "echo", "[1]")
+    assert proc.returncode == 1
+    assert "JSON_ARGS must be a JSON object" in proc.stderr
+
+
 # ------------------------------------------------------------------------ the class
 
 
-def run(scenario: Callable[[Any], Awaitable[Any]], config: Any = None) -> Any:
+def run(scenario: Callable[[Any], Awaitable[Any]], config: Any = None, **options: Any) -> Any:
     """Run ``scenario(client)`` on a connected AsyncioClient under asyncio.run; close it."""
 
     async def main() -> Any:
-        client = example.AsyncioClient(config or stdio_config(SDK_SERVER, read_timeout=20))
+        client = example.AsyncioClient(
+            [config or stdio_config(SDK_SERVER, read_timeout=20, protocol="legacy")], **options
+        )
         try:
-            await client.connect()
+            await client.connect_all()
             return await asyncio.wait_for(scenario(client), 60)
         finally:
             await client.close()
-            for proc in client._procs:  # the server and its group are gone
+            for proc in client.servers[0]._procs:  # the server and its group are gone
                 assert proc.returncode is not None
                 with pytest.raises(ProcessLookupError):
                     os.killpg(proc.pid, 0)
@@ -172,22 +209,24 @@ def texts(result: dict[str, Any]) -> list[str]:
     return [item["text"] for item in result["content"] if item.get("type") == "text"]
 
 
-def test_tools_list() -> None:
-    async def scenario(client: Any) -> None:
-        result = await client.call("tools/list")
-        names = {tool["name"] for tool in result["tools"]}
+@pytest.mark.parametrize("protocol", ["auto", "legacy"])
+def test_both_eras_list_and_call(protocol: str) -> None:
+    async def scenario(client: Any) -> tuple[str | None, list[str]]:
+        names = {tool.name for tool in await client.list_tools()}
         assert {"echo", "progress", "slow", "add"} <= names
+        result = await client.call_tool("echo", {"text": protocol})
+        return client.servers[0].protocol_era, texts(result)
 
-    run(scenario)
+    era, echoed = run(scenario, stdio_config(SDK_SERVER, read_timeout=20, protocol=protocol))
+    assert era == ("modern" if protocol == "auto" else "legacy")
+    assert echoed == [protocol]
 
 
 def test_call_with_progress_runs_every_callback_before_returning() -> None:
     async def scenario(client: Any) -> None:
         seen: list[tuple[float, float | None, str | None]] = []
-        result = await client.call(
-            "tools/call",
-            {"name": "progress", "arguments": {"steps": 5, "delay": 0}},
-            progress=lambda p, t, m: seen.append((p, t, m)),
+        result = await client.call_tool(
+            "progress", {"steps": 5, "delay": 0}, progress=lambda p, t, m: seen.append((p, t, m))
         )
         # Taken as the call returns: all five callbacks have run (issue 9 item 6).
         assert seen == [(i, 5.0, f"step {i}/5") for i in range(1, 6)]
@@ -201,8 +240,7 @@ def test_a_failing_progress_callback_does_not_stall_the_call() -> None:
         def boom(progress: float, total: float | None, message: str | None) -> None:
             raise RuntimeError("callback bug")
 
-        params = {"name": "progress", "arguments": {"steps": 2, "delay": 0}}
-        result = await client.call("tools/call", params, progress=boom)
+        result = await client.call_tool("progress", {"steps": 2, "delay": 0}, progress=boom)
         assert texts(result) == ["done"]
 
     run(scenario)
@@ -210,27 +248,24 @@ def test_a_failing_progress_callback_does_not_stall_the_call() -> None:
 
 def test_resources_read() -> None:
     async def scenario(client: Any) -> None:
-        result = await client.call("resources/read", {"uri": "demo://text"})
-        [content] = result["contents"]
-        assert content["uri"] == "demo://text"
-        assert content["mimeType"] == "text/plain"
-        assert isinstance(content["text"], str) and content["text"]
+        [content] = await client.read_resource("demo://text")
+        assert content.uri == "demo://text"
+        assert content.mime_type == "text/plain"
+        assert isinstance(content.text, str) and content.text
 
     run(scenario)
 
 
 def test_timeout_raises_and_the_connection_stays_usable() -> None:
     async def scenario(client: Any) -> None:
-        slow = {"name": "slow", "arguments": {"seconds": 30}}
         with pytest.raises(RequestTimeoutError):
-            await client.call("tools/call", slow, timeout=0.3)
+            await client.call_tool("slow", {"seconds": 30}, timeout=0.3)
         # Still the same process, still answering.
-        echoed = await client.call("tools/call", {"name": "echo", "arguments": {"text": "hi"}})
-        assert texts(echoed) == ["hi"]
-        assert len(client._procs) == 1
+        assert texts(await client.call_tool("echo", {"text": "hi"})) == ["hi"]
+        assert len(client.servers[0]._procs) == 1
         # The machine told the server: its slow tool was cancelled (bounded polling).
         for _ in range(100):
-            events = await client.call("tools/call", {"name": "events", "arguments": {}})
+            events = await client.call_tool("events", {})
             if "slow:cancelled" in json.loads(texts(events)[0]):
                 break
             await asyncio.sleep(0.05)
@@ -242,42 +277,70 @@ def test_timeout_raises_and_the_connection_stays_usable() -> None:
 
 def test_caller_cancellation_ends_the_call() -> None:
     async def scenario(client: Any) -> None:
-        slow = {"name": "slow", "arguments": {"seconds": 30}}
-        task = asyncio.ensure_future(client.call("tools/call", slow))
-        await asyncio.sleep(0)  # the request is on its way
+        task = asyncio.ensure_future(client.call_tool("slow", {"seconds": 30}))
+        for _ in range(100):  # the request is on its way
+            await asyncio.sleep(0)
+            if client.servers[0].conn.pending_count:
+                break
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
-        assert client.conn.pending_count == 0
-        echoed = await client.call("tools/call", {"name": "echo", "arguments": {"text": "ok"}})
-        assert texts(echoed) == ["ok"]
+        assert client.servers[0].conn.pending_count == 0
+        assert texts(await client.call_tool("echo", {"text": "ok"})) == ["ok"]
 
     run(scenario)
 
 
+def test_handlers_and_notifications() -> None:
+    """The host's handlers answer the server's requests (served through BaseClient's
+    ``_answer_op``), and notifications reach ``on_notification`` after the caches."""
+
+    def sampling(messages: Any, *_: Any) -> dict[str, Any]:
+        text = messages[0]["content"]["text"]
+        return {"role": "assistant", "content": {"type": "text", "text": f"re: {text}"}}
+
+    async def scenario(client: Any) -> tuple[list[str], list[str], list[str]]:
+        seen: list[str] = []
+        client.on_notification(lambda server, method, params: seen.append(method))
+        sampled = texts(await client.call_tool("sample", {"prompt": "hello?"}))
+        roots = texts(await client.call_tool("list_roots", {}))
+        await client.call_tool("change_tools", {})
+        for _ in range(100):
+            if seen:
+                break
+            await asyncio.sleep(0.01)
+        return sampled, roots, seen
+
+    sampled, roots, seen = run(
+        scenario, sampling_handler=sampling, roots=[{"uri": "file:///tmp", "name": "tmp"}]
+    )
+    assert sampled == ["re: hello?"]
+    assert json.loads(roots[0]) == [{"uri": "file:///tmp", "name": "tmp"}]
+    assert "notifications/tools/list_changed" in seen
+
+
 def test_connect_failure_is_a_typed_error() -> None:
     async def main() -> None:
-        client = example.AsyncioClient(stdio_config(["/nonexistent/mcp-server"]))
+        client = example.AsyncioClient([stdio_config(["/nonexistent/mcp-server"])])
         try:
             with pytest.raises(ConnectionError, match="cannot start"):
-                await client.connect()
+                await client.connect_all()
         finally:
             await client.close()
 
     asyncio.run(main())
 
 
-def test_streamable_http_progress_and_resource(http_peer: Any) -> None:
+@pytest.mark.parametrize("protocol", ["auto", "legacy"])
+def test_streamable_http_progress_and_resource(http_peer: Any, protocol: str) -> None:
     async def scenario(client: Any) -> None:
         seen: list[float] = []
-        result = await client.call(
-            "tools/call",
-            {"name": "progress", "arguments": {"steps": 3, "delay": 0}},
-            progress=lambda p, t, m: seen.append(p),
+        result = await client.call_tool(
+            "progress", {"steps": 3, "delay": 0}, progress=lambda p, t, m: seen.append(p)
         )
         assert seen == [1, 2, 3]
         assert texts(result) == ["done"]
-        read = await client.call("resources/read", {"uri": "demo://text"})
-        assert read["contents"][0]["uri"] == "demo://text"
+        [content] = await client.read_resource("demo://text")
+        assert content.uri == "demo://text"
 
-    run(scenario, streamable_http_config(http_peer.url, read_timeout=20))
+    run(scenario, streamable_http_config(http_peer.url, read_timeout=20, protocol=protocol))

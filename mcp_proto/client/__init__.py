@@ -9,17 +9,26 @@ structured output, and wrapping failures in the right error class happen once.
 The package is a router (:mod:`.router`: servers, selection, caches) and one module per
 feature (:mod:`.tools`, :mod:`.prompts`, :mod:`.resources`, :mod:`.utilities`); each
 feature is a class built on the router, and :class:`ClientCore` combines them.
+:class:`BaseClient` (:mod:`.base`) is the whole client over ``ClientCore`` that every
+shell subclasses, adding only what waits.
 """
 
 from __future__ import annotations
 
 from .prompts import PromptOps
 from .resources import ResourceOps
-from .router import DEFAULT_CLIENT_INFO, ServerEntry
+from .router import DEFAULT_CLIENT_INFO, ServerEntry, ServerSelector
 from .tools import ToolOps
 from .utilities import LOG_LEVELS, UtilityOps
 
-__all__ = ["DEFAULT_CLIENT_INFO", "LOG_LEVELS", "ClientCore", "ServerEntry"]
+__all__ = [
+    "DEFAULT_CLIENT_INFO",
+    "LOG_LEVELS",
+    "BaseClient",
+    "ClientCore",
+    "ServerEntry",
+    "ServerSelector",
+]
 
 
 class ClientCore(ToolOps, PromptOps, ResourceOps, UtilityOps):
@@ -28,3 +37,7 @@ class ClientCore(ToolOps, PromptOps, ResourceOps, UtilityOps):
     Not thread-safe by itself: the sync shell serialises cache updates under a lock
     where it needs to; the operations only touch the caches between effects.
     """
+
+
+# The whole client above ClientCore (it builds on it, so it is imported after it).
+from .base import BaseClient  # noqa: E402

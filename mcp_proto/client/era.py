@@ -29,7 +29,7 @@ from ._intercept import intercept
 
 if TYPE_CHECKING:
     from ..session import ServerInfo
-    from .router import Router
+    from .router import Router, ServerSelector
 
 __all__ = [
     "cached_call",
@@ -154,6 +154,7 @@ def request(
     progress: ProgressCallback | None = None,
     *,
     tool: Any = None,
+    info: ServerInfo | None = None,
 ) -> Op[Any]:
     """Send a request that a 2026-07-28 server may answer with ``input_required``
     (``tools/call``, ``resources/read``, ``prompts/get``) and see its rounds through
@@ -164,10 +165,12 @@ def request(
 
     A failure is an :class:`~mcp_proto.modern.mrtr.InputRequiredFailure` whose
     ``server`` names the server, for ``resume_input_required``. In the handshake
-    era this is one plain ``Call``."""
-    if server not in core._modern:
-        yield from core._connect(server)  # the era decides how the request goes
-    if not core.is_modern(server):
+    era this is one plain ``Call``. ``info``: the server's info from a ``Connect``
+    the caller already made (else one is made here: its era decides)."""
+    if info is None:
+        info = yield Connect(server)  # the connection's era decides how the request goes
+    assert info is not None
+    if info.protocol_era != "modern":
         return (yield Call(server, method, params, timeout, progress))
     kinds = _CACHED_METHODS or _cached_methods()
 
@@ -185,7 +188,7 @@ def request(
         # LIFE-20: the session refused for a capability the server's discover result
         # did not declare. Once that result is stale it is re-fetched before the
         # refusal stands (a capability the server gained since); a fresh one judges.
-        info: ServerInfo = yield Connect(server)
+        info = yield Connect(server)
         now = yield from core._now()
         if now is None or not info.discover_stale(now):
             raise
@@ -261,7 +264,11 @@ def run_rounds(
 
 
 def resume_input_required(
-    core: Router, error: InputRequiredError, *, server: Any = None, timeout: float | None = None
+    core: Router,
+    error: InputRequiredError,
+    *,
+    server: ServerSelector | None = None,
+    timeout: float | None = None,
 ) -> Op[Any]:
     """Continue an interrupted ``input_required`` exchange (MRTR-6) with a fresh
     round budget: the input requests not answered yet are answered, the ones

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from ..types import Prompt, Root, Tool
 from . import ClientCore
+from .router import ServerSelector
 
 if TYPE_CHECKING:
     from ..modern.meta import HostMeta
@@ -36,7 +37,9 @@ class ClientFacade(Generic[S]):
     def servers(self) -> list[S]:
         return list(self._servers.values())
 
-    def find_server(self, name: Any) -> S:
+    def find_server(self, name: ServerSelector) -> S:
+        """The server object ``name`` selects (a name, an index, a transport type or a
+        server object, as ``server=``)."""
         return self._servers[self._core.select_server(name)]
 
     @property

@@ -16,7 +16,7 @@ from ..errors import (
 from ..results import PromptResult
 from ..types import Prompt
 from . import era
-from .router import PASS_THROUGH, Router
+from .router import PASS_THROUGH, Router, ServerSelector
 
 __all__ = ["PromptOps"]
 
@@ -24,7 +24,9 @@ __all__ = ["PromptOps"]
 class PromptOps(Router):
     """The prompt operations of :class:`~mcp_proto.client.ClientCore`."""
 
-    def list_prompts(self, *, cache: bool = True, server: Any = None) -> Op[list[Prompt]]:
+    def list_prompts(
+        self, *, cache: bool = True, server: ServerSelector | None = None
+    ) -> Op[list[Prompt]]:
         return (yield from self._list_across("prompts", cache, server))
 
     def get_prompt(
@@ -32,7 +34,7 @@ class PromptOps(Router):
         name: str,
         arguments: Mapping[str, Any] | None = None,
         *,
-        server: Any = None,
+        server: ServerSelector | None = None,
         timeout: float | None = None,
     ) -> Op[PromptResult]:
         prompt: Prompt = yield from self._resolve("prompts", name, server)

@@ -22,7 +22,7 @@ from ..results import ResourcePage, ResourceTemplatePage
 from ..session import ServerInfo
 from ..types import ResourceContent, ResourceTemplate
 from . import era
-from .router import PASS_THROUGH, Router
+from .router import PASS_THROUGH, Router, ServerSelector
 
 __all__ = ["ResourceOps"]
 
@@ -35,7 +35,7 @@ class ResourceOps(Router):
     """The resource operations of :class:`~mcp_proto.client.ClientCore`."""
 
     def list_resources(
-        self, *, cache: bool = True, cursor: str | None = None, server: Any = None
+        self, *, cache: bool = True, cursor: str | None = None, server: ServerSelector | None = None
     ) -> Op[ResourcePage]:
         """A :class:`~mcp_proto.results.ResourcePage` (RES-1; as a mapping
         ``{'resources': [...], 'nextCursor': ...}``). Without ``cursor`` every page of
@@ -46,12 +46,11 @@ class ResourceOps(Router):
         if server is None and len(self.servers) > 1:
             raise ValueError("list_resources(cursor=...) needs server= with several servers")
         name = self._default_server(server)
-        yield from self._connect(name)
         result = yield from self._page_call(name, "resources/list", {"cursor": cursor}, cache)
         return ResourcePage.from_wire(result, server=name)
 
     def list_resource_templates(
-        self, *, cursor: str | None = None, server: Any = None
+        self, *, cursor: str | None = None, server: ServerSelector | None = None
     ) -> Op[ResourceTemplatePage]:
         """A :class:`~mcp_proto.results.ResourceTemplatePage` (RES-4; as a mapping
         ``{'resourceTemplates': [...], 'nextCursor': ...}``); every page of every server
@@ -60,7 +59,6 @@ class ResourceOps(Router):
             if server is None and len(self.servers) > 1:
                 raise ValueError("list_resource_templates(cursor=...) needs server=")
             name = self._default_server(server)
-            yield from self._connect(name)
             result = yield from self._page_call(
                 name, "resources/templates/list", {"cursor": cursor}
             )
@@ -71,7 +69,7 @@ class ResourceOps(Router):
             if not info.has_capability("resources"):
                 continue
             raw: list[Any]
-            if self.is_modern(name):  # CACHE-11: only a positive ttlMs keeps templates
+            if info.protocol_era == "modern":  # CACHE-11: only a positive ttlMs keeps them
                 raw = yield from era.modern_list_all(
                     self, name, "resources/templates/list", "resourceTemplates"
                 )
@@ -94,8 +92,9 @@ class ResourceOps(Router):
     ) -> Op[Any]:
         """One explicitly requested page. On a 2026-07-28 server through the result
         cache; a rejected cursor drops the list's cached pages and raises (CACHE-12:
-        only an auto-paginated listing restarts)."""
-        if not self.is_modern(name):
+        only an auto-paginated listing restarts). The connection's era decides."""
+        info = yield from self._connect(name)
+        if info.protocol_era != "modern":
             return (yield Call(name, method, params))
         try:
             return (yield from era.cached_call(self, name, method, params, use_cached=cache))
@@ -103,7 +102,7 @@ class ResourceOps(Router):
             self.result_cache(name).cursor_rejected(method, params, exc)
             raise
 
-    def _resource_owner(self, uri: str, server: Any) -> Op[str]:
+    def _resource_owner(self, uri: str, server: ServerSelector | None) -> Op[str]:
         if server is not None:
             return self.select_server(server)
         if len(self.servers) == 1:
@@ -126,7 +125,7 @@ class ResourceOps(Router):
         raise ResourceNotFound(f"no server lists a resource {uri!r}; pass server=")
 
     def read_resource(
-        self, uri: str, *, server: Any = None, timeout: float | None = None
+        self, uri: str, *, server: ServerSelector | None = None, timeout: float | None = None
     ) -> Op[list[ResourceContent]]:
         owner = yield from self._resource_owner(uri, server)
         try:
@@ -149,14 +148,14 @@ class ResourceOps(Router):
                 raise ResourceReadError(f"server {owner!r} sent malformed contents: {exc}") from exc
         return contents
 
-    def subscribe_resource(self, uri: str, *, server: Any = None) -> Op[bool]:
+    def subscribe_resource(self, uri: str, *, server: ServerSelector | None = None) -> Op[bool]:
         """``resources/subscribe``; True once the server confirmed it (RES-6)."""
         return (yield from self._subscription("resources/subscribe", uri, server))
 
-    def unsubscribe_resource(self, uri: str, *, server: Any = None) -> Op[bool]:
+    def unsubscribe_resource(self, uri: str, *, server: ServerSelector | None = None) -> Op[bool]:
         return (yield from self._subscription("resources/unsubscribe", uri, server))
 
-    def _subscription(self, method: str, uri: str, server: Any) -> Op[bool]:
+    def _subscription(self, method: str, uri: str, server: ServerSelector | None) -> Op[bool]:
         owner = yield from self._resource_owner(uri, server)
         info: ServerInfo = yield from self._judged(owner)
         if not info.has_capability("resources", "subscribe"):

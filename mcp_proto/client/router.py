@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from operator import attrgetter
-from typing import TYPE_CHECKING, Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal, Protocol, Union
 
 import attrs
 
 from .. import deprecations
-from ..effects import Call, CallHost, Connect, Log, Op
+from ..effects import Call, CallHost, Connect, Log, Op, SetHeader
 from ..errors import (
     AmbiguousPromptName,
     AmbiguousToolName,
@@ -36,6 +36,7 @@ from ..limits import Limits
 from ..modern.discover import DISCOVER, parse_discover_result
 from ..modern.meta import Extensions, HostMeta, check_extensions
 from ..pagination import list_all
+from ..server_config import ServerConfig
 from ..session import ServerInfo
 from ..types import Implementation, Prompt, Resource, Root, Tool
 from . import era
@@ -48,7 +49,32 @@ if TYPE_CHECKING:
 
 _NAME: Final = attrgetter("name")  # a ServerEntry's name
 
-__all__ = ["DEFAULT_CLIENT_INFO", "PASS_THROUGH", "Router", "ServerEntry"]
+__all__ = [
+    "AUTHORIZATION",
+    "DEFAULT_CLIENT_INFO",
+    "PASS_THROUGH",
+    "NamedServer",
+    "Router",
+    "ServerEntry",
+    "ServerSelector",
+]
+
+#: The header that carries a server's credential: the one this client sends, and the
+#: one a private 2026-07-28 cached result is bound to (CACHE-6). HTTP header names are
+#: matched without case (RFC 9110 § 5.1).
+AUTHORIZATION: Final = "Authorization"
+
+
+class NamedServer(Protocol):
+    """A server object (``client.servers[i]``, ``find_server(...)``): its ``name``."""
+
+    @property
+    def name(self) -> str: ...
+
+
+#: A ``server=`` argument (CONN-23): a name (case-insensitive), an index, a transport
+#: type (``"stdio"``: the first such server) or a server object.
+ServerSelector = Union[str, int, NamedServer]
 
 DEFAULT_CLIENT_INFO: Final = Implementation(name="mcp-proto", version="0.1.0")
 
@@ -95,6 +121,22 @@ class ServerEntry:
     read_timeout: float | None = None
     request_meta: HostMeta = attrs.field(default=None, repr=False)
     extensions: Mapping[str, Mapping[str, Any]] = attrs.field(factory=dict)
+
+    @classmethod
+    def from_config(cls, name: str, config: ServerConfig) -> ServerEntry:
+        """The entry of a configured server named ``name``."""
+        authorization = None
+        for key, value in config.headers.items():
+            if key.lower() == AUTHORIZATION.lower():
+                authorization = value
+        return cls(
+            name,
+            config.type,
+            authorization=authorization,
+            read_timeout=config.read_timeout,
+            request_meta=config.request_meta,
+            extensions=config.extensions,
+        )
 
 
 class Router:
@@ -152,8 +194,11 @@ class Router:
         self.extensions = check_extensions(extensions)
         if handlers.sampling is not None:
             self._deprecated("sampling")  # DEP-3: registering the handler uses it
-        # server -> whether its connection speaks 2026-07-28 (learned at each Connect).
-        self._modern: dict[str, bool] = {}
+        # The servers whose cached lists were fetched on a 2026-07-28 connection (their
+        # freshness is the result cache's ttlMs, CACHE-2). A fact about the lists, kept
+        # and dropped with them: the era itself is the connection's, and reaches an
+        # operation through the outcome of its Connect (ServerInfo.protocol_era).
+        self._modern_lists: set[str] = set()
         # CACHE-1..14: one result cache per server, used for 2026-07-28 servers only
         # (the handshake era keeps the list caches below, TOOL-16).
         self._result_caches: dict[str, ResultCache] = {}
@@ -201,8 +246,8 @@ class Router:
         self._drop_modern_lists()
 
     def _drop_modern_lists(self, only: str | None = None) -> None:
-        for name in list(self._modern):
-            if self._modern[name] and only in (None, name):
+        for name in list(self._modern_lists):
+            if only in (None, name):
                 for kind in ("tools", "prompts", "resources"):
                     self._store(kind).pop(name, None)
                     self._name_index.pop((name, kind), None)
@@ -263,6 +308,18 @@ class Router:
         )
         self.server_disconnected(name)
 
+    def rotate_authorization(
+        self, authorization: str | None, *, server: ServerSelector | None = None
+    ) -> Op[None]:
+        """``client.set_authorization``: the connection's ``Authorization`` header is
+        replaced (``SetHeader``; the connection refuses a stdio server or CR/LF), then
+        the cache follows the new credential (CACHE-6)."""
+        if server is None and len(self.servers) > 1:
+            raise ValueError("set_authorization() needs server= when the client has several")
+        name = self._default_server(server)
+        yield SetHeader(name, AUTHORIZATION, authorization)
+        self.set_authorization(name, authorization)
+
     def set_authorization(self, name: str, authorization: str | None) -> None:
         """The ``Authorization`` value now sent to ``name`` (a rotated token): private
         cached results of the old one stop answering (CACHE-6)."""
@@ -274,12 +331,12 @@ class Router:
         # so the next listing asks the cache again with the new one.
         self._drop_modern_lists(name)
 
-    def _servers_for(self, server: Any) -> list[str]:
+    def _servers_for(self, server: ServerSelector | None) -> list[str]:
         if server is None:
             return [s.name for s in self.servers]
         return [self.select_server(server)]
 
-    def _default_server(self, server: Any) -> str:
+    def _default_server(self, server: ServerSelector | None) -> str:
         if server is not None:
             return self.select_server(server)
         if not self.servers:
@@ -336,7 +393,7 @@ class Router:
         stale one may still stand in after a transient failure (CACHE-3)."""
         for kind in ("tools", "prompts", "resources"):
             self._invalidate(server, kind)
-        self._modern.pop(server, None)  # a reconnection may meet the other era (LIFE-18)
+        self._modern_lists.discard(server)  # a reconnection may meet the other era (LIFE-18)
 
     # ------------------------------------------------------------------ 2026-07-28
 
@@ -348,10 +405,9 @@ class Router:
             deprecations.announce(key, emit)
 
     def _connect(self, server: str) -> Op[ServerInfo]:
-        """``Connect`` and note the server's era (LIFE-4): the operations below branch
-        on it (caching, input_required, header filtering)."""
+        """``Connect``: the server's info, whose ``protocol_era`` (the connection's,
+        LIFE-4) the operations branch on (caching, input_required, header filtering)."""
         info: ServerInfo = yield Connect(server)
-        self._modern[server] = info.protocol_era == "modern"
         return info
 
     def _judged(self, server: str) -> Op[ServerInfo]:
@@ -394,10 +450,6 @@ class Router:
             )
         return (yield from self._connect(server))
 
-    def is_modern(self, server: str) -> bool:
-        """Whether ``server``'s last connection spoke 2026-07-28."""
-        return self._modern.get(server, False)
-
     def _entry(self, server: str) -> ServerEntry:
         for s in self.servers:
             if s.name == server:
@@ -438,7 +490,7 @@ class Router:
         handshake era (until list_changed, TOOL-16); for a 2026-07-28 server only while
         its first page's result is fresh (CACHE-2), since ``ttlMs`` governs there."""
         items = self._store(kind).get(server)
-        if items is None or not self.is_modern(server):
+        if items is None or server not in self._modern_lists:
             return items
         now = yield from self._now()
         if now is None or not self.result_cache(server).fresh(_CACHE_KIND[kind], now):
@@ -453,13 +505,14 @@ class Router:
                 return known
         generation = self._generation.get((server, kind), 0)
         info: ServerInfo = yield from self._judged(server)
+        modern = info.protocol_era == "modern"
         capability = "resources" if kind == "resources" else kind
         if not info.has_capability(capability):
             items: list[Any] = []
         else:
             method = f"{kind}/list"
             raw: list[Any]
-            if self.is_modern(server):
+            if modern:
                 raw = yield from era.modern_list_all(self, server, method, kind, use_cached=cache)
                 if kind == "tools":
                     # HDR-3: over Streamable HTTP a tool whose x-mcp-header annotations
@@ -486,9 +539,11 @@ class Router:
                     )
         if self._generation.get((server, kind), 0) == generation:
             store[server] = items
+            if modern:
+                self._modern_lists.add(server)
         return items
 
-    def _list_across(self, kind: str, cache: bool, server: Any) -> Op[list[Any]]:
+    def _list_across(self, kind: str, cache: bool, server: ServerSelector | None) -> Op[list[Any]]:
         out: list[Any] = []
         errors: list[MCPError] = []
         for name in self._servers_for(server):
@@ -517,7 +572,9 @@ class Router:
         self._name_index[(server, kind)] = (items, index)
         return index
 
-    def _cached_matches(self, kind: str, name: str, server: Any) -> list[Any] | None:
+    def _cached_matches(
+        self, kind: str, name: str, server: ServerSelector | None
+    ) -> list[Any] | None:
         """The items named ``name`` in the cached lists of ``server`` (``None``: every
         server), or ``None`` if a list is not cached yet. A plain function, not an op:
         a call whose name is found here (the usual case) costs no generator for
@@ -538,7 +595,7 @@ class Router:
             matches += self._by_name(n, kind, listed).get(name, ())
         return matches
 
-    def _resolve(self, kind: str, name: str, server: Any) -> Op[Any]:
+    def _resolve(self, kind: str, name: str, server: ServerSelector | None) -> Op[Any]:
         matches = self._cached_matches(kind, name, server)
         if matches is None:  # a list is not cached yet: fetch
             items = yield from self._list_across(kind, True, server)

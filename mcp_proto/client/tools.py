@@ -23,7 +23,7 @@ from ..session import ServerInfo
 from ..types import Tool
 from ..versions import features_of
 from . import era
-from .router import PASS_THROUGH, Router
+from .router import PASS_THROUGH, Router, ServerSelector
 
 __all__ = ["ToolOps"]
 
@@ -41,7 +41,9 @@ class ToolOps(Router):
             verdicts = self._input_verdicts = {}
         return _input_schema_warning(tool, verdicts)
 
-    def list_tools(self, *, cache: bool = True, server: Any = None) -> Op[list[Tool]]:
+    def list_tools(
+        self, *, cache: bool = True, server: ServerSelector | None = None
+    ) -> Op[list[Tool]]:
         """Tools of every server (or one), cached until ``list_changed`` (TOOL-1)."""
         return (yield from self._list_across("tools", cache, server))
 
@@ -65,7 +67,7 @@ class ToolOps(Router):
         name: str,
         arguments: Mapping[str, Any] | None = None,
         *,
-        server: Any = None,
+        server: ServerSelector | None = None,
         progress: ProgressCallback | None = None,
         timeout: float | None = None,
     ) -> Op[ToolResult]:
@@ -99,23 +101,28 @@ class ToolOps(Router):
         if meta is not None and isinstance(meta, Mapping):  # (None: no ABC check)
             params["_meta"] = dict(meta)
         owner = tool.server or self._default_server(None)
+        # The one Connect of the call: its outcome carries the connection's era (how
+        # the request goes) and negotiated version (how the result is checked). Made
+        # inside the try: a connection failing there is a ToolCallError too.
+        info: ServerInfo | None = None
         for attempt in (1, 2):
             try:
-                if self._modern.get(owner) is False:
-                    # Handshake era, known from the connection: era.request would yield
-                    # this one plain Call; yielded here, the hot path has no generator
-                    # of its own.
+                if info is None:
+                    info = yield Connect(owner)
+                if info.protocol_era != "modern":
+                    # Handshake era: era.request would yield this one plain Call;
+                    # yielded here, the hot path has no generator of its own.
                     result = yield Call(owner, "tools/call", params, timeout, progress)
                 else:
                     result = yield from era.request(
-                        self, owner, "tools/call", params, timeout, progress, tool=tool
+                        self, owner, "tools/call", params, timeout, progress, tool=tool, info=info
                     )
                 break
             except HeaderMismatchError:
                 # HDR-5: the server's headers check failed, so our definition of the
                 # tool is out of date: refresh tools/list (as a list_changed would)
                 # and retry once with the headers recomputed; a second -32020 raises.
-                if attempt == 2 or not self.is_modern(owner):
+                if attempt == 2 or info is None or info.protocol_era != "modern":
                     raise
                 yield Log(
                     "WARNING",
@@ -136,7 +143,7 @@ class ToolOps(Router):
                 ) from exc
         typed = ToolResult.from_wire(result, server=owner)
         if tool.has_structured_output and not typed.is_error:
-            info: ServerInfo = yield Connect(owner)  # the negotiated version decides
+            assert info is not None  # (set before any result)
             yield from self._check_structured(tool, typed.raw, info.protocol_version)
         return typed
 

@@ -6,13 +6,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
-from ..effects import Call, Connect, Log, Notify, Op, SetLogLevel
+from ..effects import Call, Connect, Log, Notify, Op, PeekEra, SetLogLevel
 from ..errors import CapabilityError, InputRequiredError, MCPError
 from ..results import CompletionResult
 from ..session import ServerInfo
 from ..types import Prompt, Root
 from . import era
-from .router import Router
+from .router import Router, ServerSelector
 
 if TYPE_CHECKING:
     from ..modern.cache import CacheInfo, CacheKind
@@ -41,7 +41,7 @@ class UtilityOps(Router):
         argument: Mapping[str, Any],
         *,
         context: Mapping[str, Any] | None = None,
-        server: Any = None,
+        server: ServerSelector | None = None,
     ) -> Op[CompletionResult]:
         """``completion/complete`` (COMP-1): a
         :class:`~mcp_proto.results.CompletionResult` (as a mapping ``{'values', 'total',
@@ -67,7 +67,7 @@ class UtilityOps(Router):
         result = yield Call(owner, "completion/complete", params)
         return CompletionResult.from_wire(result, server=owner)
 
-    def set_log_level(self, level: str, *, server: Any = None) -> Op[list[str]]:
+    def set_log_level(self, level: str, *, server: ServerSelector | None = None) -> Op[list[str]]:
         """``logging/setLevel`` on every server with ``logging`` (skipping the others,
         CAP-3), or on one (``CapabilityError`` if it lacks it). Returns the names set."""
         if level not in LOG_LEVELS:
@@ -80,7 +80,7 @@ class UtilityOps(Router):
                 if server is not None:
                     raise CapabilityError(f"server {name!r} does not support logging")
                 continue
-            if self.is_modern(name):
+            if info.protocol_era == "modern":
                 # LIFE-15: no logging/setLevel in 2026-07-28; the level rides as _meta
                 # on every request the connection sends from now on.
                 yield SetLogLevel(name, level)
@@ -109,7 +109,8 @@ class UtilityOps(Router):
         if self._roots:
             self._deprecated("roots")  # DEP-2
         for s in self.servers:
-            if self.is_modern(s.name):
+            # The era of the connection as it stands: only a connected server is told.
+            if (yield PeekEra(s.name)) == "modern":
                 # CAP-5: 2026-07-28 has no roots/list_changed; a modern server asks for
                 # the roots inside a result when it needs them (MRTR, ROOT-5).
                 continue
@@ -121,7 +122,7 @@ class UtilityOps(Router):
                 yield Log("WARNING", f"could not tell {s.name!r} that roots changed: {exc}")
 
     def cache_info(
-        self, kind: CacheKind, uri: str | None = None, *, server: Any = None
+        self, kind: CacheKind, uri: str | None = None, *, server: ServerSelector | None = None
     ) -> Op[dict[str, CacheInfo | None]]:
         """What the 2026-07-28 result cache holds for ``kind`` (``"discover"``,
         ``"tools"``, ``"prompts"``, ``"resources"``, ``"resource_templates"``, or
@@ -135,7 +136,11 @@ class UtilityOps(Router):
         return out
 
     def resume_input_required(
-        self, error: InputRequiredError, *, server: Any = None, timeout: float | None = None
+        self,
+        error: InputRequiredError,
+        *,
+        server: ServerSelector | None = None,
+        timeout: float | None = None,
     ) -> Op[Any]:
         """Continue a 2026-07-28 ``input_required`` exchange that failed (MRTR-6): the
         answers already produced are kept (MRTR-8), the rest are asked of the handlers,
@@ -143,7 +148,9 @@ class UtilityOps(Router):
         budget of rounds and wait. ``server`` defaults to the one that raised it."""
         return (yield from era.resume_input_required(self, error, server=server, timeout=timeout))
 
-    def ping(self, *, server: Any = None, timeout: float | None = None) -> Op[dict[str, Any]]:
+    def ping(
+        self, *, server: ServerSelector | None = None, timeout: float | None = None
+    ) -> Op[dict[str, Any]]:
         name = self._default_server(server)
         yield Connect(name)
         result = yield Call(name, "ping", None, timeout)
@@ -154,7 +161,7 @@ class UtilityOps(Router):
         method: str,
         params: Mapping[str, Any] | None = None,
         *,
-        server: Any = None,
+        server: ServerSelector | None = None,
         timeout: float | None = None,
     ) -> Op[Any]:
         """Send any request and return its raw result (TIME-2)."""
@@ -163,7 +170,11 @@ class UtilityOps(Router):
         return (yield Call(name, method, dict(params) if params is not None else None, timeout))
 
     def send_notification(
-        self, method: str, params: Mapping[str, Any] | None = None, *, server: Any = None
+        self,
+        method: str,
+        params: Mapping[str, Any] | None = None,
+        *,
+        server: ServerSelector | None = None,
     ) -> Op[None]:
         name = self._default_server(server)
         yield Connect(name)

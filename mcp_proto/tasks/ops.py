@@ -30,7 +30,7 @@ from ..client import era as _era
 from ..client._intercept import intercept
 from ..client.router import PASS_THROUGH
 from ..client.tools import ToolOps, _check_required
-from ..effects import Call, CallHost, Connect, Log, Op, ProgressCallback
+from ..effects import Call, CallHost, Connect, Log, Op, PeekEra, ProgressCallback
 from ..errors import (
     CapabilityError,
     ConnectionError,
@@ -47,8 +47,8 @@ from ..errors import (
 )
 from ..handlers import serve_request
 from ..modern.meta import result_type
-from ..session import ServerInfo
 from ..results import ToolResult
+from ..session import ServerInfo
 from ..types import Tool
 from ._model import (
     EXTENSION,
@@ -119,8 +119,9 @@ class TaskOps(ToolOps):
         return task if task.server == server else attrs.evolve(task, server=server)
 
     def _task_era(self, server: str) -> Op[tuple[Era, ServerInfo]]:
+        # The connection decides the era (LIFE-4); its info carries it.
         info: ServerInfo = yield from self._connect(server)
-        return ("modern" if self.is_modern(server) else "legacy"), info
+        return ("modern" if info.protocol_era == "modern" else "legacy"), info
 
     def _extension_declared(self, server: str) -> bool:
         """The client declared the tasks extension for ``server`` (TASK-10: without the
@@ -314,7 +315,8 @@ class TaskOps(ToolOps):
     def _routed_call(self, effect: Call, wait: float) -> Op[Any]:
         owner = effect.server
         tool = effect.tool if isinstance(effect.tool, Tool) else self._tool_named(effect)
-        if self.is_modern(owner):
+        # call_tool connected the server before its tools/call: its era stands.
+        if (yield PeekEra(owner)) == "modern":
             return (yield from self._modern_call(effect, [], tool or _bare_tool(effect), wait))
         if tool is None or not tool.task_required:
             return (yield effect)

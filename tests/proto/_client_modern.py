@@ -19,7 +19,7 @@ from typing import Any
 import attrs
 
 from mcp_proto.client import ClientCore, ServerEntry
-from mcp_proto.effects import Call, CallHost, Connect, Effect, Log, Notify, SetLogLevel
+from mcp_proto.effects import Call, CallHost, Connect, Effect, Log, Notify, PeekEra, SetLogLevel
 from mcp_proto.handlers import Handlers
 from mcp_proto.modern.meta import with_meta
 from mcp_proto.session import ServerInfo
@@ -115,6 +115,8 @@ class ModernDriver:
         if isinstance(effect, Notify):
             self.notifies.append(effect)
             return None
+        if isinstance(effect, PeekEra):  # the era of a connected server, if any
+            return self.peers[effect.server].info().protocol_era
         raise AssertionError(effect)
 
 

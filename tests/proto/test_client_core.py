@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mcp_proto.client import LOG_LEVELS, ClientCore, ServerEntry
-from mcp_proto.effects import Call, CallHost, Connect, Effect, Log, Notify, Op
+from mcp_proto.effects import Call, CallHost, Connect, Effect, Log, Notify, Op, PeekEra
 from mcp_proto.errors import (
     AmbiguousResourceURI,
     AmbiguousToolName,
@@ -116,6 +116,8 @@ class FakeDriver:
         if isinstance(effect, Log):
             self.logs.append(effect)
             return None
+        if isinstance(effect, PeekEra):  # the era of a connected server, if any
+            return self.servers[effect.server].info().protocol_era
         raise AssertionError(effect)
 
     def run(self, op: Op[Any]) -> Any:

@@ -1,0 +1,556 @@
+"""``BaseClient``: the whole client, pure; an I/O shell adds only what waits.
+
+httpx's ``BaseClient`` under ``Client`` / ``AsyncClient`` is the precedent: what does
+not depend on how a program waits is written once here, and ``mcp_io_sync.Client``
+(threads), ``mcp_io_trio.Client`` (Trio) and ``examples/asyncio_client.py`` (asyncio)
+subclass it. This class holds
+
+* the constructor: option checks, the :class:`~mcp_proto.client.ClientCore`, one
+  server object per configuration (the shell's class for its transport, from
+  :meth:`BaseClient._server_class`, a plain table);
+* the one table of effects (:data:`EFFECTS`): which method performs each effect a core
+  operation yields, and whether it waits. The effects that only set or read a
+  connection's state are performed here; the ones that wait are the server objects'
+  own methods (``request``, ``ensure_connected``, ``notify``, ``listen``, ...), called
+  here and awaited by an async shell's loop;
+* the routing of the servers' events, in the order the protocol fixes (NOTIF-3,
+  NOTIF-4): the machine's bookkeeping first, then the client's caches, then a
+  subscription's listeners, the host callbacks last;
+* the client-level rules: serving a server request (the busy and failure replies are
+  :data:`~mcp_proto.handlers.BUSY` / :data:`~mcp_proto.handlers.FAILED`), token
+  rotation (a :class:`~mcp_proto.effects.SetHeader`), ``subscribe_resource`` deciding
+  by the connection's era between ``resources/subscribe`` and a listen subscription.
+
+A shell provides its server objects (which drive ``mcp_proto.connection.Connection``)
+and these primitives: ``_clock``, ``_sleep``, ``_init_io`` (its own state), the
+effect loop ``_run`` (blocking, or a coroutine), ``_perform_try_connect``, and for the
+events ``_submit`` (queue a job for the host callbacks), ``_settle_after_callbacks``,
+``_serve`` (run :meth:`BaseClient._answer_op` somewhere it may wait, bounded) and
+``_notify_callbacks``. docs/embedding.md ("Driving the whole client") walks through it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Final, Generic, Literal, Protocol, TypeVar
+
+from .. import events as ev
+from ..config import ServerConfig, config_from_dict, redact_config
+from ..connection.events import (
+    ListenAcknowledged,
+    ListenEnded,
+    ListenInterrupted,
+    ListenNotification,
+)
+from ..definitions import unique_server_names
+from ..effects import (
+    AwaitAcknowledged,
+    Call,
+    CallHost,
+    CloseListen,
+    Connect,
+    Listen,
+    Log,
+    Notify,
+    Op,
+    PeekEra,
+    SetHeader,
+    SetLogLevel,
+    TryConnect,
+)
+from ..errors import MCPError, ResourceReadError
+from ..handlers import FAILED, Handlers, Reply, client_capabilities, serve_request
+from ..limits import Limits
+from ..modern import SUBSCRIPTION_RESTART_MIN_INTERVAL
+from ..modern.discover import EraCache
+from ..modern.meta import Extensions, HostMeta, check_extensions
+from ..types import Implementation, Root
+from . import ClientCore
+from .facade import ClientFacade
+from .router import ServerEntry, ServerSelector
+from .routing import ConnectionEnded, ProgressDue, RequestDue, SettleDue
+
+if TYPE_CHECKING:
+    from ..modern.mrtr import InputRequiredWait
+
+__all__ = ["EFFECTS", "BaseClient", "HostLogger", "ServerPort"]
+
+T = TypeVar("T")
+
+#: What a caller that gave up tells the server (its ``notifications/cancelled``
+#: reason, 2025-11-25 basic/utilities/cancellation.mdx).
+CANCELLED_REASON: Final = "Request cancelled by the client"
+
+#: ``logging`` level numbers by name (the core imports no ``logging``; the host's
+#: logger is handed in).
+_LEVELS: Final = {"DEBUG": 10, "INFO": 20, "WARNING": 30, "ERROR": 40, "CRITICAL": 50}
+
+#: Every effect an operation may yield: the client method performing it, and whether
+#: that method waits (then an async shell awaits what it returns). One table for every
+#: shell: the methods named here are :class:`BaseClient`'s, except
+#: ``_perform_try_connect`` (the shell's: it swaps a server object, which waits).
+EFFECTS: Final[dict[type[Any], tuple[str, bool]]] = {
+    Call: ("_perform_call", True),
+    Connect: ("_perform_connect", True),
+    TryConnect: ("_perform_try_connect", True),
+    Notify: ("_perform_notify", True),
+    CallHost: ("_perform_call_host", True),
+    Listen: ("_perform_listen", True),
+    AwaitAcknowledged: ("_perform_await_acknowledged", True),
+    CloseListen: ("_perform_close_listen", True),
+    Log: ("_perform_log", False),
+    SetLogLevel: ("_perform_set_log_level", False),
+    SetHeader: ("_perform_set_header", False),
+    PeekEra: ("_perform_peek_era", False),
+}
+
+_LISTEN_EVENTS: Final = (ListenAcknowledged, ListenNotification, ListenInterrupted, ListenEnded)
+
+
+class HostLogger(Protocol):
+    """What the client needs of the host's logger (a ``logging.Logger`` has it)."""
+
+    def log(self, level: int, msg: str, *args: Any) -> None: ...
+
+    def debug(self, msg: str, *args: Any) -> None: ...
+
+    def warning(self, msg: str, *args: Any) -> None: ...
+
+    def exception(self, msg: str, *args: Any) -> None: ...
+
+    def isEnabledFor(self, level: int) -> bool: ...
+
+
+class ServerPort(Protocol):
+    """What :class:`BaseClient` needs of a shell's server object (besides its own
+    waiting methods, which the effect table names)."""
+
+    name: str
+    config: ServerConfig
+    _subscriptions: dict[int, Any]
+
+    @property
+    def protocol_era(self) -> str | None: ...
+
+    def _listen_event(self, event: Any) -> Any: ...
+
+    def set_era_log_level(self, level: str | None) -> None: ...
+
+    def set_header(self, name: str, value: str | None) -> None: ...
+
+
+S = TypeVar("S", bound=ServerPort)
+InputRequiredWaitCallback = Callable[["InputRequiredWait"], Any]
+
+
+class BaseClient(ClientFacade[S], Generic[S]):
+    """The client over one or more servers, without I/O (see the module docstring for
+    what a shell adds). Not thread-safe by itself: a blocking shell guards what it
+    shares between threads."""
+
+    logger: HostLogger
+
+    def __init__(
+        self,
+        mcp_server_configs: Iterable[ServerConfig | Mapping[str, Any]] = (),
+        *,
+        logger: HostLogger | None = None,
+        elicitation_handler: Callable[..., Any] | None = None,
+        roots: Iterable[Root | Mapping[str, Any]] | None = None,
+        sampling_handler: Callable[..., Any] | None = None,
+        sampling_supports_tools: bool = False,
+        client_info: Implementation | Mapping[str, Any] | None = None,
+        validate_structured_content: Literal["warn", "strict"] = "warn",
+        limits: Limits | None = None,
+        ssl_context: object | None = None,
+        proxy: str | None = None,
+        request_meta: HostMeta = None,
+        extensions: Extensions = (),
+        on_input_required_wait: InputRequiredWaitCallback | None = None,
+    ) -> None:
+        configs = [
+            c if isinstance(c, ServerConfig) else config_from_dict(c) for c in mcp_server_configs
+        ]
+        self.logger = logger or self._default_logger()
+        self.limits = limits or Limits()
+        if isinstance(client_info, Mapping):
+            client_info = Implementation.from_dict(client_info)
+        names = unique_server_names(configs)
+        # Options only an HTTP transport takes.
+        self._http_options: dict[str, Any] = {"ssl_context": ssl_context, "proxy": proxy}
+        # The 2026-07-28 era (issue 10): host metadata on every modern request
+        # (LIFE-12), declared extensions (LIFE-13), and the era of each server process
+        # / origin, probed once per client (LIFE-18). Checked now: a bad value is the
+        # caller's error, before any server starts.
+        self._era_options: dict[str, Any] = {
+            # Read per request, so that assigning client.request_meta reaches every
+            # connection; it calls this once per request and copies what it gives.
+            "request_meta": self._request_meta,
+            "extensions": extensions,
+            "era_cache": EraCache(),
+        }
+        if request_meta is not None and not (
+            isinstance(request_meta, Mapping) or callable(request_meta)
+        ):
+            raise ValueError(
+                f"request_meta must be a mapping, a callable or None, got {request_meta!r:.40}"
+            )
+        check_extensions(extensions)
+        self._core = ClientCore(
+            [ServerEntry.from_config(n, c) for n, c in zip(names, configs, strict=True)],
+            handlers=Handlers(
+                sampling=sampling_handler,
+                sampling_supports_tools=sampling_supports_tools,
+                elicitation=elicitation_handler,
+                roots=lambda: self._core.roots_snapshot(),
+            ),
+            client_info=client_info,
+            validate_structured_content=validate_structured_content,
+            limits=self.limits,
+            # The shell's clock and sleep for the 2026-07-28 result cache and
+            # input_required waits; deprecation notices go to this client's logger.
+            clock=self._clock,
+            sleep=self._sleep,
+            on_input_required_wait=on_input_required_wait,
+            on_deprecated=self._deprecation_notice,
+            on_synthetic_notification=self._on_synthetic_notification,
+            request_meta=request_meta,
+            extensions=extensions,
+        )
+        if roots is not None:
+            self._core.set_initial_roots(roots)
+        self._callbacks: list[Callable[..., Any]] = []
+        # subscribe_resource on 2026-07-28 servers: (server, uri) -> its subscription.
+        self._resource_subs: dict[tuple[str, str], Any] = {}
+        # Handlers a server object was given of its own (server.on_sampling_request...).
+        self._server_handlers: dict[str, Handlers] = {}
+        self._init_io()
+        self._servers: dict[str, S] = {
+            name: self._make_server(name, cfg) for name, cfg in zip(names, configs, strict=True)
+        }
+        for name, cfg in zip(names, configs, strict=True):
+            self.logger.debug("configured server %s: %s", name, redact_config(cfg))
+
+    # ------------------------------------------------------------ the shell's part
+
+    def _default_logger(self) -> HostLogger:
+        raise NotImplementedError  # pragma: no cover - the shell's
+
+    def _clock(self) -> float:
+        """The shell's monotonic clock, in seconds."""
+        raise NotImplementedError  # pragma: no cover - the shell's
+
+    def _sleep(self, seconds: float) -> Any:
+        """The shell's sleep (performed as host code: an async shell awaits it)."""
+        raise NotImplementedError  # pragma: no cover - the shell's
+
+    def _init_io(self) -> None:
+        """The shell's own state (queues, pools, locks), before the servers are made."""
+
+    def _server_class(self, kind: str) -> type[S]:
+        """The shell's server class for a transport type (a plain table)."""
+        raise NotImplementedError  # pragma: no cover - the shell's
+
+    def _server_options(self, cls: type[S]) -> dict[str, Any]:
+        """Keyword arguments the shell's server class takes besides the common ones."""
+        return {}
+
+    def _submit(self, job: Callable[[], Any]) -> bool:
+        """Queue ``job`` for the host callbacks' dispatcher; False if not queued."""
+        raise NotImplementedError  # pragma: no cover - the shell's
+
+    def _settle_after_callbacks(self, waiter: Any) -> None:
+        raise NotImplementedError  # pragma: no cover - the shell's
+
+    def _serve(self, server: S, generation: Any, request: ev.ServerRequest) -> None:
+        """Run :meth:`_answer_op` for ``request`` where it may wait (bounded, UT-8) and
+        send its reply with ``server.reply``; or reply ``BUSY`` at once."""
+        raise NotImplementedError  # pragma: no cover - the shell's
+
+    def _notify_callbacks(self, server: S, method: str, params: dict[str, Any]) -> Any:
+        raise NotImplementedError  # pragma: no cover - the shell's
+
+    def _deprecation_notice(self, text: str) -> bool:
+        """Write a deprecation notice (DEP-11); ``False`` keeps it due. A shell checks
+        that the logger would really write a warning (DEP-12..14)."""
+        self.logger.warning("%s", text)
+        return True
+
+    # ------------------------------------------------------------ server objects
+
+    def _make_server(self, name: str, config: ServerConfig) -> S:
+        cls = self._server_class(config.type)
+        extra = self._http_options if config.type != "stdio" else {}
+        server = cls(  # type: ignore[call-arg]
+            config,
+            name=name,
+            client_info=self._core.client_info,
+            capabilities=lambda: self._capabilities_of(name),
+            limits=self.limits,
+            logger=self.logger,
+            on_event=self._on_server_event,
+            **self._era_options,
+            **self._server_options(cls),
+            **extra,
+        )
+        server._cache_info = lambda kind, uri: self._core.cache_info_at(  # type: ignore[attr-defined]
+            name, kind, uri, self._clock()
+        )
+        server._client = self  # type: ignore[attr-defined]  # its scoped methods (§E3)
+        default = SUBSCRIPTION_RESTART_MIN_INTERVAL
+        interval = getattr(cls, "SUBSCRIPTION_RESTART_MIN_INTERVAL", default)
+        if interval != default:  # a server class's own bound (SUB-21): a test's shorter one
+            server._conn.subscription_restart_min_interval = interval  # type: ignore[attr-defined]
+        return server
+
+    def _handlers_of(self, name: str) -> Handlers:
+        """The handlers serving ``name``'s requests: its own, else the client's."""
+        return self._server_handlers.get(name) or self._core.handlers
+
+    def _capabilities_of(self, name: str) -> dict[str, Any]:
+        """What ``name``'s next handshake declares (each connection asks anew)."""
+        own = self._server_handlers.get(name)
+        if own is None:
+            return self._core.capabilities
+        # CAP-4: roots declared when registered, for the client or for this server.
+        roots = self._core._roots_registered or own.roots is not self._core.handlers.roots
+        return client_capabilities(own, roots=roots)
+
+    def _set_server_handler(self, name: str, **handler: Callable[..., Any]) -> None:
+        """``server.on_sampling_request`` & co.: a handler for ``name`` only. The
+        server's next connection declares it (CAP-1); requests it sends are served by
+        it from now on."""
+        import attrs
+
+        if "roots" in handler:
+            given = handler["roots"]
+            handler["roots"] = lambda: tuple(Root.coerce(r) for r in given())
+        if handler.get("sampling") is not None:
+            self._core._deprecated("sampling")  # DEP-3: registering the handler uses it
+        changes: dict[str, Any] = dict(handler)
+        self._server_handlers[name] = attrs.evolve(self._handlers_of(name), **changes)
+
+    def _swap_server(self, name: str, config: ServerConfig) -> S:
+        """``connect``'s fallback: a new server object for ``name`` on ``config``'s
+        transport; returns the old one, for the shell to clean up."""
+        old = self._servers[name]
+        self._servers[name] = self._make_server(name, config)
+        self._core.replace_type(name, config.type)
+        return old
+
+    # ------------------------------------------------------------ effects
+
+    def _run_now(self, op: Op[T]) -> T:
+        """Drive ``op`` when it yields only effects that do not wait (the table says
+        which); a waiting one is a bug of the caller."""
+        value: Any = None
+        error: MCPError | None = None
+        while True:
+            try:
+                effect = op.throw(error) if error is not None else op.send(value)
+            except StopIteration as stop:
+                return stop.value  # type: ignore[no-any-return]
+            name, waits = EFFECTS[type(effect)]
+            if waits:
+                raise TypeError(f"{effect!r} waits: run it with the shell's _run")
+            try:
+                value, error = getattr(self, name)(effect), None
+            except MCPError as exc:
+                value, error = None, exc
+
+    def _perform_call(self, effect: Call) -> Any:
+        return self._servers[effect.server].request(  # type: ignore[attr-defined]
+            effect.method,
+            effect.params,
+            timeout=effect.timeout,
+            progress=effect.progress,
+            tool=effect.tool,  # the called tool's definition (HDR-1)
+        )
+
+    def _perform_connect(self, effect: Connect) -> Any:
+        return self._servers[effect.server].ensure_connected()  # type: ignore[attr-defined]
+
+    def _perform_notify(self, effect: Notify) -> Any:
+        return self._servers[effect.server].notify(  # type: ignore[attr-defined]
+            effect.method, effect.params, only_if_connected=effect.only_if_connected
+        )
+
+    def _perform_call_host(self, effect: CallHost) -> Any:
+        return effect.fn(*effect.args)
+
+    def _perform_listen(self, effect: Listen) -> Any:
+        return self._servers[effect.server].listen(effect.notifications)  # type: ignore[attr-defined]
+
+    def _perform_await_acknowledged(self, effect: AwaitAcknowledged) -> Any:
+        return effect.subscription.wait_acknowledged()
+
+    def _perform_close_listen(self, effect: CloseListen) -> Any:
+        return effect.subscription.close()
+
+    def _perform_log(self, effect: Log) -> None:
+        self.logger.log(_LEVELS.get(effect.level, 20), "%s", effect.message)
+
+    def _perform_set_log_level(self, effect: SetLogLevel) -> None:
+        # LIFE-15: carried as _meta on the server's 2026-07-28 requests from now on.
+        self._servers[effect.server].set_era_log_level(effect.level)
+
+    def _perform_set_header(self, effect: SetHeader) -> None:
+        self._servers[effect.server].set_header(effect.name, effect.value)
+
+    def _perform_peek_era(self, effect: PeekEra) -> str | None:
+        return self._servers[effect.server].protocol_era
+
+    def _perform_try_connect(self, effect: TryConnect) -> Any:
+        raise NotImplementedError  # pragma: no cover - the shell's
+
+    # ------------------------------------------------------------ client-level rules
+
+    def _answer_op(self, server: str, request: ev.ServerRequest) -> Op[Reply]:
+        """Serve a server request with the host's handlers; a failure of the client
+        itself is logged here and answered ``FAILED`` (the detail never reaches the
+        server, HYG-3)."""
+        try:
+            reply: Reply = yield from serve_request(
+                self._handlers_of(server), request.method, request.params, server=server
+            )
+        except Exception:
+            self.logger.exception("serving %s failed", request.method)
+            return FAILED
+        return reply
+
+    def _subscribe_op(self, uri: str, server: ServerSelector | None) -> Op[bool]:
+        """``subscribe_resource``: the connection's era decides (RES-7, RES-9). A
+        handshake-era server gets ``resources/subscribe``; a 2026-07-28 server a listen
+        subscription for the URI, confirmed by an acknowledgment naming it (else
+        ``ResourceReadError``, as for an unconfirmed ``resources/subscribe``)."""
+        core = self._core
+        owner = yield from core._resource_owner(uri, server)
+        info = yield Connect(owner)
+        if info.protocol_era != "modern":
+            return (yield from core.subscribe_resource(uri, server=owner))
+        if (owner, uri) in self._resource_subs:
+            return True
+        sub = yield Listen(owner, {"resource_subscriptions": [uri]})
+        try:
+            granted: Mapping[str, Any] = yield AwaitAcknowledged(sub)
+            if uri not in granted.get("resourceSubscriptions", ()):
+                raise ResourceReadError(
+                    f"subscribing to {uri!r} on {owner!r} was not confirmed: the "
+                    "server's acknowledgment does not name it"
+                )
+        except MCPError as exc:
+            yield CloseListen(sub)
+            if isinstance(exc, ResourceReadError):
+                raise
+            raise ResourceReadError(
+                f"subscribing to {uri!r} on {owner!r} was not confirmed: {exc}"
+            ) from exc
+        self._resource_subs[(owner, uri)] = sub
+        return True
+
+    def _unsubscribe_op(self, uri: str, server: ServerSelector | None) -> Op[bool]:
+        """``unsubscribe_resource``: a 2026-07-28 subscription ends with its listen;
+        a handshake-era server gets ``resources/unsubscribe``."""
+        core = self._core
+        owner = yield from core._resource_owner(uri, server)
+        sub = self._resource_subs.pop((owner, uri), None)
+        if sub is not None:
+            yield CloseListen(sub)
+            return True
+        if (yield PeekEra(owner)) == "modern":
+            return True  # nothing subscribed
+        return (yield from core.unsubscribe_resource(uri, server=owner))
+
+    def set_authorization(
+        self, authorization: str | None, *, server: ServerSelector | None = None
+    ) -> None:
+        """Send ``authorization`` (e.g. ``"Bearer <new token>"``; ``None`` removes the
+        header) as the ``Authorization`` header of ``server`` from the next request on:
+        a rotated token. Private cached results of a 2026-07-28 server fetched under
+        the previous value are not served under this one (the server is asked again);
+        public ones still are (CACHE-6). ``server`` may be left out when the client has
+        one server.
+
+        Raises:
+            ServerNotFound: no such server. ValueError: ``server`` left out with several
+                servers; a stdio server (it has no headers); a value with CR or LF.
+        """
+        self._run_now(self._core.rotate_authorization(authorization, server=server))
+
+    def _listen_target(self, server: ServerSelector | None) -> S:
+        """The server a ``listen`` is for: ``server=``, or the only one."""
+        if server is not None:
+            return self._servers[self._core.select_server(server)]
+        if len(self._servers) != 1:
+            raise ValueError("several servers are configured: name one with server=")
+        (target,) = self._servers.values()
+        return target
+
+    # ------------------------------------------------------------ events
+
+    def _on_server_event(self, server: S, event: Any) -> None:
+        """An event a server object dispatched (on its dispatching thread or task, in
+        the machine's order)."""
+        kind = type(event)
+        if kind is ProgressDue:
+            callback, progress = event.callback, event.progress
+            self._submit(lambda: callback(progress.progress, progress.total, progress.message))
+        elif kind is SettleDue:
+            self._settle_after_callbacks(event.waiter)
+        elif kind is RequestDue:
+            self._serve(server, event.generation, event.request)
+        elif kind is ConnectionEnded:
+            self._core.server_disconnected(server.name)
+        elif kind in _LISTEN_EVENTS:
+            self._on_listen_event(server, event)
+        elif kind is ev.NotificationReceived:
+            # NOTIF-4: caches go first, where the event is dispatched, before any host
+            # callback runs.
+            self._core.handle_notification(server.name, event.method, event.params)
+            if self._callbacks:
+                method, params = event.method, event.params
+                self._submit(lambda: self._notify_callbacks(server, method, params))
+        elif kind is ev.LogMessage:
+            self.logger.log(
+                _LEVELS.get(event.level, 20),
+                "[%s]%s %s",
+                server.name,
+                f" {event.logger}:" if event.logger else "",
+                event.text,
+            )
+        elif kind is ev.MessageDiscarded:
+            self.logger.debug("server %s: discarded a message: %s", server.name, event.reason)
+
+    def _on_synthetic_notification(self, name: str, method: str, params: dict[str, Any]) -> None:
+        """A notification the client emits itself (HDR-5: the ``tools/list`` refresh
+        after a -32020), routed as a received one after the core's bookkeeping and
+        cache invalidation (NOTIF-3): queued for the listeners of that server's open
+        subscriptions that asked for it, then for the host callbacks."""
+        server = self._servers.get(name)
+        if server is None:
+            return
+        for sub in list(server._subscriptions.values()):
+            if not sub.closed and sub.requested.wants(method, params):
+                sub._apply(ListenNotification(sub.sub_id, method, params))
+        if self._callbacks:
+            self._submit(lambda: self._notify_callbacks(server, method, params))
+
+    def _on_listen_event(self, server: S, event: Any) -> None:
+        """A subscription's event. A notification is routed in the fixed order
+        (NOTIF-3): the machine did the bookkeeping; caches are dropped; it is queued for
+        the subscription's listeners (their own thread or task: SUB-6); the host
+        callbacks come last (queued, NOTIF-8)."""
+        sub = server._listen_event(event)
+        if not isinstance(event, ListenNotification):
+            if sub is not None:
+                sub._apply(event)
+            return
+        method, params = event.method, event.params
+        try:
+            self._core.handle_notification(server.name, method, params)
+        except Exception:  # NOTIF-7: stops neither delivery nor the host callbacks
+            self.logger.exception("cache invalidation failed")
+        if sub is not None:
+            sub._apply(event)
+        if self._callbacks:
+            self._submit(lambda: self._notify_callbacks(server, method, params))

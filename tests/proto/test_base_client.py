@@ -1,0 +1,378 @@
+"""``BaseClient`` without I/O: the effect table, the event routing order, and the
+client-level rules moved out of the shells (issue 22, items 1 and 2).
+
+A tiny shell is written here the way ``docs/embedding.md`` describes one: its server
+objects answer from a script (no process, no socket) and record what they were asked;
+its ``_run`` performs each effect through :data:`~mcp_proto.client.base.EFFECTS`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import pytest
+
+from mcp_proto import events as ev
+from mcp_proto.client.base import EFFECTS, BaseClient
+from mcp_proto.client.routing import CONNECTION_ENDED, ProgressDue, RequestDue, SettleDue
+from mcp_proto.config import ServerConfig, stdio_config, streamable_http_config
+from mcp_proto.connection.events import CallProgress, ListenAcknowledged, ListenNotification
+from mcp_proto.effects import Call, Effect, Op, SetHeader
+from mcp_proto.errors import MCPError, ResourceReadError
+from mcp_proto.handlers import BUSY, FAILED, Reply
+from mcp_proto.session import ServerInfo
+
+T = TypeVar("T")
+LEGACY = "2025-11-25"
+MODERN = "2026-07-28"
+CAPS = {"tools": {}, "resources": {"subscribe": True}}
+
+
+class Recorder:
+    """A logger (the ``HostLogger`` protocol) keeping what it was given."""
+
+    def __init__(self) -> None:
+        self.lines: list[tuple[int, str]] = []
+
+    def log(self, level: int, msg: str, *args: Any) -> None:
+        self.lines.append((level, msg % args))
+
+    def debug(self, msg: str, *args: Any) -> None:
+        self.log(10, msg, *args)
+
+    def warning(self, msg: str, *args: Any) -> None:
+        self.log(30, msg, *args)
+
+    def exception(self, msg: str, *args: Any) -> None:
+        self.log(40, msg, *args)
+
+    def isEnabledFor(self, level: int) -> bool:
+        return True
+
+
+class FakeSub:
+    def __init__(self, server: FakeServer, granted: dict[str, Any] | MCPError) -> None:
+        self.server = server
+        self.granted = granted
+        self.closed = False
+        self.sub_id = 1
+        self.applied: list[Any] = []
+
+    def wait_acknowledged(self) -> Any:
+        if isinstance(self.granted, MCPError):
+            raise self.granted
+        return self.granted
+
+    def close(self) -> None:
+        self.closed = True
+
+    def _apply(self, event: Any) -> None:
+        self.applied.append(event)
+
+
+class FakeServer:
+    """A server object: scripted answers, a record of every request and header."""
+
+    def __init__(self, config: ServerConfig, *, name: str, **options: Any) -> None:
+        self.config = config
+        self.name = name
+        self.options = options
+        self.version = LEGACY
+        self.connected = False
+        self.requests: list[tuple[str, Any]] = []
+        self.headers: list[tuple[str, str | None]] = []
+        self.replies: list[tuple[Any, Any, Reply]] = []
+        self.granted: dict[str, Any] | MCPError = {}
+        self.listens: list[Any] = []
+        self._subscriptions: dict[int, Any] = {}
+        self.script: dict[str, Any] = {}
+
+    @property
+    def info(self) -> ServerInfo:
+        return ServerInfo(self.version, CAPS, None, None)
+
+    @property
+    def protocol_era(self) -> str | None:
+        return self.info.protocol_era if self.connected else None
+
+    def ensure_connected(self) -> ServerInfo:
+        self.connected = True
+        return self.info
+
+    def request(self, method: str, params: Any, **_: Any) -> Any:
+        self.requests.append((method, params))
+        return self.script.get(method, {})
+
+    def notify(self, method: str, params: Any, *, only_if_connected: bool = False) -> None:
+        self.requests.append((method, params))
+
+    def listen(self, notifications: Any) -> FakeSub:
+        self.listens.append(notifications)
+        return FakeSub(self, self.granted)
+
+    def set_header(self, name: str, value: str | None) -> None:
+        if self.config.type == "stdio":
+            raise ValueError("a stdio server has no headers")
+        self.headers.append((name, value))
+
+    def set_era_log_level(self, level: str | None) -> None:
+        pass
+
+    def reply(self, generation: Any, request_id: Any, reply: Reply) -> None:
+        self.replies.append((generation, request_id, reply))
+
+    def _listen_event(self, event: Any) -> Any:
+        return self._subscriptions.get(event.sub_id)
+
+
+class TinyClient(BaseClient[FakeServer]):
+    """A shell in a few lines: it waits for nothing, so its loop performs every
+    effect at once; its host callbacks run when ``drain`` is called."""
+
+    def _default_logger(self) -> Recorder:
+        return Recorder()
+
+    def _clock(self) -> float:
+        return 0.0
+
+    def _sleep(self, seconds: float) -> None:
+        pass
+
+    def _init_io(self) -> None:
+        self.jobs: list[Callable[[], Any]] = []
+        self.performed: list[Effect] = []
+        self.busy = False
+
+    def _server_class(self, kind: str) -> type[FakeServer]:
+        return FakeServer
+
+    def _run(self, op: Op[T]) -> T:
+        value: Any = None
+        error: MCPError | None = None
+        while True:
+            try:
+                effect = op.throw(error) if error is not None else op.send(value)
+            except StopIteration as stop:
+                return stop.value  # type: ignore[no-any-return]
+            self.performed.append(effect)
+            try:
+                value, error = getattr(self, EFFECTS[type(effect)][0])(effect), None
+            except MCPError as exc:
+                value, error = None, exc
+
+    def _submit(self, job: Callable[[], Any]) -> bool:
+        self.jobs.append(job)
+        return True
+
+    def _settle_after_callbacks(self, waiter: Any) -> None:
+        waiter.settled = True
+
+    def _serve(self, server: FakeServer, generation: Any, request: ev.ServerRequest) -> None:
+        if self.busy:
+            server.reply(generation, request.request_id, BUSY)
+            return
+        server.reply(
+            generation, request.request_id, self._run(self._answer_op(server.name, request))
+        )
+
+    def _notify_callbacks(self, server: FakeServer, method: str, params: dict[str, Any]) -> None:
+        for callback in self._callbacks:
+            callback(server, method, params)
+
+    def drain(self) -> None:
+        jobs, self.jobs = self.jobs, []
+        for job in jobs:
+            job()
+
+
+def client(*configs: ServerConfig, **options: Any) -> TinyClient:
+    return TinyClient(configs or [stdio_config("true", name="srv")], **options)
+
+
+def test_every_effect_has_one_performer() -> None:
+    # The table covers every effect class (the Effect union), and each method exists.
+    import typing
+
+    from mcp_proto import effects
+
+    union = typing.get_args(effects.Effect)
+    assert set(union) == set(EFFECTS)
+    for name, _waits in EFFECTS.values():
+        assert callable(getattr(TinyClient, name))
+
+
+def test_the_constructor_checks_options_before_any_server_is_made() -> None:
+    with pytest.raises(ValueError, match="request_meta"):
+        client(request_meta=42)
+    with pytest.raises(ValueError, match="validate_structured_content"):
+        client(validate_structured_content="loose")  # type: ignore[arg-type]
+    c = client(
+        stdio_config("x", name="a"), streamable_http_config("http://h/mcp", name="b"), proxy="p"
+    )
+    a, b = c.servers
+    # HTTP options go to HTTP servers only; the era options to every one.
+    assert "proxy" not in a.options and b.options["proxy"] == "p"
+    assert a.options["era_cache"] is b.options["era_cache"]  # one era cache per client
+
+
+def test_call_tool_connects_once_and_the_era_comes_from_that_connect() -> None:
+    c = client()
+    (server,) = c.servers
+    schema = {"type": "object"}
+    server.script["tools/list"] = {
+        "tools": [{"name": "t", "inputSchema": schema, "outputSchema": schema}]
+    }
+    server.script["tools/call"] = {"content": [], "structuredContent": {}}
+    c.list_tools = lambda: c._run(c._core.list_tools())  # type: ignore[method-assign]
+    c.list_tools()
+    c.performed.clear()
+    c._run(c._core.call_tool("t", {}))
+    kinds = [type(e).__name__ for e in c.performed]
+    # One Connect, whose info decided the plain Call and then checked the structured
+    # result against the negotiated version (no second Connect to read it).
+    assert kinds == ["Connect", "Call"]
+    assert not hasattr(c._core, "_modern")  # no copy of the era in the client
+
+
+def test_set_authorization_is_a_set_header_effect_then_the_cache_key() -> None:
+    c = client(
+        streamable_http_config("http://h/mcp", name="h", headers={"authorization": "Bearer 1"})
+    )
+    (server,) = c.servers
+    assert c._core.servers[0].authorization == "Bearer 1"  # the header matched without case
+    c.set_authorization("Bearer 2")
+    assert server.headers == [("Authorization", "Bearer 2")]
+    assert c._core.servers[0].authorization == "Bearer 2"
+    ops = list(c._core.rotate_authorization(None, server="h"))
+    assert ops == [SetHeader("h", "Authorization", None)]
+
+
+def test_set_authorization_refusals() -> None:
+    two = client(stdio_config("x", name="a"), stdio_config("y", name="b"))
+    with pytest.raises(ValueError, match="needs server="):
+        two.set_authorization("Bearer x")
+    with pytest.raises(ValueError, match="stdio"):
+        two.set_authorization("Bearer x", server="a")
+    assert two._core.servers[0].authorization is None  # nothing half done
+
+
+def test_subscribe_resource_follows_the_connections_era() -> None:
+    c = client()
+    (server,) = c.servers
+    server.script["resources/list"] = {"resources": [{"uri": "file:///a", "name": "a"}]}
+    assert c._run(c._subscribe_op("file:///a", None)) is True
+    assert server.requests[-1] == ("resources/subscribe", {"uri": "file:///a"})
+    assert server.listens == []
+    # The same client meets a 2026-07-28 server: a listen subscription, acknowledged.
+    server.version = MODERN
+    server.granted = {"resourceSubscriptions": ["file:///b"]}
+    assert c._run(c._subscribe_op("file:///b", "srv")) is True
+    assert server.listens == [{"resource_subscriptions": ["file:///b"]}]
+    assert c._run(c._unsubscribe_op("file:///b", "srv")) is True
+    assert c._resource_subs == {}
+
+
+def test_an_unconfirmed_modern_subscription_is_closed_and_a_read_error() -> None:
+    c = client()
+    (server,) = c.servers
+    server.version = MODERN
+    server.granted = {"resourceSubscriptions": []}
+    with pytest.raises(ResourceReadError, match="does not name it"):
+        c._run(c._subscribe_op("file:///a", "srv"))
+    assert [type(e).__name__ for e in c.performed][-1] == "CloseListen"
+    server.granted = MCPError("timed out")
+    with pytest.raises(ResourceReadError, match="timed out"):
+        c._run(c._subscribe_op("file:///a", "srv"))
+    assert c._resource_subs == {}
+
+
+def test_server_requests_get_the_handlers_reply_busy_or_failed() -> None:
+    def boom(*_: Any) -> Any:
+        raise RuntimeError("host bug")
+
+    c = client(roots=[{"uri": "file:///r"}], sampling_handler=boom)
+    (server,) = c.servers
+    c._on_server_event(server, RequestDue(7, ev.ServerRequest(1, "roots/list", {})))
+    generation, rid, reply = server.replies[-1]
+    assert (generation, rid, reply.code) == (7, 1, None)
+    assert reply.result == {"roots": [{"uri": "file:///r"}]}
+    c.busy = True
+    c._on_server_event(server, RequestDue(7, ev.ServerRequest(2, "roots/list", {})))
+    assert server.replies[-1] == (7, 2, BUSY)
+    assert (BUSY.code, BUSY.message) == (-32603, "Client busy")
+    assert (FAILED.code, FAILED.message) == (-32603, "Internal error")
+
+
+def test_routing_order_caches_then_listeners_then_host_callbacks() -> None:
+    c = client()
+    (server,) = c.servers
+    order: list[str] = []
+    c._core._tools["srv"] = []  # a cached list, for list_changed to drop
+    sub = FakeSub(server, {})
+    sub._apply = lambda event: order.append(  # type: ignore[method-assign]
+        f"listener {getattr(event, 'method', type(event).__name__)}"
+    )
+    server._subscriptions[1] = sub
+    c.on_notification = c._callbacks.append  # type: ignore[attr-defined]
+    c._callbacks.append(lambda s, method, params: order.append(f"callback {method}"))
+    method = "notifications/tools/list_changed"
+    c._on_server_event(server, ListenNotification(1, method, {}))
+    assert "srv" not in c._core._tools  # NOTIF-3: the cache went first, at dispatch
+    assert order == [f"listener {method}"]  # the listener's queue, before the callbacks
+    c.drain()
+    assert order == [f"listener {method}", f"callback {method}"]
+    c._on_server_event(server, ListenAcknowledged(1, None))  # type: ignore[arg-type]
+    assert order[-1] == "listener ListenAcknowledged"  # its own handle only
+    c._on_server_event(server, ev.NotificationReceived(method, {}))
+    c.drain()
+    assert order[-1] == f"callback {method}"
+
+
+def test_progress_settle_and_disconnect_are_typed_records() -> None:
+    c = client()
+    (server,) = c.servers
+    seen: list[Any] = []
+    c._on_server_event(
+        server, ProgressDue(lambda *a: seen.append(a), CallProgress(3, 1.0, 2.0, "half"))
+    )
+    assert seen == []  # queued for the host callbacks, not run on the reader
+    c.drain()
+    assert seen == [(1.0, 2.0, "half")]
+
+    class Waiter:
+        settled = False
+
+    waiter = Waiter()
+    c._on_server_event(server, SettleDue(waiter))
+    assert waiter.settled
+    c._core._tools["srv"] = []
+    c._on_server_event(server, CONNECTION_ENDED)
+    assert "srv" not in c._core._tools
+
+
+def test_log_effects_and_messages_reach_the_hosts_logger() -> None:
+    c = client()
+    (server,) = c.servers
+    logger = c.logger
+    assert isinstance(logger, Recorder)
+    c._on_server_event(server, ev.LogMessage("WARNING", "db", "slow"))
+    assert logger.lines[-1] == (30, "[srv] db: slow")
+    c._run(iter_log())
+    assert logger.lines[-1] == (40, "bad")
+
+
+def iter_log() -> Op[None]:
+    from mcp_proto.effects import Log
+
+    yield Log("ERROR", "bad")
+
+
+def test_a_waiting_effect_refused_by_run_now() -> None:
+    c = client()
+
+    def op() -> Op[None]:
+        yield Call("srv", "ping")
+
+    with pytest.raises(TypeError, match="waits"):
+        c._run_now(op())

@@ -1,0 +1,81 @@
+"""Per-server objects (REQUIREMENTS §E3, issue 22 item 4), in both shells: the
+client's methods scoped to one server, and its own handlers, written once on
+``BaseClient`` (``mcp_proto.client.scoped.ServerMethods``).
+
+Real peer: the official SDK server (tests/servers/sdk_server.py), in the handshake
+era (its sampling and roots requests are handshake-era features).
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+from typing import Any
+
+from .conftest import SDK_SERVER, Shell, text_of
+
+PROTOCOL = "legacy"
+
+
+async def got(value: Any) -> Any:
+    """A server object's method returns what the client's returns: awaited in Trio."""
+    return await value if inspect.isawaitable(value) else value
+
+
+def test_a_server_object_offers_the_clients_methods_for_that_server(shell: Shell) -> None:
+    async def scenario(client: Any) -> dict[str, Any]:
+        server = client.find_server(0)
+        assert server is client.servers[0] is client.find_server(server)
+        tools = await got(server.list_tools())
+        result = await got(server.call_tool("echo", {"text": "hi"}))
+        raw = await got(server.rpc_request("tools/list"))
+        await got(server.rpc_notify("notifications/roots/list_changed"))
+        prompts = await got(server.list_prompts())
+        read = await got(server.read_resource("demo://text"))
+        return {
+            "tools": "echo" in [t.name for t in tools] and all(t.server == "sdk" for t in tools),
+            "call": text_of(result),
+            "raw": "echo" in [t["name"] for t in raw["tools"]],
+            "ping": await got(server.ping()),
+            "prompts": len(prompts) > 0,
+            "read": read[0].text is not None,
+        }
+
+    out = shell.run(scenario, SDK_SERVER, name="sdk")
+    assert out == {
+        "tools": True,
+        "call": "hi",
+        "raw": True,
+        "ping": {},
+        "prompts": True,
+        "read": True,
+    }
+
+
+def test_a_server_objects_own_handlers(shell: Shell) -> None:
+    seen: list[tuple[str, str]] = []
+
+    async def scenario(client: Any) -> list[str]:
+        server = client.servers[0]
+
+        @server.on_sampling_request
+        def sample(messages: Any, *_: Any) -> dict[str, Any]:
+            return {"role": "assistant", "content": {"type": "text", "text": "own"}, "model": "m"}
+
+        @server.on_roots_list_request
+        def roots() -> list[dict[str, str]]:
+            return [{"uri": "file:///own"}]
+
+        server.on_notification(lambda s, method, params: seen.append((s.name, method)))
+        # The handlers are declared from the next connection on (CAP-1).
+        await got(server.terminate_session())
+        out = [text_of(await got(server.call_tool("sample", {"prompt": "p"})))]
+        out.append(text_of(await got(server.call_tool("list_roots", {}))))
+        await got(server.call_tool("change_tools", {}))
+        await client.flush_callbacks()
+        return out
+
+    sampled, roots = shell.run(scenario, SDK_SERVER, name="sdk")
+    assert sampled == "own"
+    assert json.loads(roots) == [{"uri": "file:///own"}]
+    assert ("sdk", "notifications/tools/list_changed") in seen
