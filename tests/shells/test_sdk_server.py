@@ -657,7 +657,7 @@ def test_elicitation_answers(shell: Shell) -> None:
         {"action": "sure-why-not", "content": {"name": "Eve"}},  # unknown action -> cancel
         {"name": "Bob"},  # a bare content mapping -> accept (ELIC-4)
         None,  # -> cancel
-        {"action": "accept", "content": {"name": 42}},  # violates the schema -> cancel
+        {"action": "accept", "content": {"name": 42}},  # violates the schema -> -32603
         RuntimeError("PRIVATE user data"),  # raised: constant -32603 (ELIC-11, HYG-3)
     ]
     calls: list[tuple[str, Any]] = []
@@ -683,7 +683,14 @@ def test_elicitation_answers(shell: Shell) -> None:
         {"action": "cancel", "content": None},
         {"action": "accept", "content": {"name": "Bob"}},
         {"action": "cancel", "content": None},
-        {"action": "cancel", "content": None},
+        # ELIC-6, §B2: not transmitted, and not a `cancel` the server would take for
+        # the user's choice.
+        {
+            "error": {
+                "code": -32603,
+                "message": "Elicitation answer does not match the requested schema",
+            }
+        },
         {"error": {"code": -32603, "message": "Elicitation handler error"}},
     ]
     message, schema = calls[0]
