@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .. import jsonrpc
+from .._unusable import with_note
 from ..errors import ConnectionError, IncompatibleServerError, MCPError
 from ..session import Session
 from ..session import State as SessionState
@@ -168,7 +169,9 @@ class LifecycleSteps:
             return
         if self.state in (ConnectionState.OPENING, ConnectionState.HANDSHAKING):
             self._drain(now)
-            self._connect_failed(error, now)
+            # During the probe too, what the server wrote says why (issue 24 C).
+            quoted = self._session.first_unusable if self._session is not None else None
+            self._connect_failed(with_note(error, quoted), now)
             return
         if self.state is not ConnectionState.READY:
             return
