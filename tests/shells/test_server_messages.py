@@ -14,6 +14,7 @@ import pytest
 
 from mcp_proto import errors
 
+from ._http_support import http_tap
 from .conftest import Shell
 
 USAGE = "usage: weather-server [--port N] --token TOKEN"
@@ -37,3 +38,29 @@ def test_a_server_that_prints_its_usage_and_exits_is_quoted(
     message = str(caught.value)
     assert "closed its output (exit code 2)" in message
     assert f"first: [{USAGE}]" in message
+
+
+class LoopServer(http_tap.hostile_http.HostileHTTPServer):
+    """Answers every request with a 307 to the other of /mcp and /mcp/: a same-origin
+    redirect loop (a proxy rule and an app that disagree about the trailing slash)."""
+
+    def dispatch(self, ex: Any) -> None:
+        target = "/mcp/" if ex.req.path == "/mcp" else "/mcp"
+        ex.respond(307, b"", headers=[("Location", target)])
+
+
+def test_a_redirect_loop_says_so(shell: Shell) -> None:
+    server = LoopServer("ok").start()
+    try:
+
+        async def scenario(c: Any) -> None:  # pragma: no cover - never connects
+            raise AssertionError("connected through a redirect loop")
+
+        url = server.url_base + "/mcp"
+        with pytest.raises(errors.MCPError) as caught:
+            shell.run(scenario, url, transport="streamable_http", read_timeout=10)
+    finally:
+        server.stop()
+    message = str(caught.value)
+    assert "too many redirects" in message
+    assert "not followed" not in message
