@@ -89,6 +89,12 @@ _MAP: Final[dict[str, frozenset[str]]] = {
 _REFERENCE_KEYWORDS: Final = ("$ref", "$dynamicRef", "$recursiveRef")
 # Keywords present in a schema but not evaluated (annotations only).
 _UNEVALUATED: Final = frozenset({"format", "contentSchema"})
+# Keywords that read a subschema's outcome the other way round (a match can reject):
+# there a subschema whose outcome rests on an unevaluated keyword is never read as a
+# match (SCH-7; see _Preparer._relax).
+_NEGATING: Final = frozenset({"not", "oneOf", "if", "maxContains"})
+#: maxContains where its contains cannot be counted: no bound (a JSON integer).
+_UNBOUNDED: Final = 2**53
 
 _REASON_LIMIT: Final = 300  # characters of one violation's reason
 
@@ -226,6 +232,9 @@ class _Preparer:
         self.sources: dict[str, str] = {}
         self.unevaluated: set[str] = set()
         self.stack: list[tuple[Any, str, str, str, str]] = []
+        # Nodes using a keyword of _NEGATING, with their dialect (for _relax).
+        self.negating: list[tuple[dict[str, Any], str]] = []
+        self.tainted: dict[int, bool] = {}
 
     def run(self) -> _Prepared:
         root = self.root
@@ -236,6 +245,8 @@ class _Preparer:
         self.resources[_DEFAULT_BASE] = (root, dialect)
         self._drain()
         self._follow_references()
+        if self.unevaluated:
+            self._relax()
         return _Prepared(
             self._rewrite(root),
             dialect,
@@ -277,6 +288,8 @@ class _Preparer:
             )
         for keyword in _UNEVALUATED & node.keys():
             self.unevaluated.add(keyword)
+        if not _NEGATING.isdisjoint(node.keys()):
+            self.negating.append((node, dialect))
         pattern = node.get("pattern")
         if isinstance(pattern, str):
             target = self._translate(pattern, f"{where}/pattern")
@@ -395,6 +408,76 @@ class _Preparer:
         if changed:
             self._edit(node, "patternProperties", rewritten)
 
+    # ---------------------------------------------------------------- SCH-7
+
+    def _relax(self) -> None:
+        """An unevaluated keyword (``format``) is never read as a match (SCH-7).
+
+        The engine reads ``format`` as an annotation that always matches. Where a match
+        can only let data through (``allOf``, ``anyOf``, ``properties``...) that is what
+        partial validation means. Where a match can reject, it would reject valid data:
+        ``{"not": {"format": "email"}}`` every string, a ``oneOf`` branch holding only a
+        ``format`` whatever else matches. There a subschema whose outcome may rest on an
+        unevaluated keyword (``tainted``) is read as "maybe": the keyword keeps only
+        what is certain, so validation stays partial and never rejects valid data:
+
+        * ``not: S`` → ``not: false`` (S may not match: nothing to reject);
+        * ``oneOf: [B...]`` → some branch may match, and no two untainted ones do;
+        * ``if: S, then: T, else: E`` → ``(S and T) or E`` (which branch applies is
+          not known);
+        * ``maxContains`` over a tainted ``contains`` → no bound (matches are not
+          counted for certain).
+        """
+        for node, dialect in self.negating:
+            edits: dict[str, Any] = {}
+            sub = node.get("not")
+            if isinstance(sub, (dict, bool)) and self._is_tainted(sub, dialect):
+                edits["not"] = False
+            branches = node.get("oneOf")
+            if isinstance(branches, list) and any(self._is_tainted(b, dialect) for b in branches):
+                exact = [b for b in branches if not self._is_tainted(b, dialect)]
+                relaxed: dict[str, Any] = {"anyOf": branches}
+                if len(exact) > 1:  # at most one of them: exactly one of them-or-none
+                    relaxed = {"allOf": [relaxed, {"oneOf": [*exact, {"not": {"anyOf": exact}}]}]}
+                edits["oneOf"] = [relaxed]
+            condition = node.get("if")
+            if isinstance(condition, (dict, bool)) and self._is_tainted(condition, dialect):
+                then = node.get("then", True)
+                otherwise = node.get("else", True)
+                edits["if"] = True
+                edits["then"] = {"anyOf": [{"allOf": [condition, then]}, otherwise]}
+            contains = node.get("contains")
+            if "maxContains" in node and self._is_tainted(contains, dialect):
+                edits["maxContains"] = _UNBOUNDED
+            for keyword, value in edits.items():
+                self._edit(node, keyword, value)
+
+    def _is_tainted(self, node: Any, dialect: str) -> bool:
+        """Whether ``node``'s outcome may rest on an unevaluated keyword: one in its
+        subschemas, or a reference (its target is not followed here; only called when
+        the document uses an unevaluated keyword somewhere)."""
+        if not isinstance(node, dict):
+            return False
+        known = self.tainted.get(id(node))
+        if known is not None:
+            return known
+        self.tainted[id(node)] = False  # (a cycle adds nothing)
+        found = not _UNEVALUATED.isdisjoint(node.keys()) or any(
+            keyword in node for keyword in _REFERENCE_KEYWORDS
+        )
+        if not found:
+            for keyword, value in node.items():
+                if keyword in _SINGLE[dialect]:
+                    found = self._is_tainted(value, dialect)
+                elif keyword in _LIST[dialect] and isinstance(value, list):
+                    found = any(self._is_tainted(v, dialect) for v in value)
+                elif keyword in _MAP[dialect] and isinstance(value, dict):
+                    found = any(self._is_tainted(v, dialect) for v in value.values())
+                if found:
+                    break
+        self.tainted[id(node)] = found
+        return found
+
     def _edit(self, node: dict[str, Any], keyword: str, value: Any) -> None:
         self.edits.setdefault(id(node), {})[keyword] = value
 
@@ -440,6 +523,8 @@ class _Preparer:
                 memo[id(value)] = out
                 for key, item in value.items():
                     out[key] = copy_of(edits.get(key, item))
+                for key in edits.keys() - value.keys():  # (added: an absent `then`)
+                    out[key] = copy_of(edits[key])
                 return out
             if isinstance(value, list):
                 return [copy_of(item) for item in value]

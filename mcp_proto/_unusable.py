@@ -20,8 +20,9 @@ import re
 from typing import Any, Final
 
 from ._util import sanitize_peer_text
+from .errors import ConnectionError, MCPError
 
-__all__ = ["NOTE_CAP", "note_for", "quote_line", "recover_response_id"]
+__all__ = ["NOTE_CAP", "note_for", "quote_line", "recover_response_id", "with_note"]
 
 #: Characters of the first unusable line kept (before escaping grows them).
 NOTE_CAP: Final = 200
@@ -44,6 +45,19 @@ def note_for(quoted: str) -> str:
     """The sentence appended to a timeout or handshake error."""
     return f"; the server wrote output that is not JSON-RPC, first: [{quoted}]"
 
+
+def with_note(error: MCPError, quoted: str | None) -> MCPError:
+    """``error`` (a plain ``ConnectionError``: the server went away) saying what the
+    server wrote that was not JSON-RPC, when it wrote something: a server that prints
+    its usage line and exits is understood from that line (issue 24 C)."""
+    if quoted is None or type(error) is not ConnectionError or _NOTE_START in str(error):
+        return error
+    noted = ConnectionError(f"{error}{note_for(quoted)}")
+    noted.__cause__ = error
+    return noted
+
+
+_NOTE_START: Final = note_for("").partition(",")[0]
 
 # JSON whitespace, then the "{" a response object starts with.
 _OBJECT_START = re.compile(r"[ \t\n\r]*\{").match

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 from urllib.parse import urlsplit
 
@@ -27,8 +27,10 @@ from .server_config import (
 __all__ = [
     "MAX_DEFINITION_FILE",
     "TYPE_SPELLINGS",
+    "command_server_name",
     "config_from_dict",
     "decode_definition_file",
+    "default_server_name",
     "parse_server_definitions",
     "unique_server_names",
 ]
@@ -395,12 +397,67 @@ def parse_server_definitions(
     return configs, warnings
 
 
+#: Commands that run the server named by their arguments (``python x/demo.py``).
+_LAUNCHERS: Final = frozenset(
+    {"python", "python3", "py", "node", "npx", "uv", "uvx", "run", "deno", "bun", "pipx"}
+)
+_PYTHON: Final = re.compile(r"python[\d.]*", re.IGNORECASE)
+_SUFFIX: Final = re.compile(r"\.(py|js|mjs|cjs|ts|exe|cmd|bat)$", re.IGNORECASE)
+
+
+def _stem(word: str) -> str:
+    base = re.split(r"[/\\]", word.rstrip("/\\"))[-1] or word
+    if "@" in base[1:]:  # an npm version: server-memory@1.2
+        base = base[0] + base[1:].split("@", 1)[0]
+    return _SUFFIX.sub("", base)
+
+
+def command_server_name(
+    argv: Sequence[str], package_of: Callable[[str], str | None] | None = None
+) -> str:
+    """A short name for the server ``argv`` starts, for messages and ``server=``:
+    ``python x/demo_server.py`` -> ``demo_server``, ``npx -y @scope/server-foo`` ->
+    ``server-foo``, ``python -m pkg`` -> ``pkg``. ``package_of``: the shell's look-up of
+    the npm package a script belongs to (it reads files; this module does not)."""
+    launcher = _stem(argv[0]) if argv else "server"
+    rest = list(argv[1:]) if launcher.lower() in _LAUNCHERS or _PYTHON.fullmatch(launcher) else []
+    if not rest:
+        return launcher or "server"
+    i = 0
+    while i < len(rest):
+        word = rest[i]
+        if word in ("-c", "-e", "--eval"):
+            return launcher
+        if word == "-m" and i + 1 < len(rest):
+            return rest[i + 1]
+        if word.startswith("-") or word.lower() in _LAUNCHERS:
+            i += 1
+            continue
+        name = (package_of(word) if package_of is not None else None) or _stem(word)
+        return name if name and not any(ch.isspace() for ch in name) else launcher
+    return launcher
+
+
+def default_server_name(config: ServerConfig) -> str | None:
+    """What a server without a ``name`` is called (issue 24 E): after its command
+    (:func:`command_server_name`) or its URL's host and port; None if neither says."""
+    if config.command:
+        return command_server_name(config.command)
+    url = config.endpoint_url
+    if url:
+        split = urlsplit(url)
+        if split.hostname:
+            return split.hostname + (f":{split.port}" if split.port else "")
+    return None
+
+
 def unique_server_names(configs: Sequence[ServerConfig]) -> list[str]:
-    """Names for servers, in order: each its own ``name`` or ``server_<i>``, made
-    unique case-insensitively by a ``_2``, ``_3``… suffix."""
+    """Names for servers, in order: each its own ``name``, else
+    :func:`default_server_name` (else ``server_<i>``), made unique case-insensitively by
+    a ``_2``, ``_3``… suffix."""
     names: list[str] = []
     for i, cfg in enumerate(configs):
-        base = cfg.name or f"server_{i}"
+        base = cfg.name or default_server_name(cfg) or f"server_{i}"
         name, n = base, 1
         while name.lower() in {x.lower() for x in names}:
             n += 1

@@ -21,6 +21,7 @@ from .types import Root
 __all__ = [
     "BUSY",
     "FAILED",
+    "ContentRejected",
     "Handlers",
     "Reply",
     "adapt_args",
@@ -28,6 +29,7 @@ __all__ = [
     "client_capabilities",
     "normalize_elicitation_result",
     "normalize_sampling_result",
+    "requested_schema_problems",
     "serve_request",
     "validate_sampling_history",
 ]
@@ -307,15 +309,24 @@ def _apply_defaults(schema: Any, content: dict[str, Any]) -> dict[str, Any]:
     return content
 
 
+class ContentRejected(ValueError):
+    """Accepted form content that cannot be sent: not an object of primitives, or not
+    valid against ``requestedSchema`` (ELIC-6). The server is answered -32603 (§B2)."""
+
+
 def normalize_elicitation_result(
     value: Any, *, mode: str, schema: Any = None
 ) -> tuple[dict[str, Any], str | None]:
     """Turn a handler's return into an ``ElicitResult``; also return a warning or None.
 
     Consent is never invented (ELIC-5, ELIC-9): an unknown ``action`` becomes
-    ``cancel``. In form mode a bare mapping is the content of an ``accept`` (ELIC-4);
-    content that does not fit the schema becomes ``cancel`` rather than a malformed
-    reply. In URL mode only an explicit action (or ``True``) counts, content is dropped.
+    ``cancel``. In form mode a bare mapping is the content of an ``accept`` (ELIC-4).
+    In URL mode only an explicit action (or ``True``) counts, content is dropped.
+
+    Raises:
+        ContentRejected: form mode, content that is not transmitted (ELIC-6): the
+            handler returned no mapping, or the content is not an object of primitive
+            values or fails ``requestedSchema``; the message says what is wrong.
     """
     meta = value.get("_meta") if isinstance(value, Mapping) else None
     extra = {"_meta": meta} if isinstance(meta, dict) else {}
@@ -329,22 +340,76 @@ def normalize_elicitation_result(
             return {"action": action, **extra}, None
         return {"action": "cancel", **extra}, "URL elicitation answer had no valid action"
     if not isinstance(value, Mapping):
-        return {"action": "cancel"}, "elicitation handler returned neither a mapping nor None"
+        raise ContentRejected(
+            f"the handler returned {type(value).__name__}, neither a mapping nor None"
+        )
     if "action" in value:
         action = value["action"]
         if not isinstance(action, str) or action not in _ACTIONS:
             return {"action": "cancel", **extra}, f"unknown elicitation action {action!r}"
         if action != "accept":
             return {"action": action, **extra}, None
-        content = value.get("content")
-        content = dict(content) if isinstance(content, Mapping) else {}
+        content = value.get("content", {})
+        if not isinstance(content, Mapping):
+            raise ContentRejected(f"accepted content is a {type(content).__name__}, not an object")
+        content = dict(content)
     else:
         content = {str(k): v for k, v in value.items() if k != "_meta"}
     content = _apply_defaults(schema, content)
     problem = check_elicitation_content(schema, content)
     if problem is not None:
-        return {"action": "cancel", **extra}, f"elicitation content rejected: {problem}"
+        raise ContentRejected(problem)
     return {"action": "accept", "content": content, **extra}, None
+
+
+#: What a form's string property may declare as its ``format`` (2025-11-25 schema,
+#: ``StringSchema``).
+_FORM_FORMATS: Final = frozenset({"email", "uri", "date", "date-time"})
+_FORM_TYPES: Final = frozenset({"string", "number", "integer", "boolean"})
+#: At most this many problems are named in the warning.
+_MAX_SCHEMA_PROBLEMS: Final = 5
+
+
+def requested_schema_problems(schema: Any) -> list[str]:
+    """Where ``requestedSchema`` leaves the restricted form the spec allows (ELIC-7):
+    a flat object of string / number / integer / boolean / enum properties, string
+    formats email, uri, date and date-time. Warnings only: the handler still gets the
+    schema as it is (a host may cope), and answers are still validated against it."""
+    if not isinstance(schema, Mapping):
+        return [f"requestedSchema is a {type(schema).__name__}, not an object"]
+    problems: list[str] = []
+    if schema.get("type") != "object":
+        problems.append("its type is not 'object'")
+    props = schema.get("properties")
+    if not isinstance(props, Mapping):
+        problems.append("it has no 'properties' object")
+        props = {}
+    for name, prop in props.items():
+        shown = str(name)[:40]
+        if not isinstance(prop, Mapping):
+            problems.append(f"property {shown!r} is not a schema object")
+            continue
+        kind = prop.get("type")
+        if kind == "array":
+            items = prop.get("items")
+            if not (isinstance(items, Mapping) and ("enum" in items or "anyOf" in items)):
+                problems.append(f"property {shown!r} is an array that is not a multi-select enum")
+        elif not isinstance(kind, str) or kind not in _FORM_TYPES:
+            problems.append(
+                f"property {shown!r} has type {kind!r}, not string, number, integer, "
+                "boolean or an enum (forms are flat)"
+            )
+        fmt = prop.get("format")
+        if fmt is not None and (not isinstance(fmt, str) or fmt not in _FORM_FORMATS):
+            problems.append(f"property {shown!r} has format {str(fmt)[:40]!r}")
+    required = schema.get("required", [])
+    if not isinstance(required, list) or not all(isinstance(r, str) for r in required):
+        problems.append("'required' is not a list of names")
+    else:
+        missing = [r for r in required if r not in props]
+        if missing:
+            problems.append(f"'required' names {len(missing)} undefined propert(y/ies)")
+    return problems[:_MAX_SCHEMA_PROBLEMS]
 
 
 def _elicitation(handlers: Handlers, params: Mapping[str, Any], server: str) -> Op[Reply]:
@@ -363,6 +428,13 @@ def _elicitation(handlers: Handlers, params: Mapping[str, Any], server: str) -> 
     else:
         schema = params.get("requestedSchema")
         detail = schema
+        problems = requested_schema_problems(schema)
+        if problems:
+            yield Log(
+                "WARNING",
+                f"server {server!r} asked for a form outside the spec's restricted "
+                f"schema: {'; '.join(problems)}",
+            )
     metadata = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
     args = (message, detail, metadata)
     try:
@@ -370,7 +442,16 @@ def _elicitation(handlers: Handlers, params: Mapping[str, Any], server: str) -> 
     except Exception as exc:
         yield Log("ERROR", f"elicitation handler failed for server {server!r}: {exc!r}")
         return Reply(code=jsonrpc.INTERNAL_ERROR, message="Elicitation handler error")
-    result, warning = normalize_elicitation_result(value, mode=mode, schema=schema)
+    try:
+        result, warning = normalize_elicitation_result(value, mode=mode, schema=schema)
+    except ContentRejected as exc:
+        # ELIC-6, §B2: content that does not fit is never transmitted. The detail is
+        # the user's answer: it stays in the local log (HYG-3).
+        yield Log("WARNING", f"server {server!r}: elicitation content rejected: {exc}")
+        return Reply(
+            code=jsonrpc.INTERNAL_ERROR,
+            message="Elicitation answer does not match the requested schema",
+        )
     if warning is not None:
         yield Log("WARNING", f"server {server!r}: {warning}; answered cancel")
     return Reply(result=result)

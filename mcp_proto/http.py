@@ -216,9 +216,12 @@ def error_for_response(
     method: str | None,
     www_authenticate: str | None = None,
     location: str | None = None,
+    redirects: int = 0,
 ) -> MCPError:
     """The typed error for a non-2xx response (CUST-2, RETRY-2); ``location``: a
-    redirect's ``Location``, named in the error of one that is not followed.
+    redirect's ``Location``, named in the error of one that is not followed;
+    ``redirects``: how many the request followed already (past ``MAX_REDIRECTS`` a
+    307/308 is a loop, and said so).
 
     A JSON-RPC error carried by a 4xx keeps its code, data and typed class (e.g.
     -32020 → ``HeaderMismatchError``); 5xx is ``TransientServerError`` (retryable);
@@ -226,7 +229,14 @@ def error_for_response(
     is not an error here: :func:`classify_response` calls it ``SESSION_EXPIRED`` and the
     shell raises :class:`SessionExpiredError`.
     """
-    result = _error_for_status(status, body, method, www_authenticate, location)
+    if status in FOLLOWED_REDIRECTS and location and redirects >= MAX_REDIRECTS:
+        result: MCPError = ServerError(
+            f"HTTP {status} from the server: too many redirects ({redirects} followed, "
+            f"the last to {shown(location.strip())}); the server redirects in a loop",
+            method=method,
+        )
+    else:
+        result = _error_for_status(status, body, method, www_authenticate, location)
     result.http_status = status
     return result
 

@@ -28,11 +28,10 @@ from typing import Any, Final
 
 from . import jsonrpc
 from ._session_data import REQUIRED_CAPABILITY, ServerInfo, as_float, log_message
-from ._unusable import note_for, quote_line, recover_response_id
+from ._unusable import note_for, quote_line, recover_response_id, with_note
 from ._util import NEED_DATA, check_seconds, sanitize_peer_text
 from .errors import (
     CapabilityError,
-    ConnectionError,
     IncompatibleServerError,
     LocalProtocolError,
     MCPError,
@@ -251,14 +250,8 @@ class Session:
     def connection_lost(self, error: MCPError) -> None:
         """The transport is gone: every pending request fails with ``error``. A
         handshake that fails so after the server wrote unusable output says so."""
-        if (
-            self.state is State.INITIALIZING
-            and self.first_unusable is not None
-            and type(error) is ConnectionError
-        ):
-            cause = error
-            error = ConnectionError(f"{cause}{note_for(self.first_unusable)}")
-            error.__cause__ = cause
+        if self.state is State.INITIALIZING:
+            error = with_note(error, self.first_unusable)
         self._transition("connection_lost")
         for request_id, pending in list(self._pending.items()):
             self._finish(request_id)

@@ -136,7 +136,11 @@ def _timed_out(exc: errors.RequestTimeoutError, opts: argparse.Namespace | None)
     limit = getattr(opts, "effective_timeout", None)
     what = exc.method or "the request"
     after = f" after {limit:g}s" if limit else ""
-    return f"{what} timed out{after}; change the limit with --timeout SECONDS"
+    # What the library says after its first sentence (the server's unusable output
+    # quoted, say) is kept: it is often the reason (issue 24 C).
+    _, sep, detail = str(exc).partition("; ")
+    said = f"; {detail}" if sep else ""
+    return f"{what} timed out{after}{said}; change the limit with --timeout SECONDS"
 
 
 class ServerFailed(Exception):

@@ -19,16 +19,13 @@ import attrs
 from mcp_io_common.files import file_workspace, read_definition_file
 from mcp_proto import errors
 from mcp_proto.config import ServerConfig, parse_server_definitions, stdio_argv
+from mcp_proto.definitions import command_server_name, unique_server_names
 
 from .._client import Client
 from .._connect import connect, create_client
 from ._args import PROG, UsageError
 from ._log import ServerFailed
 
-_LAUNCHERS = frozenset(
-    {"python", "python3", "py", "node", "npx", "uv", "uvx", "run", "deno", "bun", "pipx"}
-)
-_PYTHON = re.compile(r"python[\d.]*", re.IGNORECASE)
 _LOGGER = logging.getLogger("mcp_io_sync.cli")
 
 
@@ -37,30 +34,9 @@ _LOGGER = logging.getLogger("mcp_io_sync.cli")
 
 def _server_name(argv: Sequence[str]) -> str:
     """A short server name from its command, for messages: ``python x/demo_server.py``
-    -> ``demo_server``, ``npx -y @scope/server-foo`` -> ``server-foo``."""
-
-    def stem(word: str) -> str:
-        base = os.path.basename(word.rstrip("/\\")) or word
-        base = re.sub(r"\.(py|js|mjs|cjs|ts|exe|cmd|bat)$", "", base, flags=re.IGNORECASE)
-        return base.rsplit("/", 1)[-1]
-
-    launcher = stem(argv[0]) if argv else "server"
-    rest = list(argv[1:]) if launcher.lower() in _LAUNCHERS or _PYTHON.fullmatch(launcher) else []
-    if not rest:
-        return launcher or "server"
-    i = 0
-    while i < len(rest):
-        word = rest[i]
-        if word in ("-c", "-e", "--eval"):
-            return launcher
-        if word == "-m" and i + 1 < len(rest):
-            return rest[i + 1]
-        if word.startswith("-") or word.lower() in _LAUNCHERS:
-            i += 1
-            continue
-        name = _package_name(word) or stem(word)
-        return name if name and not any(ch.isspace() for ch in name) else launcher
-    return launcher
+    -> ``demo_server``, ``npx -y @scope/server-foo`` -> ``server-foo`` (the core's rule;
+    the npm package of a script is looked up here, from its package.json)."""
+    return command_server_name(argv, _package_name)
 
 
 _SCRIPT = re.compile(r"\.(js|mjs|cjs|ts|mts|cts)$", re.IGNORECASE)
@@ -109,7 +85,7 @@ def load_config(opts: argparse.Namespace) -> list[ServerConfig]:
         # Most real-world files (Claude Desktop, Cursor...) omit "type": not worth a warning.
         inferred = "no 'type' given; inferred" in warning
         _LOGGER.log(logging.INFO if inferred else logging.WARNING, "%s: %s", opts.config, warning)
-    names = [c.name or f"server_{i}" for i, c in enumerate(configs)]
+    names = unique_server_names(configs)
     if opts.server is not None:
         chosen = [c for c, n in zip(configs, names, strict=True) if n == opts.server] or [
             c for c, n in zip(configs, names, strict=True) if n.lower() == opts.server.lower()

@@ -435,5 +435,6 @@ class HttpTransport(HttpStreams):
                 method=ex.method,
                 www_authenticate=ex.www_authenticate,
                 location=ex.location,
+                redirects=ex.redirects,
             )
         self._attempt_error(ex, error, now)

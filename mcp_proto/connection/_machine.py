@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Final
 import attrs
 
 from .. import jsonrpc
+from .._unusable import with_note
 from .._util import NEED_DATA, check_seconds, shown
 from ..config import ServerConfig
 from ..errors import (
@@ -913,7 +914,9 @@ class Connection:
             self._drain(now)
             return
         if self.state in (ConnectionState.OPENING, ConnectionState.HANDSHAKING):
-            self._connect_failed(error, now)
+            # During the probe too, what the server wrote says why (issue 24 C).
+            quoted = session.first_unusable if session is not None else None
+            self._connect_failed(with_note(error, quoted), now)
             return
         if self.state is not ConnectionState.READY:
             return

@@ -1100,3 +1100,32 @@ def test_windsurf_and_gemini_url_keys_are_the_url() -> None:
     # Gemini's timeout (milliseconds there, seconds in Cline) is not guessed at.
     assert "server 'gemini': ignored keys that do not apply to streamable_http: timeout" in warnings
     assert not any("serverUrl" in w or "httpUrl" in w for w in warnings)
+
+
+def test_a_server_without_a_name_is_named_after_its_command_or_host() -> None:
+    # Issue 24 E: "server_0" in every message said nothing about which server.
+    from mcp_proto.config import stdio_config, streamable_http_config
+    from mcp_proto.definitions import command_server_name, unique_server_names
+
+    configs = [
+        stdio_config(["python", "x/weather.py"]),
+        stdio_config(["npx", "-y", "@scope/server-files@1.2", "/tmp"]),
+        stdio_config(["python3", "-m", "pkg.server"]),
+        streamable_http_config("http://127.0.0.1:8000/mcp"),
+        streamable_http_config("https://api.example.com/mcp"),
+        stdio_config(["python", "y/weather.py"]),
+        stdio_config(["srv"], name="mine"),
+    ]
+    assert unique_server_names(configs) == [
+        "weather",
+        "server-files",
+        "pkg.server",
+        "127.0.0.1:8000",
+        "api.example.com",
+        "weather_2",
+        "mine",
+    ]
+    assert command_server_name(["node", "/p/index.js"], lambda script: "server-memory") == (
+        "server-memory"
+    )
+    assert command_server_name(["sh", "-c", "exec srv"]) == "sh"

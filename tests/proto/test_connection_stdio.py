@@ -582,3 +582,22 @@ def test_a_queued_call_whose_progress_token_is_taken_fails_alone() -> None:
     assert failed.call_id == second and isinstance(failed.error, LocalProtocolError)
     assert "cannot be sent" in str(failed.error) and "already in use" in str(failed.error)
     assert h.conn.pending_count == 1 and first in h.conn._calls.calls
+
+
+@pytest.mark.parametrize("protocol", ["auto", "modern", "legacy"])
+def test_a_server_that_prints_its_usage_and_exits_is_quoted(protocol: str) -> None:
+    # Issue 24 C: during the discover probe the loss failed the connect without what
+    # the server wrote; the user saw "closed its output (exit code 2)" and nothing else.
+    h = Harness(stdio_config(["srv"], protocol=protocol), probe=True)
+    h.conn.connect(0.0)
+    h.take_frames()
+    h.conn.transport_opened(0.0)
+    h.written()
+    h.feed(b"usage: srv [--port N] --token TOKEN")
+    h.conn.receive_eof(0.0, "exit code 2")
+    (failed,) = h.take_events(ConnectFailed)
+    assert str(failed.error) == (
+        "server 'srv' closed its output (exit code 2); the server wrote output that is "
+        "not JSON-RPC, first: [usage: srv [--port N] --token TOKEN]"
+    )
+    assert type(failed.error) is ConnectionError

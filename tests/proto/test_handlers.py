@@ -21,12 +21,14 @@ from hypothesis import strategies as st
 
 from mcp_proto.effects import CallHost, Effect, Log
 from mcp_proto.handlers import (
+    ContentRejected,
     Handlers,
     Reply,
     adapt_args,
     client_capabilities,
     normalize_elicitation_result,
     normalize_sampling_result,
+    requested_schema_problems,
     serve_request,
     validate_sampling_history,
 )
@@ -564,6 +566,9 @@ def test_elicitation_defaults_for_missing_fields() -> None:
     assert driver.host_calls == [("", None, {})]
 
 
+#: The answer is JSON-RPC error -32603, never a result (ELIC-6, §B2).
+REJECTED: Any = "-32603"
+
 FORM_CASES = [
     (None, {"action": "cancel"}, False),
     ({"action": "accept", "content": {"name": "Ada", "age": 36}}, None, False),
@@ -577,26 +582,34 @@ FORM_CASES = [
     ({"action": None}, {"action": "cancel"}, True),
     # ELIC-4: a bare mapping is the content of an accept.
     ({"name": "Ada"}, None, False),
-    # Not a mapping.
-    ("Ada", {"action": "cancel"}, True),
-    (True, {"action": "cancel"}, True),
-    (["Ada"], {"action": "cancel"}, True),
-    # ELIC-6: content that violates requestedSchema is not transmitted.
-    ({"action": "accept", "content": {"name": ""}}, {"action": "cancel"}, True),
-    ({"action": "accept", "content": {"age": 3}}, {"action": "cancel"}, True),  # name required
-    ({"name": "Ada", "age": -1}, {"action": "cancel"}, True),
-    ({"name": "Ada", "age": "36"}, {"action": "cancel"}, True),
-    ({"name": "Ada", "color": "blue"}, {"action": "cancel"}, True),
-    ({"name": {"first": "Ada"}}, {"action": "cancel"}, True),  # not a primitive
-    ({"name": "Ada", "tags": [1, 2]}, {"action": "cancel"}, True),  # list of non-strings
-    ({"action": "accept"}, {"action": "cancel"}, True),  # no content: name missing
-    ({"action": "accept", "content": "Ada"}, {"action": "cancel"}, True),
+    # Not a mapping: no content to send (§B2: -32603).
+    ("Ada", REJECTED, True),
+    (True, REJECTED, True),
+    (["Ada"], REJECTED, True),
+    # ELIC-6: content that violates requestedSchema is not transmitted: -32603.
+    ({"action": "accept", "content": {"name": ""}}, REJECTED, True),
+    ({"action": "accept", "content": {"age": 3}}, REJECTED, True),  # name required
+    ({"name": "Ada", "age": -1}, REJECTED, True),
+    ({"name": "Ada", "age": "36"}, REJECTED, True),
+    ({"name": "Ada", "color": "blue"}, REJECTED, True),
+    ({"name": {"first": "Ada"}}, REJECTED, True),  # not a primitive
+    ({"name": "Ada", "tags": [1, 2]}, REJECTED, True),  # list of non-strings
+    ({"action": "accept"}, REJECTED, True),  # no content: name missing
+    ({"action": "accept", "content": "Ada"}, REJECTED, True),
 ]
 
 
 @pytest.mark.parametrize(("returned", "expected", "warns"), FORM_CASES)
 def test_form_mode_normalisation(returned: Any, expected: Any, warns: bool) -> None:
     reply, driver = elicit(returned)
+    if expected is REJECTED:
+        assert reply == Reply(
+            code=-32603, message="Elicitation answer does not match the requested schema"
+        )
+        # The user's answer stays in the local log; the server gets a constant.
+        assert [log.level for log in driver.logs] == ["WARNING"]
+        assert "elicitation content rejected" in driver.logs[0].message
+        return
     if expected is None:
         # Accepted: SEP-1034 defaults fill what the user left out.
         content = returned.get("content", returned) if "action" in returned else dict(returned)
@@ -606,6 +619,77 @@ def test_form_mode_normalisation(returned: Any, expected: Any, warns: bool) -> N
         }
     assert reply.result == expected
     assert [log.level for log in driver.logs] == (["WARNING"] if warns else [])
+
+
+def test_rejected_content_is_not_transmitted_whatever_the_schema_says() -> None:
+    # ELIC-6 / §B2: the server gets -32603 and a constant message, never the content
+    # (the user's answer) nor the validator's words about it.
+    reply, _ = elicit({"name": "secret-answer", "age": "x"})
+    assert reply.is_error and reply.code == -32603
+    assert "secret-answer" not in str(reply)
+    assert reply.result is None
+
+
+#: Every property shape the 2025-11-25 schema allows in a form (PrimitiveSchemaDefinition).
+SPEC_FORM = {
+    "type": "object",
+    "properties": {
+        "email": {"type": "string", "format": "email", "minLength": 3},
+        "site": {"type": "string", "format": "uri"},
+        "born": {"type": "string", "format": "date"},
+        "at": {"type": "string", "format": "date-time"},
+        "n": {"type": "number", "minimum": 0},
+        "i": {"type": "integer"},
+        "ok": {"type": "boolean", "default": True},
+        "pick": {"type": "string", "enum": ["a", "b"]},
+        "titled": {"type": "string", "oneOf": [{"const": "a", "title": "A"}]},
+        "legacy": {"type": "string", "enum": ["a"], "enumNames": ["A"]},
+        "many": {"type": "array", "items": {"type": "string", "enum": ["a", "b"]}},
+        "many_titled": {"type": "array", "items": {"anyOf": [{"const": "a", "title": "A"}]}},
+    },
+    "required": ["email"],
+}
+
+
+def test_a_spec_form_schema_draws_no_warning() -> None:
+    assert requested_schema_problems(SPEC_FORM) == []
+    reply, driver = elicit(None, {"message": "m", "requestedSchema": SPEC_FORM})
+    assert reply.result == {"action": "cancel"}
+    assert driver.logs == []
+
+
+@pytest.mark.parametrize(
+    ("schema", "says"),
+    [
+        ([1, 2], "requestedSchema is a list, not an object"),
+        ({"type": "array", "properties": {}}, "its type is not 'object'"),
+        ({"type": "object"}, "it has no 'properties' object"),
+        (
+            {"type": "object", "properties": {"addr": {"type": "object", "properties": {}}}},
+            "property 'addr' has type 'object', not string",
+        ),
+        ({"type": "object", "properties": {"x": 5}}, "property 'x' is not a schema object"),
+        (
+            {"type": "object", "properties": {"ip": {"type": "string", "format": "ipv4"}}},
+            "property 'ip' has format 'ipv4'",
+        ),
+        (
+            {"type": "object", "properties": {"l": {"type": "array", "items": {"type": "string"}}}},
+            "property 'l' is an array that is not a multi-select enum",
+        ),
+        (
+            {"type": "object", "properties": {}, "required": ["ghost"]},
+            "'required' names 1 undefined",
+        ),
+    ],
+)
+def test_a_malformed_requested_schema_is_warned_about(schema: Any, says: str) -> None:
+    # ELIC-7: warnings only; the handler is still asked.
+    reply, driver = elicit({"action": "decline"}, {"message": "m", "requestedSchema": schema})
+    assert reply.result == {"action": "decline"}
+    assert [log.level for log in driver.logs] == ["WARNING"]
+    assert "outside the spec's restricted schema" in driver.logs[0].message
+    assert says in driver.logs[0].message
 
 
 def test_sep1034_defaults_do_not_overwrite_answers() -> None:
@@ -680,7 +764,11 @@ def test_url_mode_normalisation(returned: Any, expected: Any, warns: bool) -> No
 def test_elicitation_normalisation_never_raises_and_never_invents_consent(
     value: Any, mode: str, schema: Any
 ) -> None:
-    result, warning = normalize_elicitation_result(value, mode=mode, schema=schema)
+    try:
+        result, warning = normalize_elicitation_result(value, mode=mode, schema=schema)
+    except ContentRejected:
+        assert mode == "form"  # only form content is refused; URL answers have none
+        return
     assert result["action"] in ("accept", "decline", "cancel")
     assert warning is None or isinstance(warning, str)
     if result["action"] != "accept":

@@ -270,6 +270,53 @@ def test_unevaluated_keywords_are_reported() -> None:
     assert partial.is_valid({"when": "not a date"})  # format is an annotation
 
 
+@pytest.mark.parametrize(
+    ("document", "valid", "invalid"),
+    [
+        # Read as a match, the format made `not` reject every string.
+        ({"not": {"format": "email"}}, ["a@b.example", "not an email", 3], []),
+        ({"not": {"not": {"format": "email"}}}, ["x", 3], []),
+        # What does not rest on the format is still evaluated.
+        ({"not": {"type": "string"}, "properties": {"a": {"format": "email"}}}, [3], ["x"]),
+        # A oneOf branch holding only a format matched whatever else did.
+        ({"oneOf": [{"format": "email"}, {"type": "string"}]}, ["x", "a@b.example"], []),
+        ({"oneOf": [{"format": "email"}, {"type": "integer"}]}, ["x", 3], []),
+        (
+            {"oneOf": [{"format": "email"}, {"type": "integer"}, {"minimum": 0}]},
+            ["x", -3],
+            [3],  # two untainted branches match: certain, still refused
+        ),
+        ({"oneOf": [{"format": "email"}, {"format": "uri"}], "type": "string"}, ["x"], [3]),
+        # if: which branch applies is not known; one of them must hold.
+        (
+            {"if": {"format": "email"}, "then": {"minLength": 5}, "else": {"type": "integer"}},
+            ["abcdef", 3],
+            ["x"],
+        ),
+        ({"if": {"format": "email"}, "then": {"minLength": 5}}, ["x", "abcdef"], []),
+        # Matches of a format-only `contains` cannot be counted.
+        ({"contains": {"format": "email"}, "maxContains": 1}, [["a", "b"]], []),
+        # A reference: its target is not followed, so it is not trusted either.
+        ({"$defs": {"e": {"format": "email"}}, "not": {"$ref": "#/$defs/e"}}, ["x"], []),
+    ],
+)
+def test_an_unevaluated_keyword_is_never_read_as_a_match(
+    document: dict[str, Any], valid: list[Any], invalid: list[Any]
+) -> None:
+    # SCH-7: validation is partial (the validator says so), never wrong the other way.
+    validator = schema.compile(document)
+    assert validator.unevaluated == {"format"}
+    assert [v for v in valid if not validator.is_valid(v)] == []
+    assert [v for v in invalid if validator.is_valid(v)] == []
+
+
+def test_composition_without_unevaluated_keywords_is_unchanged() -> None:
+    validator = schema.compile({"not": {"type": "string"}, "oneOf": [{"minimum": 0}, {}]})
+    assert validator.unevaluated == frozenset()
+    assert not validator.is_valid("x")
+    assert not validator.is_valid(3)  # both oneOf branches match
+
+
 # ------------------------------------------------------------------ cache
 
 

@@ -130,7 +130,7 @@ def test_resources_completion_and_logging(shell: Shell) -> None:
 
         # toggle-simulated-logging sends one message at once, then one every 5 s.
         c.on_notification(on_note)
-        assert await c.set_log_level("debug") == ["server_0"]
+        assert await c.set_log_level("debug") == ["mcp-server-everything"]
         await c.call_tool("toggle-simulated-logging", {})
         assert await shell.wait_for(lambda: bool(messages), timeout=12)
         await c.call_tool("toggle-simulated-logging", {})

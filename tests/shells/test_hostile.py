@@ -460,7 +460,7 @@ def test_capabilities_gate_requests(shell: Shell) -> None:
     async def scenario(c: Any) -> None:
         assert await c.set_log_level("info") == []  # CAP-3: skipped, not an error
         with pytest.raises(errors.CapabilityError):
-            await c.set_log_level("info", server="server_0")
+            await c.set_log_level("info", server="hostile_stdio")
         with pytest.raises(errors.CapabilityError):
             await c.complete({"type": "ref/prompt", "name": "p"}, {"name": "a", "value": ""})
         with pytest.raises(errors.CapabilityError):

@@ -66,7 +66,8 @@ def requests_logged(shell: Shell, method: str) -> int:
 def test_connect_server_info_and_list_tools(shell: Shell) -> None:
     async def scenario(c: Any) -> None:
         [server] = c.servers
-        assert server.name == "server_0"
+        # Named after its command (issue 24 E), not "sdk_server".
+        assert server.name == "sdk_server"
         assert server.is_connected  # connect() connects before returning
         info = server.info
         assert info.protocol_version == "2025-11-25"
@@ -78,19 +79,19 @@ def test_connect_server_info_and_list_tools(shell: Shell) -> None:
         assert info.has_capability("resources", "subscribe")
         assert info.has_capability("prompts")
         assert not info.has_capability("tasks")
-        assert c.find_server("server_0") is server
+        assert c.find_server("sdk_server") is server
         assert c.find_server(0) is server
         assert c.find_server("stdio") is server
         with pytest.raises(errors.ServerNotFound):
             c.find_server("nope")
         assert await c.ping() == {}
-        assert await c.ping(server="server_0", timeout=5) == {}
+        assert await c.ping(server="sdk_server", timeout=5) == {}
 
         tools = await c.list_tools()
         by_name = {t.name: t for t in tools}
         assert set(by_name) >= CONTRACT_TOOLS
         echo = by_name["echo"]
-        assert echo.server == "server_0"
+        assert echo.server == "sdk_server"
         assert echo.description == "Return the text unchanged."
         assert echo.input_schema["required"] == ["text"]
         # No annotations from the server: the ToolAnnotations defaults apply (TOOL-9).
@@ -287,7 +288,7 @@ def test_call_tool_results_and_local_errors(shell: Shell) -> None:
             [
                 {"name": "echo", "arguments": {"text": "first"}},
                 {"name": "add", "parameters": {"a": 1, "b": 2}},
-                {"name": "echo", "arguments": {"text": "third"}, "server": "server_0"},
+                {"name": "echo", "arguments": {"text": "third"}, "server": "sdk_server"},
             ]
         )
         assert [text_of(results[0]), results[1]["structuredContent"], text_of(results[2])] == [
@@ -456,7 +457,7 @@ def test_send_rpc_with_a_timeout(shell: Shell) -> None:
 def test_prompts_list_and_get(shell: Shell) -> None:
     async def scenario(c: Any) -> None:
         [greet] = await c.list_prompts()
-        assert greet.name == "greet" and greet.server == "server_0"
+        assert greet.name == "greet" and greet.server == "sdk_server"
         assert [(a.name, a.required) for a in greet.arguments] == [("name", True)]
         assert [p.name for p in c.prompt_cache] == ["greet"]
         got = await c.get_prompt("greet", {"name": "Ann"})
@@ -481,7 +482,7 @@ def test_resources_list_read_and_templates(shell: Shell) -> None:
         by_uri = {r.uri: r for r in listed["resources"]}
         assert set(by_uri) == {"demo://text", "demo://blob"}
         assert by_uri["demo://text"].mime_type == "text/plain"
-        assert by_uri["demo://blob"].server == "server_0"
+        assert by_uri["demo://blob"].server == "sdk_server"
 
         [text] = await c.read_resource("demo://text")
         assert text.is_text and not text.is_binary
@@ -557,7 +558,7 @@ def test_log_level_and_server_log_messages(shell: Shell) -> None:
 
     async def scenario(c: Any) -> None:
         c.on_notification(on_note)
-        assert await c.set_log_level("warning") == ["server_0"]
+        assert await c.set_log_level("warning") == ["sdk_server"]
         assert (
             text_of(await c.call_tool("log", {"level": "info", "message": "quiet"})) == "suppressed"
         )
@@ -577,7 +578,8 @@ def test_log_level_and_server_log_messages(shell: Shell) -> None:
     assert record.levelno == logging.ERROR
     text = record.getMessage()
     assert "\n" not in text and "line one\\x0aFAKE LOG LINE" in text
-    assert "sdk_server" in text and "server_0" in text
+    # "[server] logger: ...": the server is named after its command (issue 24 E).
+    assert text.startswith("[sdk_server] sdk_server: line one")
 
 
 # ---------------------------------------------------------------------- sampling
@@ -657,7 +659,7 @@ def test_elicitation_answers(shell: Shell) -> None:
         {"action": "sure-why-not", "content": {"name": "Eve"}},  # unknown action -> cancel
         {"name": "Bob"},  # a bare content mapping -> accept (ELIC-4)
         None,  # -> cancel
-        {"action": "accept", "content": {"name": 42}},  # violates the schema -> cancel
+        {"action": "accept", "content": {"name": 42}},  # violates the schema -> -32603
         RuntimeError("PRIVATE user data"),  # raised: constant -32603 (ELIC-11, HYG-3)
     ]
     calls: list[tuple[str, Any]] = []
@@ -683,7 +685,14 @@ def test_elicitation_answers(shell: Shell) -> None:
         {"action": "cancel", "content": None},
         {"action": "accept", "content": {"name": "Bob"}},
         {"action": "cancel", "content": None},
-        {"action": "cancel", "content": None},
+        # ELIC-6, §B2: not transmitted, and not a `cancel` the server would take for
+        # the user's choice.
+        {
+            "error": {
+                "code": -32603,
+                "message": "Elicitation answer does not match the requested schema",
+            }
+        },
         {"error": {"code": -32603, "message": "Elicitation handler error"}},
     ]
     message, schema = calls[0]

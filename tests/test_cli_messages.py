@@ -1,0 +1,58 @@
+"""The command line's error messages keep what the library knows (issue 24): run as a
+subprocess, as users run it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from mcp_io_sync import cli
+
+ROOT = Path(__file__).resolve().parent.parent
+CLI = [sys.executable, "-m", "mcp_io_sync.cli"]
+USAGE = "usage: weather-server [--port N] --token TOKEN"
+
+
+def run(*args: str, timeout: float = 90) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*CLI, *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+        env=dict(os.environ),
+    )
+
+
+def script(tmp_path: Path, name: str, body: str) -> str:
+    path = tmp_path / name
+    path.write_text(body, encoding="utf-8")
+    return str(path)
+
+
+def test_a_server_that_prints_its_usage_and_exits_is_quoted(tmp_path: Path) -> None:
+    server = script(tmp_path, "usage.py", f"import sys\nprint({USAGE!r})\nsys.exit(2)\n")
+    proc = run("tools", "--", sys.executable, server)
+    assert proc.returncode == cli.EXIT_CONNECTION
+    (line,) = proc.stderr.splitlines()
+    assert "closed its output (exit code 2)" in line
+    assert f"first: [{USAGE}]" in line
+
+
+def test_a_timeout_keeps_the_librarys_quote(tmp_path: Path) -> None:
+    # The command line rebuilt the timeout message from the method and the limit, and
+    # dropped what the library said: here, the only clue.
+    server = script(
+        tmp_path,
+        "banner.py",
+        "import time\nprint('Listening on port 8080 (HTTP only)', flush=True)\ntime.sleep(60)\n",
+    )
+    proc = run("--timeout", "1", "tools", "--", sys.executable, server)
+    assert proc.returncode == cli.EXIT_TIMEOUT
+    (line,) = proc.stderr.splitlines()
+    assert line.startswith("mcp-proto: initialize timed out after 1s")
+    assert "first: [Listening on port 8080 (HTTP only)]" in line
+    assert line.endswith("change the limit with --timeout SECONDS")
