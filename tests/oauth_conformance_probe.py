@@ -85,6 +85,12 @@ class Probe:
             self.provider.storage.set_client_info(key, info)
 
     def http(self, req: HttpRequest) -> HttpResponse:
+        try:
+            return self._http(req)
+        except (httpcore.ReadError, httpcore.WriteError, httpcore.RemoteProtocolError):
+            return self._http(req)  # a kept-alive connection closed while idle
+
+    def _http(self, req: HttpRequest) -> HttpResponse:
         with self.pool.stream(
             req.method.encode(), req.url, headers=list(req.headers), content=req.body
         ) as r:

@@ -96,6 +96,15 @@ class Driver:
 
     def http(self, req: HttpRequest) -> HttpResponse:
         self.wire.append(req)
+        try:
+            return self._http(req)
+        except (httpcore.ReadError, httpcore.WriteError, httpcore.RemoteProtocolError):
+            # A kept-alive connection the server closed while idle (Node closes them
+            # after 5 s; a busy machine gets there): the request never arrived, send
+            # it again on a new connection, as an HTTP client does.
+            return self._http(req)
+
+    def _http(self, req: HttpRequest) -> HttpResponse:
         limit = req.max_response_bytes
         with self.pool.stream(
             req.method.encode(), req.url, headers=list(req.headers), content=req.body
