@@ -27,6 +27,7 @@ __all__ = [
     "adapt_args",
     "check_elicitation_content",
     "client_capabilities",
+    "echo_related_task",
     "normalize_elicitation_result",
     "normalize_sampling_result",
     "requested_schema_problems",
@@ -118,6 +119,10 @@ def adapt_args(fn: Callable[..., Any], args: Sequence[Any]) -> tuple[Any, ...]:
     return tuple(args[:count])
 
 
+#: 2025-11-25 § Related Task Metadata: the ``_meta`` key tying a message to its task.
+RELATED_TASK: Final = "io.modelcontextprotocol/related-task"
+
+
 def serve_request(
     handlers: Handlers, method: str, params: Mapping[str, Any], *, server: str
 ) -> Op[Reply]:
@@ -125,12 +130,36 @@ def serve_request(
     if method == "ping":
         return Reply(result={})
     if method == "roots/list":
-        return (yield from _roots(handlers, server))
-    if method == "sampling/createMessage":
-        return (yield from _sampling(handlers, params, server))
-    if method == "elicitation/create":
-        return (yield from _elicitation(handlers, params, server))
-    return Reply(code=jsonrpc.METHOD_NOT_FOUND, message="Method not found")
+        reply = yield from _roots(handlers, server)
+    elif method == "sampling/createMessage":
+        reply = yield from _sampling(handlers, params, server)
+    elif method == "elicitation/create":
+        reply = yield from _elicitation(handlers, params, server)
+    else:
+        return Reply(code=jsonrpc.METHOD_NOT_FOUND, message="Method not found")
+    if reply.is_error:
+        return reply
+    return Reply(result=echo_related_task(params, reply.result))
+
+
+def echo_related_task(request_params: Any, result: Any) -> Any:
+    """SAMP-10: a request that names its task in ``_meta`` (a 2025-11-25 server asking
+    for input on a task's ``tasks/result`` stream) gets the same related-task ``_meta``
+    on its answer ("all requests, responses, and notifications associated with a task
+    MUST include" it). ``result`` is returned as is when there is nothing to echo."""
+    meta = request_params.get("_meta") if isinstance(request_params, Mapping) else None
+    related = meta.get(RELATED_TASK) if isinstance(meta, Mapping) else None
+    if not isinstance(related, Mapping) or not isinstance(related.get("taskId"), str):
+        return result
+    if not isinstance(result, Mapping):
+        return result
+    out = dict(result)
+    own = out.get("_meta")
+    out["_meta"] = {
+        **(own if isinstance(own, Mapping) else {}),
+        RELATED_TASK: {"taskId": related["taskId"]},
+    }
+    return out
 
 
 def _roots(handlers: Handlers, server: str) -> Op[Reply]:

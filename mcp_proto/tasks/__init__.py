@@ -24,6 +24,7 @@ from ._model import (
     parse_create_result,
     parse_list_result,
     parse_task,
+    task_of_notification,
 )
 from ._watch import DEFAULT_POLL_INTERVAL, DEFAULT_WAIT_TIMEOUT, MIN_POLL_INTERVAL, TaskWatch
 
@@ -42,4 +43,5 @@ __all__ = [
     "parse_create_result",
     "parse_list_result",
     "parse_task",
+    "task_of_notification",
 ]

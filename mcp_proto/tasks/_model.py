@@ -40,6 +40,7 @@ __all__ = [
     "parse_create_result",
     "parse_list_result",
     "parse_task",
+    "task_of_notification",
 ]
 
 #: The extension's identifier (SEP-2663 § Extension Identifier).
@@ -434,3 +435,16 @@ def parse_list_result(result: Any, *, server: str | None = None) -> TaskPage:
         for i, t in enumerate(tasks)
     )
     return TaskPage(parsed, cursor or None)
+
+
+def task_of_notification(server: str, method: str, params: Any, *, era: Era) -> Task | None:
+    """The task a status notification announces (TASK-8: ``notifications/tasks/status``,
+    2025-11-25; TASK-15: ``notifications/tasks``, 2026-07-28), or ``None`` when it is not
+    one or is malformed. It announces only: nothing here answers its input requests."""
+    expected = "notifications/tasks/status" if era == "legacy" else "notifications/tasks"
+    if method != expected:
+        return None
+    try:
+        return parse_task(params, era=era, server=server, where=method)
+    except RemoteProtocolError:
+        return None

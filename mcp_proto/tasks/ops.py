@@ -59,6 +59,7 @@ from ._model import (
     parse_create_result,
     parse_list_result,
     parse_task,
+    task_of_notification,
 )
 from ._watch import (
     DEFAULT_WAIT_TIMEOUT,
@@ -614,16 +615,3 @@ def _remaining(watch: TaskWatch, now: float) -> float | None:
 def _bare_tool(effect: Call) -> Tool:
     name = (effect.params or {}).get("name")
     return Tool(name=name if isinstance(name, str) and name else "?", server=effect.server)
-
-
-def task_of_notification(server: str, method: str, params: Any, *, era: Era) -> Task | None:
-    """The task a status notification announces (TASK-8: ``notifications/tasks/status``,
-    2025-11-25; TASK-15: ``notifications/tasks``, 2026-07-28), or ``None`` when it is not
-    one or is malformed. It announces only: nothing here answers its input requests."""
-    expected = "notifications/tasks/status" if era == "legacy" else "notifications/tasks"
-    if method != expected:
-        return None
-    try:
-        return parse_task(params, era=era, server=server, where=method)
-    except RemoteProtocolError:
-        return None

@@ -32,7 +32,7 @@ import attrs
 
 from .. import jsonrpc
 from ..effects import CallHost, Op
-from ..handlers import Handlers, Reply, serve_request
+from ..handlers import Handlers, Reply, echo_related_task, serve_request
 from ._model import RELATED_TASK, TERMINAL, TaskStatus
 
 __all__ = [
@@ -75,26 +75,6 @@ def client_tasks_capability(handlers: Handlers) -> dict[str, Any]:
     if not requests:
         return {}
     return {"list": {}, "cancel": {}, "requests": requests}
-
-
-def echo_related_task(request_params: Any, result: Any) -> Any:
-    """SAMP-10: the related-task ``_meta`` of a server's request, echoed onto the
-    reply (2025-11-25 § Related Task Metadata: "all requests, responses, and
-    notifications associated with a task MUST include" it). ``result`` is returned as
-    is when there is nothing to echo; otherwise a copy with the key added."""
-    meta = request_params.get("_meta") if isinstance(request_params, Mapping) else None
-    related = meta.get(RELATED_TASK) if isinstance(meta, Mapping) else None
-    if not isinstance(related, Mapping) or not isinstance(related.get("taskId"), str):
-        return result
-    if not isinstance(result, Mapping):
-        return result
-    out = dict(result)
-    own = out.get("_meta")
-    out["_meta"] = {
-        **(own if isinstance(own, Mapping) else {}),
-        RELATED_TASK: {"taskId": related["taskId"]},
-    }
-    return out
 
 
 @attrs.define

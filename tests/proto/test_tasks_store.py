@@ -174,3 +174,27 @@ def test_any_request_gets_a_reply(method: str, params: Any) -> None:
     for p in (params, {"taskId": params}, {"cursor": params}):
         reply = s.serve(method, p, now=0)
         assert reply is PENDING or isinstance(reply, Reply)
+
+
+def test_serve_request_echoes_the_related_task_of_the_request() -> None:
+    # SAMP-10: a 2025-11-25 server asks for input on a task's tasks/result stream.
+    from mcp_proto.handlers import serve_request
+
+    params = {
+        "mode": "form",
+        "message": "Pick",
+        "requestedSchema": {"type": "object", "properties": {"x": {"type": "string"}}},
+        "_meta": {"io.modelcontextprotocol/related-task": {"taskId": "t-9"}},
+    }
+    handlers = Handlers(elicitation=lambda message, schema: {"x": "y"})
+    reply = drive(
+        serve_request(handlers, "elicitation/create", params, server="s"),
+        lambda e: e.fn(*e.args) if isinstance(e, CallHost) else None,
+    )
+    assert reply.result["_meta"] == {"io.modelcontextprotocol/related-task": {"taskId": "t-9"}}
+    assert_valid(LEGACY_SCHEMA, "ElicitResult", reply.result)
+    plain = drive(
+        serve_request(handlers, "elicitation/create", {**params, "_meta": {}}, server="s"),
+        lambda e: e.fn(*e.args) if isinstance(e, CallHost) else None,
+    )
+    assert "_meta" not in plain.result
