@@ -150,6 +150,14 @@ ALLOWED: dict[str, frozenset[str] | None] = {
     "mcp_proto.config": None,
     "mcp_proto.limits": frozenset({"Limits"}),
     "mcp_proto.types": None,
+    "mcp_proto.results": None,  # the typed results the client's methods return
+    # Where a WebSocket server's socket goes (host, port, TLS), and the OAuth value
+    # types a file storage keeps.
+    "mcp_proto.websocket": frozenset({"parse_ws_url"}),
+    "mcp_proto.oauth": frozenset({"AuthorizationRecord", "ClientInfo", "Token"}),
+    # Definition files: the rule for ${workspaceFolder} is the core's, the shells give
+    # it the file's path and the home folder.
+    "mcp_proto.placeholders": frozenset({"workspace_folder"}),
     "mcp_proto.modern.meta": frozenset({"Extensions", "HostMeta"}),
     "mcp_proto.modern.discover": frozenset({"EraCache"}),
     "mcp_proto.modern.notify_queue": frozenset({"ListenFilter"}),

@@ -25,7 +25,7 @@ from test_machine_real import Driver, everything_http_server
 from mcp_proto.client.router import ServerEntry
 from mcp_proto.config import stdio_config, streamable_http_config
 from mcp_proto.connection import CallFailed, CallSucceeded, Connected
-from mcp_proto.effects import Call, CallHost, Connect, Effect, Log
+from mcp_proto.effects import Call, CallHost, Connect, Effect, Log, PeekEra
 from mcp_proto.handlers import Handlers, Reply
 from mcp_proto.tasks import Task, TaskStatus
 from mcp_proto.tasks.ops import TaskOps
@@ -115,6 +115,9 @@ class TaskDriver(Driver):
             if not any(isinstance(e, Connected) for e in self.events):
                 self.call("ping")
             return next(e.info for e in self.events if isinstance(e, Connected))
+        if isinstance(effect, PeekEra):  # the era the connection decided, if connected
+            info = next((e.info for e in self.events if isinstance(e, Connected)), None)
+            return None if info is None else info.protocol_era
         if isinstance(effect, Call):
             outcome = self.call(effect.method, effect.params, timeout=effect.timeout)
             if isinstance(outcome, CallFailed):

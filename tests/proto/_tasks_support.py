@@ -23,7 +23,7 @@ import attrs
 import jsonschema_rs
 
 from mcp_proto.client.router import ServerEntry
-from mcp_proto.effects import Call, CallHost, Connect, Effect, Log
+from mcp_proto.effects import Call, CallHost, Connect, Effect, Log, PeekEra
 from mcp_proto.handlers import Handlers
 from mcp_proto.modern.meta import with_meta
 from mcp_proto.session import ServerInfo
@@ -176,6 +176,8 @@ class TaskDriver:
     def perform(self, effect: Effect) -> Any:
         if isinstance(effect, Connect):
             return self.peers[effect.server].info()
+        if isinstance(effect, PeekEra):  # the era the connection decided (LIFE-4)
+            return self.peers[effect.server].info().protocol_era
         if isinstance(effect, Call):
             peer = self.peers[effect.server]
             self._validate(peer, effect)
