@@ -42,6 +42,7 @@ TARGETS: dict[str, str] = {
     "ecma_regex": "fuzz_ecma_regex",
     "config": "fuzz_config",
     "session": "fuzz_session",
+    "connection": "fuzz_connection",
 }
 
 
