@@ -50,6 +50,7 @@ TARGETS: dict[str, str] = {
     "skills": "fuzz_skills",
     "websocket": "fuzz_websocket",
     "results": "fuzz_results",
+    "connection": "fuzz_connection",
 }
 
 

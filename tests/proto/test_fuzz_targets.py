@@ -73,6 +73,7 @@ def test_issue_11_inputs_are_in_the_corpus(name: str, fragment: bytes) -> None:
         ("tasks", "mcp_proto.tasks", None, "parse_task"),
         ("skills", "mcp_proto.skills", None, "parse_skill_entry"),
         ("results", "mcp_proto.results", "ToolResult", "from_wire"),
+        ("connection", "mcp_proto.session", "Session", "receive_message"),
     ],
 )
 def test_a_target_notices_an_untyped_exception(
@@ -95,3 +96,14 @@ def test_a_target_notices_an_untyped_exception(
         monkeypatch.setattr(target_module, attr, broken)
     with pytest.raises(AssertionError, match="contract broken"):
         run_corpus(fuzz_run.load(name))
+
+
+def test_the_connection_targets_finds_are_in_its_corpus() -> None:
+    """The two inputs on which fuzz/fuzz_connection.py broke the machine's contract
+    (fixed with regression tests in test_connection_stdio.py and
+    test_connection_listen.py) are replayed on every run."""
+    names = {path.name for path in corpus_files("connection")}
+    assert {
+        "crash-handshake-answer-with-the-end-of-output",
+        "crash-listen-beyond-the-request-table",
+    } <= names
