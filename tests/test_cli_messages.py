@@ -115,3 +115,22 @@ def test_tools_on_a_narrow_terminal_drops_hints_before_cutting_descriptions(
     assert lines[1].startswith("weather")
     assert "Look up the current weather for a city" in lines[1]
     assert all(len(line) < 70 for line in lines)
+
+
+def test_errors_speak_the_command_lines_words() -> None:
+    # Issue 24 E: the library's messages name its keyword arguments and methods; the
+    # command line has options and commands instead.
+    proc = run("--protocol", "modern", "-c", "http://127.0.0.1:9/sse", "tools")
+    assert proc.returncode == cli.EXIT_USAGE
+    assert proc.stderr.splitlines() == [
+        "mcp-proto: --protocol modern needs Streamable HTTP; the SSE transport is legacy-only"
+    ]
+
+
+def test_listen_on_a_handshake_era_server_names_no_library_method() -> None:
+    everything = ROOT / "tests" / "peers" / "node_modules" / ".bin" / "mcp-server-everything"
+    proc = run("listen", "--", "node", str(everything), "stdio")
+    assert proc.returncode == cli.EXIT_SERVER, proc.stderr
+    (line,) = proc.stderr.splitlines()
+    assert "subscribe_resource" not in line
+    assert line.endswith("`listen` needs a 2026-07-28 server")

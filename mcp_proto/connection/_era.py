@@ -363,8 +363,8 @@ class EraSteps:
         conn._init_rid = None
         conn._diagnostic(
             "info",
-            f"server {conn.name!r} answered server/discover after discover_timeout; "
-            "initialize abandoned",
+            f"server {conn.name!r} answered server/discover after discover_timeout "
+            f"({self.discover_timeout:g}s); initialize abandoned",
         )
         self._apply(probe, decision, now)
 
