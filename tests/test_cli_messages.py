@@ -55,6 +55,8 @@ def test_a_timeout_keeps_the_librarys_quote(tmp_path: Path) -> None:
     (line,) = proc.stderr.splitlines()
     assert line.startswith("mcp-proto: initialize timed out after 1s")
     assert "first: [Listening on port 8080 (HTTP only)]" in line
+    # Both waits (issue 24 D): the probe's and initialize's.
+    assert "server/discover had gone unanswered for 1s before it (2s in all" in line
     assert line.endswith("change the limit with --timeout SECONDS")
 
 

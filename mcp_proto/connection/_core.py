@@ -521,7 +521,7 @@ class MachineCore(LifecycleSteps):
         if rid == self._init_rid and self._init_rid is not None:
             self._init_rid = None
             if not self._era.handshake_refused(error, now):
-                self._connect_failed(error, now)
+                self._connect_failed(self._era.handshake_error(error), now)
             return
         if self._listen.on_failed(rid, error, now):
             return

@@ -151,6 +151,8 @@ class EraSteps:
         #: ``initialize`` was refused as a 2026-07-28 server refuses it, and the era
         #: probed again: once per connect (``handshake_refused``).
         self.reprobed = False
+        #: The probe of this connect went unanswered this long (then initialize).
+        self.silent_for: float | None = None
         self.pid: int | None = None  # the stdio server's process (era cache key)
         self.log_level: str | None = None
         #: A modern request was answered as a legacy server would (LIFE-18).
@@ -195,6 +197,7 @@ class EraSteps:
         conn = self.conn
         self.late = None
         self.reprobed = False
+        self.silent_for = None
         mode = conn.config.protocol
         if conn.config.type == "sse" or mode == "legacy":
             conn._start_handshake(now)
@@ -267,6 +270,8 @@ class EraSteps:
         outcome: ProbeOutcome
         if isinstance(error, RequestTimeoutError):
             probe = self.probe
+            if probe is not None:
+                self.silent_for = self.discover_timeout
             self._decide(ProbeSilent(), now)
             session = conn._session
             if (
@@ -374,6 +379,21 @@ class EraSteps:
         if late is not None:
             self.late = None
             session.cancel_request(late.rid, "handshake done", notify=False)
+
+    def handshake_error(self, error: MCPError) -> MCPError:
+        """``initialize``'s failure as the connect's: a timeout after a silent probe
+        names both waits (the user's limit was spent twice; issue 24 D)."""
+        waited = self.silent_for
+        if waited is None or not isinstance(error, RequestTimeoutError):
+            return error
+        timeout = self.conn.config.read_timeout
+        both = RequestTimeoutError(
+            f"{error}; server/discover had gone unanswered for {waited:g}s before it "
+            f"({waited + timeout:g}s in all; protocol='legacy' skips that probe)",
+            method=error.method,
+        )
+        both.__cause__ = error
+        return both
 
     def handshake_refused(self, error: MCPError, now: float) -> bool:
         """``initialize`` failed with ``error``: whether the refusal is a 2026-07-28
