@@ -55,4 +55,84 @@ def test_a_timeout_keeps_the_librarys_quote(tmp_path: Path) -> None:
     (line,) = proc.stderr.splitlines()
     assert line.startswith("mcp-proto: initialize timed out after 1s")
     assert "first: [Listening on port 8080 (HTTP only)]" in line
+    # Both waits (issue 24 D): the probe's and initialize's.
+    assert "server/discover had gone unanswered for 1s before it (2s in all" in line
     assert line.endswith("change the limit with --timeout SECONDS")
+
+
+HINTED_SERVER = """
+from mcp.server import MCPServer
+from mcp.types import ToolAnnotations
+
+mcp = MCPServer("hinted")
+
+
+@mcp.tool(
+    annotations=ToolAnnotations(readOnlyHint=True, idempotentHint=True, openWorldHint=False),
+    description="Look up the current weather for a city and report temperature and wind.",
+)
+def weather(city: str) -> str:
+    return city
+
+
+mcp.run()
+"""
+
+
+def test_tools_on_a_narrow_terminal_drops_hints_before_cutting_descriptions(
+    tmp_path: Path,
+) -> None:
+    # Issue 24 G: on a 70-column terminal the description was cut to 12 characters
+    # to keep the hints column; the description is what tells a tool from another.
+    import pty
+
+    server = script(tmp_path, "hinted.py", HINTED_SERVER)
+    master, slave = pty.openpty()
+    try:
+        proc = subprocess.Popen(
+            [*CLI, "tools", "--", sys.executable, server],
+            cwd=ROOT,
+            stdout=slave,
+            stderr=subprocess.PIPE,
+            stdin=subprocess.DEVNULL,
+            env={**os.environ, "COLUMNS": "70"},
+        )
+        os.close(slave)
+        _, err = proc.communicate(timeout=90)
+        chunks = []
+        while True:
+            try:
+                data = os.read(master, 65536)
+            except OSError:
+                break
+            if not data:
+                break
+            chunks.append(data)
+    finally:
+        os.close(master)
+    screen = b"".join(chunks).decode("utf-8", "replace")
+    assert proc.returncode == 0, err
+    lines = [line for line in screen.replace("\x1b[1m", "").replace("\x1b[0m", "").splitlines()]
+    assert lines[0].split() == ["NAME", "ARGUMENTS", "DESCRIPTION"]
+    assert lines[1].startswith("weather")
+    assert "Look up the current weather for a city" in lines[1]
+    assert all(len(line) < 70 for line in lines)
+
+
+def test_errors_speak_the_command_lines_words() -> None:
+    # Issue 24 E: the library's messages name its keyword arguments and methods; the
+    # command line has options and commands instead.
+    proc = run("--protocol", "modern", "-c", "http://127.0.0.1:9/sse", "tools")
+    assert proc.returncode == cli.EXIT_USAGE
+    assert proc.stderr.splitlines() == [
+        "mcp-proto: --protocol modern needs Streamable HTTP; the SSE transport is legacy-only"
+    ]
+
+
+def test_listen_on_a_handshake_era_server_names_no_library_method() -> None:
+    everything = ROOT / "tests" / "peers" / "node_modules" / ".bin" / "mcp-server-everything"
+    proc = run("listen", "--", "node", str(everything), "stdio")
+    assert proc.returncode == cli.EXIT_SERVER, proc.stderr
+    (line,) = proc.stderr.splitlines()
+    assert "subscribe_resource" not in line
+    assert line.endswith("`listen` needs a 2026-07-28 server")

@@ -574,9 +574,13 @@ def test_tools_table_fits_a_110_column_terminal(tmp: Path) -> None:
     screen = b"".join(chunks).decode("utf-8")
     assert proc.returncode == 0, err
     lines = screen.replace("\r\n", "\n").splitlines()
-    assert lines[0].split() == ["NAME", "ARGUMENTS", "HINTS", "DESCRIPTION"]
+    # Issue 24 G: HINTS gives way before the description is cut below 40 cells (it
+    # was cut to 12 to keep the hints).
+    assert lines[0].split() == ["NAME", "ARGUMENTS", "DESCRIPTION"]
     assert any(line.startswith("list_directory_with_sizes ") for line in lines)
     assert max(len(line) for line in lines) <= 109, screen
+    description = lines[0].index("DESCRIPTION")
+    assert min(len(line) - description for line in lines[1:] if len(line) > description) > 12
 
 
 # ------------------------------------------------------------------ HTTP+SSE

@@ -52,14 +52,24 @@ class Output:
             text = render.clean(text)
         self.out.write(text if text.endswith("\n") or not text else text + "\n")
 
-    def table(self, headers: Sequence[str], rows: Sequence[Sequence[str]], empty: str) -> None:
+    def table(
+        self,
+        headers: Sequence[str],
+        rows: Sequence[Sequence[str]],
+        empty: str,
+        expendable: Sequence[str] = (),
+    ) -> None:
         if not rows:
             self.out.write(f"({empty})\n")
             return
         width = render.terminal_columns(self.out) if self.tty else None
         ellipsis = "…" if render._supports(self.out, "…") else "..."
         bold = render.color_ok(self.out)
-        self.out.write(render.table(headers, rows, width=width, bold=bold, ellipsis=ellipsis))
+        self.out.write(
+            render.table(
+                headers, rows, width=width, bold=bold, ellipsis=ellipsis, expendable=expendable
+            )
+        )
         self.out.write("\n")
 
     def note(self, message: str) -> None:
@@ -250,7 +260,7 @@ class Runner:
         if self.multi:
             headers.insert(0, "SERVER")
             rows = [[s, *row] for s, row in zip(self._server_column(tools), rows, strict=True)]
-        self.output.table(headers, rows, "no tools")
+        self.output.table(headers, rows, "no tools", expendable=("HINTS",))
         # Which revision each server speaks (issue 10), as a note on stderr (not with
         # -q): stdout stays the table alone, for scripts that read it. "--json" has it
         # in its "servers" object.

@@ -8,6 +8,7 @@ import logging
 import re
 import sys
 from collections import deque
+from typing import Final
 
 from mcp_proto import errors
 
@@ -172,6 +173,14 @@ def classify(
     return code, message
 
 
+#: Library wording that names its API, and what the command line says instead.
+_IN_CLI_WORDS: Final = (
+    ("protocol='modern'", "--protocol modern"),
+    ("protocol='legacy'", "--protocol legacy"),
+    ("; use subscribe_resource there", "; `listen` needs a 2026-07-28 server"),
+)
+
+
 def _classify(exc: BaseException, opts: argparse.Namespace | None) -> tuple[int, str]:
     if isinstance(exc, CommandFailed):
         return exc.code, str(exc)
@@ -211,6 +220,9 @@ def _classify(exc: BaseException, opts: argparse.Namespace | None) -> tuple[int,
 
 
 def _print_error(message: str) -> None:
+    # The library's words name its API: said in the command line's (issue 24 E).
+    for library, command_line in _IN_CLI_WORDS:
+        message = message.replace(library, command_line)
     line = render.one_line(message)
     if not line.startswith(f"{PROG}"):
         line = f"{PROG}: {line}"

@@ -141,13 +141,16 @@ def table(
     width: int | None = None,
     bold: bool = False,
     ellipsis: str = "...",
+    expendable: Sequence[str] = (),
 ) -> str:
     """An aligned text table, two spaces between columns, no trailing spaces.
 
     Cells are cleaned to one line. With ``width`` (the terminal's), columns are cut
-    with ``ellipsis`` so that no line wraps: the last one first (down to 12 cells), then
-    the widest of the middle ones (down to 8 cells or their header). The first column
-    (the name to type) is never cut.
+    with ``ellipsis`` so that no line wraps: the last one first (down to
+    ``_COMFORTABLE`` cells), then the ``expendable`` columns are left out (``HINTS``:
+    the description says more; issue 24 G), then the last one again (down to 12
+    cells), then the widest of the middle ones (down to 8 cells or their header). The
+    first column (the name to type) is never cut.
     """
     cells = [[clean(str(cell), multiline=False) for cell in row] for row in rows]
     heads = list(headers)
@@ -155,6 +158,16 @@ def table(
     for row in cells:
         for i, cell in enumerate(row):
             widths[i] = max(widths[i], _width(cell))
+    if width is not None and cells and expendable:
+        last = len(widths) - 1
+        comfortable = max(_COMFORTABLE, _width(heads[last]))
+        over = sum(widths) + 2 * last - (width - 1)
+        if over > 0 and widths[last] - over < comfortable:
+            keep = [i for i, h in enumerate(heads) if h not in expendable or i in (0, last)]
+            if len(keep) < len(heads):
+                heads = [heads[i] for i in keep]
+                widths = [widths[i] for i in keep]
+                cells = [[row[i] for i in keep] for row in cells]
     if width is not None and cells:
         limits = _fit(widths, heads, width - 1)
         if limits != widths:
@@ -169,6 +182,10 @@ def table(
     for row in cells:
         lines.append("  ".join(_pad(c, w) for c, w in zip(row, widths, strict=True)).rstrip())
     return "\n".join(lines)
+
+
+#: What the last column (a description) keeps before expendable columns are left out.
+_COMFORTABLE = 40
 
 
 def _fit(widths: Sequence[int], heads: Sequence[str], room: int) -> list[int]:

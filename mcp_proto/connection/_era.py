@@ -254,6 +254,8 @@ class EraSteps:
         #: ``initialize`` was refused as a 2026-07-28 server refuses it, and the era
         #: probed again: once per connect (``handshake_refused``).
         self.reprobed = False
+        #: The probe of this connect went unanswered this long (then initialize).
+        self.silent_for: float | None = None
         self.pid: int | None = None  # the stdio server's process (era cache key)
         self.log_level: str | None = None
         self._capabilities = CapabilitiesMemo()  # every modern request's clientCapabilities
@@ -296,6 +298,7 @@ class EraSteps:
         config = self.port.config
         self.late = None
         self.reprobed = False
+        self.silent_for = None
         mode = config.protocol
         if config.type == "sse" or mode == "legacy":
             return StartHandshake()
@@ -367,6 +370,8 @@ class EraSteps:
         outcome: ProbeOutcome
         if isinstance(error, RequestTimeoutError):
             probe = self.probe
+            if probe is not None:
+                self.silent_for = self.discover_timeout
             decision = self._decide(ProbeSilent(), now)
             if not self.http and probe is not None and isinstance(decision, StartHandshake):
                 # LIFE-7 on stdio: "does not respond within a reasonable timeout" is
@@ -447,8 +452,8 @@ class EraSteps:
             return None
         port.diagnostic(
             "info",
-            f"server {port.name!r} answered server/discover after discover_timeout; "
-            "initialize abandoned",
+            f"server {port.name!r} answered server/discover after discover_timeout "
+            f"({self.discover_timeout:g}s); initialize abandoned",
         )
         return Supersede(self._apply(probe, decision, now))
 
@@ -458,6 +463,21 @@ class EraSteps:
         if late is not None:
             self.late = None
             session.cancel_request(late.rid, "handshake done", notify=False)
+
+    def handshake_error(self, error: MCPError) -> MCPError:
+        """``initialize``'s failure as the connect's: a timeout after a silent probe
+        names both waits (the user's limit was spent twice; issue 24 D)."""
+        waited = self.silent_for
+        if waited is None or not isinstance(error, RequestTimeoutError):
+            return error
+        timeout = self.port.config.read_timeout
+        both = RequestTimeoutError(
+            f"{error}; server/discover had gone unanswered for {waited:g}s before it "
+            f"({waited + timeout:g}s in all; protocol='legacy' skips that probe)",
+            method=error.method,
+        )
+        both.__cause__ = error
+        return both
 
     def handshake_refused(self, error: MCPError, now: float) -> EraDecision:
         """``initialize`` failed with ``error``: whether the refusal is a 2026-07-28

@@ -391,7 +391,9 @@ class HttpTransport(HttpStreams):
         if ex.mode is Mode.ERROR:
             self._judge_error(ex, now)
             return
-        what = f"{ex.what} to {self.port.name!r}"
+        # The URL too: a refused connection is about where it went (issue 24 E).
+        url = ex.request.url if ex.request is not None else self.url
+        what = f"{ex.what} to {self.port.name!r} at {url}"
         self._body_failed(ex, failure_error(failure, what), now)
 
     def _body_failed(self, ex: Exchange, error: MCPError, now: float) -> None:

@@ -286,7 +286,8 @@ class LegacySseTransport(HttpTransport):
             return
         if ex.role is Role.STREAM:
             self._done(ex)
-            self._lost(failure_error(failure, f"event stream of {self.port.name!r}"), now)
+            what = f"event stream of {self.port.name!r} at {self.url}"
+            self._lost(failure_error(failure, what), now)
             return
         super().exchange_failed(xid, failure, now)
 

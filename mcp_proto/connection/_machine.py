@@ -1260,7 +1260,7 @@ class Connection:
             self._init_rid = None
             decision = self._era.handshake_refused(error, now)
             if decision is None:
-                self._connect_failed(error, now)
+                self._connect_failed(self._era.handshake_error(error), now)
             else:
                 self._apply_era(decision, now)
             return

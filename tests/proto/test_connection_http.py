@@ -961,3 +961,15 @@ def test_an_http_error_names_the_method_and_answered_streams_are_forgotten() -> 
     transport = h.conn._transport
     assert transport._streams == {}
     assert set(transport._ex) == {transport._get_xid}
+
+
+def test_a_failed_exchange_names_the_url() -> None:
+    # Issue 24 E: "network failure" alone did not say where the client tried to go.
+    h = Harness(streamable_http_config(URL, retries=0))
+    h.conn.connect(0.0)
+    h.take_frames()
+    h.conn.transport_opened(0.0)
+    post = only(h.exchanges())
+    h.conn.exchange_failed(post.xid, ExchangeFailure("network", "refused"), 0.0)
+    (failed,) = h.take_events(ConnectFailed)
+    assert str(failed.error) == f"initialize to 'srv' at {URL}: network failure: refused"

@@ -601,3 +601,22 @@ def test_a_server_that_prints_its_usage_and_exits_is_quoted(protocol: str) -> No
         "not JSON-RPC, first: [usage: srv [--port N] --token TOKEN]"
     )
     assert type(failed.error) is ConnectionError
+
+
+def test_a_silent_server_on_auto_names_both_waits() -> None:
+    # Issue 24 D: the probe's wait and then initialize's: the message said only one of
+    # them, while the user waited both.
+    h = Harness(stdio_config(["srv"], read_timeout=3.0), probe=True)
+    h.conn.connect(0.0)
+    h.take_frames()
+    h.conn.transport_opened(0.0)
+    assert [m["method"] for m in h.written()] == ["server/discover"]
+    h.advance(3.0)
+    assert [m["method"] for m in h.written()] == ["initialize"]
+    h.advance(6.0)
+    (failed,) = h.take_events(ConnectFailed)
+    assert isinstance(failed.error, RequestTimeoutError)
+    assert str(failed.error) == (
+        "initialize timed out (request 2); server/discover had gone unanswered for 3s "
+        "before it (6s in all; protocol='legacy' skips that probe)"
+    )

@@ -64,3 +64,17 @@ def test_a_redirect_loop_says_so(shell: Shell) -> None:
     message = str(caught.value)
     assert "too many redirects" in message
     assert "not followed" not in message
+
+
+def test_a_silent_server_on_auto_names_both_waits(shell: Shell) -> None:
+    # Issue 24 D: protocol="auto" over stdio waits for the server/discover probe, then
+    # for initialize; the error names both.
+    async def scenario(c: Any) -> None:  # pragma: no cover - never connects
+        raise AssertionError("connected to a silent server")
+
+    silent = [sys.executable, "-c", "import time; time.sleep(60)"]
+    with pytest.raises(errors.RequestTimeoutError) as caught:
+        shell.run(scenario, silent, protocol="auto", read_timeout=1.0)
+    message = str(caught.value)
+    assert message.startswith("initialize timed out")
+    assert "server/discover had gone unanswered for 1s before it (2s in all" in message
