@@ -66,8 +66,9 @@ Operations (synchronous, never block):
   (at once when nothing was open). A later ``start_call``/``connect`` opens anew.
 * Introspection: ``state`` (:class:`ConnectionState`: IDLE, OPENING, HANDSHAKING,
   READY, CLOSING, CLOSED), ``server`` (``ServerInfo | None``), ``is_connected``,
-  ``first_unusable``, ``era`` (``"legacy"`` | ``"modern"`` | ``None`` while
-  undecided; fixed from the start by ``protocol="legacy"``/``"modern"``),
+  ``first_unusable``, ``era`` (:data:`mcp_proto.versions.Era`: ``"legacy"`` |
+  ``"modern"``, or ``None`` while undecided; fixed from the start by
+  ``protocol="legacy"``/``"modern"``),
   ``modern_http``, ``log_level`` (settable: carried as ``_meta`` on modern requests;
   the machine sends no ``logging/setLevel``), ``pending_count`` (open calls),
   ``unanswered_server_requests``, ``config``, ``name``, ``limits``.
@@ -144,6 +145,18 @@ run the progress callbacks emitted before a result before returning that result.
 After every operation or input the driver drains ``frames_to_send()`` and performs
 them in order, drains ``next_event()``, and re-arms its one timer at
 ``next_deadline()``.
+
+Inside (issue 22 item 3): :class:`Connection` is one owner class in one module
+(:mod:`._machine`): its state and every step that writes it. The helpers own their own
+state only and hold a narrow port, never the connection: a transport strategy
+(:class:`~._transport.Transport`: :mod:`._stdio`, :mod:`._http`, :mod:`._legacy_sse`)
+holds a :class:`~._transport.TransportPort` (the facts it may read, the frames and
+messages it hands over, what it learnt: usable, ready, lost, session expired, attempt
+failed); the era steps (:mod:`._era`) an ``EraPort``, and their steps return an
+``EraDecision`` the connection applies; the subscriptions (:mod:`._listen`) a
+``ListenPort``. A new strategy (WebSocket, say) subclasses ``Transport``, implements
+``open``, ``transmit`` and the inputs of its kind (``receive_data``/``receive_eof`` or
+``exchange_*``), and is added to ``_make_transport`` in :mod:`._machine`.
 """
 
 from __future__ import annotations

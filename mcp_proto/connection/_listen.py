@@ -336,9 +336,17 @@ class ListenManager:
             failed.__cause__ = exc
             self._end(sub, failed)
             return
-        # No session deadline: the acknowledgment has its own (SUB-5) and the
-        # acknowledged stream none.
-        rid = port.send_request(method, params, headers, now=now, timeout=None)
+        try:
+            # No session deadline: the acknowledgment has its own (SUB-5) and the
+            # acknowledged stream none.
+            rid = port.send_request(method, params, headers, now=now, timeout=None)
+        except LocalProtocolError as exc:
+            # Every request slot of the session is taken (limits.max_pending_requests):
+            # the subscription ends with that error, as a call beyond the bound fails
+            # (found by fuzz/fuzz_connection.py: it escaped start_listen, or a driver
+            # input, with the subscription left registered).
+            self._end(sub, exc)
+            return
         sub.rid = rid
         sub.state = SubState.OPENING
         sub.resend = False

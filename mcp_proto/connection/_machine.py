@@ -7,7 +7,10 @@ connection's state and every step that changes it are here, in one class (as h11
 closing and the routing of the session's events to calls. Its helpers own their own
 state only: the request pipeline's decisions (:mod:`._calls`), the era decision and
 modern request building (:mod:`._era`), each transport strategy (:mod:`._stdio`,
-:mod:`._http`, :mod:`._legacy_sse`) and the subscriptions (:mod:`._listen`).
+:mod:`._http`, :mod:`._legacy_sse`) and the subscriptions (:mod:`._listen`). They hold
+a port (:class:`_Port`: the few facts they may read and steps they may ask for, typed by
+``TransportPort``, ``EraPort`` and ``ListenPort``), never the connection; the era steps
+return decisions that :meth:`Connection._apply_era` applies.
 """
 
 from __future__ import annotations

@@ -492,3 +492,26 @@ def test_connected_event_still_comes_for_the_restart() -> None:
     h.conn.receive_eof(h.now)
     restart(h)
     assert Connected in [type(e) for e in h.take_events()]
+
+
+def test_a_listen_the_full_request_table_cannot_carry_ends_with_that_error() -> None:
+    """Every request slot of the session is taken by calls in flight
+    (``limits.max_pending_requests``): the listen request cannot be sent, so the
+    subscription ends with the session's ``LocalProtocolError``, as a call beyond the
+    bound fails. Before (found by fuzz/fuzz_connection.py), ``start_listen`` raised that
+    error after the subscription was registered: the caller never got its id, and it
+    ended later with an id nobody knew."""
+    from mcp_proto.limits import Limits
+
+    h = Harness(stdio_config(["srv"]), probe=True, limits=Limits(max_pending_requests=1))
+    h.conn.connect(h.now)
+    assert open_process(h) == []
+    h.take_events()
+    h.conn.start_call("tools/list", now=h.now)
+    h.written()
+    sub = h.conn.start_listen({"tools_list_changed": True}, now=h.now)  # must not raise
+    (ended,) = h.take_events(ListenEnded)
+    assert ended.sub_id == sub and isinstance(ended.error, LocalProtocolError)
+    assert "too many requests" in str(ended.error)
+    assert h.conn.listen_state(sub) == "ended"
+    assert h.written() == []
