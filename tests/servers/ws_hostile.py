@@ -18,6 +18,8 @@ first other request (``tools/list``, ``tools/call``) meets the fault:
 ``no_handshake``   reads the upgrade and never answers it
 ``http200``        answers the upgrade with HTTP 200 and a JSON body
 ``no_subprotocol`` accepts the upgrade without selecting a subprotocol
+``deflate_bomb``   accepts ``permessage-deflate``; the answer is one compressed text
+                   frame that inflates to 256 MiB
 =================  ==============================================================
 
 Each connection prints ``SENT <n>`` lines for what the fault wrote (the tests read
@@ -34,6 +36,7 @@ import socketserver
 import struct
 import sys
 import time
+import zlib
 from typing import Any
 
 GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
@@ -56,6 +59,8 @@ class Conn:
     def __init__(self, sock: socket.socket) -> None:
         self.sock = sock
         self.buf = b""
+        # The client's messages once permessage-deflate is accepted (context kept).
+        self.inflate = zlib.decompressobj(-15)
 
     def read(self, n: int) -> bytes:
         while len(self.buf) < n:
@@ -78,8 +83,10 @@ class Conn:
     def message(self) -> tuple[int, bytes]:
         """The next client message (masked frames, reassembled; Pings answered)."""
         parts: list[bytes] = []
+        compressed = False
         while True:
             b0, b1 = self.read(2)
+            compressed = compressed or bool(b0 & 0x40)
             opcode, n = b0 & 0x0F, b1 & 0x7F
             if n == 126:
                 (n,) = struct.unpack("!H", self.read(2))
@@ -94,7 +101,10 @@ class Conn:
                 return opcode, data
             parts.append(data)
             if b0 & 0x80:
-                return 1, b"".join(parts)
+                whole = b"".join(parts)
+                if compressed:
+                    whole = self.inflate.decompress(whole + b"\x00\x00\xff\xff")
+                return 1, whole
 
 
 def _result(rid: Any, result: Any) -> bytes:
@@ -138,6 +148,8 @@ class Handler(socketserver.BaseRequestHandler):
         )
         if mode != "no_subprotocol":
             answer += "Sec-WebSocket-Protocol: mcp\r\n"
+        if mode == "deflate_bomb":
+            answer += "Sec-WebSocket-Extensions: permessage-deflate\r\n"
         sock.sendall((answer + "\r\n").encode())
         while True:
             opcode, data = conn.message()
@@ -192,6 +204,14 @@ class Handler(socketserver.BaseRequestHandler):
         elif mode == "close_mid":
             sock.sendall(frame(1, answer[:10], fin=False))
             sock.sendall(frame(8, struct.pack("!H", 1011) + b"bye"))
+        elif mode == "deflate_bomb":
+            # RFC 7692 § 7.2.1: raw deflate, the final empty block's 4 bytes removed.
+            z = zlib.compressobj(1, zlib.DEFLATED, -15)
+            block = b"a" * (1024 * 1024)
+            payload = b"".join(z.compress(block) for _ in range(256))
+            payload = (payload + z.flush(zlib.Z_SYNC_FLUSH))[:-4]
+            sock.sendall(bytes([0xC1, 127]) + struct.pack("!Q", len(payload)) + payload)
+            print(f"SENT {len(payload)}", flush=True)
         elif mode == "eof_mid":
             sock.sendall(frame(1, answer[:10], fin=False))
             sock.shutdown(socket.SHUT_WR)

@@ -281,6 +281,41 @@ def test_a_100_mb_frame_is_refused_with_bounded_memory(shell: Shell) -> None:
         assert sent and int(sent[0].split()[1]) < 100 * 1024 * 1024
 
 
+def test_a_deflate_bomb_is_refused_with_bounded_memory(shell: Shell) -> None:
+    with hostile("deflate_bomb") as peer:
+
+        async def scenario(c: Any) -> None:
+            with pytest.raises(errors.ResponseTooLargeError, match="expanded past"):
+                await c.list_tools()
+
+        from mcp_proto.config import websocket_config
+
+        # The inflation bound below the message bound (32 MiB), so it is the one met.
+        config = websocket_config(
+            _ws_url(peer),
+            name="bomb",
+            protocol="legacy",
+            read_timeout=READ_TIMEOUT,
+            max_decompressed_body_bytes=8 * MIB,
+        )
+        with RSSSampler() as rss:
+            shell.run_client(scenario, [config], deadline=DEADLINE)
+        # 256 MiB of inflated text against an 8 MiB bound.
+        assert rss.growth < RSS_BOUND, f"RSS grew by {rss.growth / MIB:.0f} MiB"
+
+
+def test_a_deflate_bomb_meets_the_message_bound_by_default(shell: Shell) -> None:
+    with hostile("deflate_bomb") as peer:
+
+        async def scenario(c: Any) -> None:
+            with pytest.raises(errors.ResponseTooLargeError):
+                await c.list_tools()
+
+        with RSSSampler() as rss:
+            run(shell, _ws_url(peer), scenario, protocol="legacy")
+        assert rss.growth < RSS_BOUND, f"RSS grew by {rss.growth / MIB:.0f} MiB"
+
+
 def test_a_ping_flood_does_not_stop_the_answer(shell: Shell) -> None:
     with hostile("ping_flood") as peer:
 
