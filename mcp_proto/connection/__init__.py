@@ -60,8 +60,8 @@ Operations (synchronous, never block):
   ``ListenAcknowledged``, ``ListenNotification``, ``ListenInterrupted``, then exactly
   one ``ListenEnded``. Rules: :mod:`._listen`.
 * ``close(now)``: handlers still answering server requests get ``CLOSE_ANSWER_WAIT``
-  (0.5 s, a deadline); what is left is refused (-32000); Streamable HTTP with a session
-  sends DELETE; then ``CloseTransport(graceful=True)``; every open call fails with a
+  (0.5 s, a deadline); what is left is refused (-32000); HTTP (Streamable or plain) with
+  a session sends DELETE; then ``CloseTransport(graceful=True)``; every open call fails with a
   ``ConnectionError``; ``Closed`` comes after the driver's ``transport_closed(now)``
   (at once when nothing was open). A later ``start_call``/``connect`` opens anew.
 * Introspection: ``state`` (:class:`ConnectionState`: IDLE, OPENING, HANDSHAKING,

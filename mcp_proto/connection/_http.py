@@ -130,9 +130,10 @@ class HttpTransport(HttpStreams):
             if ex.role is Role.POST and ex.rid is None:
                 del self._ex[xid]
         session_id = self.http.session_id
-        if session_id is not None and self.streamable:
+        if session_id is not None:
             # Session management: a client that no longer needs the session SHOULD send
-            # DELETE with its Mcp-Session-Id (405: the server does not allow it).
+            # DELETE with its Mcp-Session-Id (405: the server does not allow it). Plain
+            # HTTP too: its session is handled as Streamable HTTP's (HTTP-2, SESS-3).
             self.port.emit(
                 StartExchange(
                     self._xid(),
