@@ -18,7 +18,7 @@ from _tasks_support import EXT_REQUESTS, EXT_SCHEMA, assert_valid
 
 from mcp_proto import errors
 from mcp_proto.client.router import ServerEntry
-from mcp_proto.effects import Call, CallHost, Connect, Effect, Log
+from mcp_proto.effects import Call, CallHost, Connect, Effect, Log, PeekEra
 from mcp_proto.errors import server_error_from
 from mcp_proto.handlers import Handlers
 from mcp_proto.modern.meta import with_meta
@@ -90,6 +90,8 @@ class InProcess:
                 result = self.rpc("server/discover", None)
                 self.info = ServerInfo(VERSION, result["capabilities"], None, None)
             return self.info
+        if isinstance(effect, PeekEra):  # the era the connection decided, once connected
+            return None if self.info is None else self.info.protocol_era
         if isinstance(effect, Call):
             return self.rpc(effect.method, effect.params)
         if isinstance(effect, CallHost):
