@@ -83,7 +83,11 @@ class WireDriver(Driver):
 def server(kind: str, transport: str, protocol: str) -> Iterator[ServerConfig]:
     if transport == "stdio":
         if kind == "sdk":
-            yield stdio_config(SDK_STDIO, protocol=protocol, read_timeout=20.0)
+            # discover_timeout: the SDK server's cold start on a busy machine outlasts
+            # the default probe wait, and auto would then decide legacy (LIFE-7).
+            yield stdio_config(
+                SDK_STDIO, protocol=protocol, read_timeout=20.0, discover_timeout=20.0
+            )
         else:
             node = shutil.which("node")
             if node is None or not EVERYTHING_BIN.exists():

@@ -189,7 +189,14 @@ def test_log_level_rides_in_meta_and_set_level_is_never_sent(shell: Shell, tmp_p
         await c.set_log_level("error")
         await c.call_tool("echo", {"text": "after"})
 
-    shell.run(scenario, [sys.executable, str(TAP), str(log), "--", *SDK_SERVER], deadline=DEADLINE)
+    # discover_timeout: the SDK server's cold start on a busy machine outlasts the
+    # default probe wait, and the era would then be decided as legacy (LIFE-7).
+    shell.run(
+        scenario,
+        [sys.executable, str(TAP), str(log), "--", *SDK_SERVER],
+        deadline=DEADLINE,
+        discover_timeout=30.0,
+    )
     entries = [json.loads(line) for line in log.read_text("utf-8").splitlines()]
     sent = [json.loads(e["line"]) for e in entries if e["dir"] == "c2s" and "line" in e]
     requests = [m for m in sent if "id" in m and "method" in m]
