@@ -303,11 +303,21 @@ def test_closing_while_a_failed_server_is_being_stopped(monkeypatch: pytest.Monk
     assert errors == []
 
 
-def test_closing_several_servers_closes_them_at_the_same_time(shell: Shell, tmp_path: Any) -> None:
+def test_closing_several_servers_closes_them_at_the_same_time(
+    shell: Shell, tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # Each server, once its stdin is closed, waits for the other's before it exits
     # cleanly. Closed one after the other, the first one's wait ran out its grace
     # period and it was terminated (no "clean" mark), and N servers that ignore their
     # closed stdin took N grace periods to close.
+    # A long grace keeps this about order, not speed: on a loaded machine the SDK
+    # server alone can take longer than the default 2 s to exit after its EOF, and
+    # closed one after the other the first server still never sees the other's mark.
+    import mcp_io_sync._stdio
+    import mcp_io_trio._stdio
+
+    monkeypatch.setattr(mcp_io_sync._stdio, "SHUTDOWN_GRACE", 20.0)
+    monkeypatch.setattr(mcp_io_trio._stdio, "SHUTDOWN_GRACE", 20.0)
     sdk = shlex.join(SDK_SERVER)
 
     def waits_for(me: str, other: str) -> dict[str, Any]:
