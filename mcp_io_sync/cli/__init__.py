@@ -49,6 +49,7 @@ from ._args import parse_pairs as parse_pairs
 from ._args import parse_value as parse_value
 from ._commands import Output as Output
 from ._commands import Runner as Runner
+from ._elicit import Asker, stdin_is_terminal
 from ._log import HANDLER
 from ._log import _print_error as _print_error
 from ._log import classify as classify
@@ -106,6 +107,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGINT, _on_sigint)
     output = Output(as_json=opts.json, quiet=opts.quiet)
+    # A tool that elicits asks the user on a terminal, else is answered cancel (_elicit).
+    opts.asker = Asker(interactive=stdin_is_terminal())
     client: Client | None = None
     only: str | None = None  # the one server of the invocation, if there is one
 
@@ -123,6 +126,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.flush()
         return code
     except KeyboardInterrupt:
+        opts.asker.stop()
         HANDLER.reporter = None
         if output.err_tty:
             sys.stderr.write("\r\x1b[K")  # over the terminal's "^C"
@@ -150,6 +154,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _print_error(message)
         return code
     finally:
+        opts.asker.stop()  # (no question outlives the command)
         if client is not None:
             try:
                 client.close()
