@@ -52,12 +52,18 @@ _FORMAT: Final = 1
 _MAX_FILE: Final = 1 << 20  # a bigger file is not ours: ignored
 
 
-def state_file(environ: Mapping[str, str] | None = None) -> Path:
+def state_file(environ: Mapping[str, str] | None = None) -> Path | None:
     """Where the memory lives (XDG Base Directory: ``$XDG_STATE_HOME``, an absolute
     path, else ``~/.local/state``)."""
     env = os.environ if environ is None else environ
     base = env.get("XDG_STATE_HOME", "")
-    root = Path(base) if base and os.path.isabs(base) else Path.home() / ".local" / "state"
+    if base and os.path.isabs(base):
+        root = Path(base)
+    else:
+        try:
+            root = Path.home() / ".local" / "state"
+        except (RuntimeError, KeyError):  # no home to find: nothing is remembered
+            return None
     return root / "mcp-proto" / "notices.json"
 
 
@@ -81,7 +87,7 @@ class Notices(logging.Filter):
     :meth:`connected` once the servers' revisions are known, :meth:`remember` at the
     end."""
 
-    def __init__(self, path: Path, configuration: str, version: str) -> None:
+    def __init__(self, path: Path | None, configuration: str, version: str) -> None:
         super().__init__()
         self.path = path
         self._configuration = configuration
@@ -103,6 +109,8 @@ class Notices(logging.Filter):
 
     def load(self) -> dict[str, float]:
         """The remembered entries (key -> when shown); empty if there is no usable file."""
+        if self.path is None:
+            return {}
         try:
             with open(self.path, "rb") as f:
                 raw = f.read(_MAX_FILE + 1)
@@ -151,6 +159,8 @@ class Notices(logging.Filter):
             self._write({"format": _FORMAT, "shown": kept})
 
     def _write(self, data: Any) -> None:
+        if self.path is None:
+            return
         folder = self.path.parent
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
         fd, temporary = tempfile.mkstemp(prefix=".notices-", suffix=".tmp", dir=folder)
