@@ -36,7 +36,10 @@ QUESTION = "What is the weather in Lisbon right now?"
 
 
 def model_client() -> tuple[genai.Client, str]:
-    if os.environ.get("GEMINI_API_KEY") or os.environ.get("GOOGLE_API_KEY"):
+    vertex = os.environ.get("GOOGLE_GENAI_USE_VERTEXAI", "").lower() in ("1", "true")
+    if os.environ.get("GEMINI_API_KEY") or os.environ.get("GOOGLE_API_KEY") or vertex:
+        # Vertex AI: GOOGLE_APPLICATION_CREDENTIALS, GOOGLE_CLOUD_PROJECT and
+        # GOOGLE_CLOUD_LOCATION, which run_all.py sets from VERTEX_CREDENTIALS_FILE.
         return genai.Client(), os.environ.get("GEMINI_MODEL", "gemini-2.5-flash")
     import _offline
 

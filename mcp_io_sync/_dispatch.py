@@ -15,6 +15,8 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
+from mcp_io_common.notices import write_notice
+from mcp_proto import deprecations
 from mcp_proto.client.routing import CONNECTION_ENDED, ProgressDue, RequestDue, SettleDue
 from mcp_proto.connection import (
     CallFailed,
@@ -56,6 +58,11 @@ class EventDispatch:
         self._in_dispatch = False
         self._connect_waiters: list[_Waiter] = []
         self._close_waiters: list[_Waiter] = []
+
+    def _write_notice(self, text: str) -> bool:
+        """A deprecation notice the connection handed over (DEP-5), through the host's
+        logger: ``False`` keeps it due (DEP-12..14)."""
+        return write_notice(self._logger, text)
 
     def _drain_events(self) -> None:
         """Dispatch the queued events, in order (caller holds ``_dispatch_lock``).
@@ -106,8 +113,11 @@ class EventDispatch:
         elif kind is ServerRequest:
             self._on_event(self, RequestDue(self._generation, event))
         elif kind is Diagnostic:
-            level = getattr(logging, event.level.upper(), logging.INFO)
-            self._logger.log(level, "%s", event.message)
+            if event.deprecation:  # spent only once written (DEP-12)
+                deprecations.announce(event.deprecation, self._write_notice)
+            else:
+                level = getattr(logging, event.level.upper(), logging.INFO)
+                self._logger.log(level, "%s", event.message)
         elif kind is Connected:
             info = event.info
             self._logger.debug("connected to %s (protocol %s)", self.name, info.protocol_version)

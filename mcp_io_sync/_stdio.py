@@ -15,6 +15,7 @@ import threading
 import time
 from typing import Any
 
+from mcp_io_common.notices import child_logger
 from mcp_io_common.processes import (
     BIG_PIPE,
     KILL,
@@ -578,7 +579,7 @@ class StdioServer(BaseServer):
         stderr = proc.popen.stderr
         assert stderr is not None
         fd = stderr.fileno()
-        log = self._logger.getChild("stderr")
+        log = child_logger(self._logger, "stderr")  # (a LoggerAdapter has no getChild)
         cap = self._limits.max_stderr_line
         buf = bytearray()
         skipping = False
@@ -608,6 +609,6 @@ class StdioServer(BaseServer):
                 skipping = True
                 buf.clear()
 
-    def _stderr_line(self, log: logging.Logger, line: bytes) -> None:
+    def _stderr_line(self, log: Any, line: bytes) -> None:
         if log.isEnabledFor(logging.INFO):
             log.info("[%s] %s", self.name, line.decode("utf-8", "replace"))

@@ -25,6 +25,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import trio
 
+from mcp_io_common.notices import write_notice
+from mcp_proto import deprecations
 from mcp_proto._util import NEED_DATA
 from mcp_proto.client.base import CANCELLED_REASON
 from mcp_proto.client.routing import CONNECTION_ENDED, ProgressDue, RequestDue, SettleDue
@@ -573,9 +575,18 @@ class BaseServer(ServerView, ServerMethods):
                 self._wake(self._closing, None, None)
                 self._on_event(self, CONNECTION_ENDED)
             elif isinstance(event, cev.Diagnostic):
-                self._logger.log(logging.getLevelName(event.level.upper()), "%s", event.message)
+                if event.deprecation:  # spent only once written (DEP-12)
+                    deprecations.announce(event.deprecation, self._write_notice)
+                else:
+                    level = logging.getLevelName(event.level.upper())
+                    self._logger.log(level, "%s", event.message)
             else:  # notifications, log messages, discarded input: the client's
                 self._on_event(self, event)
+
+    def _write_notice(self, text: str) -> bool:
+        """A deprecation notice the connection handed over (DEP-5), through the host's
+        logger: ``False`` keeps it due (DEP-12..14)."""
+        return write_notice(self._logger, text)
 
     def _finish_call(self, event: cev.CallSucceeded | cev.CallFailed) -> None:
         call_id = event.call_id

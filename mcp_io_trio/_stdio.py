@@ -24,6 +24,7 @@ from typing import Any, cast
 
 import trio
 
+from mcp_io_common.notices import child_logger
 from mcp_io_common.processes import (
     BIG_PIPE,
     KILL,
@@ -441,7 +442,7 @@ class StdioServer(BaseServer):
         """Drain the child's stderr continuously (STDIO-5) into the log, bounded."""
         stderr = proc.process.stderr
         assert stderr is not None
-        log = self._logger.getChild("stderr")
+        log = child_logger(self._logger, "stderr")  # (a LoggerAdapter has no getChild)
         cap = self._limits.max_stderr_line
         buf = bytearray()
         skipping = False
@@ -469,6 +470,6 @@ class StdioServer(BaseServer):
                         self._stderr_line(log, line[:cap])
                     skipping = False
 
-    def _stderr_line(self, log: logging.Logger, line: bytes) -> None:
+    def _stderr_line(self, log: Any, line: bytes) -> None:
         if log.isEnabledFor(logging.INFO):
             log.info("[%s] %s", self.name, line.decode("utf-8", "replace"))

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
+import tempfile
 
 from hypothesis import settings
 
@@ -19,3 +22,11 @@ if os.environ.get("MCP_PROTO_JSON"):
     from mcp_proto import jsonrpc
 
     jsonrpc.set_json_backend(os.environ["MCP_PROTO_JSON"])
+
+# mcp-proto remembers the deprecation notices it showed in $XDG_STATE_HOME/mcp-proto/
+# (issue 24 G): the suite's CLI runs (in process and as subprocesses, which inherit the
+# environment) use a fresh folder of their own, never the user's, and every run starts
+# with nothing remembered.
+_STATE = tempfile.mkdtemp(prefix="mcp-proto-test-state-")
+os.environ["XDG_STATE_HOME"] = _STATE
+atexit.register(shutil.rmtree, _STATE, True)

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 
 from mcp_io_common.processes import kill_started
 
+from .. import __version__
 from .._client import Client
 
 # The command line lives in this package's modules, named for what they hold; ``main``
@@ -49,10 +50,12 @@ from ._args import parse_pairs as parse_pairs
 from ._args import parse_value as parse_value
 from ._commands import Output as Output
 from ._commands import Runner as Runner
+from ._elicit import Asker, stdin_is_terminal
 from ._log import HANDLER
 from ._log import _print_error as _print_error
 from ._log import classify as classify
 from ._log import setup_logging as setup_logging
+from ._notices import Notices, configuration, state_file
 from ._open import _server_name as _server_name
 from ._open import load_config as load_config
 from ._open import open_client as open_client
@@ -103,9 +106,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # --help, --version
         return exc.code if isinstance(exc.code, int) else EXIT_OK
     setup_logging(opts.verbose, opts.quiet, opts.log_level)
+    # Deprecation notices: once per configuration and version, not per command (_notices).
+    notices = Notices(state_file(), configuration(opts), __version__)
+    notices.silence_shown()
+    HANDLER.addFilter(notices)
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGINT, _on_sigint)
     output = Output(as_json=opts.json, quiet=opts.quiet)
+    # A tool that elicits asks the user on a terminal, else is answered cancel (_elicit).
+    opts.asker = Asker(interactive=stdin_is_terminal())
     client: Client | None = None
     only: str | None = None  # the one server of the invocation, if there is one
 
@@ -115,6 +124,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         client, usable = open_client(opts, skipped)
+        notices.connected(client.find_server(name).protocol_era for name in usable)
         if len(usable) == 1:
             only = usable[0]
         limits = {client.find_server(name).read_timeout for name in usable}
@@ -123,6 +133,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.flush()
         return code
     except KeyboardInterrupt:
+        opts.asker.stop()
         HANDLER.reporter = None
         if output.err_tty:
             sys.stderr.write("\r\x1b[K")  # over the terminal's "^C"
@@ -150,8 +161,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         _print_error(message)
         return code
     finally:
+        opts.asker.stop()  # (no question outlives the command)
         if client is not None:
             try:
                 client.close()
             except KeyboardInterrupt:
                 pass
+        HANDLER.removeFilter(notices)
+        notices.remember()

@@ -94,6 +94,10 @@ _WHAT = {
     "templates": "resource templates",
 }
 _LOGGER = logging.getLogger("mcp_io_sync.cli")
+#: ``call``'s limit on a terminal without ``--timeout`` (seconds): the tool may ask the
+#: user a question, whose answer takes a person's time (server-everything waits 10
+#: minutes for one). Ctrl-C ends it sooner.
+INTERACTIVE_CALL_TIMEOUT = 600.0
 
 
 class Runner:
@@ -316,14 +320,28 @@ class Runner:
         if not self.output.quiet:
             reporter = render.ProgressReporter(self.output.err, tty=self.output.err_tty)
             HANDLER.reporter = reporter
+        asker = getattr(opts, "asker", None)
+        timeout = None
+        if asker is not None:
+            asker.tool, asker.server = opts.tool, owner
+            if asker.interactive and opts.timeout is None and opts.config is None:
+                # The time a user takes to answer a form counts against the call's
+                # limit (the request is pending meanwhile): on a terminal, without
+                # --timeout (or a config file's readTimeout), the call waits as long as a
+                # person may need.
+                timeout = INTERACTIVE_CALL_TIMEOUT
+                opts.effective_timeout = timeout
         try:
             result = self.client.call_tool(
                 opts.tool,
                 arguments,
                 server=owner,
                 progress=reporter.update if reporter is not None else None,
+                timeout=timeout,
             )
         finally:
+            if asker is not None:
+                asker.stop()  # a question still open ends now (Ctrl-C, a timeout)
             if reporter is not None:
                 self._flush_callbacks()
                 reporter.finish()

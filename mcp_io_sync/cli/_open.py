@@ -142,6 +142,13 @@ def _connect_each(client: Client, report: Callable[[str, BaseException], None]) 
     return usable
 
 
+def _handlers(opts: argparse.Namespace) -> dict[str, Any]:
+    """The client's handlers: elicitation (``_elicit.Asker``), so that a tool that
+    asks for input gets the user's answer on a terminal and a clear cancel elsewhere."""
+    asker = getattr(opts, "asker", None)
+    return {"elicitation_handler": asker} if asker is not None else {}
+
+
 def open_client(
     opts: argparse.Namespace, report: Callable[[str, BaseException], None]
 ) -> tuple[Client, list[str]]:
@@ -151,14 +158,14 @@ def open_client(
         configs = load_config(opts)
         if len({c.read_timeout for c in configs}) == 1:
             opts.effective_timeout = configs[0].read_timeout
-        client = create_client(configs)
+        client = create_client(configs, **_handlers(opts))
         try:
             return client, _connect_each(client, report)
         except BaseException:
             client.close()
             raise
     env = opts.env_vars
-    kwargs: dict[str, Any] = {}
+    kwargs: dict[str, Any] = _handlers(opts)
     if opts.timeout is not None:
         kwargs["read_timeout"] = opts.timeout
     if opts.protocol is not None:

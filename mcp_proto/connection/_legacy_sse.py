@@ -86,9 +86,11 @@ class LegacySseTransport(HttpTransport):
         )
         # DEP (http_sse): announced once a server is reached over HTTP+SSE, not when it
         # is only tried (a fallback chain tries it on servers that are no such thing).
-        notice = deprecations.claim("http_sse")
-        if notice is not None:
-            self.port.diagnostic("warning", notice.notice)
+        # Handed to the driver, which announces it with the host's logger: claimed
+        # there, confirmed once written, due again if the logger dropped it (DEP-12).
+        if deprecations.state("http_sse") == "due":
+            notice = deprecations.REGISTRY["http_sse"].notice
+            self.port.diagnostic("warning", notice, deprecation="http_sse")
         ping = self.port.config.ping
         if ping:
             self._misses = 0

@@ -1012,8 +1012,8 @@ class Connection:
     def _emit(self, frame: Frame) -> None:
         self._frames.append(frame)
 
-    def _diagnostic(self, level: str, message: str) -> None:
-        self._events.append(Diagnostic(level, message))
+    def _diagnostic(self, level: str, message: str, deprecation: str = "") -> None:
+        self._events.append(Diagnostic(level, message, deprecation))
 
     def _deliver(self, message: bytes | str) -> None:
         """A JSON text from the server (transports call this)."""

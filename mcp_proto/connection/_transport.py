@@ -83,7 +83,7 @@ class TransportPort(Protocol):
     def deliver_listen(self, rid: jsonrpc.RequestId, data: bytes, now: float) -> None:
         """A message read on the stream of listen request ``rid``."""
 
-    def diagnostic(self, level: str, message: str) -> None: ...
+    def diagnostic(self, level: str, message: str, deprecation: str = "") -> None: ...
 
     def drain(self, now: float) -> None:
         """Route what was delivered so far, so it is reported before what follows."""

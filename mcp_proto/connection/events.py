@@ -131,15 +131,22 @@ class Closed(Record):
 
 
 class Diagnostic(Record):
-    """Something the driver should log. ``level`` is a Python logging level name."""
+    """Something the driver should log. ``level`` is a Python logging level name.
 
-    __slots__ = ("level", "message")
+    ``deprecation``: the :mod:`mcp_proto.deprecations` key when ``message`` is that
+    feature's notice (the HTTP+SSE transport once connected, DEP-5): the driver hands it
+    to ``deprecations.announce`` with its host's logger instead of logging it, so the
+    notice is spent only once written (DEP-12)."""
+
+    __slots__ = ("deprecation", "level", "message")
     level: str
     message: str
+    deprecation: str
 
-    def __init__(self, level: str, message: str) -> None:
+    def __init__(self, level: str, message: str, deprecation: str = "") -> None:
         _set(self, "level", level)
         _set(self, "message", message)
+        _set(self, "deprecation", deprecation)
 
 
 # ---------------------------------------------------------------- subscriptions/listen

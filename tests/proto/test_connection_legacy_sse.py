@@ -118,12 +118,45 @@ def test_the_deprecation_notice_comes_once_per_process_once_connected() -> None:
     h.reply_status(init, 202)
     h.conn.exchange_data(stream.xid, sse_event(init_result(body_of(init)["id"])), h.now)
     notices = [e for e in h.take_events() if isinstance(e, Diagnostic)]
-    assert [(n.level, "HTTP+SSE transport is deprecated" in n.message) for n in notices] == [
-        ("warning", True)
-    ]
+    assert [
+        (n.level, n.deprecation, "HTTP+SSE transport is deprecated" in n.message) for n in notices
+    ] == [("warning", "http_sse", True)]
+    # The machine hands the notice over; the driver spends it (announce) once written.
+    assert deprecations.announce("http_sse", lambda text: None)
     again = harness()
     connect_legacy(again)
     assert [e for e in again.take_events() if isinstance(e, Diagnostic)] == []
+
+
+def test_the_deprecation_notice_is_handed_over_again_until_written() -> None:
+    """DEP-12: the HTTP+SSE notice goes through the claim/confirm/release step like
+    the others: a logger that raises or drops it leaves it due for the next connection."""
+    deprecations.reset()
+
+    def raises(text: str) -> None:
+        raise OSError("the log device is gone")
+
+    def handed_over() -> list[Diagnostic]:
+        h = harness()
+        stream = open_stream(h)
+        h.conn.exchange_head(stream.xid, 200, SSE_HEAD, h.now)
+        h.conn.exchange_data(stream.xid, sse_event("/messages?sid=1", event="endpoint"), h.now)
+        (init,) = h.exchanges()
+        h.reply_status(init, 202)
+        h.conn.exchange_data(stream.xid, sse_event(init_result(body_of(init)["id"])), h.now)
+        return [e for e in h.take_events() if isinstance(e, Diagnostic) and e.deprecation]
+
+    written: list[str] = []
+    for emit, expected in [
+        (raises, "due"),
+        (lambda text: False, "due"),  # a logger that wrote nowhere
+        (written.append, "announced"),
+    ]:
+        (notice,) = handed_over()
+        deprecations.announce(notice.deprecation, emit)
+        assert deprecations.state("http_sse") == expected
+    assert len(written) == 1 and "Migrate the server to Streamable HTTP" in written[0]
+    assert handed_over() == []
 
 
 def test_a_stream_that_is_not_an_sse_server_announces_nothing() -> None:

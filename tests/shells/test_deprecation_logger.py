@@ -4,13 +4,15 @@ The notice (here "logging": a log level carried as ``_meta`` on a 2026-07-28 ser
 DEP-4) is written once per process, and only when the client can tell that a WARNING
 on its logger goes somewhere (docs/usage.md, "Deprecations"):
 
-* DEP-14: the logger is consulted through what Python's logging offers: the level
-  (``isEnabledFor(WARNING)``, which covers a parent's level and ``logging.disable``)
-  and the effective handlers (the logger's, then its parents' while it propagates,
-  each with its own level). A logger or every handler set above WARNING leaves the
-  notice due: it comes with a later use once the level allows. A ``Filter`` cannot be
-  consulted (it judges records on what a level cannot express): a filter that drops
-  the warning spends the notice.
+* DEP-14: the logger is consulted through what Python's logging offers, and through
+  a ``LoggerAdapter`` wrapping it: the level (``isEnabledFor(WARNING)``, which covers
+  a parent's level and ``logging.disable``), the ``Filter``s (run once on the notice's
+  own record) and the effective handlers (the logger's, then its parents' while it
+  propagates, each with its own level). A logger, a filter or every handler dropping
+  the warning leaves the notice due: it comes with a later use once it is let through.
+* DEP-12: a null logger (only a ``NullHandler``: the shells' default logger when the
+  application configured no logging) writes nowhere: the notice stays due; a logger
+  that raises is swallowed, the feature works and the notice stays due.
 * DEP-13: a handler whose stream is *closed* is recognised (the notice stays due); a
   stream that is open but fails to write (logging reports it on stderr only) cannot
   be told apart from a working one: the notice is spent.
@@ -118,13 +120,102 @@ def test_every_handler_above_warning_leaves_the_notice_due(shell: Shell) -> None
     assert len(notices(shell)) == 1
 
 
-def test_a_filter_cannot_be_consulted_and_spends_the_notice(shell: Shell) -> None:
+def test_a_filter_is_consulted_and_leaves_the_notice_due(shell: Shell) -> None:
     def filtered(logger: logging.Logger) -> None:
-        """a filter dropping every record"""
+        """a filter on the logger dropping every record"""
         logger.addFilter(lambda record: False)
 
-    run(shell, [(filtered, "announced"), (recorder_only(shell), "announced")])
-    assert notices(shell) == []
+    def handler_filtered(logger: logging.Logger) -> None:
+        """the only handler's filter drops the notice (its message, as a tag filter)"""
+        logger.filters.clear()
+        shell.log.addFilter(lambda record: not record.getMessage().startswith(NOTICE))
+
+    def unfiltered(logger: logging.Logger) -> None:
+        """no filter left"""
+        shell.log.filters.clear()
+
+    run(shell, [(filtered, "due"), (handler_filtered, "due"), (unfiltered, "announced")])
+    assert len(notices(shell)) == 1
+
+
+def test_a_null_logger_leaves_the_notice_due(shell: Shell) -> None:
+    def null(logger: logging.Logger) -> None:
+        """only a NullHandler"""
+        logger.handlers[:] = [logging.NullHandler()]
+
+    run(shell, [(null, "due"), (null, "due"), (recorder_only(shell), "announced")])
+    assert len(notices(shell)) == 1
+
+
+def test_the_default_logger_without_logging_configured_leaves_the_notice_due(
+    shell: Shell, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No ``logger=``: the shell's library logger, whose only handler is the
+    ``NullHandler`` a library adds; the application configured no logging (the root
+    logger has no handler). Nothing is shown, so nothing is spent."""
+    default = logging.getLogger(shell.mod.__name__)
+    assert [type(h) for h in default.handlers] == [logging.NullHandler]
+    root = logging.getLogger()
+    monkeypatch.setattr(root, "handlers", [])
+    recorder = shell.log
+
+    async def scenario(c: Any) -> None:
+        for _ in range(2):
+            await c.set_log_level("error")
+            await c.call_tool("echo", {"text": "x"})
+            assert deprecations.state("logging") == "due"
+        root.addHandler(recorder)  # the application configures logging
+        try:
+            await c.set_log_level("error")
+            assert deprecations.state("logging") == "announced"
+        finally:
+            root.removeHandler(recorder)
+
+    shell.run(scenario, SDK_SERVER, protocol="modern", logger=None)
+    assert len(notices(shell)) == 1
+
+
+def test_a_logger_adapter_is_consulted_through_the_wrapper(shell: Shell) -> None:
+    """A ``LoggerAdapter`` as ``logger=``: asked ``isEnabledFor`` through the wrapper,
+    its ``process()`` shaping the record (its ``extra``), the wrapped logger's handlers
+    writing it; the feature (and the server's stderr, logged through it) works."""
+
+    class Tagged(logging.LoggerAdapter):  # type: ignore[type-arg]
+        def process(self, msg: Any, kwargs: Any) -> tuple[Any, Any]:
+            return f"[tagged] {msg}", {**kwargs, "extra": self.extra}
+
+    class Quiet(Tagged):
+        def isEnabledFor(self, level: int) -> bool:
+            return level >= logging.ERROR  # the wrapper is set above WARNING
+
+    quiet = Quiet(shell.logger, {"tag": "app"})
+    tagged = Tagged(shell.logger, {"tag": "app"})
+
+    async def scenario(c: Any) -> None:
+        await c.set_log_level("error")
+        await c.call_tool("echo", {"text": "x"})
+
+    shell.run(scenario, SDK_SERVER, protocol="modern", logger=quiet)
+    assert deprecations.state("logging") == "due"
+    shell.run(scenario, SDK_SERVER, protocol="modern", logger=tagged)
+    assert deprecations.state("logging") == "announced"
+    written = [r for r in shell.log.records if r.getMessage().startswith("[tagged] " + NOTICE)]
+    assert len(written) == 1 and getattr(written[0], "tag", None) == "app"
+
+
+def test_a_logger_that_raises_is_swallowed_and_the_notice_stays_due(shell: Shell) -> None:
+    class Raising(logging.Handler):
+        def handle(self, record: logging.LogRecord) -> bool:
+            if record.levelno >= logging.WARNING:
+                raise RuntimeError("the logger is broken")
+            return True
+
+    def raising(logger: logging.Logger) -> None:
+        """the only handler raises"""
+        logger.handlers[:] = [Raising()]
+
+    run(shell, [(raising, "due"), (raising, "due"), (recorder_only(shell), "announced")])
+    assert len(notices(shell)) == 1
 
 
 def test_a_closed_stream_is_recognised_and_leaves_the_notice_due(shell: Shell) -> None:
