@@ -7,6 +7,11 @@ module performs its frames: ``OpenTransport`` connects the socket, ``Write`` wri
 bytes as they are (already framed by the machine), ``CloseTransport`` closes it; a
 reader thread feeds what arrives to ``receive_data`` and the socket's end to
 ``receive_eof``.
+
+With ``proxy=`` the socket first goes to the proxy (TLS to it for an ``https://``
+one) and through an HTTP ``CONNECT`` tunnel whose request and answer are
+``mcp_proto.proxy_tunnel``'s; this module only moves the bytes and bounds the waits
+by the connect deadline (``read_timeout``).
 """
 
 from __future__ import annotations
@@ -242,6 +247,7 @@ class WebSocketServer(BaseServer):
         if proxy.tls:
             try:
                 context = self._ssl_context or ssl.create_default_context()
+                sock.settimeout(max(deadline - time.monotonic(), 0.001))
                 sock = context.wrap_socket(sock, server_hostname=proxy.host)
             except (OSError, ssl.SSLError) as exc:
                 raise ConnectionError(

@@ -6,6 +6,11 @@ means) is the machine's (``mcp_proto.connection``, on ``mcp_proto.websocket``). 
 module performs its frames: ``OpenTransport`` opens the stream, ``Write`` sends bytes
 as they are (already framed by the machine), ``CloseTransport`` closes it; a reader
 task feeds what arrives to ``receive_data`` and the stream's end to ``receive_eof``.
+
+With ``proxy=`` the stream first goes to the proxy (TLS to it for an ``https://``
+one) and through an HTTP ``CONNECT`` tunnel whose request and answer are
+``mcp_proto.proxy_tunnel``'s; this module only moves the bytes and bounds the waits
+by the connect deadline (``read_timeout``).
 """
 
 from __future__ import annotations

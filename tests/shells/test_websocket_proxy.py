@@ -217,6 +217,15 @@ def test_wss_through_an_https_proxy(
     assert tls_proxy.saw(_target(url))
 
 
+def test_an_https_proxy_is_verified_with_the_clients_ssl_context(
+    shell: Shell, sdk1: str, tls_proxy: Proxy
+) -> None:
+    # No ssl_context: the system's trust store does not know the proxy's certificate.
+    with pytest.raises(errors.ConnectionError, match="CERTIFICATE_VERIFY_FAILED") as info:
+        run(shell, sdk1, never, proxy=tls_proxy.url)
+    assert f"the proxy {tls_proxy.url}" in str(info.value)
+
+
 # ---------------------------------------------------------------------- faults
 
 
