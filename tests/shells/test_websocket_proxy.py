@@ -174,6 +174,16 @@ def test_proxy_credentials_from_the_url(shell: Shell, sdk1: str, auth_proxy: Pro
     assert auth_proxy.saw(_target(sdk1))
 
 
+def test_wss_through_an_authenticating_proxy(
+    shell: Shell, sdk1_tls: tuple[str, Path], auth_proxy: Proxy
+) -> None:
+    url, cert = sdk1_tls
+    context = ssl.create_default_context(cafile=str(cert))
+    proxy = auth_proxy.with_credentials(USER, PASSWORD)
+    assert run(shell, url, echo, proxy=proxy, ssl_context=context) == "via proxy"
+    assert auth_proxy.saw(_target(url))
+
+
 @pytest.mark.parametrize("given", [None, ("mcp-user", "wrong")])
 def test_a_proxy_refusing_the_credentials_is_a_proxy_authentication_error(
     shell: Shell,
