@@ -4,6 +4,7 @@
 
     .venv/bin/python bench/run_ws.py            # needs `make ws-peer` (tests/peers/ws-venv)
     .venv/bin/python bench/run_ws.py --quick
+    .venv/bin/python bench/run_ws.py --cpus 0   # pin driver, server and clients to CPU 0
 
 Clients: ``sync`` (``mcp_io_sync.connect("ws://...")``), ``trio``
 (``mcp_io_trio.connect``), ``sdk1`` (``mcp.ClientSession`` over
@@ -138,6 +139,9 @@ def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--reps", type=int, default=None)
+    parser.add_argument(
+        "--cpus", default=None, help="pin everything (server, clients) to these CPUs: 0 or 0,1"
+    )
     parser.add_argument("--worker", nargs=4, metavar=("CLIENT", "URL", "WORKLOAD", "N"))
     args = parser.parse_args(argv)
     if args.worker:
@@ -146,7 +150,12 @@ def main(argv: list[str]) -> None:
         return
     if not os.path.exists(WS_PY):
         sys.exit("tests/peers/ws-venv is missing: run `make ws-peer`")
+    if args.cpus:
+        # Inherited by the server and every worker started from here (bench/README.md,
+        # "Noise": pinned, the wake-ups between client and server stay on one CPU).
+        os.sched_setaffinity(0, {int(x) for x in args.cpus.split(",")})
     reps = args.reps or (3 if args.quick else 5)
+    load_before = os.getloadavg()
     counts = {"seq": 300 if args.quick else 1000, "big": 10 if args.quick else 40}
     port = _free_port()
     server = subprocess.Popen(
@@ -173,6 +182,12 @@ def main(argv: list[str]) -> None:
                             {k: v / n for k, v in got.items()}
                         )
         _report(results, reps)
+        pinned = f"pinned to CPU {args.cpus}" if args.cpus else "unpinned"
+        load_after = os.getloadavg()
+        print(
+            f"{pinned}; load average before {load_before[0]:.2f} (1 min) / "
+            f"{load_before[1]:.2f} (5 min), after {load_after[0]:.2f} / {load_after[1]:.2f}"
+        )
     finally:
         server.terminate()
         try:

@@ -49,6 +49,7 @@ TARGETS: dict[str, str] = {
     "tasks": "fuzz_tasks",
     "skills": "fuzz_skills",
     "websocket": "fuzz_websocket",
+    "proxy_tunnel": "fuzz_proxy_tunnel",
     "results": "fuzz_results",
     "connection": "fuzz_connection",
 }

@@ -7,6 +7,11 @@ module performs its frames: ``OpenTransport`` connects the socket, ``Write`` wri
 bytes as they are (already framed by the machine), ``CloseTransport`` closes it; a
 reader thread feeds what arrives to ``receive_data`` and the socket's end to
 ``receive_eof``.
+
+With ``proxy=`` the socket first goes to the proxy (TLS to it for an ``https://``
+one) and through an HTTP ``CONNECT`` tunnel whose request and answer are
+``mcp_proto.proxy_tunnel``'s; this module only moves the bytes and bounds the waits
+by the connect deadline (``read_timeout``).
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from typing import Any, Final
 from mcp_proto.config import ServerConfig
 from mcp_proto.connection import CloseTransport, Frame, OpenTransport, Write
 from mcp_proto.errors import ConnectionError
+from mcp_proto.proxy_tunnel import ProxyEndpoint, ProxyTunnel, parse_proxy_url
 from mcp_proto.websocket import parse_ws_url
 
 from ._base import BaseServer
@@ -27,15 +33,102 @@ from ._base import BaseServer
 __all__ = ["WebSocketServer"]
 
 _READ_CHUNK: Final = 65536
+#: The proxy's answer head is read in small pieces (it is small; what follows it is
+#: the server's and never comes before the client speaks).
+_TUNNEL_CHUNK: Final = 4096
 #: After our Close frame, how long the server gets to close the TCP connection first
 #: (RFC 6455 § 7.1.1: the server closes it; the client waits, then closes anyway).
 CLOSE_WAIT: Final = 2.0
 
 
+class _TlsInTls:
+    """TLS to the server inside the TLS to an ``https://`` proxy: ``ssl`` cannot wrap an
+    ``SSLSocket`` in another, so an ``SSLObject`` runs over memory buffers and the outer
+    socket carries its records. The reader thread calls :meth:`recv`, writers
+    :meth:`sendall`; records leave in the order the ``SSLObject`` made them (one
+    flusher at a time drains the outgoing buffer), and no lock is held while the outer
+    socket blocks, so reading never waits for a blocked write."""
+
+    def __init__(self, outer: ssl.SSLSocket, context: ssl.SSLContext, hostname: str) -> None:
+        self._outer = outer
+        self._incoming = ssl.MemoryBIO()
+        self._outgoing = ssl.MemoryBIO()
+        self._tls = context.wrap_bio(self._incoming, self._outgoing, server_hostname=hostname)
+        self._lock = threading.Lock()  # the SSLObject and its buffers
+        self._send_lock = threading.Lock()  # one flusher: records leave in order
+        while True:  # the handshake (the outer socket's timeout bounds each read)
+            try:
+                self._tls.do_handshake()
+                break
+            except ssl.SSLWantReadError:
+                self._flush(wait=True)
+                self._feed()
+        self._flush(wait=True)
+
+    def _feed(self) -> bool:
+        data = self._outer.recv(_READ_CHUNK)
+        with self._lock:
+            if data:
+                self._incoming.write(data)
+            else:
+                self._incoming.write_eof()
+        return bool(data)
+
+    def _flush(self, *, wait: bool) -> None:
+        while True:
+            if not self._send_lock.acquire(blocking=wait):
+                return  # the holder flushes what is pending before it lets go
+            try:
+                with self._lock:
+                    data = self._outgoing.read()
+                if data:
+                    self._outer.sendall(data)
+            finally:
+                self._send_lock.release()
+            with self._lock:
+                if not self._outgoing.pending:
+                    return
+
+    def recv(self, size: int) -> bytes:
+        while True:
+            with self._lock:
+                try:
+                    data: bytes | None = self._tls.read(size)
+                except ssl.SSLWantReadError:
+                    data = None
+                except ssl.SSLZeroReturnError:
+                    data = b""
+                pending = self._outgoing.pending
+            if pending:
+                self._flush(wait=False)  # (a TLS 1.3 KeyUpdate's answer, say)
+            if data is not None:
+                return data
+            if not self._feed():
+                with self._lock:
+                    try:
+                        return self._tls.read(size)
+                    except (ssl.SSLWantReadError, ssl.SSLZeroReturnError):
+                        return b""
+
+    def sendall(self, data: bytes) -> None:
+        with self._lock:
+            self._tls.write(data)
+        self._flush(wait=True)
+
+    def settimeout(self, timeout: float | None) -> None:
+        self._outer.settimeout(timeout)
+
+    def shutdown(self, how: int) -> None:
+        self._outer.shutdown(how)
+
+    def close(self) -> None:
+        self._outer.close()
+
+
 class _Socket:
     """One open connection: the socket, its reader thread, a write lock."""
 
-    def __init__(self, sock: socket.socket) -> None:
+    def __init__(self, sock: socket.socket | _TlsInTls) -> None:
         self.sock = sock
         self.write_lock = threading.Lock()
         self.reader: threading.Thread | None = None
@@ -100,32 +193,91 @@ class WebSocketServer(BaseServer):
             assert isinstance(frame, CloseTransport)
             self._close(frame.graceful)
 
-    def _connect(self) -> socket.socket:
-        if self._proxy:
-            raise ConnectionError(
-                f"server {self.name!r}: WebSocket through a proxy is not supported yet "
-                "(the client was given proxy=...)"
-            )
+    def _connect(self) -> socket.socket | _TlsInTls:
         tls, host, port, _, _ = parse_ws_url(self.url)
         timeout = self.config.read_timeout
+        deadline = time.monotonic() + timeout
+        proxy = self._proxy_endpoint()
+        where = f"the proxy {proxy.display}" if proxy is not None else self.url
         try:
-            sock = socket.create_connection((host, port), timeout=timeout)
+            if proxy is None:
+                sock = socket.create_connection((host, port), timeout=timeout)
+            else:
+                sock = socket.create_connection((proxy.host, proxy.port), timeout=timeout)
         except OSError as exc:
             raise ConnectionError(
-                f"server {self.name!r}: cannot connect to {self.url}: {exc}"
+                f"server {self.name!r}: cannot connect to {where}: {exc}"
             ) from exc
         try:
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            if proxy is not None:
+                sock = self._tunnel(sock, proxy, host, port, deadline)
             if tls:
                 context = self._ssl_context or ssl.create_default_context()
+                sock.settimeout(max(deadline - time.monotonic(), 0.001))
+                if isinstance(sock, ssl.SSLSocket):  # an https:// proxy's TLS is under it
+                    inner = _TlsInTls(sock, context, host)
+                    sock.settimeout(None)
+                    return inner
                 sock = context.wrap_socket(sock, server_hostname=host)
             sock.settimeout(None)
+        except ConnectionError:
+            sock.close()
+            raise
         except (OSError, ssl.SSLError) as exc:
             sock.close()
             raise ConnectionError(
                 f"server {self.name!r}: TLS with {self.url} failed: {exc}"
             ) from exc
         return sock
+
+    def _proxy_endpoint(self) -> ProxyEndpoint | None:
+        if not self._proxy:
+            return None
+        try:
+            return parse_proxy_url(self._proxy)
+        except ValueError as exc:  # (its message never quotes credentials)
+            raise ConnectionError(f"server {self.name!r}: {exc}") from None
+
+    def _tunnel(
+        self, sock: socket.socket, proxy: ProxyEndpoint, host: str, port: int, deadline: float
+    ) -> socket.socket:
+        """``CONNECT`` through ``proxy`` (the rules are mcp_proto/proxy_tunnel.py's);
+        the socket then carries the bytes to ``host:port``."""
+        if proxy.tls:
+            try:
+                context = self._ssl_context or ssl.create_default_context()
+                sock.settimeout(max(deadline - time.monotonic(), 0.001))
+                sock = context.wrap_socket(sock, server_hostname=proxy.host)
+            except (OSError, ssl.SSLError) as exc:
+                raise ConnectionError(
+                    f"server {self.name!r}: TLS with the proxy {proxy.display} failed: {exc}"
+                ) from exc
+        # The tunnel's deadline is the connect's: read_timeout from its start.
+        timeout = self.config.read_timeout
+        tunnel = ProxyTunnel(
+            proxy, host, port, now=deadline - timeout, timeout=timeout, server=self.name
+        )
+        try:
+            sock.sendall(tunnel.request())
+            while True:
+                remaining = tunnel.deadline - time.monotonic()
+                if remaining <= 0:
+                    tunnel.handle_timeout(time.monotonic())
+                sock.settimeout(max(remaining, 0.001))
+                try:
+                    data = sock.recv(_TUNNEL_CHUNK)
+                except TimeoutError:
+                    tunnel.handle_timeout(time.monotonic())
+                    continue
+                except OSError:
+                    data = b""  # reset: the tunnel says the proxy closed it
+                if tunnel.receive_data(data):
+                    return sock
+        except OSError as exc:
+            raise ConnectionError(
+                f"server {self.name!r}: writing to the proxy {proxy.display} failed: {exc}"
+            ) from exc
 
     def _open(self) -> None:
         try:

@@ -6,6 +6,11 @@ means) is the machine's (``mcp_proto.connection``, on ``mcp_proto.websocket``). 
 module performs its frames: ``OpenTransport`` opens the stream, ``Write`` sends bytes
 as they are (already framed by the machine), ``CloseTransport`` closes it; a reader
 task feeds what arrives to ``receive_data`` and the stream's end to ``receive_eof``.
+
+With ``proxy=`` the stream first goes to the proxy (TLS to it for an ``https://``
+one) and through an HTTP ``CONNECT`` tunnel whose request and answer are
+``mcp_proto.proxy_tunnel``'s; this module only moves the bytes and bounds the waits
+by the connect deadline (``read_timeout``).
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import trio
 
 from mcp_proto.config import ServerConfig
 from mcp_proto.errors import ConnectionError
+from mcp_proto.proxy_tunnel import ProxyEndpoint, ProxyTunnel, parse_proxy_url
 from mcp_proto.websocket import parse_ws_url
 
 from ._base import BaseServer
@@ -25,6 +31,9 @@ from ._base import BaseServer
 __all__ = ["WebSocketServer"]
 
 _READ_CHUNK: Final = 65536
+#: The proxy's answer head is read in small pieces (it is small; what follows it is
+#: the server's and never comes before the client speaks).
+_TUNNEL_CHUNK: Final = 4096
 #: After our Close frame, how long the server gets to close the TCP connection first
 #: (RFC 6455 § 7.1.1: the server closes it; the client waits, then closes anyway).
 CLOSE_WAIT: Final = 2.0
@@ -66,42 +75,86 @@ class WebSocketServer(BaseServer):
     # ------------------------------------------------------------ open / close
 
     async def _open_transport(self) -> None:
-        if self._proxy:
-            raise ConnectionError(
-                f"server {self.name!r}: WebSocket through a proxy is not supported yet "
-                "(the client was given proxy=...)"
-            )
         tls, host, port, _, _ = parse_ws_url(self.url)
+        proxy = None
+        if self._proxy:
+            try:
+                proxy = parse_proxy_url(self._proxy)
+            except ValueError as exc:  # (its message never quotes credentials)
+                raise ConnectionError(f"server {self.name!r}: {exc}") from None
+        where = f"the proxy {proxy.display}" if proxy is not None else self.url
         try:
-            stream = await self._open_stream(tls, host, port)
+            stream = await self._open_stream(tls, host, port, proxy)
         except trio.TooSlowError:
             raise ConnectionError(
-                f"server {self.name!r}: connecting to {self.url} took more than "
+                f"server {self.name!r}: connecting to {where} took more than "
                 f"{self.config.read_timeout:g} s"
             ) from None
         except (*_STREAM_ERRORS, ssl.SSLError) as exc:
             # trio wraps a TLS failure in BrokenResourceError, saying nothing itself.
             detail = str(exc) or str(exc.__cause__ or "") or type(exc).__name__
             raise ConnectionError(
-                f"server {self.name!r}: cannot connect to {self.url}: {detail}"
+                f"server {self.name!r}: cannot connect to {where}: {detail}"
             ) from exc
         link = self._link = _Link(stream)
         self._nursery().start_soon(self._read_loop, link)
 
-    async def _open_stream(self, tls: bool, host: str, port: int) -> trio.abc.Stream:
+    async def _open_stream(
+        self, tls: bool, host: str, port: int, proxy: ProxyEndpoint | None
+    ) -> trio.abc.Stream:
         stream: trio.abc.Stream | None = None
+        timeout = self.config.read_timeout
+        start = trio.current_time()
+        tunnel = None
         try:
-            with trio.fail_after(self.config.read_timeout):
-                stream = await trio.open_tcp_stream(host, port)
+            with trio.move_on_at(start + timeout) as bound:
+                if proxy is None:
+                    stream = await trio.open_tcp_stream(host, port)
+                else:
+                    stream = await trio.open_tcp_stream(proxy.host, proxy.port)
+                    if proxy.tls:
+                        context = self._ssl_context or ssl.create_default_context()
+                        stream = trio.SSLStream(stream, context, server_hostname=proxy.host)
+                        await stream.do_handshake()
+                    # The tunnel's deadline is the connect's: read_timeout from its start.
+                    tunnel = ProxyTunnel(
+                        proxy, host, port, now=start, timeout=timeout, server=self.name
+                    )
+                    await self._tunnel(stream, tunnel)
+                    tunnel = None
                 if tls:
                     context = self._ssl_context or ssl.create_default_context()
+                    # (Over an https:// proxy this is TLS inside TLS: trio layers streams.)
                     stream = trio.SSLStream(stream, context, server_hostname=host)
                     await stream.do_handshake()
+            if bound.cancelled_caught:
+                if tunnel is not None:
+                    tunnel.handle_timeout(start + timeout)  # raises the ProxyError
+                raise trio.TooSlowError
+            assert stream is not None
             return stream
         except BaseException:
             if stream is not None:
                 await trio.aclose_forcefully(stream)  # (a failed TLS handshake's socket)
             raise
+
+    async def _tunnel(self, stream: trio.abc.Stream, tunnel: ProxyTunnel) -> None:
+        """``CONNECT`` through the proxy (the rules are mcp_proto/proxy_tunnel.py's);
+        the stream then carries the bytes to the server."""
+        try:
+            await stream.send_all(tunnel.request())
+        except _STREAM_ERRORS as exc:
+            raise ConnectionError(
+                f"server {self.name!r}: writing to the proxy {tunnel.proxy.display} failed: {exc}"
+            ) from exc
+        while True:
+            try:
+                got = await stream.receive_some(_TUNNEL_CHUNK)
+                data = got if type(got) is bytes else bytes(got)
+            except _STREAM_ERRORS:
+                data = b""  # reset: the tunnel says the proxy closed it
+            if tunnel.receive_data(data):
+                return
 
     def _detach_transport(self, graceful: bool) -> Callable[[], Awaitable[None]]:
         link, self._link = self._link, None

@@ -16,6 +16,7 @@ from ._util import shown
 from .server_config import (
     ServerConfig,
     TransportType,
+    _mark_warnings_logged,
     check_unbuilt_options,
     http_config,
     sse_config,
@@ -391,6 +392,7 @@ def parse_server_definitions(
             spelled = "plain_http" if kind == "http" else kind
             warnings.append(f"{label}: ignored keys that do not apply to {spelled}: {shown}")
         warnings.extend(f"{label}: {note}" for note in config.warnings)
+        _mark_warnings_logged(config)  # the caller logs them (with the file's label)
         if name is not None:
             seen.add(name)
         configs.append(config)

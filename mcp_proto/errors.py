@@ -229,6 +229,24 @@ class WebSocketProtocolError(RemoteProtocolError):
         self.code = code
 
 
+class ProxyError(ConnectionError):
+    """The proxy between the client and the server failed the connection: its
+    ``CONNECT`` answer was not 2xx (``http_status``), was malformed or too large, the
+    proxy closed the connection or did not answer in time (``http_status`` ``None``).
+    ``proxy`` is the proxy's URL without its credentials (mcp_proto/proxy_tunnel.py).
+
+    Exported by ``mcp_proto.errors``; not yet in ``__all__`` (the shells' export lists
+    are being restructured)."""
+
+    proxy: str = ""
+
+
+class ProxyAuthenticationError(ProxyError):
+    """The proxy answered ``407 Proxy Authentication Required`` (RFC 9110 § 15.5.8):
+    the proxy URL carried no credentials, or they were refused. The message names the
+    proxy and the schemes it asks for, never the credentials."""
+
+
 class LocalProtocolError(MCPError):
     """The caller asked the core for something illegal in the current state (a bug)."""
 

@@ -112,6 +112,9 @@ def redact_config(config: Mapping[str, Any] | ServerConfig) -> dict[str, Any]:
     if isinstance(config, ServerConfig):
         # The provider object stays opaque: it is redacted whole, never walked.
         data = attrs.asdict(config, recurse=False)
+        # The logger is the host's object, not configuration to show.
+        data.pop("logger", None)
+        data.pop("_warnings_logged", None)
         return cast(dict[str, Any], _redact(data))
     if not isinstance(config, Mapping):
         raise TypeError(f"redact_config needs a mapping or ServerConfig, got {type(config)}")

@@ -246,6 +246,14 @@ class ServerConfig:
     extensions: Mapping[str, Mapping[str, Any]] = attrs.field(
         factory=dict, converter=check_extensions
     )
+    #: This server's own logger (CONN-17; a ``logging.Logger`` or anything with its
+    #: methods): the server object's messages and this configuration's warnings go to
+    #: it; ``None``, the client's. Not compared, not shown.
+    logger: Any = attrs.field(default=None, repr=False, eq=False)
+    # Whether :attr:`warnings` were already logged (by a builder given ``logger=``, or
+    # returned by a definition-file parse): a client then does not log them again. An
+    # init field (``warnings_logged=``) so that ``attrs.evolve`` keeps it.
+    _warnings_logged: bool = attrs.field(default=False, repr=False, eq=False)
 
     def __attrs_post_init__(self) -> None:
         if self.type not in _TRANSPORTS:
@@ -332,6 +340,26 @@ class ServerConfig:
         """Advisory notes about this configuration for the shell to log (e.g. 0.0.0.0)."""
         return _url_warnings(self.url)
 
+    @property
+    def warnings_logged(self) -> bool:
+        """Whether :attr:`warnings` were already logged or handed to a caller to log
+        (a ``Client`` logs them otherwise, HTTP-6)."""
+        return self._warnings_logged
+
+
+def _mark_warnings_logged(config: ServerConfig) -> None:
+    object.__setattr__(config, "_warnings_logged", True)
+
+
+def _built(config: ServerConfig) -> ServerConfig:
+    """A builder's result: with ``logger=``, its warnings are logged now (HTTP-6)."""
+    logger = config.logger
+    if logger is not None:
+        for note in config.warnings:
+            logger.warning("%s", note)
+        _mark_warnings_logged(config)
+    return config
+
 
 # ------------------------------------------------------------------------- builders
 
@@ -366,6 +394,7 @@ def stdio_config(
     max_line_size: int | None = None,
     request_meta: HostMeta = None,
     extensions: Extensions = (),
+    logger: Any = None,
 ) -> ServerConfig:
     """Configuration for a server run as a child process over stdio (CONN-17).
 
@@ -387,6 +416,8 @@ def stdio_config(
             now) or a callable called once per request (LIFE-12).
         extensions: extension identifiers (or identifier -> settings) this server's
             requests declare besides the client's ``extensions`` (LIFE-13).
+        logger: this server's logger (CONN-17): the server object's messages go to
+            it instead of the client's.
 
     Raises:
         ValueError: an empty/unparseable command or an invalid option.
@@ -396,20 +427,23 @@ def stdio_config(
         if not isinstance(args, (list, tuple)):
             raise ValueError(f"args must be a list of strings, got {type(args).__name__}")
         argv.extend(_argv(args))
-    return ServerConfig(
-        type="stdio",
-        name=name,
-        command=tuple(argv),
-        env=env,
-        cwd=cwd,
-        read_timeout=read_timeout,
-        retries=retries,
-        retry_backoff=retry_backoff,
-        protocol=protocol,
-        discover_timeout=discover_timeout,
-        max_line_size=max_line_size,
-        request_meta=request_meta,
-        extensions=extensions,
+    return _built(
+        ServerConfig(
+            type="stdio",
+            name=name,
+            command=tuple(argv),
+            env=env,
+            cwd=cwd,
+            read_timeout=read_timeout,
+            retries=retries,
+            retry_backoff=retry_backoff,
+            protocol=protocol,
+            discover_timeout=discover_timeout,
+            max_line_size=max_line_size,
+            request_meta=request_meta,
+            extensions=extensions,
+            logger=logger,
+        )
     )
 
 
@@ -422,24 +456,32 @@ def sse_config(
     retries: int = 0,
     retry_backoff: float = 1.0,
     name: str | None = None,
+    logger: Any = None,
 ) -> ServerConfig:
     """Configuration for a legacy HTTP+SSE server (deprecated transport; CONN-17).
 
     ``base_url`` is the event-stream URL, kept as given (after validation).
 
+    ``logger``: this server's logger (CONN-17): the server object's messages go to it
+    instead of the client's, and this configuration's warnings (a ``0.0.0.0`` host,
+    HTTP-6) are logged to it at once; without it, the client logs them.
+
     Raises:
         ValueError: not an http(s) URL with a host, or an invalid option.
     """
     _parse_http_url(base_url, "base_url")
-    return ServerConfig(
-        type="sse",
-        name=name,
-        url=base_url,
-        headers=headers,
-        read_timeout=read_timeout,
-        ping=ping,
-        retries=retries,
-        retry_backoff=retry_backoff,
+    return _built(
+        ServerConfig(
+            type="sse",
+            name=name,
+            url=base_url,
+            headers=headers,
+            read_timeout=read_timeout,
+            ping=ping,
+            retries=retries,
+            retry_backoff=retry_backoff,
+            logger=logger,
+        )
     )
 
 
@@ -457,6 +499,7 @@ def http_config(
     oauth_provider: object | None = None,
     request_meta: HostMeta = None,
     extensions: Extensions = (),
+    logger: Any = None,
 ) -> ServerConfig:
     """Configuration for a plain JSON-RPC-over-HTTP (request/response) server (CONN-17).
 
@@ -476,26 +519,33 @@ def http_config(
     besides the client's (LIFE-12, LIFE-13). Bad values raise ``ValidationError`` (a
     ``ValueError``).
 
+    ``logger``: this server's logger (CONN-17): the server object's messages go to it
+    instead of the client's, and this configuration's warnings (a ``0.0.0.0`` host,
+    HTTP-6) are logged to it at once; without it, the client logs them.
+
     Raises:
         ValueError: not an http(s) URL with a host, or an invalid option.
     """
     origin, path = _split_base_url(base_url)
     if endpoint is None:
         endpoint = path
-    return ServerConfig(
-        type="http",
-        name=name,
-        url=origin,
-        endpoint=endpoint,
-        headers=headers,
-        read_timeout=read_timeout,
-        retries=retries,
-        retry_backoff=retry_backoff,
-        protocol=protocol,
-        discover_timeout=discover_timeout,
-        oauth_provider=oauth_provider,
-        request_meta=request_meta,
-        extensions=extensions,
+    return _built(
+        ServerConfig(
+            type="http",
+            name=name,
+            url=origin,
+            endpoint=endpoint,
+            headers=headers,
+            read_timeout=read_timeout,
+            retries=retries,
+            retry_backoff=retry_backoff,
+            protocol=protocol,
+            discover_timeout=discover_timeout,
+            oauth_provider=oauth_provider,
+            request_meta=request_meta,
+            extensions=extensions,
+            logger=logger,
+        )
     )
 
 
@@ -514,6 +564,7 @@ def streamable_http_config(
     oauth_provider: object | None = None,
     request_meta: HostMeta = None,
     extensions: Extensions = (),
+    logger: Any = None,
 ) -> ServerConfig:
     """Configuration for a Streamable HTTP server (CONN-17).
 
@@ -532,6 +583,10 @@ def streamable_http_config(
     besides the client's (LIFE-12, LIFE-13). Bad values raise ``ValidationError`` (a
     ``ValueError``).
 
+    ``logger``: this server's logger (CONN-17): the server object's messages go to it
+    instead of the client's, and this configuration's warnings (a ``0.0.0.0`` host,
+    HTTP-6) are logged to it at once; without it, the client logs them.
+
     Raises:
         ValueError: not an http(s) URL with a host, or an invalid option (SIZE-2:
             ``max_decompressed_body_bytes`` must be a positive integer).
@@ -539,21 +594,24 @@ def streamable_http_config(
     origin, path = _split_base_url(base_url)
     if endpoint is None:
         endpoint = path
-    return ServerConfig(
-        type="streamable_http",
-        name=name,
-        url=origin,
-        endpoint=endpoint,
-        headers=headers,
-        read_timeout=read_timeout,
-        retries=retries,
-        retry_backoff=retry_backoff,
-        max_decompressed_body_bytes=max_decompressed_body_bytes,
-        protocol=protocol,
-        discover_timeout=discover_timeout,
-        oauth_provider=oauth_provider,
-        request_meta=request_meta,
-        extensions=extensions,
+    return _built(
+        ServerConfig(
+            type="streamable_http",
+            name=name,
+            url=origin,
+            endpoint=endpoint,
+            headers=headers,
+            read_timeout=read_timeout,
+            retries=retries,
+            retry_backoff=retry_backoff,
+            max_decompressed_body_bytes=max_decompressed_body_bytes,
+            protocol=protocol,
+            discover_timeout=discover_timeout,
+            oauth_provider=oauth_provider,
+            request_meta=request_meta,
+            extensions=extensions,
+            logger=logger,
+        )
     )
 
 
@@ -572,6 +630,7 @@ def websocket_config(
     discover_timeout: float | None = None,
     request_meta: HostMeta = None,
     extensions: Extensions = (),
+    logger: Any = None,
 ) -> ServerConfig:
     """Configuration for a server reached over WebSocket (issue 25; SEP-1288, a draft:
     the official Python SDK 1.x and the TypeScript SDK speak it).
@@ -585,25 +644,32 @@ def websocket_config(
     not back within 2.5 intervals loses the connection (the next call reconnects).
     ``protocol`` and ``discover_timeout`` choose the era as for stdio (LIFE-7, LIFE-8).
 
+    ``logger``: this server's logger (CONN-17): the server object's messages go to it
+    instead of the client's, and this configuration's warnings (a ``0.0.0.0`` host,
+    HTTP-6) are logged to it at once; without it, the client logs them.
+
     Raises:
         ValueError: not a ws(s) URL with a host, or an invalid option.
     """
     _parse_ws_url(url, "url")
-    return ServerConfig(
-        type="websocket",
-        name=name,
-        url=url,
-        headers=headers,
-        read_timeout=read_timeout,
-        retries=retries,
-        retry_backoff=retry_backoff,
-        max_decompressed_body_bytes=max_decompressed_body_bytes,
-        max_line_size=max_line_size,
-        ping=ping,
-        protocol=protocol,
-        discover_timeout=discover_timeout,
-        request_meta=request_meta,
-        extensions=extensions,
+    return _built(
+        ServerConfig(
+            type="websocket",
+            name=name,
+            url=url,
+            headers=headers,
+            read_timeout=read_timeout,
+            retries=retries,
+            retry_backoff=retry_backoff,
+            max_decompressed_body_bytes=max_decompressed_body_bytes,
+            max_line_size=max_line_size,
+            ping=ping,
+            protocol=protocol,
+            discover_timeout=discover_timeout,
+            request_meta=request_meta,
+            extensions=extensions,
+            logger=logger,
+        )
     )
 
 

@@ -154,6 +154,8 @@ ALLOWED: dict[str, frozenset[str] | None] = {
     # Where a WebSocket server's socket goes (host, port, TLS), and the OAuth value
     # types a file storage keeps.
     "mcp_proto.websocket": frozenset({"parse_ws_url"}),
+    # A proxy's CONNECT tunnel: its rules are the core's, the shells move the bytes.
+    "mcp_proto.proxy_tunnel": frozenset({"ProxyEndpoint", "ProxyTunnel", "parse_proxy_url"}),
     "mcp_proto.oauth": frozenset({"AuthorizationRecord", "ClientInfo", "Token"}),
     # Definition files: the rule for ${workspaceFolder} is the core's, the shells give
     # it the file's path and the home folder.

@@ -230,6 +230,12 @@ class BaseClient(ClientFacade[S], Generic[S]):
         }
         for name, cfg in zip(names, configs, strict=True):
             self.logger.debug("configured server %s: %s", name, redact_config(cfg))
+            if not cfg.warnings_logged:
+                # HTTP-6: a 0.0.0.0 host, whichever way the config came (connect(), a
+                # builder without logger=, a dict); a builder with logger= or a
+                # definition file's parse has logged them already.
+                for note in cfg.warnings:
+                    (cfg.logger or self.logger).warning("server %s: %s", name, note)
 
     # ------------------------------------------------------------ the shell's part
 
@@ -287,7 +293,7 @@ class BaseClient(ClientFacade[S], Generic[S]):
             client_info=self._core.client_info,
             capabilities=lambda: self._capabilities_of(name),
             limits=self.limits,
-            logger=self.logger,
+            logger=config.logger or self.logger,  # CONN-17: the server's own, if any
             on_event=self._on_server_event,
             **self._era_options,
             **self._server_options(cls),
