@@ -17,7 +17,12 @@ from mcp_proto import events as ev
 from mcp_proto.client.base import EFFECTS, BaseClient
 from mcp_proto.client.routing import CONNECTION_ENDED, ProgressDue, RequestDue, SettleDue
 from mcp_proto.config import ServerConfig, stdio_config, streamable_http_config
-from mcp_proto.connection.events import CallProgress, ListenAcknowledged, ListenNotification
+from mcp_proto.connection.events import (
+    CallProgress,
+    ListenAcknowledged,
+    ListenEnded,
+    ListenNotification,
+)
 from mcp_proto.effects import Call, Effect, Op, SetHeader
 from mcp_proto.errors import MCPError, ResourceReadError
 from mcp_proto.handlers import BUSY, FAILED, Reply
@@ -52,17 +57,33 @@ class Recorder:
 
 
 class FakeSub:
+    """A subscription handle: ``granted`` is what its acknowledgment gives (or the
+    error its wait raises); ``live`` what a wait for it to be live again gives."""
+
     def __init__(self, server: FakeServer, granted: dict[str, Any] | MCPError) -> None:
         self.server = server
         self.granted = granted
         self.closed = False
+        self.active = False
+        self.acknowledged: dict[str, Any] | None = None
+        self.error: MCPError | None = None
+        self.live: dict[str, Any] | MCPError = {}
+        self.live_waits: list[float | None] = []
         self.sub_id = 1
         self.applied: list[Any] = []
 
     def wait_acknowledged(self) -> Any:
         if isinstance(self.granted, MCPError):
             raise self.granted
+        self.acknowledged, self.active = self.granted, True
         return self.granted
+
+    def _wait_live(self, timeout: float | None) -> Any:
+        self.live_waits.append(timeout)
+        if isinstance(self.live, MCPError):
+            raise self.live
+        self.acknowledged, self.active = self.live, True
+        return self.live
 
     def close(self) -> None:
         self.closed = True
@@ -283,6 +304,96 @@ def test_an_unconfirmed_modern_subscription_is_closed_and_a_read_error() -> None
     assert [type(e).__name__ for e in c.performed][-1] == "CloseListen"
     server.granted = MCPError("timed out")
     with pytest.raises(ResourceReadError, match="timed out"):
+        c._run(c._subscribe_op("file:///a", "srv"))
+    assert c._resource_subs == {}
+
+
+def modern_subscribed(uri: str = "file:///a", **options: Any) -> tuple[TinyClient, FakeSub]:
+    """A client subscribed to ``uri`` on a 2026-07-28 server: (client, its handle)."""
+    c = client(stdio_config("x", name="srv", **options))
+    (server,) = c.servers
+    server.version = MODERN
+    server.granted = {"resourceSubscriptions": [uri]}
+    assert c._run(c._subscribe_op(uri, "srv")) is True
+    sub = c._resource_subs[("srv", uri)]
+    assert isinstance(sub, FakeSub) and sub.active
+    c.performed.clear()
+    return c, sub
+
+
+def test_res11_a_stream_honoured_now_is_reused_without_waiting() -> None:
+    c, sub = modern_subscribed()
+    assert c._run(c._subscribe_op("file:///a", "srv")) is True
+    assert [type(e).__name__ for e in c.performed] == ["Connect"]
+    assert sub.live_waits == [] and len(c.servers[0].listens) == 1
+
+
+def test_res11_a_dropped_stream_is_waited_for_and_must_name_the_uri() -> None:
+    """Dropped (re-opening): the second subscribe waits for the server's answer to the
+    replacement, bounded by the read timeout; an acknowledgment that does not name the
+    URI is no confirmation: the stream is closed and unassigned (RES-12)."""
+    c, sub = modern_subscribed(read_timeout=7.0)
+    sub.active = False  # the stream dropped; its old acknowledgment is still there
+    sub.live = {"resourceSubscriptions": ["file:///a"]}
+    assert c._run(c._subscribe_op("file:///a", "srv")) is True
+    assert sub.live_waits == [7.0]
+    assert [type(e).__name__ for e in c.performed] == ["Connect", "AwaitLive"]
+    sub.active = False
+    sub.live = {"resourceSubscriptions": []}
+    with pytest.raises(ResourceReadError, match="does not name it"):
+        c._run(c._subscribe_op("file:///a", "srv"))
+    assert sub.closed and c._resource_subs == {}
+
+
+def test_res12_a_stream_that_does_not_become_live_is_closed_and_unassigned() -> None:
+    c, sub = modern_subscribed()
+    sub.active = False
+    sub.live = MCPError("the replacement was refused: HTTP 403")
+    with pytest.raises(ResourceReadError, match="403"):
+        c._run(c._subscribe_op("file:///a", "srv"))
+    assert sub.closed and c._resource_subs == {}
+    assert c._run(c._unsubscribe_op("file:///a", "srv")) is True  # nothing to search for
+    assert [type(e).__name__ for e in c.performed][-1] == "PeekEra"
+
+
+def test_res12_an_ended_stream_is_unassigned_and_replaced() -> None:
+    c, sub = modern_subscribed()
+    (server,) = c.servers
+    server._subscriptions[1] = sub
+    server._listen_event = lambda event: sub  # type: ignore[attr-defined]
+    sub.closed = True  # as its ListenEnded makes it
+    c._on_server_event(server, ListenEnded(1, ResourceReadError("withdrawn")))
+    assert c._resource_subs == {}
+    assert c._run(c._subscribe_op("file:///a", "srv")) is True
+    assert len(server.listens) == 2  # a new listen, not the ended one
+    assert c._resource_subs[("srv", "file:///a")] is not sub
+
+
+def test_res10_an_acknowledgment_withdrawn_before_the_assignment_is_not_missed() -> None:
+    """The race: the awaited acknowledgment names the URI, then (before the call
+    assigns the stream) the stream is re-opened and acknowledged without it, which ends
+    it. The check with the assignment in place sees it: not confirmed, unassigned."""
+    c = client()
+    (server,) = c.servers
+    server.version = MODERN
+    server.granted = {"resourceSubscriptions": ["file:///a"]}
+    real_listen = server.listen
+
+    def listen(notifications: Any) -> FakeSub:
+        sub = real_listen(notifications)
+        real_wait = sub.wait_acknowledged
+
+        def wait() -> Any:
+            granted = real_wait()
+            sub.closed, sub.active = True, False  # ended in the machine meanwhile
+            sub.error = ResourceReadError("no longer acknowledges file:///a")
+            return granted
+
+        sub.wait_acknowledged = wait  # type: ignore[method-assign]
+        return sub
+
+    server.listen = listen  # type: ignore[method-assign]
+    with pytest.raises(ResourceReadError, match="withdrew it"):
         c._run(c._subscribe_op("file:///a", "srv"))
     assert c._resource_subs == {}
 
