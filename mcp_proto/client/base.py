@@ -69,7 +69,7 @@ from ..types import Implementation, Root
 from . import ClientCore
 from .facade import ClientFacade
 from .router import ServerEntry, ServerSelector
-from .routing import ConnectionEnded, ProgressDue, RequestDue, SettleDue
+from .routing import ConnectionEnded, ProgressDue, RequestDue, SettleDue, notification_note
 
 if TYPE_CHECKING:
     from ..modern.mrtr import InputRequiredWait
@@ -563,11 +563,14 @@ class BaseClient(ClientFacade[S], Generic[S]):
         elif kind is ev.NotificationReceived:
             # NOTIF-4: caches go first, where the event is dispatched, before any host
             # callback runs.
-            self._core.handle_notification(server.name, event.method, event.params)
+            method, params = event.method, event.params
+            self._core.handle_notification(server.name, method, params)
             if self._callbacks:
-                method, params = event.method, event.params
                 self._submit(lambda: self._notify_callbacks(server, method, params))
+            self._note(server.name, method, params)
         elif kind is ev.LogMessage:
+            # NOTIF-5: the session hands it over after the notification it came in, so
+            # it reaches the host's logger once that is queued for the callbacks.
             self.logger.log(
                 _LEVELS.get(event.level, 20),
                 "[%s]%s %s",
@@ -616,6 +619,15 @@ class BaseClient(ClientFacade[S], Generic[S]):
             sub._apply(event)
         if self._callbacks:
             self._submit(lambda: self._notify_callbacks(server, method, params))
+        self._note(server.name, method, params)
+
+    def _note(self, server: str, method: str, params: Mapping[str, Any]) -> None:
+        """NOTIF-2/NOTIF-5: the client's own debug line for a notification, after its
+        delivery was queued (built only when debug is on: a flood costs nothing)."""
+        if self.logger.isEnabledFor(10):
+            note = notification_note(server, method, params)
+            if note is not None:
+                self.logger.debug("%s", note)
 
 
 def _names(granted: Mapping[str, Any] | None, uri: str) -> bool:

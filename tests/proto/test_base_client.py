@@ -473,6 +473,40 @@ def test_log_effects_and_messages_reach_the_hosts_logger() -> None:
     assert logger.lines[-1] == (40, "bad")
 
 
+def test_notif5_the_clients_own_handling_comes_after_the_callbacks_are_queued() -> None:
+    """A notification is queued for the host callbacks, then the client's own debug
+    line is written (NOTIF-2, PROG-7); the log line of a notifications/message follows
+    its notification (the session's order, NOTIF-5)."""
+    c = client()
+    (server,) = c.servers
+    logger = c.logger
+    assert isinstance(logger, Recorder)
+    logger.lines.clear()  # (the construction's own debug line)
+    order: list[str] = []
+    real_submit = c._submit
+
+    def submit(job: Callable[[], Any]) -> None:
+        order.append(f"queued ({len(logger.lines)} log lines)")
+        real_submit(job)
+
+    c._submit = submit  # type: ignore[method-assign]
+    c._callbacks.append(lambda s, method, params: None)
+    updated = ev.NotificationReceived("notifications/resources/updated", {"uri": "file:///a"})
+    c._on_server_event(server, updated)
+    assert order == ["queued (0 log lines)"]
+    assert logger.lines == [(10, "server 'srv': resource updated: file:///a")]
+    for event in (
+        ev.NotificationReceived("notifications/cancelled", {"requestId": 4, "reason": "x\ny"}),
+        ev.NotificationReceived("vendor/thing", {}),
+        ev.NotificationReceived("notifications/tools/list_changed", {}),
+    ):
+        c._on_server_event(server, event)
+    assert [line for _, line in logger.lines[1:]] == [
+        "server 'srv' cancelled its request 4: x\\x0ay",  # escaped: no forged lines
+        "server 'srv': notification vendor/thing (the client does not handle it)",
+    ]
+
+
 def iter_log() -> Op[None]:
     from mcp_proto.effects import Log
 
@@ -487,3 +521,14 @@ def test_a_waiting_effect_refused_by_run_now() -> None:
 
     with pytest.raises(TypeError, match="waits"):
         c._run_now(op())
+
+
+def test_notification_notes_are_bounded() -> None:
+    from mcp_proto.client.routing import HANDLED_NOTIFICATIONS, notification_note
+
+    for method in HANDLED_NOTIFICATIONS:
+        assert notification_note("s", method, {}) is None
+    long = notification_note("s", "notifications/resources/updated", {"uri": "u" * 10_000})
+    assert long is not None and len(long) < 400 and "truncated from 10000" in long
+    odd = notification_note("s", "notifications/cancelled", {"requestId": None})
+    assert odd == "server 's' cancelled its request None"
