@@ -12,6 +12,7 @@ import inspect
 import pkgutil
 import subprocess
 import sys
+from pathlib import Path
 from types import ModuleType
 
 import pytest
@@ -126,3 +127,26 @@ def test_every_package_exports_every_error_class(package: str) -> None:
     module = importlib.import_module(package)
     classes = {n for n in errors.__all__ if isinstance(getattr(errors, n), type)}
     assert sorted(classes - set(module.__all__)) == []
+
+
+def test_a_type_checker_sees_every_exported_name(tmp_path: Path) -> None:
+    # The shared names come from ``mcp_proto.exports`` by star import and an ``__all__``
+    # built on the imported one: mypy must still see each of them as exported (under
+    # --strict, a name a module does not export is an error), and no more.
+    from mypy import api
+
+    lines = []
+    for package in ("mcp_proto", "mcp_io_sync", "mcp_io_trio"):
+        for name in importlib.import_module(package).__all__:
+            lines.append(f"from {package} import {name} as {package}_{name}")
+    lines.append("from mcp_io_sync import server_error_from")  # not API: must be an error
+    probe = tmp_path / "probe.py"
+    probe.write_text("\n".join(lines) + "\n")
+    out, _err, status = api.run(
+        ["--strict", "--follow-imports=silent", "--no-error-summary", str(probe)]
+    )
+    assert status == 1
+    assert out.splitlines() == [
+        f'{probe}:{len(lines)}: error: Module "mcp_io_sync" has no attribute'
+        ' "server_error_from"  [attr-defined]'
+    ]
