@@ -151,3 +151,40 @@ def test_a_type_checker_sees_every_exported_name(tmp_path: Path) -> None:
         f':{len(lines)}: error: Module "mcp_io_sync" has no attribute'
         ' "server_error_from"  [attr-defined]'
     ]
+
+
+def test_the_per_server_methods_are_typed_for_each_shell(tmp_path: Path) -> None:
+    # ServerMethods is written once for both shells (mcp_proto/client/scoped.py); a
+    # type checker still sees a blocking shell's server return the value and the Trio
+    # shell's a coroutine of it, and refuses a ``server=`` (the object is the server).
+    from mypy import api
+
+    probe = tmp_path / "probe_scoped.py"
+    probe.write_text(
+        "import mcp_io_sync, mcp_io_trio\n"
+        "def f(c: mcp_io_sync.Client) -> None:\n"
+        "    s = c.servers[0]\n"
+        "    reveal_type(s.call_tool('x', {'a': 1}))\n"
+        "    reveal_type(s.list_tools())\n"
+        "    reveal_type(s.subscribe_resource('u'))\n"
+        "    reveal_type(s.terminate_session())\n"
+        "    s.call_tool('x', server='y')\n"
+        "async def g(c: mcp_io_trio.Client) -> None:\n"
+        "    s = c.servers[0]\n"
+        "    reveal_type(await s.call_tool('x', {'a': 1}, timeout=1.0))\n"
+        "    reveal_type(s.read_resource)\n"
+    )
+    out, _err, _status = api.run(
+        ["--strict", "--follow-imports=silent", "--no-error-summary", str(probe)]
+    )
+    lines = [line.split("probe_scoped.py", 1)[-1] for line in out.splitlines()]
+    assert lines == [
+        ':4: note: Revealed type is "mcp_proto.results.ToolResult"',
+        ':5: note: Revealed type is "list[mcp_proto.types.Tool]"',
+        ':6: note: Revealed type is "bool"',
+        ':7: note: Revealed type is "None"',
+        ':8: error: Unexpected keyword argument "server"  [call-arg]',
+        ':11: note: Revealed type is "mcp_proto.results.ToolResult"',
+        ':12: note: Revealed type is "def (uri: str, *, timeout: float | None =) -> typing.'
+        'Coroutine[Any, Any, list[mcp_proto._resource_types.ResourceContent]]"',
+    ], out
