@@ -180,7 +180,11 @@ class ServerMethods:
 
     @scoped
     def rpc_request(
-        self, method: str, params: Mapping[str, object] | None = None, *, timeout: float | None = None
+        self,
+        method: str,
+        params: Mapping[str, object] | None = None,
+        *,
+        timeout: float | None = None,
     ) -> Op[Any]:
         """Send any request to this server and return its raw result (TIME-2)."""
         return self._core().send_rpc(method, params, server=self.name, timeout=timeout)
