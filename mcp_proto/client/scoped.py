@@ -22,6 +22,7 @@ from collections.abc import Callable, Coroutine, Mapping
 from typing import TYPE_CHECKING, Any, Concatenate, Generic, ParamSpec, TypeVar, overload
 
 from ..modern import SUBSCRIPTION_RESTART_MIN_INTERVAL
+from ..types import Implementation
 
 if TYPE_CHECKING:
     from ..effects import Op, ProgressCallback
@@ -193,6 +194,23 @@ class ServerMethods:
     def rpc_notify(self, method: str, params: Mapping[str, object] | None = None) -> Op[None]:
         """Send any notification to this server."""
         return self._core().send_notification(method, params, server=self.name)
+
+    def set_client_info(self, info: Implementation | Mapping[str, object]) -> None:
+        """The ``clientInfo`` this server is told from now on, instead of the client's
+        (§E3). A handshake-era server learns it at its next handshake (``initialize`` is
+        sent once per session, 2025-11-25 basic/lifecycle.mdx: ``terminate_session()``
+        starts a new one); a 2026-07-28 server with its next request's ``_meta``.
+
+        Raises:
+            ValidationError: ``info`` is not an implementation object (``name`` and
+                ``version`` strings).
+        """
+        value = info if isinstance(info, Implementation) else Implementation.from_dict(info)
+        # The connection reads it for each handshake and each 2026-07-28 request.
+        conn: Any = getattr(self, "_conn", None)
+        if conn is None:  # pragma: no cover - every shell's server has its connection
+            raise RuntimeError(f"server {self.name!r} has no connection")
+        conn.client_info = value
 
     def set_authorization(self, authorization: str | None) -> None:
         """The ``Authorization`` header sent to this server from now on (see the
