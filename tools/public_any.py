@@ -5,7 +5,9 @@ A public signature: a function or method whose name has no leading underscore (o
 whose name starts with an underscore. Each ``Any`` in a parameter or return
 annotation counts once (``dict[str, Any]`` counts one). A method made from a core
 operation (``name = blocking(ClientCore.name)``) has that operation's signature: it is
-counted there (``self`` aside, ``Op[T]`` read as ``T``). The per-server objects'
+counted there (``self`` aside, ``Op[T]`` read as ``T``); so is a function behind
+``@takes_connect_arguments`` (``connect``), with the parameters of
+``mcp_io_common/connecting.py``'s ``connect_arguments``. The per-server objects'
 methods (``client.servers[i].call_tool``, REQUIREMENTS §E3) are public signatures of
 each shell too, though written once in ``mcp_proto/client/scoped.py``: each shell's
 count includes the methods of ``ServerMethods`` and of the shell's class there
@@ -50,6 +52,30 @@ def _core_ops() -> dict[str, ast.FunctionDef]:
     return ops
 
 
+def _connect_arguments() -> ast.FunctionDef:
+    """``connect_arguments``, whose parameters ``@takes_connect_arguments`` gives."""
+    tree = ast.parse((ROOT / "mcp_io_common" / "connecting.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name == "connect_arguments":
+            return node
+    raise LookupError("connect_arguments")
+
+
+def _with_arguments(
+    fn: ast.FunctionDef | ast.AsyncFunctionDef,
+) -> ast.FunctionDef | ast.AsyncFunctionDef:
+    """A function behind ``@takes_connect_arguments``: its parameters are
+    ``connect_arguments``' (its return annotation stays its own)."""
+    if not any(
+        isinstance(d, ast.Name) and d.id == "takes_connect_arguments" for d in fn.decorator_list
+    ):
+        return fn
+    borrowed = _connect_arguments()
+    return ast.FunctionDef(
+        name=fn.name, args=borrowed.args, body=fn.body, decorator_list=[], returns=fn.returns
+    )
+
+
 def _made_from(value: ast.expr) -> str | None:
     """``blocking(ClientCore.name)`` / ``awaiting(...)``: ``name``."""
     if (
@@ -68,7 +94,7 @@ def _functions(tree: ast.Module) -> list[tuple[str, ast.FunctionDef | ast.AsyncF
     ops = _core_ops()
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            out.append((node.name, node))
+            out.append((node.name, _with_arguments(node)))
         elif isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
             for item in node.body:
                 if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
