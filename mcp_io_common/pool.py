@@ -183,12 +183,15 @@ class PoolRequest:
 
 
 S = TypeVar("S")
+R = TypeVar("R")
 
 
-class PoolFront(Generic[C, S]):
-    """What both pools offer alike: ``stream()`` with httpcore's pool's arguments
-    (``headers`` as a list of byte pairs, without ``Host``/``Content-Length``: they are
-    added here, as httpcore does) and the counts. ``S`` is the shell's ``_Stream``."""
+class PoolFront(Generic[C, S, R]):
+    """What both pools offer alike: ``stream()`` and ``request()`` with httpcore's
+    pool's arguments (``headers`` as a list of byte pairs, without ``Host``/
+    ``Content-Length``: they are added here, as httpcore does) and the counts. ``S`` is
+    the shell's ``_Stream``; ``R`` what its ``request()`` returns (the response, or a
+    coroutine of it)."""
 
     _state: PoolState[C]
 
@@ -216,5 +219,21 @@ class PoolFront(Generic[C, S]):
         request = PoolRequest(self._state.target(url), method, headers, content, extensions or {})
         return self._stream(request)
 
+    def request(
+        self,
+        method: bytes,
+        url: str,
+        *,
+        headers: list[tuple[bytes, bytes]],
+        content: bytes | None = None,
+        extensions: dict[str, Any] | None = None,
+    ) -> R:
+        """Send a request and read its whole body (awaited in Trio)."""
+        request = PoolRequest(self._state.target(url), method, headers, content, extensions or {})
+        return self._read_all(self._stream(request))
+
     def _stream(self, request: PoolRequest) -> S:
+        raise NotImplementedError
+
+    def _read_all(self, stream: S) -> R:
         raise NotImplementedError

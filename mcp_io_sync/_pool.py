@@ -184,10 +184,11 @@ class _FastStream(httpcore.NetworkStream):
         return self._inner.get_extra_info(info)
 
 
-class ConnectionPool(PoolFront["_Connection", "_Stream"]):
+class ConnectionPool(PoolFront["_Connection", "_Stream", "_Response"]):
     """Keep-alive HTTP/1.1 connections to one or a few origins, thread-safe: the rules
     are :class:`~mcp_io_common.pool.PoolState`'s, called under one lock; waiting for a
-    slot, connecting and closing happen outside it. ``stream()``: see ``PoolFront``."""
+    slot, connecting and closing happen outside it. ``stream()``, ``request()``: see
+    ``PoolFront``."""
 
     def __init__(
         self,
@@ -213,19 +214,8 @@ class ConnectionPool(PoolFront["_Connection", "_Stream"]):
     def _stream(self, request: PoolRequest) -> _Stream:
         return _Stream(self, request)
 
-    def request(
-        self,
-        method: bytes,
-        url: str,
-        *,
-        headers: list[tuple[bytes, bytes]],
-        content: bytes | None = None,
-        extensions: dict[str, Any] | None = None,
-    ) -> _Response:
-        """Send a request and read its whole body."""
-        with self.stream(
-            method, url, headers=headers, content=content, extensions=extensions
-        ) as response:
+    def _read_all(self, stream: _Stream) -> _Response:
+        with stream as response:
             response.read()
         return response
 

@@ -32,6 +32,7 @@ import select
 import socket
 import ssl
 import types
+from collections.abc import Coroutine
 from typing import Any
 
 import httpcore
@@ -257,10 +258,11 @@ def _exclusive(obj: object, name: str) -> None:
         setattr(obj, name, _EXCLUSIVE)
 
 
-class AsyncConnectionPool(PoolFront["_Connection", "_Stream"]):
+class AsyncConnectionPool(PoolFront["_Connection", "_Stream", Coroutine[Any, Any, _Response]]):
     """Keep-alive HTTP/1.1 connections to one or a few origins, for one Trio run: the
     rules are :class:`~mcp_io_common.pool.PoolState`'s; a ``trio.Semaphore`` holds the
-    slots (so a freed slot goes to the longest waiter). ``stream()``: see ``PoolFront``."""
+    slots (so a freed slot goes to the longest waiter). ``stream()``, ``request()``: see
+    ``PoolFront``."""
 
     def __init__(
         self,
@@ -282,19 +284,8 @@ class AsyncConnectionPool(PoolFront["_Connection", "_Stream"]):
     def _stream(self, request: PoolRequest) -> _Stream:
         return _Stream(self, request)
 
-    async def request(
-        self,
-        method: bytes,
-        url: str,
-        *,
-        headers: list[tuple[bytes, bytes]],
-        content: bytes | None = None,
-        extensions: dict[str, Any] | None = None,
-    ) -> _Response:
-        """Send a request and read its whole body."""
-        async with self.stream(
-            method, url, headers=headers, content=content, extensions=extensions
-        ) as response:
+    async def _read_all(self, stream: _Stream) -> _Response:
+        async with stream as response:
             await response.aread()
         return response
 
