@@ -22,7 +22,7 @@ from mcp_proto.errors import MCPError
 from mcp_proto.results import ToolResult
 
 from ._base import BaseServer
-from ._events import NotificationCallback, ServerEvents
+from ._events import ServerEvents
 
 if TYPE_CHECKING:
     # The 2026-07-28 revision's modules load when a server speaks it, not with the shell.
@@ -268,11 +268,8 @@ class Client(ServerEvents, BaseClient[BaseServer]):
         only one, or ``server=``); see ``BaseServer.listen``."""
         return self._listen_target(server).listen(notifications, callback, ack_timeout=ack_timeout)
 
-    def on_notification(self, callback: NotificationCallback) -> NotificationCallback:
-        """Register ``callback(server, method, params)``; usable as a decorator.
-        Remove it with :meth:`remove_notification_handler`."""
-        self._callbacks.append(callback)
-        return callback
+    def _start_op(self, op: Op[Any], what: str) -> None:
+        self._run(op)  # a property assignment: blocking, its errors raised here
 
     def flush_callbacks(self, timeout: float | None = None) -> bool:
         """Wait until the notification and progress callbacks queued so far have run

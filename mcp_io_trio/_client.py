@@ -21,7 +21,7 @@ from mcp_proto.errors import MCPError
 from mcp_proto.results import ToolResult
 
 from ._base import BaseServer
-from ._events import NotificationCallback, ServerEvents
+from ._events import ServerEvents
 
 if TYPE_CHECKING:
     # The 2026-07-28 revision's modules load when a server speaks it, not with the shell.
@@ -296,11 +296,17 @@ class Client(ServerEvents, BaseClient[BaseServer]):
             notifications, callback, ack_timeout=ack_timeout
         )
 
-    def on_notification(self, callback: NotificationCallback) -> NotificationCallback:
-        """Register ``callback(server, method, params)`` (plain or async); usable as a
-        decorator. Remove it with :meth:`remove_notification_handler`."""
-        self._callbacks.append(callback)
-        return callback
+    def _start_op(self, op: Op[Any], what: str) -> None:
+        """A property assignment cannot await: the operation runs in the background;
+        a failure is logged (await ``set_log_level`` / ``set_roots`` to see it)."""
+
+        async def run() -> None:
+            try:
+                await self._run(op)
+            except Exception:
+                self.logger.exception("%s failed", what)
+
+        self._get_nursery().start_soon(run)
 
     async def flush_callbacks(self) -> None:
         """Wait until the notification and progress callbacks queued so far have run."""

@@ -185,6 +185,7 @@ def test_the_per_server_methods_are_typed_for_each_shell(tmp_path: Path) -> None
         ':7: note: Revealed type is "None"',
         ':8: error: Unexpected keyword argument "server"  [call-arg]',
         ':11: note: Revealed type is "mcp_proto.results.ToolResult"',
-        ':12: note: Revealed type is "def (uri: str, *, timeout: float | None =) -> typing.'
+        ':12: note: Revealed type is "def (uri: str, *, timeout: float | None =, progress: '
+        "(def (float, float | None, str | None) -> Any) | None =) -> typing."
         'Coroutine[Any, Any, list[mcp_proto._resource_types.ResourceContent]]"',
     ], out

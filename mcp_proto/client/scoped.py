@@ -132,8 +132,11 @@ class ServerMethods:
         arguments: Mapping[str, object] | None = None,
         *,
         timeout: float | None = None,
+        progress: ProgressCallback | None = None,
     ) -> Op[PromptResult]:
-        return self._core().get_prompt(name, arguments, server=self.name, timeout=timeout)
+        return self._core().get_prompt(
+            name, arguments, server=self.name, timeout=timeout, progress=progress
+        )
 
     # ------------------------------------------------------------ resources
 
@@ -146,8 +149,10 @@ class ServerMethods:
         return self._core().list_resource_templates(cursor=cursor, server=self.name)
 
     @scoped
-    def read_resource(self, uri: str, *, timeout: float | None = None) -> Op[list[ResourceContent]]:
-        return self._core().read_resource(uri, server=self.name, timeout=timeout)
+    def read_resource(
+        self, uri: str, *, timeout: float | None = None, progress: ProgressCallback | None = None
+    ) -> Op[list[ResourceContent]]:
+        return self._core().read_resource(uri, server=self.name, timeout=timeout, progress=progress)
 
     @scoped
     def subscribe_resource(self, uri: str) -> Op[bool]:
@@ -186,9 +191,12 @@ class ServerMethods:
         params: Mapping[str, object] | None = None,
         *,
         timeout: float | None = None,
+        progress: ProgressCallback | None = None,
     ) -> Op[Any]:
         """Send any request to this server and return its raw result (TIME-2)."""
-        return self._core().send_rpc(method, params, server=self.name, timeout=timeout)
+        return self._core().send_rpc(
+            method, params, server=self.name, timeout=timeout, progress=progress
+        )
 
     @scoped
     def rpc_notify(self, method: str, params: Mapping[str, object] | None = None) -> Op[None]:

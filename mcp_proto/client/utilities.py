@@ -89,6 +89,8 @@ class UtilityOps(Router):
             else:
                 yield Call(name, "logging/setLevel", {"level": level})
             done.append(name)
+        if server is None:
+            self.log_level = level  # LOG-1: what client.log_level reads
         return done
 
     def set_initial_roots(self, roots: Iterable[Root | Mapping[str, Any]]) -> None:

@@ -186,6 +186,9 @@ class TinyClient(BaseClient[FakeServer]):
         self.jobs.append(job)
         return True
 
+    def _start_op(self, op: Op[Any], what: str) -> None:
+        self._run(op)  # as the blocking shell
+
     def _settle_after_callbacks(self, waiter: Any) -> None:
         waiter.settled = True
 
@@ -521,6 +524,46 @@ def test_a_waiting_effect_refused_by_run_now() -> None:
 
     with pytest.raises(TypeError, match="waits"):
         c._run_now(op())
+
+
+def test_notif1_on_notification_returns_a_handle_that_removes_it() -> None:
+    c = client()
+    seen: list[str] = []
+    handle = c.on_notification(lambda s, method, p: seen.append(method))
+    handle(None, "x", {})  # a decorated function stays callable under its name
+    assert seen == ["x"] and handle.active and len(c._callbacks) == 1
+    assert handle.remove() is True
+    assert not handle.active and c._callbacks == [] and handle.remove() is False
+    other = c.on_notification(lambda *a: None)
+    c.remove_notification_handler(other)  # the handle, or the callback itself
+    assert c._callbacks == []
+
+
+def test_log1_root1_log_level_and_roots_are_properties() -> None:
+    c = client(roots=[])
+    (server,) = c.servers
+    assert c.log_level is None
+    c.log_level = "warning"  # a server without logging is skipped (CAP-3)
+    assert c.log_level == "warning"
+    with pytest.raises(ValueError, match="log level"):
+        c.log_level = "loud"
+    assert c.log_level == "warning"
+    server.connected = True
+    c.roots = [{"uri": "file:///r", "name": "r"}]
+    assert [(r.uri, r.name) for r in c.roots] == [("file:///r", "r")]
+    assert server.requests[-1] == ("notifications/roots/list_changed", None)
+    with pytest.raises(ValueError):
+        c.roots = [{"uri": "https://example.com/"}]
+    assert [r.uri for r in c.roots] == ["file:///r"]
+
+
+def test_res1_resource_cache() -> None:
+    c = client()
+    (server,) = c.servers
+    server.script["resources/list"] = {"resources": [{"uri": "file:///a", "name": "a"}]}
+    assert c.resource_cache == []
+    c._run(c._core.list_resources())
+    assert [r.uri for r in c.resource_cache] == ["file:///a"]
 
 
 def test_notification_notes_are_bounded() -> None:
