@@ -32,6 +32,7 @@ __all__ = [
     "Client",
     "InputRequiredWait",
     "StdioServer",
+    "Subscription",
     "connect",
     "create_client",
     "header_params",
@@ -42,7 +43,11 @@ if TYPE_CHECKING:
     from mcp_proto.modern.cache import CacheInfo as CacheInfo
     from mcp_proto.modern.headers import header_params as header_params
     from mcp_proto.modern.mrtr import InputRequiredWait as InputRequiredWait
+
+    from ._listen import Subscription as Subscription
 else:  # the 2026-07-28 revision's names load at first use, not with the package
-    __getattr__ = lazy_attributes(__name__, MODERN_EXPORTS)
+    __getattr__ = lazy_attributes(
+        __name__, {**MODERN_EXPORTS, "Subscription": "mcp_io_trio._listen"}
+    )
 
 __version__ = "0.1.0"

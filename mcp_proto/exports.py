@@ -10,6 +10,7 @@ more in :mod:`mcp_proto.errors`, where they are defined).
 from __future__ import annotations
 
 from ._util import export_order
+from .client.facade import NotificationHandle as NotificationHandle
 from .config import http_config as http_config
 from .config import sse_config as sse_config
 from .config import stdio_config as stdio_config
@@ -48,6 +49,7 @@ __all__ = [
     "ImageContent",
     "Implementation",
     "Limits",
+    "NotificationHandle",
     "Prompt",
     "PromptMessage",
     "PromptResult",

@@ -1,6 +1,7 @@
 """Row 9 of issue 24 in both shells, against the SDK server: ``resource_cache`` (RES-1),
 ``on_notification``'s handle (NOTIF-1), ``log_level`` and ``roots`` as properties (LOG-1,
-ROOT-1)."""
+ROOT-1), and the names both shells export (GEN-5, GEN-7: ``AudioContent``,
+``ResourceLink``; ``Subscription``)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,10 @@ import json
 from typing import Any
 
 import pytest
+
+import mcp_io_sync
+import mcp_io_trio
+import mcp_proto
 
 from .conftest import SDK_SERVER, Shell, text_of
 
@@ -58,3 +63,12 @@ def test_log_level_and_roots_properties(shell: Shell) -> None:
         assert listed == [{"uri": "file:///tmp/project", "name": "project"}]
 
     shell.run(scenario, SDK_SERVER, protocol="legacy", roots=[])
+
+
+@pytest.mark.parametrize("package", [mcp_io_sync, mcp_io_trio])
+def test_both_shells_export_the_content_types_and_subscription(package: Any) -> None:
+    for name in ("AudioContent", "ResourceLink", "Subscription", "NotificationHandle"):
+        assert name in package.__all__
+    assert package.AudioContent is mcp_proto.AudioContent
+    assert package.ResourceLink is mcp_proto.ResourceLink
+    assert package.Subscription.__module__ == f"{package.__name__}._listen"
