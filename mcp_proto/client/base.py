@@ -23,7 +23,8 @@ subclass it. This class holds
 
 A shell provides its server objects (which drive ``mcp_proto.connection.Connection``)
 and these primitives: ``_clock``, ``_sleep``, ``_init_io`` (its own state), the
-effect loop ``_run`` (blocking, or a coroutine), ``_perform_try_connect``, and for the
+effect loop ``_run`` (blocking, or a coroutine), ``_perform_try_connect``, ``_start_op``
+(a property assignment that sends something: ``log_level``, ``roots``), and for the
 events ``_submit`` (queue a job for the host callbacks), ``_settle_after_callbacks``,
 ``_serve`` (run :meth:`BaseClient._answer_op` somewhere it may wait, bounded) and
 ``_notify_callbacks``. docs/embedding.md ("Driving the whole client") walks through it.
