@@ -7,7 +7,11 @@ HTTP library, and then lives here, once:
 * ``processes``: pipe sizes and the server's process group (signals, waiting);
 * ``commands``: looking a command's first word up the way the child will see it;
 * ``files``: reading an ``mcpServers`` definition file;
-* ``httpcore_glue``: header encoding, request targets, httpcore's exceptions.
+* ``httpcore_glue``: header encoding, request targets, httpcore's exceptions;
+* ``servers``: which class serves a transport, which failure of several to raise;
+* ``connecting``: ``connect``'s arguments and their docs, planned by the core;
+* ``pool``: the rules of both shells' HTTP/1.1 connection pools (which connection, for
+  how long), without their I/O;
 * ``notices``: whether a WARNING on the host's logger would be written (DEP-12..14).
 
 It imports neither shell nor any event-loop library, so importing ``mcp_io_sync`` never

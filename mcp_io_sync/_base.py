@@ -30,7 +30,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
-from mcp_proto.client.scoped import ServerMethods
+from mcp_proto.client.scoped import BlockingMethods
 from mcp_proto.config import ServerConfig
 from mcp_proto.connection import (
     Connection,
@@ -60,7 +60,7 @@ from ._waiter import _Waiter
 __all__ = ["BaseServer"]
 
 
-class BaseServer(EventDispatch, ServerView, ServerMethods):
+class BaseServer(EventDispatch, ServerView, BlockingMethods):
     """One MCP server (blocking shell). Thread-safe: any thread may call
     :meth:`request`; the transport's reader (or the thread running an HTTP exchange)
     feeds the machine and wakes callers."""
@@ -77,7 +77,7 @@ class BaseServer(EventDispatch, ServerView, ServerMethods):
         capabilities: Callable[[], dict[str, Any]],
         limits: Limits,
         logger: logging.Logger,
-        on_event: Callable[[BaseServer, Any], None],
+        on_event: Callable[[BaseServer, object], None],
         request_meta: HostMeta = None,
         extensions: Extensions = (),
         era_cache: EraCache | None = None,
@@ -552,14 +552,14 @@ class BaseServer(EventDispatch, ServerView, ServerMethods):
         # (under _lock)
         self._conn.notify(method, params, now=time.monotonic(), only_if_connected=only)
 
-    def reply(self, generation: Any, request_id: Any, reply: Reply) -> None:
+    def reply(self, generation: int, request_id: int | str, reply: Reply) -> None:
         """Answer a server request on the connection that asked it (``generation``
         is what its :class:`~mcp_proto.client.routing.RequestDue` carried). The
         answer's frames are claimed by this thread in the same lock pass, so it writes
         them itself (never the thread reading the server's output)."""
         self._pump(False, self._answer, generation, request_id, reply)
 
-    def _answer(self, generation: Any, request_id: Any, reply: Reply) -> None:
+    def _answer(self, generation: int, request_id: int | str, reply: Reply) -> None:
         # (under _lock)
         if generation != self._generation:
             return  # that connection is gone: nobody to answer

@@ -12,6 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Concatenate, Literal, ParamSpec, TypeVar
 
 from mcp_io_common.notices import write_notice
+from mcp_io_common.servers import raise_first, server_class
 from mcp_proto import llm
 from mcp_proto.client import ClientCore
 from mcp_proto.client.base import EFFECTS, BaseClient
@@ -21,8 +22,7 @@ from mcp_proto.errors import MCPError
 from mcp_proto.results import ToolResult
 
 from ._base import BaseServer
-from ._events import NotificationCallback, ServerEvents
-from ._stdio import StdioServer
+from ._events import ServerEvents
 
 if TYPE_CHECKING:
     # The 2026-07-28 revision's modules load when a server speaks it, not with the shell.
@@ -37,23 +37,8 @@ P = ParamSpec("P")
 
 
 def _transport_class(kind: str) -> type[BaseServer]:
-    """The server class of a transport. The HTTP module (and with it httpcore, TLS and
-    h11) is imported only when an HTTP server is configured: a stdio-only client starts
-    faster and smaller."""
-    if kind == "stdio":
-        return StdioServer
-    if kind == "websocket":
-        from ._websocket import WebSocketServer  # issue 25
-
-        return WebSocketServer
-    from . import _http
-
-    classes: dict[str, type[BaseServer]] = {
-        "streamable_http": _http.StreamableHttpServer,
-        "http": _http.HttpServer,
-        "sse": _http.SseServer,
-    }
-    return classes[kind]
+    """The server class of a transport (imported when first configured)."""
+    return server_class(__package__ or __name__, kind, BaseServer)
 
 
 def blocking(
@@ -199,7 +184,7 @@ class Client(ServerEvents, BaseClient[BaseServer]):
             MCPError: the first failure in server order, once every server has been
                 tried (the others stay connected).
         """
-        _raise_first(self._connect_each())
+        raise_first(self._connect_each())
 
     def _connect_each(self) -> list[MCPError | None]:
         """Connect every server at the same time; the failure of each, ``None`` for a
@@ -283,11 +268,8 @@ class Client(ServerEvents, BaseClient[BaseServer]):
         only one, or ``server=``); see ``BaseServer.listen``."""
         return self._listen_target(server).listen(notifications, callback, ack_timeout=ack_timeout)
 
-    def on_notification(self, callback: NotificationCallback) -> NotificationCallback:
-        """Register ``callback(server, method, params)``; usable as a decorator.
-        Remove it with :meth:`remove_notification_handler`."""
-        self._callbacks.append(callback)
-        return callback
+    def _start_op(self, op: Op[Any], what: str) -> None:
+        self._run(op)  # a property assignment: blocking, its errors raised here
 
     def flush_callbacks(self, timeout: float | None = None) -> bool:
         """Wait until the notification and progress callbacks queued so far have run
@@ -313,7 +295,7 @@ class Client(ServerEvents, BaseClient[BaseServer]):
         the client can still be used afterwards: servers restart on demand. Open
         subscriptions are kept: they wait, and are sent again when their server next
         connects (SUB-22)."""
-        _raise_first(self._each_server(lambda server: server.cleanup()))
+        raise_first(self._each_server(lambda server: server.cleanup()))
         self._stop_dispatcher()
 
     def _each_server(self, do: Callable[[BaseServer], Any]) -> list[BaseException | None]:
@@ -351,7 +333,7 @@ class Client(ServerEvents, BaseClient[BaseServer]):
         for server in self._servers.values():
             for sub in list(server._subscriptions.values()):
                 sub.close()
-        _raise_first(self._each_server(lambda server: server.close()))
+        raise_first(self._each_server(lambda server: server.close()))
         self._stop_dispatcher()
         with self._lock:
             self._closed = True
@@ -368,10 +350,3 @@ class Client(ServerEvents, BaseClient[BaseServer]):
             self._workers.shutdown(wait=False)
         except Exception:
             pass
-
-
-def _raise_first(failures: Iterable[BaseException | None]) -> None:
-    """Raise the first failure of ``Client._each_server``, in server order, if any."""
-    for failure in failures:
-        if failure is not None:
-            raise failure

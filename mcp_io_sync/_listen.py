@@ -65,6 +65,13 @@ class Subscription(SubscriptionView):
             self._cond.wait_for(lambda: state.acknowledged is not None or state.ended, timeout)
             return self._acknowledgment(timeout)
 
+    def _wait_live(self, timeout: float | None) -> Mapping[str, Any]:
+        """Block until the subscription is live now (acknowledged, not dropped) or
+        ended; what :meth:`SubscriptionView._live_acknowledgment` says then."""
+        with self._cond:
+            self._cond.wait_for(self._live_settled, timeout)
+            return self._live_acknowledgment(timeout)
+
     def close(self) -> None:
         """End the subscription (the server is told: stdio ``notifications/cancelled``,
         HTTP closes the stream). Queued notifications are dropped. Idempotent."""

@@ -12,20 +12,9 @@ connected the same way (this module's ``FastBackend``), with h11 driven directly
 ``mcp_io_common.http11`` (httpcore's HTTP/1.1 layer costs a fifth of a request).
 Proxies keep ``httpcore.ConnectionPool`` (see ``_http._HttpServer._new_pool``).
 
-Rules:
-
-* a request takes a *slot* (at most ``max_connections`` at a time; it waits for one up
-  to the ``pool`` timeout, then ``httpcore.PoolTimeout``), then the most recently
-  released idle connection to its origin, or a new one;
-* an idle connection is reused only if it is still available and the server has not
-  closed it meanwhile (``has_expired``: one ``poll`` of its socket);
-* a connection goes back to the idle list only if its response was read to the end
-  (httpcore's HTTP/1.1 state machine is back at idle); anything else (an error, an
-  abandoned body, a closed pool) closes it;
-* ``close()`` closes every connection, idle or in use (as httpcore's pool does).
-
-Since a new connection is only made when no idle one is left, the pool never holds more
-than ``max_connections`` open connections.
+Which connection a request gets, when an idle one is reused and what closing closes are
+:class:`mcp_io_common.pool.PoolState`'s rules (shared with the Trio shell's pool); here
+is only their I/O: a ``threading.Condition`` for the slots, connecting, and closing.
 """
 
 from __future__ import annotations
@@ -41,7 +30,7 @@ from typing import Any
 
 import httpcore
 
-from mcp_io_common.httpcore_glue import RequestTarget as _Target
+from mcp_io_common.pool import KEEPALIVE_EXPIRY, PoolFront, PoolRequest, PoolState
 
 from ._plain import PlainConnection, PlainResponse
 
@@ -195,12 +184,11 @@ class _FastStream(httpcore.NetworkStream):
         return self._inner.get_extra_info(info)
 
 
-class ConnectionPool:
-    """Keep-alive HTTP/1.1 connections to one or a few origins, thread-safe.
-
-    ``stream()`` and ``request()`` take the same arguments as httpcore's pool
-    (``headers`` as a list of byte pairs, without ``Host``/``Content-Length``: they are
-    added here, as httpcore does)."""
+class ConnectionPool(PoolFront["_Connection", "_Stream", "_Response"]):
+    """Keep-alive HTTP/1.1 connections to one or a few origins, thread-safe: the rules
+    are :class:`~mcp_io_common.pool.PoolState`'s, called under one lock; waiting for a
+    slot, connecting and closing happen outside it. ``stream()``, ``request()``: see
+    ``PoolFront``."""
 
     def __init__(
         self,
@@ -208,97 +196,45 @@ class ConnectionPool:
         ssl_context: ssl.SSLContext | None = None,
         max_connections: int = 32,
         network_backend: httpcore.NetworkBackend | None = None,
+        keepalive_expiry: float | None = KEEPALIVE_EXPIRY,
     ) -> None:
-        if max_connections < 1:
-            raise ValueError("max_connections must be at least 1")
+        self._state = PoolState(max_connections, keepalive_expiry)
         self._ssl_context = ssl_context
-        self._max = max_connections
         # Plain TCP gets the lean stream; TLS stays entirely httpcore's.
         self._backend = network_backend or FastBackend(self._busy)
         self._tls_backend = network_backend or httpcore.SyncBackend()
         self._cond = threading.Condition(threading.Lock())
-        self._idle: list[_Connection] = []  # LIFO: the warmest last
-        self._all: set[_Connection] = set()  # every open connection
-        self._in_use = 0
-        self._closed = False
-        self._targets: dict[str, _Target] = {}
-
-    # ------------------------------------------------------------ introspection
-
-    @property
-    def connections(self) -> int:
-        """How many connections are open (idle or in use)."""
-        return len(self._all)
-
-    @property
-    def idle(self) -> int:
-        return len(self._idle)
 
     def _busy(self) -> bool:
         """More than one request in flight (read without the lock: a hint)."""
-        return self._in_use > 1
+        return self._state.in_use > 1
 
     # ------------------------------------------------------------ requests
 
-    def stream(
-        self,
-        method: bytes,
-        url: str,
-        *,
-        headers: list[tuple[bytes, bytes]],
-        content: bytes | None = None,
-        extensions: dict[str, Any] | None = None,
-    ) -> _Stream:
-        """A context manager yielding the response; leaving it closes the response
-        and gives the connection back (kept only if the body was read to its end)."""
-        return _Stream(self, method, url, headers, content, extensions or {})
+    def _stream(self, request: PoolRequest) -> _Stream:
+        return _Stream(self, request)
 
-    def request(
-        self,
-        method: bytes,
-        url: str,
-        *,
-        headers: list[tuple[bytes, bytes]],
-        content: bytes | None = None,
-        extensions: dict[str, Any] | None = None,
-    ) -> _Response:
-        """Send a request and read its whole body."""
-        with self.stream(
-            method, url, headers=headers, content=content, extensions=extensions
-        ) as response:
+    def _read_all(self, stream: _Stream) -> _Response:
+        with stream as response:
             response.read()
         return response
 
-    def _target(self, url: str) -> _Target:
-        target = self._targets.get(url)
-        if target is None:
-            target = _Target(url)
-            if len(self._targets) < 16:  # a handful of URLs per server; never grows
-                self._targets[url] = target
-        return target
-
     def _acquire(self, origin: httpcore.Origin, timeout: float | None) -> _Connection:
-        cond = self._cond
+        cond, state = self._cond, self._state
         with cond:
-            if self._in_use >= self._max and not cond.wait_for(
-                lambda: self._in_use < self._max, timeout
-            ):
+            if not state.has_slot() and not cond.wait_for(state.has_slot, timeout):
                 raise httpcore.PoolTimeout("no connection became free within the pool timeout")
-            self._in_use += 1
-            conn = self._idle.pop() if self._idle else None
+            state.take_slot()
+            conn, stale = state.pop_idle(time.monotonic())
         try:
+            self._close_all(stale)
             while conn is not None:
-                # A server may close an idle keep-alive connection at any time: a
-                # readable idle socket means it did (has_expired polls it).
-                if (
-                    conn.can_handle_request(origin)
-                    and conn.is_available()
-                    and not conn.has_expired()
-                ):
+                if state.reusable(conn, origin):
                     return conn
                 self._discard(conn)
                 with cond:
-                    conn = self._idle.pop() if self._idle else None
+                    conn, stale = state.pop_idle(time.monotonic())
+                self._close_all(stale)
             if origin.scheme == b"http":
                 # Plain HTTP: h11 driven directly (see _plain); TLS stays httpcore's.
                 conn = PlainConnection(origin, self._backend)
@@ -307,32 +243,31 @@ class ConnectionPool:
                     origin=origin, ssl_context=self._ssl_context, network_backend=self._tls_backend
                 )
             with cond:
-                self._all.add(conn)
+                state.opened(conn)
             return conn
         except BaseException:
             with cond:
-                self._in_use -= 1
+                state.give_slot()
                 cond.notify()
             raise
 
     def _release(self, conn: _Connection) -> None:
         """The response is closed: keep the connection if it is reusable."""
-        keep = conn.is_available()
         with self._cond:
-            self._in_use -= 1
-            if keep and not self._closed:
-                self._idle.append(conn)
-            else:
-                keep = False
-                self._all.discard(conn)
+            keep = self._state.check_in(conn, time.monotonic())
             self._cond.notify()
         if not keep:
             self._close_quietly(conn)
 
     def _discard(self, conn: _Connection) -> None:
         with self._cond:
-            self._all.discard(conn)
+            self._state.forget(conn)
         self._close_quietly(conn)
+
+    @classmethod
+    def _close_all(cls, conns: list[_Connection]) -> None:
+        for conn in conns:
+            cls._close_quietly(conn)
 
     @staticmethod
     def _close_quietly(conn: _Connection) -> None:
@@ -344,15 +279,10 @@ class ConnectionPool:
     # ------------------------------------------------------------ lifetime
 
     def close(self) -> None:
-        """Close every connection. Requests still running fail on their closed
-        connection; their connections are closed when they end."""
+        """Close every connection (``PoolState.close``)."""
         with self._cond:
-            self._closed = True
-            conns = list(self._all)
-            self._all.clear()
-            self._idle.clear()
-        for conn in conns:
-            self._close_quietly(conn)
+            conns = self._state.close()
+        self._close_all(conns)
 
     def __enter__(self) -> ConnectionPool:
         return self
@@ -365,43 +295,29 @@ class _Stream:
     """``with pool.stream(...) as response``: a class, not a generator, since it runs
     once per request."""
 
-    __slots__ = ("_conn", "_content", "_ext", "_head", "_method", "_pool", "_response", "_target")
+    __slots__ = ("_conn", "_pool", "_request", "_response")
 
-    def __init__(
-        self,
-        pool: ConnectionPool,
-        method: bytes,
-        url: str,
-        headers: list[tuple[bytes, bytes]],
-        content: bytes | None,
-        extensions: dict[str, Any],
-    ) -> None:
-        target = self._target = pool._target(url)
+    def __init__(self, pool: ConnectionPool, request: PoolRequest) -> None:
         self._pool = pool
-        self._method = method
-        self._head = target.head(headers, content)
-        self._content = content
-        self._ext = extensions
+        self._request = request
         self._conn: _Connection | None = None
         self._response: _Response | None = None
 
     def __enter__(self) -> _Response:
-        pool, ext = self._pool, self._ext
-        timeouts = ext.get("timeout", {})
-        conn = pool._acquire(self._target.origin, timeouts.get("pool"))
+        pool, req = self._pool, self._request
+        target, timeouts = req.target, req.timeouts
+        conn = pool._acquire(target.origin, timeouts.get("pool"))
         response: _Response
         try:
             if isinstance(conn, PlainConnection):
-                response = conn.send(
-                    self._method, self._target.url.target, self._head, self._content, timeouts
-                )
+                response = conn.send(req.method, target.url.target, req.head, req.content, timeouts)
             else:
                 request = httpcore.Request(
-                    self._method,
-                    self._target.url,
-                    headers=self._head,
-                    content=self._content,
-                    extensions=ext,
+                    req.method,
+                    target.url,
+                    headers=req.head,
+                    content=req.content,
+                    extensions=req.extensions,
                 )
                 response = conn.handle_request(request)
         except BaseException:

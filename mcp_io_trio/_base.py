@@ -30,7 +30,7 @@ from mcp_proto import deprecations
 from mcp_proto._util import NEED_DATA
 from mcp_proto.client.base import CANCELLED_REASON
 from mcp_proto.client.routing import CONNECTION_ENDED, ProgressDue, RequestDue, SettleDue
-from mcp_proto.client.scoped import ServerMethods
+from mcp_proto.client.scoped import AwaitingMethods
 from mcp_proto.config import ServerConfig
 from mcp_proto.connection import Connection, ConnectionState
 from mcp_proto.connection import events as cev
@@ -59,7 +59,7 @@ __all__ = ["BaseServer"]
 _CLOSE_SLACK = 10.0
 
 
-class BaseServer(ServerView, ServerMethods):
+class BaseServer(ServerView, AwaitingMethods):
     """One MCP server (Trio shell). Its background tasks run in the client's nursery."""
 
     type = "base"
@@ -73,7 +73,7 @@ class BaseServer(ServerView, ServerMethods):
         capabilities: Callable[[], dict[str, Any]],
         limits: Limits,
         logger: logging.Logger,
-        on_event: Callable[[BaseServer, Any], None],
+        on_event: Callable[[BaseServer, object], None],
         nursery: Callable[[], trio.Nursery],
         request_meta: HostMeta = None,
         extensions: Extensions = (),
@@ -488,7 +488,7 @@ class BaseServer(ServerView, ServerMethods):
         self._conn.notify(method, params, now=trio.current_time())
         await self._pump()
 
-    async def reply(self, epoch: Any, request_id: Any, reply: Reply) -> None:
+    async def reply(self, epoch: int, request_id: int | str, reply: Reply) -> None:
         """Answer a server request on the transport that asked it (``epoch``: what its
         :class:`~mcp_proto.client.routing.RequestDue` carried); an answer for an
         earlier one is dropped."""

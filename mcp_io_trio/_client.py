@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Concatenate, Literal, ParamSpec, TypeVar
 import trio
 
 from mcp_io_common.notices import write_notice
+from mcp_io_common.servers import raise_first, server_class
 from mcp_proto import llm
 from mcp_proto.client import ClientCore
 from mcp_proto.client.base import EFFECTS, BaseClient
@@ -20,8 +21,7 @@ from mcp_proto.errors import MCPError
 from mcp_proto.results import ToolResult
 
 from ._base import BaseServer
-from ._events import NotificationCallback, ServerEvents
-from ._stdio import StdioServer
+from ._events import ServerEvents
 
 if TYPE_CHECKING:
     # The 2026-07-28 revision's modules load when a server speaks it, not with the shell.
@@ -36,23 +36,8 @@ P = ParamSpec("P")
 
 
 def _transport_class(kind: str) -> type[BaseServer]:
-    """The server class of a transport. The HTTP module (and with it httpcore, TLS and
-    h11) is imported only when an HTTP server is configured: a stdio-only client starts
-    faster and smaller."""
-    if kind == "stdio":
-        return StdioServer
-    if kind == "websocket":
-        from ._websocket import WebSocketServer  # issue 25
-
-        return WebSocketServer
-    from . import _http
-
-    classes: dict[str, type[BaseServer]] = {
-        "streamable_http": _http.StreamableHttpServer,
-        "http": _http.HttpServer,
-        "sse": _http.SseServer,
-    }
-    return classes[kind]
+    """The server class of a transport (imported when first configured)."""
+    return server_class(__package__ or __name__, kind, BaseServer)
 
 
 def awaiting(
@@ -197,7 +182,7 @@ class Client(ServerEvents, BaseClient[BaseServer]):
     async def connect_all(self) -> None:
         """Connect every server now instead of on first use, all at once; raises the
         first failure in server order once every server has been tried."""
-        _raise_first(await self._each_server(lambda server: server.ensure_connected()))
+        raise_first(await self._each_server(lambda server: server.ensure_connected()))
 
     async def _each_server(
         self, do: Callable[[BaseServer], Awaitable[Any]]
@@ -311,11 +296,17 @@ class Client(ServerEvents, BaseClient[BaseServer]):
             notifications, callback, ack_timeout=ack_timeout
         )
 
-    def on_notification(self, callback: NotificationCallback) -> NotificationCallback:
-        """Register ``callback(server, method, params)`` (plain or async); usable as a
-        decorator. Remove it with :meth:`remove_notification_handler`."""
-        self._callbacks.append(callback)
-        return callback
+    def _start_op(self, op: Op[Any], what: str) -> None:
+        """A property assignment cannot await: the operation runs in the background;
+        a failure is logged (await ``set_log_level`` / ``set_roots`` to see it)."""
+
+        async def run() -> None:
+            try:
+                await self._run(op)
+            except Exception:
+                self.logger.exception("%s failed", what)
+
+        self._get_nursery().start_soon(run)
 
     async def flush_callbacks(self) -> None:
         """Wait until the notification and progress callbacks queued so far have run."""
@@ -344,7 +335,7 @@ class Client(ServerEvents, BaseClient[BaseServer]):
         wait, and are sent again when their server next connects (SUB-22). All at the
         same time: each close is bounded (a server that ignores its closed stdin gets a
         grace period, then SIGTERM), and N of them one after the other would add up."""
-        _raise_first(await self._each_server(lambda server: server.cleanup()))
+        raise_first(await self._each_server(lambda server: server.cleanup()))
 
     async def close(self) -> None:
         """Like :meth:`cleanup`, but every open subscription ends first (the client is
@@ -353,10 +344,3 @@ class Client(ServerEvents, BaseClient[BaseServer]):
             for sub in list(server._subscriptions.values()):
                 await sub.close()
         await self.cleanup()
-
-
-def _raise_first(failures: Iterable[BaseException | None]) -> None:
-    """Raise the first failure of ``Client._each_server``, in server order, if any."""
-    for failure in failures:
-        if failure is not None:
-            raise failure

@@ -69,6 +69,14 @@ class Subscription(SubscriptionView):
                 await self._changed.wait()
         return self._acknowledgment(timeout)
 
+    async def _wait_live(self, timeout: float | None) -> Mapping[str, Any]:
+        """Wait until the subscription is live now (acknowledged, not dropped) or
+        ended; what :meth:`SubscriptionView._live_acknowledgment` says then."""
+        with trio.move_on_after(math.inf if timeout is None else timeout):
+            while not self._live_settled():
+                await self._changed.wait()
+        return self._live_acknowledgment(timeout)
+
     async def close(self) -> None:
         """End the subscription (the server is told, per its transport). Queued
         notifications are dropped. Idempotent."""

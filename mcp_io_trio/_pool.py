@@ -1,8 +1,8 @@
 """A small pool of HTTP/1.1 connections for the Trio shell (no proxy).
 
-The twin of ``mcp_io_sync._pool`` (see there for why and the rules): a LIFO list of
-idle keep-alive connections, at most ``max_connections`` open, an idle connection reused
-only while available and not closed by the server, anything not read to its end closed.
+The twin of ``mcp_io_sync._pool`` (see there for why); which connection a request
+gets, when an idle one is reused and what closing closes are the rules of
+:class:`mcp_io_common.pool.PoolState`, shared with it. Here is their I/O and waiting.
 ``http://`` connections are :class:`~mcp_io_trio._plain.PlainConnection` (h11 driven
 directly), ``https://`` ones ``httpcore.AsyncHTTPConnection`` on httpcore's Trio backend.
 Closing a connection is shielded from cancellation, as in httpcore's pool.
@@ -32,6 +32,7 @@ import select
 import socket
 import ssl
 import types
+from collections.abc import Coroutine
 from typing import Any
 
 import httpcore
@@ -49,7 +50,7 @@ except ImportError:  # pragma: no cover - a future httpcore
             return None
 
 
-from mcp_io_common.httpcore_glue import RequestTarget as _Target
+from mcp_io_common.pool import KEEPALIVE_EXPIRY, PoolFront, PoolRequest, PoolState
 
 from ._plain import PlainConnection, PlainResponse
 
@@ -257,12 +258,11 @@ def _exclusive(obj: object, name: str) -> None:
         setattr(obj, name, _EXCLUSIVE)
 
 
-class AsyncConnectionPool:
-    """Keep-alive HTTP/1.1 connections to one or a few origins, for one Trio run.
-
-    ``stream()`` and ``request()`` take the same arguments as httpcore's pool
-    (``headers`` as a list of byte pairs, without ``Host``/``Content-Length``: they are
-    added here, as httpcore does)."""
+class AsyncConnectionPool(PoolFront["_Connection", "_Stream", Coroutine[Any, Any, _Response]]):
+    """Keep-alive HTTP/1.1 connections to one or a few origins, for one Trio run: the
+    rules are :class:`~mcp_io_common.pool.PoolState`'s; a ``trio.Semaphore`` holds the
+    slots (so a freed slot goes to the longest waiter). ``stream()``, ``request()``: see
+    ``PoolFront``."""
 
     def __init__(
         self,
@@ -270,69 +270,24 @@ class AsyncConnectionPool:
         ssl_context: ssl.SSLContext | None = None,
         max_connections: int = 32,
         network_backend: httpcore.AsyncNetworkBackend | None = None,
+        keepalive_expiry: float | None = KEEPALIVE_EXPIRY,
     ) -> None:
-        if max_connections < 1:
-            raise ValueError("max_connections must be at least 1")
+        self._state = PoolState(max_connections, keepalive_expiry)
         self._ssl_context = ssl_context
         # Plain TCP gets the lean stream; TLS stays entirely httpcore's.
         self._backend = network_backend or FastBackend()
         self._tls_backend = network_backend or httpcore.TrioBackend()
         self._slots = trio.Semaphore(max_connections)
-        self._idle: list[_Connection] = []  # LIFO: the warmest last
-        self._all: set[_Connection] = set()  # every open connection
-        self._closed = False
-        self._targets: dict[str, _Target] = {}
-
-    # ------------------------------------------------------------ introspection
-
-    @property
-    def connections(self) -> int:
-        """How many connections are open (idle or in use)."""
-        return len(self._all)
-
-    @property
-    def idle(self) -> int:
-        return len(self._idle)
 
     # ------------------------------------------------------------ requests
 
-    def stream(
-        self,
-        method: bytes,
-        url: str,
-        *,
-        headers: list[tuple[bytes, bytes]],
-        content: bytes | None = None,
-        extensions: dict[str, Any] | None = None,
-    ) -> _Stream:
-        """An async context manager yielding the response; leaving it closes the
-        response and gives the connection back (kept only if the body was read to its
-        end)."""
-        return _Stream(self, method, url, headers, content, extensions or {})
+    def _stream(self, request: PoolRequest) -> _Stream:
+        return _Stream(self, request)
 
-    async def request(
-        self,
-        method: bytes,
-        url: str,
-        *,
-        headers: list[tuple[bytes, bytes]],
-        content: bytes | None = None,
-        extensions: dict[str, Any] | None = None,
-    ) -> _Response:
-        """Send a request and read its whole body."""
-        async with self.stream(
-            method, url, headers=headers, content=content, extensions=extensions
-        ) as response:
+    async def _read_all(self, stream: _Stream) -> _Response:
+        async with stream as response:
             await response.aread()
         return response
-
-    def _target(self, url: str) -> _Target:
-        target = self._targets.get(url)
-        if target is None:
-            target = _Target(url)
-            if len(self._targets) < 16:  # a handful of URLs per server; never grows
-                self._targets[url] = target
-        return target
 
     async def _acquire(self, origin: httpcore.Origin, timeout: float | None) -> _Connection:
         try:
@@ -345,20 +300,20 @@ class AsyncConnectionPool:
                 raise httpcore.PoolTimeout(
                     "no connection became free within the pool timeout"
                 ) from None
+        self._state.take_slot()
         return await self._connection(origin)
 
     async def _connection(self, origin: httpcore.Origin) -> _Connection:
         """An idle connection to ``origin`` or a new one (a slot is held)."""
+        state = self._state
         try:
-            while self._idle:
-                conn = self._idle.pop()
-                # A server may close an idle keep-alive connection at any time: a
-                # readable idle socket means it did (has_expired polls it).
-                if (
-                    conn.can_handle_request(origin)
-                    and conn.is_available()
-                    and not conn.has_expired()
-                ):
+            while True:
+                conn, stale = state.pop_idle(trio.current_time())
+                for old in stale:
+                    await self._close(old)
+                if conn is None:
+                    break
+                if state.reusable(conn, origin):
                     return conn
                 await self._discard(conn)
             if origin.scheme == b"http":
@@ -369,22 +324,26 @@ class AsyncConnectionPool:
                     origin=origin, ssl_context=self._ssl_context, network_backend=self._tls_backend
                 )
                 _exclusive(conn, "_request_lock")
-            self._all.add(conn)
+            state.opened(conn)
             return conn
         except BaseException:
+            state.give_slot()
             self._slots.release()
             raise
 
     async def _release(self, conn: _Connection) -> None:
         """The response is closed: keep the connection if it is reusable."""
+        keep = self._state.check_in(conn, trio.current_time())
         self._slots.release()
-        if conn.is_available() and not self._closed:
-            self._idle.append(conn)
-        else:
-            await self._discard(conn)
+        if not keep:
+            await self._close(conn)
 
     async def _discard(self, conn: _Connection) -> None:
-        self._all.discard(conn)
+        self._state.forget(conn)
+        await self._close(conn)
+
+    @staticmethod
+    async def _close(conn: _Connection) -> None:
         with trio.CancelScope(shield=True):
             try:
                 await conn.aclose()
@@ -394,14 +353,9 @@ class AsyncConnectionPool:
     # ------------------------------------------------------------ lifetime
 
     async def aclose(self) -> None:
-        """Close every connection. Requests still running fail on their closed
-        connection; their connections are closed when they end."""
-        self._closed = True
-        conns = list(self._all)
-        self._all.clear()
-        self._idle.clear()
-        for conn in conns:
-            await self._discard(conn)
+        """Close every connection (``PoolState.close``)."""
+        for conn in self._state.close():
+            await self._close(conn)
 
     async def __aenter__(self) -> AsyncConnectionPool:
         return self
@@ -414,58 +368,36 @@ class _Stream:
     """``async with pool.stream(...) as response``: a class, not a generator, since it
     runs once per request."""
 
-    __slots__ = (
-        "_bare",
-        "_conn",
-        "_content",
-        "_ext",
-        "_head",
-        "_method",
-        "_pool",
-        "_response",
-        "_target",
-    )
+    __slots__ = ("_bare", "_conn", "_pool", "_request", "_response")
 
-    def __init__(
-        self,
-        pool: AsyncConnectionPool,
-        method: bytes,
-        url: str,
-        headers: list[tuple[bytes, bytes]],
-        content: bytes | None,
-        extensions: dict[str, Any],
-    ) -> None:
-        target = self._target = pool._target(url)
+    def __init__(self, pool: AsyncConnectionPool, request: PoolRequest) -> None:
         self._pool = pool
-        self._method = method
-        self._head = target.head(headers, content)
-        self._content = content
-        self._ext = extensions
+        self._request = request
         self._conn: _Connection | None = None
         self._response: _Response | None = None
         self._bare = False
 
     async def __aenter__(self) -> _Response:
-        pool, ext = self._pool, self._ext
-        timeouts = ext.get("timeout", {})
-        conn = await pool._acquire(self._target.origin, timeouts.get("pool"))
+        pool, req = self._pool, self._request
+        target, timeouts = req.target, req.timeouts
+        conn = await pool._acquire(target.origin, timeouts.get("pool"))
         response: _Response
         try:
             if isinstance(conn, PlainConnection):
                 response = await conn.send(
-                    self._method, self._target.url.target, self._head, self._content, timeouts
+                    req.method, target.url.target, req.head, req.content, timeouts
                 )
                 # Closing the response of a plain connection on _FastStream has no
                 # checkpoint: it cannot be cancelled half-way, so needs no shielded scope.
                 self._bare = type(conn.stream) is _FastStream
             else:
-                content = self._content
+                content = req.content
                 request = httpcore.Request(
-                    self._method,
-                    self._target.url,
-                    headers=self._head,
+                    req.method,
+                    target.url,
+                    headers=req.head,
                     content=None if content is None else _Body(content),
-                    extensions=ext,
+                    extensions=req.extensions,
                 )
                 response = await conn.handle_async_request(request)
                 http11 = conn._connection  # made by the connection's first request

@@ -5,7 +5,15 @@ from __future__ import annotations
 import math
 from typing import Any, Final
 
-__all__ = ["MAX_SECONDS", "NEED_DATA", "Sentinel", "check_seconds", "sanitize_peer_text", "shown"]
+__all__ = [
+    "MAX_SECONDS",
+    "NEED_DATA",
+    "Sentinel",
+    "check_seconds",
+    "export_order",
+    "sanitize_peer_text",
+    "shown",
+]
 
 
 class Sentinel(type):
@@ -25,6 +33,17 @@ class Sentinel(type):
 
 class NEED_DATA(Sentinel, metaclass=Sentinel):
     """``next_event()`` has nothing to hand out until more input arrives."""
+
+
+def export_order(name: str) -> tuple[int, str]:
+    """The order of a package's ``__all__`` (ruff's RUF022, "isort-style"): CONSTANTS,
+    then Classes, then the rest, each alphabetical. For an ``__all__`` built from
+    :mod:`mcp_proto.exports` plus a package's own names."""
+    if name.isupper() and len(name) > 1:
+        return 0, name
+    if name[:1].isupper():
+        return 1, name
+    return 2, name
 
 
 # C0 controls, DEL and C1 controls, plus the Unicode line/paragraph separators and the

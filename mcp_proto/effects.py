@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Attempt",
     "AwaitAcknowledged",
+    "AwaitLive",
     "Call",
     "CallHost",
     "CloseListen",
@@ -264,6 +265,21 @@ class AwaitAcknowledged(Record):
         _set(self, "subscription", subscription)
 
 
+class AwaitLive(Record):
+    """Wait until ``subscription`` is live *now*: acknowledged on its current stream,
+    not dropped (a dropped stream is waited for through its re-open, RES-11). Returns
+    the granted filter of the stream the server honours; raises why it ended first, or
+    ``RequestTimeoutError`` after ``timeout`` seconds (``None``: no bound of its own)."""
+
+    __slots__ = ("subscription", "timeout")
+    subscription: Any
+    timeout: float | None
+
+    def __init__(self, subscription: Any, timeout: float | None) -> None:
+        _set(self, "subscription", subscription)
+        _set(self, "timeout", timeout)
+
+
 class CloseListen(Record):
     """End ``subscription`` (the server is told, per its transport)."""
 
@@ -286,6 +302,7 @@ Effect = Union[
     PeekEra,
     Listen,
     AwaitAcknowledged,
+    AwaitLive,
     CloseListen,
 ]
 Op = Generator[Effect, Any, T]

@@ -605,10 +605,12 @@ class Session:
                 )
             )
             return
+        # The notification first, then what the client does with it: the log line of a
+        # notifications/message comes after the notification was routed to its
+        # listeners and queued for the host's callbacks (NOTIF-3, NOTIF-5). A server's
+        # notifications/cancelled abandons one of *its* requests (PROG-7): the shell may
+        # still be running the handler; answering late is harmless, so it is surfaced
+        # (and logged by the client), nothing more.
+        self._events.append(NotificationReceived(method, params))
         if method == "notifications/message":
             self._events.append(log_message(params, cap=self.limits.max_log_message))
-        elif method == "notifications/cancelled":
-            # The server abandons one of *its* requests (PROG-7). The shell may still
-            # be running the handler; answering late is harmless, so it is only surfaced.
-            pass
-        self._events.append(NotificationReceived(method, params))

@@ -12,6 +12,7 @@ import inspect
 import pkgutil
 import subprocess
 import sys
+from pathlib import Path
 from types import ModuleType
 
 import pytest
@@ -128,3 +129,65 @@ def test_every_package_exports_every_error_class(package: str) -> None:
     module = importlib.import_module(package)
     classes = {n for n in errors.__all__ if isinstance(getattr(errors, n), type)}
     assert sorted(classes - set(module.__all__)) == []
+
+
+def test_a_type_checker_sees_every_exported_name(tmp_path: Path) -> None:
+    # The shared names come from ``mcp_proto.exports`` by star import and an ``__all__``
+    # built on the imported one: mypy must still see each of them as exported (under
+    # --strict, a name a module does not export is an error), and no more.
+    from mypy import api
+
+    lines = []
+    for package in ("mcp_proto", "mcp_io_sync", "mcp_io_trio"):
+        for name in importlib.import_module(package).__all__:
+            lines.append(f"from {package} import {name} as {package}_{name}")
+    lines.append("from mcp_io_sync import server_error_from")  # not API: must be an error
+    probe = tmp_path / "probe.py"
+    probe.write_text("\n".join(lines) + "\n")
+    out, _err, status = api.run(
+        ["--strict", "--follow-imports=silent", "--no-error-summary", str(probe)]
+    )
+    assert status == 1
+    # (the path as mypy's cache may remember it from an earlier run: compared from the name)
+    assert [line.split("probe.py", 1)[-1] for line in out.splitlines()] == [
+        f':{len(lines)}: error: Module "mcp_io_sync" has no attribute'
+        ' "server_error_from"  [attr-defined]'
+    ]
+
+
+def test_the_per_server_methods_are_typed_for_each_shell(tmp_path: Path) -> None:
+    # ServerMethods is written once for both shells (mcp_proto/client/scoped.py); a
+    # type checker still sees a blocking shell's server return the value and the Trio
+    # shell's a coroutine of it, and refuses a ``server=`` (the object is the server).
+    from mypy import api
+
+    probe = tmp_path / "probe_scoped.py"
+    probe.write_text(
+        "import mcp_io_sync, mcp_io_trio\n"
+        "def f(c: mcp_io_sync.Client) -> None:\n"
+        "    s = c.servers[0]\n"
+        "    reveal_type(s.call_tool('x', {'a': 1}))\n"
+        "    reveal_type(s.list_tools())\n"
+        "    reveal_type(s.subscribe_resource('u'))\n"
+        "    reveal_type(s.terminate_session())\n"
+        "    s.call_tool('x', server='y')\n"
+        "async def g(c: mcp_io_trio.Client) -> None:\n"
+        "    s = c.servers[0]\n"
+        "    reveal_type(await s.call_tool('x', {'a': 1}, timeout=1.0))\n"
+        "    reveal_type(s.read_resource)\n"
+    )
+    out, _err, _status = api.run(
+        ["--strict", "--follow-imports=silent", "--no-error-summary", str(probe)]
+    )
+    lines = [line.split("probe_scoped.py", 1)[-1] for line in out.splitlines()]
+    assert lines == [
+        ':4: note: Revealed type is "mcp_proto.results.ToolResult"',
+        ':5: note: Revealed type is "list[mcp_proto.types.Tool]"',
+        ':6: note: Revealed type is "bool"',
+        ':7: note: Revealed type is "None"',
+        ':8: error: Unexpected keyword argument "server"  [call-arg]',
+        ':11: note: Revealed type is "mcp_proto.results.ToolResult"',
+        ':12: note: Revealed type is "def (uri: str, *, timeout: float | None =, progress: '
+        "(def (float, float | None, str | None) -> Any) | None =) -> typing."
+        'Coroutine[Any, Any, list[mcp_proto._resource_types.ResourceContent]]"',
+    ], out

@@ -130,7 +130,7 @@ ALLOWED: dict[str, frozenset[str] | None] = {
     "mcp_proto.connection": None,
     "mcp_proto.connection.events": None,
     "mcp_proto.connection.frames": None,
-    "mcp_proto._util": frozenset({"NEED_DATA"}),
+    "mcp_proto._util": frozenset({"NEED_DATA", "export_order"}),
     "mcp_proto.stdio": frozenset({"frame"}),  # one message as one stdio line
     # The client above it: BaseClient and what it hands a shell.
     "mcp_proto.client": frozenset({"ClientCore"}),
@@ -145,7 +145,8 @@ ALLOWED: dict[str, frozenset[str] | None] = {
     "mcp_proto.server_view": frozenset({"ServerView"}),
     "mcp_proto.session": frozenset({"ServerInfo"}),
     # Errors, configuration, limits, value types (the public API re-exports them).
-    "mcp_proto": frozenset({"deprecations", "events", "llm"}),
+    "mcp_proto": frozenset({"deprecations", "events", "exports", "llm"}),
+    "mcp_proto.exports": None,  # what every package exports alike
     "mcp_proto.errors": None,
     "mcp_proto.config": None,
     "mcp_proto.limits": frozenset({"Limits"}),

@@ -5,8 +5,13 @@ A public signature: a function or method whose name has no leading underscore (o
 whose name starts with an underscore. Each ``Any`` in a parameter or return
 annotation counts once (``dict[str, Any]`` counts one). A method made from a core
 operation (``name = blocking(ClientCore.name)``) has that operation's signature: it is
-counted there (``self`` aside, ``Op[T]`` read as ``T``). Run:
-``python tools/public_any.py [-v]``.
+counted there (``self`` aside, ``Op[T]`` read as ``T``); so is a function behind
+``@takes_connect_arguments`` (``connect``), with the parameters of
+``mcp_io_common/connecting.py``'s ``connect_arguments``. The per-server objects'
+methods (``client.servers[i].call_tool``, REQUIREMENTS §E3) are public signatures of
+each shell too, though written once in ``mcp_proto/client/scoped.py``: each shell's
+count includes the methods of ``ServerMethods`` and of the shell's class there
+(``BlockingMethods`` / ``AwaitingMethods``). Run: ``python tools/public_any.py [-v]``.
 """
 
 from __future__ import annotations
@@ -17,6 +22,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SHELLS = ("mcp_io_sync", "mcp_io_trio")
+SCOPED = ROOT / "mcp_proto" / "client" / "scoped.py"
+#: The class of ``scoped.py`` each shell's server objects derive from, besides
+#: ``ServerMethods``.
+SCOPED_CLASS = {"mcp_io_sync": "BlockingMethods", "mcp_io_trio": "AwaitingMethods"}
 
 
 def _anys(node: ast.expr | None) -> int:
@@ -43,6 +52,30 @@ def _core_ops() -> dict[str, ast.FunctionDef]:
     return ops
 
 
+def _connect_arguments() -> ast.FunctionDef:
+    """``connect_arguments``, whose parameters ``@takes_connect_arguments`` gives."""
+    tree = ast.parse((ROOT / "mcp_io_common" / "connecting.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name == "connect_arguments":
+            return node
+    raise LookupError("connect_arguments")
+
+
+def _with_arguments(
+    fn: ast.FunctionDef | ast.AsyncFunctionDef,
+) -> ast.FunctionDef | ast.AsyncFunctionDef:
+    """A function behind ``@takes_connect_arguments``: its parameters are
+    ``connect_arguments``' (its return annotation stays its own)."""
+    if not any(
+        isinstance(d, ast.Name) and d.id == "takes_connect_arguments" for d in fn.decorator_list
+    ):
+        return fn
+    borrowed = _connect_arguments()
+    return ast.FunctionDef(
+        name=fn.name, args=borrowed.args, body=fn.body, decorator_list=[], returns=fn.returns
+    )
+
+
 def _made_from(value: ast.expr) -> str | None:
     """``blocking(ClientCore.name)`` / ``awaiting(...)``: ``name``."""
     if (
@@ -61,7 +94,7 @@ def _functions(tree: ast.Module) -> list[tuple[str, ast.FunctionDef | ast.AsyncF
     ops = _core_ops()
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            out.append((node.name, node))
+            out.append((node.name, _with_arguments(node)))
         elif isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
             for item in node.body:
                 if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -73,11 +106,27 @@ def _functions(tree: ast.Module) -> list[tuple[str, ast.FunctionDef | ast.AsyncF
     return out
 
 
+def _scoped(package: str) -> list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
+    """The per-server methods a shell's server objects get from ``scoped.py``."""
+    out: list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]] = []
+    wanted = ("ServerMethods", SCOPED_CLASS[package])
+    for node in ast.parse(SCOPED.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.ClassDef) and node.name in wanted:
+            for item in node.body:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    out.append((f"{node.name}.{item.name}", item))
+    return out
+
+
 def count(package: str, verbose: bool = False) -> int:
     total = 0
-    for path in sorted((ROOT / package).rglob("*.py")):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        for name, fn in _functions(tree):
+    sources = [
+        (path, _functions(ast.parse(path.read_text(encoding="utf-8"))))
+        for path in sorted((ROOT / package).rglob("*.py"))
+    ]
+    sources.append((SCOPED, _scoped(package)))
+    for path, functions in sources:
+        for name, fn in functions:
             short = name.rsplit(".", 1)[-1]
             if short.startswith("_") and short != "__init__":
                 continue

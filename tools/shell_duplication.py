@@ -2,8 +2,9 @@
 stripped (issue 22's measure of what is written twice).
 
 For each module present in both ``mcp_io_sync/`` and ``mcp_io_trio/`` (same relative
-path), the code lines of each (blank lines, ``#`` comments, import lines and lines of
-punctuation only left out; white space folded; ``async ``/``await `` removed) are
+path), the code lines of each (blank lines, ``#`` comments, import statements, also
+those over several lines, and lines of punctuation only left out; white space folded;
+``async ``/``await `` removed) are
 aligned with ``difflib`` and the lines of matching runs of two lines or more are
 counted. Docstrings count (they are written twice too). Run:
 ``python tools/shell_duplication.py [-v]`` (``-v`` lists the runs of three or more).
@@ -11,6 +12,7 @@ counted. Docstrings count (they are written twice too). Run:
 
 from __future__ import annotations
 
+import ast
 import difflib
 import re
 import sys
@@ -21,9 +23,23 @@ _ASYNC = re.compile(r"\b(async|await)\s+")
 _WORD = re.compile(r"\w")
 
 
+def _import_lines(text: str) -> set[int]:
+    """The line numbers (from 1) of every import statement, all of its lines."""
+    return {
+        n
+        for node in ast.walk(ast.parse(text))
+        if isinstance(node, (ast.Import, ast.ImportFrom))
+        for n in range(node.lineno, (node.end_lineno or node.lineno) + 1)
+    }
+
+
 def code_lines(path: Path) -> list[str]:
     out = []
-    for raw in path.read_text(encoding="utf-8").splitlines():
+    text = path.read_text(encoding="utf-8")
+    imports = _import_lines(text)
+    for number, raw in enumerate(text.splitlines(), 1):
+        if number in imports:
+            continue
         line = " ".join(raw.split())
         if not line or line.startswith(("#", "import ", "from ")) or not _WORD.search(line):
             continue

@@ -23,7 +23,8 @@ subclass it. This class holds
 
 A shell provides its server objects (which drive ``mcp_proto.connection.Connection``)
 and these primitives: ``_clock``, ``_sleep``, ``_init_io`` (its own state), the
-effect loop ``_run`` (blocking, or a coroutine), ``_perform_try_connect``, and for the
+effect loop ``_run`` (blocking, or a coroutine), ``_perform_try_connect``, ``_start_op``
+(a property assignment that sends something: ``log_level``, ``roots``), and for the
 events ``_submit`` (queue a job for the host callbacks), ``_settle_after_callbacks``,
 ``_serve`` (run :meth:`BaseClient._answer_op` somewhere it may wait, bounded) and
 ``_notify_callbacks``. docs/embedding.md ("Driving the whole client") walks through it.
@@ -45,6 +46,7 @@ from ..connection.events import (
 from ..definitions import unique_server_names
 from ..effects import (
     AwaitAcknowledged,
+    AwaitLive,
     Call,
     CallHost,
     CloseListen,
@@ -68,7 +70,7 @@ from ..types import Implementation, Root
 from . import ClientCore
 from .facade import ClientFacade
 from .router import ServerEntry, ServerSelector
-from .routing import ConnectionEnded, ProgressDue, RequestDue, SettleDue
+from .routing import ConnectionEnded, ProgressDue, RequestDue, SettleDue, notification_note
 
 if TYPE_CHECKING:
     from ..modern.mrtr import InputRequiredWait
@@ -97,6 +99,7 @@ EFFECTS: Final[dict[type[Any], tuple[str, bool]]] = {
     CallHost: ("_perform_call_host", True),
     Listen: ("_perform_listen", True),
     AwaitAcknowledged: ("_perform_await_acknowledged", True),
+    AwaitLive: ("_perform_await_live", True),
     CloseListen: ("_perform_close_listen", True),
     Log: ("_perform_log", False),
     SetLogLevel: ("_perform_set_log_level", False),
@@ -390,6 +393,9 @@ class BaseClient(ClientFacade[S], Generic[S]):
     def _perform_await_acknowledged(self, effect: AwaitAcknowledged) -> Any:
         return effect.subscription.wait_acknowledged()
 
+    def _perform_await_live(self, effect: AwaitLive) -> Any:
+        return effect.subscription._wait_live(effect.timeout)
+
     def _perform_close_listen(self, effect: CloseListen) -> Any:
         return effect.subscription.close()
 
@@ -428,18 +434,32 @@ class BaseClient(ClientFacade[S], Generic[S]):
         """``subscribe_resource``: the connection's era decides (RES-7, RES-9). A
         handshake-era server gets ``resources/subscribe``; a 2026-07-28 server a listen
         subscription for the URI, confirmed by an acknowledgment naming it (else
-        ``ResourceReadError``, as for an unconfirmed ``resources/subscribe``)."""
+        ``ResourceReadError``, as for an unconfirmed ``resources/subscribe``).
+
+        The seed's subscription paragraph (2026-07-28): a stream already assigned to
+        the URI is reused only while the server honours the URI on it now; a dropped
+        one is waited for (RES-11). One that ended, or that fails to become live again,
+        is closed and unassigned (RES-12). The acknowledgment is re-verified with the
+        assignment in place, so one that arrived in between is not missed (RES-10)."""
         core = self._core
         owner = yield from core._resource_owner(uri, server)
         info = yield Connect(owner)
         if info.protocol_era != "modern":
             return (yield from core.subscribe_resource(uri, server=owner))
-        if (owner, uri) in self._resource_subs:
-            return True
+        key = (owner, uri)
+        existing = self._resource_subs.get(key)
+        if existing is not None:
+            if not existing.closed:
+                if not existing.active or not _names(existing.acknowledged, uri):
+                    # RES-11: not honoured now (dropped, re-opening): wait for the
+                    # server's answer to the replacement, bounded by the read timeout.
+                    yield from self._confirm_live(owner, uri, existing)
+                return True
+            self._unassign(key, existing)  # RES-12: ended; a new listen replaces it
         sub = yield Listen(owner, {"resource_subscriptions": [uri]})
         try:
             granted: Mapping[str, Any] = yield AwaitAcknowledged(sub)
-            if uri not in granted.get("resourceSubscriptions", ()):
+            if not _names(granted, uri):
                 raise ResourceReadError(
                     f"subscribing to {uri!r} on {owner!r} was not confirmed: the "
                     "server's acknowledgment does not name it"
@@ -451,8 +471,46 @@ class BaseClient(ClientFacade[S], Generic[S]):
             raise ResourceReadError(
                 f"subscribing to {uri!r} on {owner!r} was not confirmed: {exc}"
             ) from exc
-        self._resource_subs[(owner, uri)] = sub
+        self._resource_subs[key] = sub
+        # RES-10: re-verified with the assignment in place. A later acknowledgment
+        # that no longer names the URI ended the subscription in the machine (and the
+        # assignment with it, _on_listen_event); one that came in before the
+        # assignment is seen here. Not a wait: a stream that dropped the moment it
+        # was acknowledged has still granted it (RES-13).
+        if sub.closed or not _names(sub.acknowledged or granted, uri):
+            self._unassign(key, sub)
+            yield CloseListen(sub)
+            raise ResourceReadError(
+                f"subscribing to {uri!r} on {owner!r} was not confirmed: the server "
+                f"withdrew it as it was acknowledged ({sub.error or 'no longer named'})"
+            )
         return True
+
+    def _confirm_live(self, owner: str, uri: str, sub: Any) -> Op[None]:
+        """RES-11/RES-12: wait until the assigned subscription ``sub`` is honoured now
+        and still names ``uri``; if not, it is closed and unassigned, and the
+        subscription was not confirmed."""
+        timeout = self._core._entry(owner).read_timeout
+        try:
+            granted: Mapping[str, Any] = yield AwaitLive(sub, timeout)
+            if not _names(granted, uri):
+                raise ResourceReadError(
+                    f"subscribing to {uri!r} on {owner!r} was not confirmed: the "
+                    "re-opened stream's acknowledgment does not name it"
+                )
+        except MCPError as exc:
+            self._unassign((owner, uri), sub)
+            yield CloseListen(sub)
+            if isinstance(exc, ResourceReadError):
+                raise
+            raise ResourceReadError(
+                f"subscribing to {uri!r} on {owner!r} was not confirmed: {exc}"
+            ) from exc
+
+    def _unassign(self, key: tuple[str, str], sub: Any) -> None:
+        """Drop the assignment of ``key`` if it still names ``sub`` (not a newer one)."""
+        if self._resource_subs.get(key) is sub:
+            del self._resource_subs[key]
 
     def _unsubscribe_op(self, uri: str, server: ServerSelector | None) -> Op[bool]:
         """``unsubscribe_resource``: a 2026-07-28 subscription ends with its listen;
@@ -512,11 +570,14 @@ class BaseClient(ClientFacade[S], Generic[S]):
         elif kind is ev.NotificationReceived:
             # NOTIF-4: caches go first, where the event is dispatched, before any host
             # callback runs.
-            self._core.handle_notification(server.name, event.method, event.params)
+            method, params = event.method, event.params
+            self._core.handle_notification(server.name, method, params)
             if self._callbacks:
-                method, params = event.method, event.params
                 self._submit(lambda: self._notify_callbacks(server, method, params))
+            self._note(server.name, method, params)
         elif kind is ev.LogMessage:
+            # NOTIF-5: the session hands it over after the notification it came in, so
+            # it reaches the host's logger once that is queued for the callbacks.
             self.logger.log(
                 _LEVELS.get(event.level, 20),
                 "[%s]%s %s",
@@ -550,6 +611,11 @@ class BaseClient(ClientFacade[S], Generic[S]):
         if not isinstance(event, ListenNotification):
             if sub is not None:
                 sub._apply(event)
+                if isinstance(event, ListenEnded):
+                    # RES-12: an ended stream is no longer the URI's subscription.
+                    for key, assigned in list(self._resource_subs.items()):
+                        if assigned is sub:
+                            self._unassign(key, sub)
             return
         method, params = event.method, event.params
         try:
@@ -560,3 +626,20 @@ class BaseClient(ClientFacade[S], Generic[S]):
             sub._apply(event)
         if self._callbacks:
             self._submit(lambda: self._notify_callbacks(server, method, params))
+        self._note(server.name, method, params)
+
+    def _note(self, server: str, method: str, params: Mapping[str, Any]) -> None:
+        """NOTIF-2/NOTIF-5: the client's own debug line for a notification, after its
+        delivery was queued (built only when debug is on: a flood costs nothing)."""
+        if self.logger.isEnabledFor(10):
+            note = notification_note(server, method, params)
+            if note is not None:
+                self.logger.debug("%s", note)
+
+
+def _names(granted: Mapping[str, Any] | None, uri: str) -> bool:
+    """Whether an acknowledgment's granted filter names ``uri`` (RES-9)."""
+    if granted is None:
+        return False
+    uris = granted.get("resourceSubscriptions", ())
+    return isinstance(uris, (list, tuple)) and uri in uris

@@ -68,6 +68,7 @@ def cached_call(
     timeout: float | None = None,
     *,
     use_cached: bool = True,
+    progress: ProgressCallback | None = None,
 ) -> Op[Any]:
     """A cacheable request to a 2026-07-28 server through its result cache.
 
@@ -83,7 +84,7 @@ def cached_call(
     now = yield from core._now()
     entry = core._entry(server)
     if now is None or callable(core.request_meta) or callable(entry.request_meta):
-        return (yield Call(server, method, params, timeout))
+        return (yield Call(server, method, params, timeout, progress))
     cache = core.result_cache(server)
     auth = entry.authorization
     key = key_params(core, server, params)
@@ -94,7 +95,7 @@ def cached_call(
     kinds = _KINDS_OF_METHOD.get(method, ())
     generations = [core._generation.get((server, k), 0) for k in kinds]
     try:
-        result = yield Call(server, method, params, timeout)
+        result = yield Call(server, method, params, timeout, progress)
     except MCPError as exc:
         stale = (
             cache.stale(method, key, authorization=auth)
@@ -181,7 +182,7 @@ def request(
     try:
         # Inline (not through _first): no extra generator on every modern call.
         if method in kinds:
-            first = yield from cached_call(core, server, method, params, timeout)
+            first = yield from cached_call(core, server, method, params, timeout, progress=progress)
         else:
             first = yield Call(server, method, params, timeout, progress, tool)
     except CapabilityError:
@@ -238,7 +239,7 @@ def _first(
     tool: Any,
 ) -> Op[Any]:
     if method in (_CACHED_METHODS or _cached_methods()):
-        return (yield from cached_call(core, server, method, params, timeout))
+        return (yield from cached_call(core, server, method, params, timeout, progress=progress))
     return (yield Call(server, method, params, timeout, progress, tool))
 
 
@@ -251,7 +252,14 @@ def run_rounds(
         if not isinstance(effect, Call):
             return None
         if effect.method in KIND_OF_METHOD:
-            return cached_call(core, effect.server, effect.method, effect.params, effect.timeout)
+            return cached_call(
+                core,
+                effect.server,
+                effect.method,
+                effect.params,
+                effect.timeout,
+                progress=progress,
+            )
         return _one(
             Call(effect.server, effect.method, effect.params, effect.timeout, progress, tool)
         )

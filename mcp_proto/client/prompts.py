@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import deprecations
-from ..effects import Op
+from ..effects import Op, ProgressCallback
 from ..errors import (
     ConnectionError,
     PromptGetError,
@@ -36,7 +36,10 @@ class PromptOps(Router):
         *,
         server: ServerSelector | None = None,
         timeout: float | None = None,
+        progress: ProgressCallback | None = None,
     ) -> Op[PromptResult]:
+        """``prompts/get``; ``progress(progress, total, message)`` is called for the
+        server's progress notifications while it runs (PROG-4, as ``call_tool``)."""
         prompt: Prompt = yield from self._resolve("prompts", name, server)
         args = {str(k): v for k, v in (arguments or {}).items()}
         meta = args.pop("_meta", None)
@@ -54,7 +57,7 @@ class PromptOps(Router):
             params["_meta"] = dict(meta)
         owner = prompt.server or self._default_server(None)
         try:
-            result = yield from era.request(self, owner, "prompts/get", params, timeout)
+            result = yield from era.request(self, owner, "prompts/get", params, timeout, progress)
         except PASS_THROUGH:
             raise
         except (TransportError, ConnectionError) as exc:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from ..effects import Call, Log, Op
+from ..effects import Call, Log, Op, ProgressCallback
 from ..errors import (
     AmbiguousResourceURI,
     CapabilityError,
@@ -125,11 +125,21 @@ class ResourceOps(Router):
         raise ResourceNotFound(f"no server lists a resource {uri!r}; pass server=")
 
     def read_resource(
-        self, uri: str, *, server: ServerSelector | None = None, timeout: float | None = None
+        self,
+        uri: str,
+        *,
+        server: ServerSelector | None = None,
+        timeout: float | None = None,
+        progress: ProgressCallback | None = None,
     ) -> Op[list[ResourceContent]]:
+        """``resources/read``; ``progress(progress, total, message)`` is called for the
+        server's progress notifications while it runs (PROG-4). A 2026-07-28 result
+        served from the result cache makes no request, so no progress."""
         owner = yield from self._resource_owner(uri, server)
         try:
-            result = yield from era.request(self, owner, "resources/read", {"uri": uri}, timeout)
+            result = yield from era.request(
+                self, owner, "resources/read", {"uri": uri}, timeout, progress
+            )
         except ServerError as exc:
             if exc.code in _RESOURCE_NOT_FOUND:
                 raise ResourceNotFound(f"server {owner!r}: {exc}") from exc

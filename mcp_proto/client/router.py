@@ -191,6 +191,9 @@ class Router:
         # server -> the level set_log_level gave a 2026-07-28 server (carried as _meta
         # by its connection, LIFE-15; part of the cache key, CACHE-7).
         self.log_levels: dict[str, str] = {}
+        #: The level the last ``set_log_level`` for every server set (LOG-1:
+        #: ``client.log_level``); ``None`` until one did.
+        self.log_level: str | None = None
         self.extensions = check_extensions(extensions)
         if handlers.sampling is not None:
             self._deprecated("sampling")  # DEP-3: registering the handler uses it

@@ -2,28 +2,81 @@
 ``client.find_server(...)`` offer the client's methods scoped to that server.
 
 :class:`ServerMethods` is mixed into every shell's server class and written once: each
-method calls the owning client's method with ``server=`` this server, so it returns
-what that method returns (the value in the blocking shell, an awaitable in an async
-one: ``await server.call_tool(...)`` under Trio). The per-server ``on_*`` handlers are
-the client's, kept for this server only (:meth:`BaseClient._set_server_handler
+method is the client's core operation with ``server=`` this server, run by the owning
+client as its own methods are (``client._run``). So it returns what that method returns:
+the value in the blocking shell, an awaitable in an async one (``await
+server.call_tool(...)`` under Trio). The types say so too, without a second copy of each
+method: a shell's server class derives from :class:`BlockingMethods` or
+:class:`AwaitingMethods`, and :class:`scoped` (the descriptor each method is) gives a
+``ToolResult`` on the first and a coroutine of one on the second. The per-server
+``on_*`` handlers are the client's, kept for this server only
+(:meth:`BaseClient._set_server_handler
 <mcp_proto.client.base.BaseClient._set_server_handler>`): a server request from this
 server is served by them, and this server's handshake declares them (CAP-1).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, TypeVar
+import functools
+from collections.abc import Callable, Coroutine, Mapping
+from typing import TYPE_CHECKING, Any, Concatenate, Generic, ParamSpec, TypeVar, overload
 
 from ..modern import SUBSCRIPTION_RESTART_MIN_INTERVAL
+from ..types import Implementation
 
 if TYPE_CHECKING:
-    from ..effects import ProgressCallback
+    from ..effects import Op, ProgressCallback
+    from ..results import (
+        CompletionResult,
+        PromptResult,
+        ResourcePage,
+        ResourceTemplatePage,
+        ToolResult,
+    )
+    from ..types import Prompt, ResourceContent, Tool
+    from . import ClientCore
     from .base import BaseClient
 
-__all__ = ["ServerMethods"]
+__all__ = ["AwaitingMethods", "BlockingMethods", "ServerMethods", "scoped"]
 
 F = TypeVar("F", bound=Callable[..., Any])
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+class scoped(Generic[P, T]):
+    """A per-server method made from ``op(server, ...)``, a core operation for that
+    server: on a :class:`BlockingMethods` server it returns the operation's value, on an
+    :class:`AwaitingMethods` one a coroutine of it (the owning client runs it)."""
+
+    def __init__(self, op: Callable[Concatenate[ServerMethods, P], Op[T]]) -> None:
+        self._op = op
+        self.__doc__ = op.__doc__
+
+    @overload
+    def __get__(self, instance: None, owner: type[Any]) -> scoped[P, T]: ...
+
+    @overload
+    def __get__(self, instance: BlockingMethods, owner: type[Any]) -> Callable[P, T]: ...
+
+    @overload
+    def __get__(
+        self, instance: AwaitingMethods, owner: type[Any]
+    ) -> Callable[P, Coroutine[Any, Any, T]]: ...
+
+    @overload
+    def __get__(self, instance: ServerMethods, owner: type[Any]) -> Callable[P, Any]: ...
+
+    def __get__(self, instance: ServerMethods | None, owner: type[Any]) -> Any:
+        if instance is None:
+            return self
+        op = self._op
+
+        @functools.wraps(op)
+        def method(*args: P.args, **kwargs: P.kwargs) -> Any:
+            return instance._owner()._run(op(instance, *args, **kwargs))
+
+        return method
 
 
 class ServerMethods:
@@ -37,7 +90,11 @@ class ServerMethods:
     name: str
     _client: BaseClient[Any] | None = None
 
-    def _owner(self) -> Any:
+    def _core(self) -> ClientCore:
+        core: ClientCore = self._owner()._core
+        return core
+
+    def _owner(self) -> Any:  # the shell's client (its _run blocks or awaits)
         client = self._client
         if client is None:
             raise RuntimeError(f"server {self.name!r} belongs to no client")
@@ -45,90 +102,128 @@ class ServerMethods:
 
     # ------------------------------------------------------------ tools, prompts
 
-    def list_tools(self, *, cache: bool = True) -> Any:
-        return self._owner().list_tools(cache=cache, server=self.name)
+    @scoped
+    def list_tools(self, *, cache: bool = True) -> Op[list[Tool]]:
+        """This server's tools, cached until ``list_changed`` (TOOL-1)."""
+        return self._core().list_tools(cache=cache, server=self.name)
 
+    @scoped
     def call_tool(
         self,
         name: str,
-        arguments: Mapping[str, Any] | None = None,
+        arguments: Mapping[str, object] | None = None,
         *,
         progress: ProgressCallback | None = None,
         timeout: float | None = None,
-    ) -> Any:
-        return self._owner().call_tool(
+    ) -> Op[ToolResult]:
+        """Call this server's tool ``name`` (see the client's ``call_tool``)."""
+        return self._core().call_tool(
             name, arguments, server=self.name, progress=progress, timeout=timeout
         )
 
-    def list_prompts(self, *, cache: bool = True) -> Any:
-        return self._owner().list_prompts(cache=cache, server=self.name)
+    @scoped
+    def list_prompts(self, *, cache: bool = True) -> Op[list[Prompt]]:
+        return self._core().list_prompts(cache=cache, server=self.name)
 
+    @scoped
     def get_prompt(
         self,
         name: str,
-        arguments: Mapping[str, Any] | None = None,
+        arguments: Mapping[str, object] | None = None,
         *,
         timeout: float | None = None,
-    ) -> Any:
-        return self._owner().get_prompt(name, arguments, server=self.name, timeout=timeout)
+        progress: ProgressCallback | None = None,
+    ) -> Op[PromptResult]:
+        return self._core().get_prompt(
+            name, arguments, server=self.name, timeout=timeout, progress=progress
+        )
 
     # ------------------------------------------------------------ resources
 
-    def list_resources(self, *, cache: bool = True, cursor: str | None = None) -> Any:
-        return self._owner().list_resources(cache=cache, cursor=cursor, server=self.name)
+    @scoped
+    def list_resources(self, *, cache: bool = True, cursor: str | None = None) -> Op[ResourcePage]:
+        return self._core().list_resources(cache=cache, cursor=cursor, server=self.name)
 
-    def list_resource_templates(self, *, cursor: str | None = None) -> Any:
-        return self._owner().list_resource_templates(cursor=cursor, server=self.name)
+    @scoped
+    def list_resource_templates(self, *, cursor: str | None = None) -> Op[ResourceTemplatePage]:
+        return self._core().list_resource_templates(cursor=cursor, server=self.name)
 
-    def read_resource(self, uri: str, *, timeout: float | None = None) -> Any:
-        return self._owner().read_resource(uri, server=self.name, timeout=timeout)
+    @scoped
+    def read_resource(
+        self, uri: str, *, timeout: float | None = None, progress: ProgressCallback | None = None
+    ) -> Op[list[ResourceContent]]:
+        return self._core().read_resource(uri, server=self.name, timeout=timeout, progress=progress)
 
-    def subscribe_resource(self, uri: str) -> Any:
-        return self._owner().subscribe_resource(uri, server=self.name)
+    @scoped
+    def subscribe_resource(self, uri: str) -> Op[bool]:
+        """Updates of ``uri`` reach this server's ``on_notification`` callbacks (the
+        era decides how: see the client's ``subscribe_resource``)."""
+        return self._owner()._subscribe_op(uri, self.name)  # type: ignore[no-any-return]
 
-    def unsubscribe_resource(self, uri: str) -> Any:
-        return self._owner().unsubscribe_resource(uri, server=self.name)
+    @scoped
+    def unsubscribe_resource(self, uri: str) -> Op[bool]:
+        return self._owner()._unsubscribe_op(uri, self.name)  # type: ignore[no-any-return]
 
     # ------------------------------------------------------------ utilities
 
+    @scoped
     def complete(
         self,
-        ref: Mapping[str, Any],
-        argument: Mapping[str, Any],
+        ref: Mapping[str, object],
+        argument: Mapping[str, object],
         *,
-        context: Mapping[str, Any] | None = None,
-    ) -> Any:
-        return self._owner().complete(ref, argument, context=context, server=self.name)
+        context: Mapping[str, object] | None = None,
+    ) -> Op[CompletionResult]:
+        return self._core().complete(ref, argument, context=context, server=self.name)
 
-    def set_log_level(self, level: str) -> Any:
-        return self._owner().set_log_level(level, server=self.name)
+    @scoped
+    def set_log_level(self, level: str) -> Op[list[str]]:
+        return self._core().set_log_level(level, server=self.name)
 
-    def ping(self, *, timeout: float | None = None) -> Any:
-        return self._owner().ping(server=self.name, timeout=timeout)
+    @scoped
+    def ping(self, *, timeout: float | None = None) -> Op[dict[str, Any]]:
+        return self._core().ping(server=self.name, timeout=timeout)
 
+    @scoped
     def rpc_request(
-        self, method: str, params: Mapping[str, Any] | None = None, *, timeout: float | None = None
-    ) -> Any:
+        self,
+        method: str,
+        params: Mapping[str, object] | None = None,
+        *,
+        timeout: float | None = None,
+        progress: ProgressCallback | None = None,
+    ) -> Op[Any]:
         """Send any request to this server and return its raw result (TIME-2)."""
-        return self._owner().send_rpc(method, params, server=self.name, timeout=timeout)
+        return self._core().send_rpc(
+            method, params, server=self.name, timeout=timeout, progress=progress
+        )
 
-    def rpc_notify(self, method: str, params: Mapping[str, Any] | None = None) -> Any:
+    @scoped
+    def rpc_notify(self, method: str, params: Mapping[str, object] | None = None) -> Op[None]:
         """Send any notification to this server."""
-        return self._owner().send_notification(method, params, server=self.name)
+        return self._core().send_notification(method, params, server=self.name)
+
+    def set_client_info(self, info: Implementation | Mapping[str, object]) -> None:
+        """The ``clientInfo`` this server is told from now on, instead of the client's
+        (§E3). A handshake-era server learns it at its next handshake (``initialize`` is
+        sent once per session, 2025-11-25 basic/lifecycle.mdx: ``terminate_session()``
+        starts a new one); a 2026-07-28 server with its next request's ``_meta``.
+
+        Raises:
+            ValidationError: ``info`` is not an implementation object (``name`` and
+                ``version`` strings).
+        """
+        value = info if isinstance(info, Implementation) else Implementation.from_dict(info)
+        # The connection reads it for each handshake and each 2026-07-28 request.
+        conn: Any = getattr(self, "_conn", None)
+        if conn is None:  # pragma: no cover - every shell's server has its connection
+            raise RuntimeError(f"server {self.name!r} has no connection")
+        conn.client_info = value
 
     def set_authorization(self, authorization: str | None) -> None:
         """The ``Authorization`` header sent to this server from now on (see the
         client's ``set_authorization``)."""
         self._owner().set_authorization(authorization, server=self.name)
-
-    def terminate_session(self) -> Any:
-        """End this server's session: the connection closes (over Streamable HTTP the
-        session is deleted, 2025-11-25 basic/transports.mdx § Session Management;
-        stdio ends the process). The next request starts a new one."""
-        return self.cleanup()
-
-    def cleanup(self) -> Any:  # pragma: no cover - the shell's server class has it
-        raise NotImplementedError
 
     # ------------------------------------------------------------ handlers
 
@@ -160,3 +255,27 @@ class ServerMethods:
         """``handler()`` returns the roots this server is given for ``roots/list``."""
         self._owner()._set_server_handler(self.name, roots=handler)
         return handler
+
+
+class BlockingMethods(ServerMethods):
+    """The per-server methods of a blocking shell: each returns its value."""
+
+    def cleanup(self) -> None:  # pragma: no cover - the shell's server class has it
+        raise NotImplementedError
+
+    def terminate_session(self) -> None:
+        """End this server's session: the connection closes (over Streamable HTTP the
+        session is deleted, 2025-11-25 basic/transports.mdx § Session Management;
+        stdio ends the process). The next request starts a new one."""
+        self.cleanup()
+
+
+class AwaitingMethods(ServerMethods):
+    """The per-server methods of an async shell: each returns a coroutine of its value."""
+
+    async def cleanup(self) -> None:  # pragma: no cover - the shell's server class has it
+        raise NotImplementedError
+
+    async def terminate_session(self) -> None:
+        """End this server's session (see ``BlockingMethods.terminate_session``)."""
+        await self.cleanup()

@@ -129,6 +129,25 @@ class SubscriptionView:
         self._stopped = True
         self._state.queue.clear()
 
+    def _live_settled(self) -> bool:
+        """Whether a wait for the subscription to be live is over (RES-11)."""
+        return self._state.active or self._state.ended
+
+    def _live_acknowledgment(self, timeout: float | None) -> Mapping[str, Any]:
+        """What a wait for the subscription to be live gives once over: the filter
+        the server grants on the stream it honours now, or why it ended, or the
+        timeout (RES-11, RES-12)."""
+        state = self._state
+        if state.ended:
+            return self._acknowledgment(timeout)  # raises why it ended
+        if state.active and state.acknowledged is not None:
+            return state.acknowledged
+        raise RequestTimeoutError(
+            f"subscription {self.sub_id} on {self.server.name!r} did not become live "
+            f"again within {timeout}s",
+            method=_LISTEN,
+        )
+
     def _acknowledgment(self, timeout: float | None) -> Mapping[str, Any]:
         """What a wait for the acknowledgment that has ended gives: the granted filter,
         or why the subscription ended first, or the timeout (``timeout`` passed)."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
-from ..effects import Call, Connect, Log, Notify, Op, PeekEra, SetLogLevel
+from ..effects import Call, Connect, Log, Notify, Op, PeekEra, ProgressCallback, SetLogLevel
 from ..errors import CapabilityError, InputRequiredError, MCPError
 from ..results import CompletionResult
 from ..session import ServerInfo
@@ -89,6 +89,8 @@ class UtilityOps(Router):
             else:
                 yield Call(name, "logging/setLevel", {"level": level})
             done.append(name)
+        if server is None:
+            self.log_level = level  # LOG-1: what client.log_level reads
         return done
 
     def set_initial_roots(self, roots: Iterable[Root | Mapping[str, Any]]) -> None:
@@ -163,11 +165,14 @@ class UtilityOps(Router):
         *,
         server: ServerSelector | None = None,
         timeout: float | None = None,
+        progress: ProgressCallback | None = None,
     ) -> Op[Any]:
-        """Send any request and return its raw result (TIME-2)."""
+        """Send any request and return its raw result (TIME-2); ``progress(progress,
+        total, message)`` gets the server's progress notifications for it (PROG-4)."""
         name = self._default_server(server)
         yield Connect(name)
-        return (yield Call(name, method, dict(params) if params is not None else None, timeout))
+        params = dict(params) if params is not None else None
+        return (yield Call(name, method, params, timeout, progress))
 
     def send_notification(
         self,

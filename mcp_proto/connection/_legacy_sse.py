@@ -9,7 +9,8 @@ the server in the order they were sent; the connection is ready once the server 
 ``notifications/initialized`` (2024-11-05 Lifecycle § Initialization: no request
 before it; issue 24 B). The stream
 ending, or ``config.ping`` keep-alive pings unanswered three times in a row (SSE-5),
-is the connection going away (``Disconnected``; the next call reconnects). The
+is the connection going away (``Disconnected``); the machine then reconnects in the
+background (``_reconnect.py``, SSE-5). The
 deprecation notice is a ``Diagnostic``, once per process (DEP-5, DEP-9).
 """
 

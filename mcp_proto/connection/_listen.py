@@ -13,7 +13,9 @@ A *subscription* (a sub id, stable for its whole life) is carried by one long-li
   :func:`judge_acknowledgment`, SUB-3) must come within ``ack_timeout`` for *every*
   listen request of the subscription (first, re-open, re-send); expiry cancels the
   request and ends the subscription with ``RequestTimeoutError`` (SUB-5). The
-  acknowledged stream itself has no deadline;
+  acknowledged stream itself has no deadline. Every later acknowledgment is checked
+  again: one that no longer names a URI an earlier one granted ends the subscription
+  with ``ResourceReadError`` (RES-10);
 * notifications are demultiplexed by ``_meta["io.modelcontextprotocol/subscriptionId"]``
   = the listen request's id (:class:`Demux`, SUB-31);
 * a response to the listen request ends it: gracefully when recognised, else with an
@@ -54,6 +56,7 @@ from ..errors import (
     MCPError,
     RemoteProtocolError,
     RequestTimeoutError,
+    ResourceReadError,
     ServerError,
     TransientServerError,
     TransportError,
@@ -535,8 +538,28 @@ class ListenManager:
             )
             return True
         if event.method == ACKNOWLEDGED:
-            if sub.state is SubState.OPENING:
+            if sub.state in (SubState.OPENING, SubState.ACTIVE):
                 ack = judge_acknowledgment(sub.filter, params)
+                withdrawn = _withdrawn(sub.acknowledgment, ack)
+                if withdrawn:
+                    # RES-10: every later acknowledgment is re-checked. A re-opened
+                    # stream is a new listen the server may grant more narrowly (no
+                    # server-side subscription survives between listens, 2026-07-28
+                    # basic/patterns/subscriptions.mdx); one that no longer names a URI
+                    # it granted before closes the subscription instead of leaving the
+                    # resource reported as watched while nothing watches it.
+                    self._cancel_wire(sub, "the acknowledgment no longer names the resource")
+                    self._end(
+                        sub,
+                        ResourceReadError(
+                            f"server {self.port.name!r} no longer acknowledges the "
+                            f"subscription to {', '.join(map(repr, withdrawn))} "
+                            f"(subscription {sub.sub_id})"
+                        ),
+                    )
+                    return True
+                if sub.state is SubState.ACTIVE:
+                    return True  # a repeated acknowledgment granting as much: no news
                 sub.acknowledgment = ack
                 sub.state = SubState.ACTIVE
                 sub.ack_deadline = None
@@ -584,6 +607,14 @@ class ListenManager:
             elif sub.reopen_at is not None and now >= sub.reopen_at:
                 sub.reopen_at = None
                 sub.state = SubState.WAITING  # sent by the next hand-over
+
+
+def _withdrawn(before: Acknowledgment | None, now: Acknowledgment) -> tuple[str, ...]:
+    """The requested URIs an earlier acknowledgment granted and ``now`` does not
+    (``Acknowledgment.missing_uris``: what each one left out)."""
+    if before is None:
+        return ()
+    return tuple(u for u in now.missing_uris if u not in before.missing_uris)
 
 
 def _reopens(error: MCPError) -> bool:

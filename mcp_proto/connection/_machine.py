@@ -59,6 +59,7 @@ from ._era import (
     StartHandshake,
     Supersede,
 )
+from ._reconnect import RECONNECT_ATTEMPTS, BackgroundReconnect, worth_reconnecting
 from ._transport import Outgoing, Transport, TransportPort
 from .events import (
     CallCancelledError,
@@ -347,6 +348,8 @@ class Connection:
         # a program that never listens neither loads nor consults the listen rules.
         self._listen: ListenManager | _NoListen = _NO_LISTEN
         self._random = random
+        #: HTTP+SSE: re-established in the background after a loss (SSE-5).
+        self._reconnect = BackgroundReconnect()
 
     def _listen_manager(self) -> ListenManager:
         """The subscriptions' manager, created (and its module loaded) on first use."""
@@ -399,6 +402,7 @@ class Connection:
         or connected). Completion: ``Connected`` or ``ConnectFailed``."""
         if self.state in (ConnectionState.IDLE, ConnectionState.CLOSED):
             self.state = ConnectionState.OPENING
+            self._reconnect.at = None  # (an attempt of a background run, if one is under way)
             self._listen.resume()  # SUB-22: subscriptions a close kept go out once ready
             self._transport.open(now)
         elif self.state is ConnectionState.CLOSING:
@@ -605,6 +609,7 @@ class Connection:
         if state is ConnectionState.CLOSING:
             return
         self._listen.keeping = keep_subscriptions
+        self._reconnect.reset()  # the host closes: nothing reconnects behind its back
         if state in (ConnectionState.IDLE, ConnectionState.CLOSED):
             self.state = ConnectionState.CLOSED
             self._fail_all(self._closed_error(), now)
@@ -735,6 +740,9 @@ class Connection:
             d = self._listen.next_deadline()
             if d is not None and (best is None or d < best):
                 best = d
+        d = self._reconnect.at
+        if d is not None and (best is None or d < best):
+            best = d
         return best
 
     def take_events(self) -> list[Event]:
@@ -758,6 +766,13 @@ class Connection:
         self._transport.handle_timeout(now)
         if self._close_deadline is not None and now >= self._close_deadline:
             self._finish_close(now)
+        if self._reconnect.due(now) and self.state is ConnectionState.IDLE:
+            self._diagnostic(
+                "info",
+                f"server {self.name!r}: reconnecting (attempt {self._reconnect.attempt} "
+                f"of {RECONNECT_ATTEMPTS})",
+            )
+            self.connect(now)
         self._after(now)
 
     def flush(self, now: float) -> None:
@@ -863,6 +878,9 @@ class Connection:
             return
         assert session.server is not None
         self.state = ConnectionState.READY
+        if self._reconnect.running:
+            self._diagnostic("info", f"server {self.name!r}: reconnected")
+            self._reconnect.reset()
         self._events.append(Connected(session.server))
 
     def _teardown(self, error: MCPError, now: float, *, close: bool) -> None:
@@ -888,6 +906,33 @@ class Connection:
         self._listen.connect_failed(error, now)
         for call in self._calls.take_queued():
             self._judge(call, error, now)
+        if self._reconnect.running:
+            self._reconnect_later(error, now)
+
+    def _reconnect_later(self, error: MCPError, now: float) -> None:
+        """SSE-5: schedule the next background attempt after a loss or a failed one,
+        unless the failure is a refusal or the attempts are spent (then the host's next
+        request connects, as without keep-alive)."""
+        reconnect = self._reconnect
+        if not worth_reconnecting(error):
+            reconnect.reset()
+            self._diagnostic(
+                "info", f"server {self.name!r}: not reconnecting in the background ({error})"
+            )
+            return
+        at = reconnect.next_attempt(now, self.config.retry_backoff, self._random())
+        if at is None:
+            self._diagnostic(
+                "warning",
+                f"server {self.name!r}: not reconnected after {RECONNECT_ATTEMPTS} "
+                "attempts; the next request connects again",
+            )
+            return
+        self._diagnostic(
+            "info",
+            f"server {self.name!r}: connection lost ({error}); reconnecting in "
+            f"{at - now:.2f}s (attempt {reconnect.attempt} of {RECONNECT_ATTEMPTS})",
+        )
 
     def _on_lost(self, error: MCPError, now: float) -> None:
         """The transport went away on its own (transports call this)."""
@@ -922,6 +967,11 @@ class Connection:
             return
         self._events.append(Disconnected(error))
         self._teardown(error, now, close=True)
+        if self.config.type == "sse":
+            # SSE-5: the event stream is the server's only way to the client; a host
+            # that only waits for it would otherwise never see it again.
+            self._reconnect.reset()
+            self._reconnect_later(error, now)
 
     def _session_expired(self, error: MCPError, now: float) -> None:
         """HTTP 404 to our session id: a new session (2025-11-25 § Session

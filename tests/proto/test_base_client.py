@@ -17,7 +17,12 @@ from mcp_proto import events as ev
 from mcp_proto.client.base import EFFECTS, BaseClient
 from mcp_proto.client.routing import CONNECTION_ENDED, ProgressDue, RequestDue, SettleDue
 from mcp_proto.config import ServerConfig, stdio_config, streamable_http_config
-from mcp_proto.connection.events import CallProgress, ListenAcknowledged, ListenNotification
+from mcp_proto.connection.events import (
+    CallProgress,
+    ListenAcknowledged,
+    ListenEnded,
+    ListenNotification,
+)
 from mcp_proto.effects import Call, Effect, Op, SetHeader
 from mcp_proto.errors import MCPError, ResourceReadError
 from mcp_proto.handlers import BUSY, FAILED, Reply
@@ -52,17 +57,33 @@ class Recorder:
 
 
 class FakeSub:
+    """A subscription handle: ``granted`` is what its acknowledgment gives (or the
+    error its wait raises); ``live`` what a wait for it to be live again gives."""
+
     def __init__(self, server: FakeServer, granted: dict[str, Any] | MCPError) -> None:
         self.server = server
         self.granted = granted
         self.closed = False
+        self.active = False
+        self.acknowledged: dict[str, Any] | None = None
+        self.error: MCPError | None = None
+        self.live: dict[str, Any] | MCPError = {}
+        self.live_waits: list[float | None] = []
         self.sub_id = 1
         self.applied: list[Any] = []
 
     def wait_acknowledged(self) -> Any:
         if isinstance(self.granted, MCPError):
             raise self.granted
+        self.acknowledged, self.active = self.granted, True
         return self.granted
+
+    def _wait_live(self, timeout: float | None) -> Any:
+        self.live_waits.append(timeout)
+        if isinstance(self.live, MCPError):
+            raise self.live
+        self.acknowledged, self.active = self.live, True
+        return self.live
 
     def close(self) -> None:
         self.closed = True
@@ -164,6 +185,9 @@ class TinyClient(BaseClient[FakeServer]):
     def _submit(self, job: Callable[[], Any]) -> bool:
         self.jobs.append(job)
         return True
+
+    def _start_op(self, op: Op[Any], what: str) -> None:
+        self._run(op)  # as the blocking shell
 
     def _settle_after_callbacks(self, waiter: Any) -> None:
         waiter.settled = True
@@ -287,6 +311,96 @@ def test_an_unconfirmed_modern_subscription_is_closed_and_a_read_error() -> None
     assert c._resource_subs == {}
 
 
+def modern_subscribed(uri: str = "file:///a", **options: Any) -> tuple[TinyClient, FakeSub]:
+    """A client subscribed to ``uri`` on a 2026-07-28 server: (client, its handle)."""
+    c = client(stdio_config("x", name="srv", **options))
+    (server,) = c.servers
+    server.version = MODERN
+    server.granted = {"resourceSubscriptions": [uri]}
+    assert c._run(c._subscribe_op(uri, "srv")) is True
+    sub = c._resource_subs[("srv", uri)]
+    assert isinstance(sub, FakeSub) and sub.active
+    c.performed.clear()
+    return c, sub
+
+
+def test_res11_a_stream_honoured_now_is_reused_without_waiting() -> None:
+    c, sub = modern_subscribed()
+    assert c._run(c._subscribe_op("file:///a", "srv")) is True
+    assert [type(e).__name__ for e in c.performed] == ["Connect"]
+    assert sub.live_waits == [] and len(c.servers[0].listens) == 1
+
+
+def test_res11_a_dropped_stream_is_waited_for_and_must_name_the_uri() -> None:
+    """Dropped (re-opening): the second subscribe waits for the server's answer to the
+    replacement, bounded by the read timeout; an acknowledgment that does not name the
+    URI is no confirmation: the stream is closed and unassigned (RES-12)."""
+    c, sub = modern_subscribed(read_timeout=7.0)
+    sub.active = False  # the stream dropped; its old acknowledgment is still there
+    sub.live = {"resourceSubscriptions": ["file:///a"]}
+    assert c._run(c._subscribe_op("file:///a", "srv")) is True
+    assert sub.live_waits == [7.0]
+    assert [type(e).__name__ for e in c.performed] == ["Connect", "AwaitLive"]
+    sub.active = False
+    sub.live = {"resourceSubscriptions": []}
+    with pytest.raises(ResourceReadError, match="does not name it"):
+        c._run(c._subscribe_op("file:///a", "srv"))
+    assert sub.closed and c._resource_subs == {}
+
+
+def test_res12_a_stream_that_does_not_become_live_is_closed_and_unassigned() -> None:
+    c, sub = modern_subscribed()
+    sub.active = False
+    sub.live = MCPError("the replacement was refused: HTTP 403")
+    with pytest.raises(ResourceReadError, match="403"):
+        c._run(c._subscribe_op("file:///a", "srv"))
+    assert sub.closed and c._resource_subs == {}
+    assert c._run(c._unsubscribe_op("file:///a", "srv")) is True  # nothing to search for
+    assert [type(e).__name__ for e in c.performed][-1] == "PeekEra"
+
+
+def test_res12_an_ended_stream_is_unassigned_and_replaced() -> None:
+    c, sub = modern_subscribed()
+    (server,) = c.servers
+    server._subscriptions[1] = sub
+    server._listen_event = lambda event: sub  # type: ignore[attr-defined]
+    sub.closed = True  # as its ListenEnded makes it
+    c._on_server_event(server, ListenEnded(1, ResourceReadError("withdrawn")))
+    assert c._resource_subs == {}
+    assert c._run(c._subscribe_op("file:///a", "srv")) is True
+    assert len(server.listens) == 2  # a new listen, not the ended one
+    assert c._resource_subs[("srv", "file:///a")] is not sub
+
+
+def test_res10_an_acknowledgment_withdrawn_before_the_assignment_is_not_missed() -> None:
+    """The race: the awaited acknowledgment names the URI, then (before the call
+    assigns the stream) the stream is re-opened and acknowledged without it, which ends
+    it. The check with the assignment in place sees it: not confirmed, unassigned."""
+    c = client()
+    (server,) = c.servers
+    server.version = MODERN
+    server.granted = {"resourceSubscriptions": ["file:///a"]}
+    real_listen = server.listen
+
+    def listen(notifications: Any) -> FakeSub:
+        sub = real_listen(notifications)
+        real_wait = sub.wait_acknowledged
+
+        def wait() -> Any:
+            granted = real_wait()
+            sub.closed, sub.active = True, False  # ended in the machine meanwhile
+            sub.error = ResourceReadError("no longer acknowledges file:///a")
+            return granted
+
+        sub.wait_acknowledged = wait  # type: ignore[method-assign]
+        return sub
+
+    server.listen = listen  # type: ignore[method-assign]
+    with pytest.raises(ResourceReadError, match="withdrew it"):
+        c._run(c._subscribe_op("file:///a", "srv"))
+    assert c._resource_subs == {}
+
+
 def test_server_requests_get_the_handlers_reply_busy_or_failed() -> None:
     def boom(*_: Any) -> Any:
         raise RuntimeError("host bug")
@@ -362,6 +476,40 @@ def test_log_effects_and_messages_reach_the_hosts_logger() -> None:
     assert logger.lines[-1] == (40, "bad")
 
 
+def test_notif5_the_clients_own_handling_comes_after_the_callbacks_are_queued() -> None:
+    """A notification is queued for the host callbacks, then the client's own debug
+    line is written (NOTIF-2, PROG-7); the log line of a notifications/message follows
+    its notification (the session's order, NOTIF-5)."""
+    c = client()
+    (server,) = c.servers
+    logger = c.logger
+    assert isinstance(logger, Recorder)
+    logger.lines.clear()  # (the construction's own debug line)
+    order: list[str] = []
+    real_submit = c._submit
+
+    def submit(job: Callable[[], Any]) -> None:
+        order.append(f"queued ({len(logger.lines)} log lines)")
+        real_submit(job)
+
+    c._submit = submit  # type: ignore[method-assign]
+    c._callbacks.append(lambda s, method, params: None)
+    updated = ev.NotificationReceived("notifications/resources/updated", {"uri": "file:///a"})
+    c._on_server_event(server, updated)
+    assert order == ["queued (0 log lines)"]
+    assert logger.lines == [(10, "server 'srv': resource updated: file:///a")]
+    for event in (
+        ev.NotificationReceived("notifications/cancelled", {"requestId": 4, "reason": "x\ny"}),
+        ev.NotificationReceived("vendor/thing", {}),
+        ev.NotificationReceived("notifications/tools/list_changed", {}),
+    ):
+        c._on_server_event(server, event)
+    assert [line for _, line in logger.lines[1:]] == [
+        "server 'srv' cancelled its request 4: x\\x0ay",  # escaped: no forged lines
+        "server 'srv': notification vendor/thing (the client does not handle it)",
+    ]
+
+
 def iter_log() -> Op[None]:
     from mcp_proto.effects import Log
 
@@ -376,3 +524,54 @@ def test_a_waiting_effect_refused_by_run_now() -> None:
 
     with pytest.raises(TypeError, match="waits"):
         c._run_now(op())
+
+
+def test_notif1_on_notification_returns_a_handle_that_removes_it() -> None:
+    c = client()
+    seen: list[str] = []
+    handle = c.on_notification(lambda s, method, p: seen.append(method))
+    handle(None, "x", {})  # a decorated function stays callable under its name
+    assert seen == ["x"] and handle.active and len(c._callbacks) == 1
+    assert handle.remove() is True
+    assert not handle.active and c._callbacks == [] and handle.remove() is False
+    other = c.on_notification(lambda *a: None)
+    c.remove_notification_handler(other)  # the handle, or the callback itself
+    assert c._callbacks == []
+
+
+def test_log1_root1_log_level_and_roots_are_properties() -> None:
+    c = client(roots=[])
+    (server,) = c.servers
+    assert c.log_level is None
+    c.log_level = "warning"  # a server without logging is skipped (CAP-3)
+    assert c.log_level == "warning"
+    with pytest.raises(ValueError, match="log level"):
+        c.log_level = "loud"
+    assert c.log_level == "warning"
+    server.connected = True
+    c.roots = [{"uri": "file:///r", "name": "r"}]
+    assert [(r.uri, r.name) for r in c.roots] == [("file:///r", "r")]
+    assert server.requests[-1] == ("notifications/roots/list_changed", None)
+    with pytest.raises(ValueError):
+        c.roots = [{"uri": "https://example.com/"}]
+    assert [r.uri for r in c.roots] == ["file:///r"]
+
+
+def test_res1_resource_cache() -> None:
+    c = client()
+    (server,) = c.servers
+    server.script["resources/list"] = {"resources": [{"uri": "file:///a", "name": "a"}]}
+    assert c.resource_cache == []
+    c._run(c._core.list_resources())
+    assert [r.uri for r in c.resource_cache] == ["file:///a"]
+
+
+def test_notification_notes_are_bounded() -> None:
+    from mcp_proto.client.routing import HANDLED_NOTIFICATIONS, notification_note
+
+    for method in HANDLED_NOTIFICATIONS:
+        assert notification_note("s", method, {}) is None
+    long = notification_note("s", "notifications/resources/updated", {"uri": "u" * 10_000})
+    assert long is not None and len(long) < 400 and "truncated from 10000" in long
+    odd = notification_note("s", "notifications/cancelled", {"requestId": None})
+    assert odd == "server 's' cancelled its request None"

@@ -1159,3 +1159,40 @@ def test_ping_send_rpc_send_notification() -> None:
     assert driver.calls[-1].timeout == 1.0
     driver.run(core.send_notification("notifications/x", {"b": 2}))
     assert driver.notifies[-1] == Notify("s", "notifications/x", {"b": 2})
+
+
+def test_sch17_a_list_changed_mid_call_leaves_the_definition_it_was_sent_under() -> None:
+    """SCH-17: while ``tools/call`` is in flight the server announces list_changed and
+    the host re-lists (a new outputSchema is cached before the result arrives); the
+    result is checked against the definition the request was sent under."""
+    wants_n = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
+    wants_m = {"type": "object", "properties": {"m": {"type": "string"}}, "required": ["m"]}
+    answer = {"content": [], "structuredContent": {"n": 1}}
+    core, driver = setup(
+        {
+            "s": FakeServer(
+                script={
+                    "tools/list": {"tools": [tool("t", outputSchema=wants_n)]},
+                    "tools/call": answer,
+                }
+            )
+        },
+        validate_structured_content="strict",
+    )
+    driver.run(core.list_tools())
+
+    def mid_call(call: Call) -> None:
+        if call.method == "tools/call":
+            driver.on_call = None
+            core.handle_notification("s", "notifications/tools/list_changed", {})
+            driver.servers["s"].script["tools/list"] = {"tools": [tool("t", outputSchema=wants_m)]}
+            (fresh,) = driver.run(core.list_tools())  # the host's re-list, mid-call
+            assert fresh.output_schema == wants_m
+
+    driver.on_call = mid_call
+    result = driver.run(core.call_tool("t"))
+    assert result.structured_content == {"n": 1}
+    assert [t.output_schema for t in core.tool_cache] == [wants_m]
+    # Sent under the new definition, the same answer is refused: the check is real.
+    with pytest.raises(ValidationError):
+        driver.run(core.call_tool("t"))

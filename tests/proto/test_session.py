@@ -989,9 +989,10 @@ def test_connection_lost_during_handshake_fails_initialize() -> None:
 def log_events(params: dict[str, Any], **kwargs: Any) -> LogMessage:
     session = ready_session(**kwargs)
     session.receive_message(notification("notifications/message", params))
-    log, note = events(session)
+    note, log = events(session)
     assert isinstance(log, LogMessage)
-    # The notification is still surfaced for the host's callbacks.
+    # The notification is still surfaced for the host's callbacks, first: the log line
+    # is the client's own handling, which comes after delivery (NOTIF-5).
     assert note == NotificationReceived("notifications/message", params)
     return log
 

@@ -159,7 +159,9 @@ legacy_sse_ok          well-behaved legacy HTTP+SSE: GET /sse (or GET /) -> ``ev
                        that session's stream as ``event: message``; unknown session -> 404.
                        ``: keep-alive`` comments every ``keepalive`` seconds (default 15).
                        initialize answers like the baseline (no Mcp-Session-Id). POST / or /sse
-                       -> 405; /mcp -> 404.
+                       -> 405; /mcp -> 404. In-process, ``stop.server.silent`` (an Event) set
+                       makes it stop sending (SSE-5): POSTs are taken (202) and never answered,
+                       no keep-alive comments, a new GET stream -> 503; cleared, it is back.
 """
 
 from __future__ import annotations
@@ -846,6 +848,7 @@ class HostileHTTPServer:
         # legacy SSE state
         self._legacy: dict[str, _LegacySession] = {}
         self._legacy_counter = 0
+        self.silent = threading.Event()  # legacy_sse_ok: stopped sending (SSE-5 tests)
         self._rng = random.Random(20251125)
 
     def _check_options(self) -> None:
@@ -1484,6 +1487,9 @@ class HostileHTTPServer:
 
     # -- legacy HTTP+SSE
     def _legacy_stream(self, ex: Exchange) -> None:
+        if self.silent.is_set():
+            ex.respond_text(503, "Service Unavailable")
+            return
         with self._lock:
             self._legacy_counter += 1
             sid = "abc" if self._legacy_counter == 1 else f"abc-{self._legacy_counter}"
@@ -1506,7 +1512,7 @@ class HostileHTTPServer:
                     out, session.outbox = session.outbox, []
                 if out:
                     ex.write(b"".join(out))
-                if time.monotonic() >= next_ping:
+                if time.monotonic() >= next_ping and not self.silent.is_set():
                     ex.write(b": keep-alive\n\n")
                     next_ping = time.monotonic() + keepalive
                 if self._client_gone(ex.conn):
@@ -1553,7 +1559,7 @@ class HostileHTTPServer:
             ex.respond_text(400, "Could not parse message")
             return
         ex.respond_text(202, "Accepted")
-        if isinstance(msg.get("method"), str) and "id" in msg:
+        if isinstance(msg.get("method"), str) and "id" in msg and not self.silent.is_set():
             session.push(message_event(self._answer(msg)))
 
 

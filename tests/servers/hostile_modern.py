@@ -81,6 +81,15 @@ Modes (combine with commas)
                         (Calls answered -32020 by a mismatch mode are not counted.)
     break_after         (HTTP) the first tools/call's SSE response carries the result, then
                         the connection closes mid-body (no final chunk). Later ones answered.
+    reack_without       every subscriptions/listen after the first is acknowledged with
+                        ``resourceSubscriptions: []`` (a re-opened listen granted more narrowly:
+                        the URI withdrawn).
+    reject_relisten     the second subscriptions/listen is refused: HTTP 403 (no body), on
+                        stdio a -32600 JSON-RPC error; later ones are answered normally.
+
+``Peer.drop_listens()`` (HTTP) cuts every listen stream held open, as a server restart
+would; ``Peer.closed_by_client`` counts the held listen streams the client closed itself
+(its cancellation, SUB-16).
 
 Every message this peer sends validates against the 2026-07-28 schema, except in the modes
 marked deliberately INVALID above (``tests/proto/modern/test_hostile_modern.py`` checks both).
@@ -118,6 +127,8 @@ MODES = {
     "break_before",
     "break_before_twice",
     "break_after",
+    "reack_without",
+    "reject_relisten",
 }
 #: Modes whose replies break the schema on purpose (a client must refuse them cleanly).
 INVALID_MODES = {"bad_input_requests", "ttl_negative", "ttl_missing", "ttl_string"}
@@ -155,6 +166,21 @@ class Peer:
         self.mismatches = 0
         self.plain_calls = 0  # tools/call requests that reached the normal answer
         self.lock = threading.Lock()
+        self.held: list[socket.socket] = []  # HTTP: listen streams held open
+        self.dropped: set[int] = set()  # ids of the held sockets drop_listens cut
+        self.closed_by_client = 0
+
+    def drop_listens(self) -> int:
+        """Cut every held listen stream (HTTP); how many were cut."""
+        with self.lock:
+            held, self.held = self.held, []
+            for sock in held:
+                self.dropped.add(id(sock))
+                try:
+                    sock.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+        return len(held)
 
     def opt(self, key: str, default: Any) -> Any:
         value = self.options.get(key, default)
@@ -273,7 +299,9 @@ class Peer:
             result = {"resultType": "complete", "contents": contents}
             return [("message", _result(req_id, self.cache_fields(result, headers)))]
         if method == "subscriptions/listen":
-            return self._listen(req_id, params)
+            if "reject_relisten" in self.modes and n == 2:
+                return [("status", 403), ("message", _error(req_id, -32600, "Refused"))]
+            return self._listen(req_id, params, n)
         if method == "tools/call":
             return self._call(req_id, params, n)
         return [("message", _error(req_id, -32601, f"Method not found: {method}"))]
@@ -358,10 +386,12 @@ class Peer:
             return [*answer, ("break", None)]
         return answer
 
-    def _listen(self, req_id: Any, params: dict[str, Any]) -> list[Action]:
+    def _listen(self, req_id: Any, params: dict[str, Any], n: int) -> list[Action]:
         wanted = (
             params.get("notifications") if isinstance(params.get("notifications"), dict) else {}
         )
+        if "reack_without" in self.modes and n > 1:
+            wanted = {**wanted, "resourceSubscriptions": []}
         ack = {
             "jsonrpc": "2.0",
             "method": "notifications/subscriptions/acknowledged",
@@ -501,7 +531,17 @@ class _Handler(http.server.BaseHTTPRequestHandler):
                     return
                 elif kind == "hold":
                     self.wfile.flush()
+                    sock = self.connection
+                    with self.peer.lock:
+                        self.peer.held.append(sock)
                     self.rfile.read(1)  # until the client closes the stream (its cancellation)
+                    with self.peer.lock:
+                        if id(sock) in self.peer.dropped:
+                            self.peer.dropped.discard(id(sock))
+                        else:
+                            self.peer.closed_by_client += 1
+                            if sock in self.peer.held:
+                                self.peer.held.remove(sock)
                     self.close_connection = True
                     return
             self.wfile.write(b"0\r\n\r\n")

@@ -55,6 +55,18 @@ progress_after  with ``params._meta.progressToken`` T: sends progress (T, 1/2, "
 note_after      answers tools/call, then ``arguments.late_delay`` seconds later (default 0.3)
                 sends the notification ``notifications/hostile/late`` ``{"n": 1}``, while
                 the client has no request in flight.
+notes           before answering tools/call sends, in this order: ``notifications/resources/
+                updated`` ``{"uri": "demo://x"}``, ``notifications/cancelled`` ``{"requestId":
+                99, "reason": "gave up"}`` (the server abandons a request of its own),
+                ``notifications/hostile/unknown`` ``{"x": 1}`` and ``notifications/message``
+                (level info, logger "notes", data "hello").
+swap_schema     tool ``t`` has outputSchema ``{"type": "object", "properties": {"n": {"type":
+                "integer"}}, "required": ["n"]}`` (capabilities ``tools.listChanged``). A
+                tools/call is held: the server sends ``notifications/tools/list_changed``,
+                and from then on tools/list gives ``t`` an outputSchema requiring a string
+                ``m`` instead; the held call is answered ``structuredContent`` ``{"n": 1}``
+                (valid only under the first) right after the next tools/list is answered
+                (SCH-17: a definition changed while the call is in flight).
 cancel_log      never answers tools/call; every ``notifications/cancelled`` received is written
                 to stderr as one line ``CANCELLED <json of the whole message>`` and appended
                 (same line) to the file given as ARG, if any.
@@ -99,6 +111,8 @@ MODES = {
     "requests",
     "progress_after",
     "note_after",
+    "notes",
+    "swap_schema",
     "cancel_log",
     "echo_raw",
     "batch",
@@ -159,6 +173,8 @@ class Server:
         ] = {}  # json-key of our request id -> reply (None until answered)
         self.rng = random.Random(20251125)
         self.held: list[tuple[Any, dict[str, Any]]] = []  # the batch mode's calls
+        self.held_call: Any = None  # swap_schema: the call held until tools/list
+        self.swapped = False  # swap_schema: tools/list gives the second schema
 
     # -------------------------------------------------------------------------------- I/O helpers
 
@@ -308,7 +324,9 @@ class Server:
         if method == "initialize":
             result: dict[str, Any] = {
                 "protocolVersion": PROTOCOL_VERSION,
-                "capabilities": {"tools": {}},
+                "capabilities": {
+                    "tools": {"listChanged": True} if "swap_schema" in self.modes else {}
+                },
                 "serverInfo": SERVER_INFO,
             }
             if "badversion" in self.modes:
@@ -318,6 +336,13 @@ class Server:
             self.respond(req_id, result)
         elif method == "ping":
             self.respond(req_id, {})
+        elif method == "tools/list" and "swap_schema" in self.modes:
+            self.respond(req_id, {"tools": [_swap_tool(self.swapped)]})
+            held, self.held_call = self.held_call, None
+            if held is not None:
+                structured = {"n": 1}
+                content = [{"type": "text", "text": json.dumps(structured)}]
+                self.respond(held, {"content": content, "structuredContent": structured})
         elif method == "tools/list":
             self.respond(req_id, {"tools": [TOOL]})
         elif method == "tools/call":
@@ -339,6 +364,10 @@ class Server:
             os._exit(3)
         if "silent" in modes or "cancel_log" in modes:
             return
+        if "swap_schema" in modes:
+            self.held_call, self.swapped = req_id, True
+            self.send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+            return
         if "hugeline" in modes and args.get("ok") is not True:
             self.huge_line(req_id, _int_arg(args, "size", 100 * MIB))
             return
@@ -355,6 +384,16 @@ class Server:
             return
         if "progress_after" in modes:
             self.progress_after(req_id, params, args)
+            return
+        if "notes" in modes:
+            for method, note in (
+                ("notifications/resources/updated", {"uri": "demo://x"}),
+                ("notifications/cancelled", {"requestId": 99, "reason": "gave up"}),
+                ("notifications/hostile/unknown", {"x": 1}),
+                ("notifications/message", {"level": "info", "logger": "notes", "data": "hello"}),
+            ):
+                self.send({"jsonrpc": "2.0", "method": method, "params": note})
+            self.respond(req_id, OK_RESULT)
             return
         if "note_after" in modes:
             self.respond(req_id, OK_RESULT)
@@ -565,6 +604,14 @@ class Server:
         self.respond(req_id, {"content": [{"type": "text", "text": text}], "isError": False})
         if self.eof and "sigterm" not in self.modes:
             sys.exit(0)
+
+
+def _swap_tool(swapped: bool) -> dict[str, Any]:
+    """swap_schema's tool ``t``: its outputSchema wants ``n`` (integer), or once swapped
+    ``m`` (string)."""
+    key, kind = ("m", "string") if swapped else ("n", "integer")
+    schema = {"type": "object", "properties": {key: {"type": kind}}, "required": [key]}
+    return {"name": "t", "inputSchema": {"type": "object"}, "outputSchema": schema}
 
 
 def _int_arg(args: dict[str, Any], name: str, default: int) -> int:

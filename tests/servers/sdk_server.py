@@ -364,7 +364,10 @@ def blob_resource() -> bytes:
 
 
 @mcp.resource("demo://item/{id}", name="item", mime_type="text/plain", description="Item by id")
-def item_resource(id: str) -> str:
+async def item_resource(id: str, ctx: Context) -> str:
+    if id == "progress":  # progress on resources/read (PROG-4)
+        for i in (1, 2):
+            await ctx.report_progress(i, 2, f"read {i}/2")
     return f"item {id}"
 
 
@@ -413,8 +416,11 @@ _low.create_initialization_options = _init_options  # type: ignore[method-assign
 
 
 @mcp.prompt()
-def greet(name: str) -> str:
+async def greet(name: str, ctx: Context) -> str:
     """Ask the model to greet someone."""
+    if name == "progress":  # progress on prompts/get (PROG-4)
+        for i in (1, 2):
+            await ctx.report_progress(i, 2, f"prompt {i}/2")
     return f"Please greet {name}."
 
 

@@ -123,6 +123,15 @@ def test_sync_reuses_one_connection_and_sends_host(server: _Server) -> None:
     assert pool.connections == 0  # closed
 
 
+def test_sync_does_not_reuse_a_connection_idle_past_the_keepalive_expiry(server: _Server) -> None:
+    # (expiry 0: every idle connection is past it, whatever the machine's speed)
+    with ConnectionPool(keepalive_expiry=0.0) as pool:
+        for _ in range(3):
+            assert pool.request(b"GET", _url(server), headers=[]).content == b"ok"
+        assert pool.connections == 1  # the stale ones were closed, not kept
+    assert len(server.peers) == 3
+
+
 def test_sync_bounds_connections_and_times_out_waiting(server: _Server) -> None:
     with ConnectionPool(max_connections=2) as pool:
 
@@ -251,6 +260,17 @@ async def test_trio_reuses_one_connection(server: _Server) -> None:
         assert pool.connections == 1 and pool.idle == 1
     assert len(server.peers) == 1
     assert pool.connections == 0
+
+
+@pytest.mark.trio
+async def test_trio_does_not_reuse_a_connection_idle_past_the_keepalive_expiry(
+    server: _Server,
+) -> None:
+    async with AsyncConnectionPool(keepalive_expiry=0.0) as pool:
+        for _ in range(3):
+            assert (await pool.request(b"GET", _url(server), headers=[])).content == b"ok"
+        assert pool.connections == 1
+    assert len(server.peers) == 3
 
 
 @pytest.mark.trio

@@ -10,7 +10,11 @@ from __future__ import annotations
 
 import inspect
 import json
+import sys
+from pathlib import Path
 from typing import Any
+
+from mcp_proto import errors
 
 from .conftest import SDK_SERVER, Shell, text_of
 
@@ -79,3 +83,35 @@ def test_a_server_objects_own_handlers(shell: Shell) -> None:
     assert sampled == "own"
     assert json.loads(roots) == [{"uri": "file:///own"}]
     assert ("sdk", "notifications/tools/list_changed") in seen
+
+
+RECORDING: list[str] = [
+    sys.executable,
+    str(Path(__file__).with_name("recording_server.py")),
+]
+
+
+def test_a_server_object_sets_its_own_client_info(shell: Shell) -> None:
+    """§E3 ``set_client_info``: the next handshake of that server says it (the
+    recording server answers its ``init`` tool with the ``initialize`` params it got);
+    a malformed one is refused before anything is sent."""
+
+    async def scenario(client: Any) -> list[Any]:
+        server = client.servers[0]
+        before = json.loads(text_of(await got(server.call_tool("init", {}))))["clientInfo"]
+        server.set_client_info({"name": "per-server", "version": "2.0"})
+        refused = False
+        try:
+            server.set_client_info({"name": "no version"})
+        except errors.ValidationError:
+            refused = True
+        await got(server.terminate_session())  # a new session: initialize again
+        after = json.loads(text_of(await got(server.call_tool("init", {}))))["clientInfo"]
+        return [before, refused, after]
+
+    before, refused, after = shell.run(
+        scenario, RECORDING, client_info={"name": "c", "version": "1"}
+    )
+    assert before == {"name": "c", "version": "1"}
+    assert refused
+    assert after == {"name": "per-server", "version": "2.0"}

@@ -1,0 +1,134 @@
+"""``connect``'s arguments, once for both shells: the targets planned by the core
+(``mcp_proto.targets``), the commands looked up before anything starts, and the keywords
+left for the client. Each shell's ``connect`` is its body (make the client, run the
+core's ``connect_all``, hand the client over: blocking or in ``async with``) behind
+:func:`takes_connect_arguments`, which gives it :func:`connect_arguments`' signature."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Literal, ParamSpec, TypeVar
+
+from mcp_proto.config import ProtocolMode, ServerConfig
+from mcp_proto.targets import Plan, TargetOptions, plan_targets
+
+from .commands import check_commands
+
+__all__ = ["ConnectArguments", "connect_arguments", "takes_connect_arguments"]
+
+P = ParamSpec("P")
+A = TypeVar("A")
+R = TypeVar("R")
+
+
+class ConnectArguments:
+    """What ``connect`` was asked: the planned targets and the client's keywords."""
+
+    __slots__ = ("client_kwargs", "plans")
+
+    def __init__(self, plans: list[Plan], client_kwargs: dict[str, Any]) -> None:
+        self.plans = plans
+        self.client_kwargs = client_kwargs
+
+    @property
+    def configs(self) -> list[ServerConfig]:
+        """Each target's first configuration (the client starts with it; the core's
+        fallback chain swaps in the next ones)."""
+        return [plan.configs[0] for plan in self.plans]
+
+
+def connect_arguments(
+    target: str | Sequence[str],
+    *,
+    transport: Literal["stdio", "sse", "http", "plain_http", "streamable_http", "websocket"]
+    | None = None,
+    name: str | None = None,
+    env: Mapping[str, str] | None = None,
+    cwd: str | None = None,
+    headers: Mapping[str, str] | None = None,
+    read_timeout: float | None = None,
+    retries: int | None = None,
+    retry_backoff: float | None = None,
+    endpoint: str | None = None,
+    ping: float | None = None,
+    protocol: ProtocolMode = "auto",
+    discover_timeout: float | None = None,
+    oauth_provider: object | None = None,
+    **client_kwargs: Any,
+) -> ConnectArguments:
+    """``connect``'s arguments (both shells), checked and planned before anything starts.
+
+    ``target`` is a URL or a command line. A URL is used as given: ``…/sse`` is the
+    deprecated HTTP+SSE transport, ``…/mcp`` Streamable HTTP, any other http(s) URL
+    (``http://h:8000/`` included) is tried as Streamable HTTP, then HTTP+SSE, then plain
+    HTTP (CONN-6). Any other string is a command line (``"mcp-server-time"``,
+    ``"python server.py"``, ``"bash server.sh"``, ``"env K=V cmd"``, ``"stdio://cmd"``),
+    as is an argv list; its first word must resolve on the child's PATH or as a file
+    relative to ``cwd``. ``protocol`` picks the era (LIFE-7): ``"auto"`` (default)
+    probes with ``server/discover`` (the 2026-07-28 revision) and falls back to the
+    ``initialize`` handshake, ``"modern"`` speaks 2026-07-28 only
+    (``IncompatibleServerError`` from a handshake-era server), ``"legacy"`` the
+    handshake only; ``discover_timeout`` bounds the probe (docs/usage.md, "The protocol
+    era"). ``oauth_provider`` is not supported yet: it raises ``ValueError`` before
+    anything starts. Every other keyword goes to :class:`Client`. The servers are connected
+    before this returns; on failure nothing is left running. The fallback chain stops
+    at the first answer that proves an MCP server is there (a 401/403, a JSON-RPC
+    answer): that error is raised as it is.
+
+    Raises:
+        CommandNotFoundError: a command's first word does not resolve (nothing started).
+        AllTransportsFailedError: every transport of the fallback chain failed; the
+            message names each URL tried.
+        TransportDetectionError: the target is neither a URL nor a command line.
+        UnauthorizedError: HTTP 401/403; carries the Bearer challenge's fields.
+        ConnectionError: the server could not be reached or refused the handshake.
+        IncompatibleServerError: ``protocol="modern"`` and the server speaks only the
+            handshake era (a ``ConnectionError``).
+        ValueError: an invalid option, or one not supported yet (``oauth_provider``).
+    """
+    plans = plan_targets(
+        target,
+        transport=transport,
+        name=name,
+        options=TargetOptions(
+            env=env,
+            cwd=cwd,
+            headers=headers,
+            read_timeout=read_timeout,
+            retries=retries,
+            retry_backoff=retry_backoff,
+            endpoint=endpoint,
+            ping=ping,
+            protocol=protocol,
+            discover_timeout=discover_timeout,
+            oauth_provider=oauth_provider,
+        ),
+    )
+    check_commands(plans)
+    return ConnectArguments(plans, client_kwargs)
+
+
+def _taking(options: Callable[P, A]) -> Callable[[Callable[[A], R]], Callable[P, R]]:
+    def decorate(body: Callable[[A], R]) -> Callable[P, R]:
+        @functools.wraps(body)
+        def call(*args: P.args, **kwargs: P.kwargs) -> R:
+            return body(options(*args, **kwargs))
+
+        # help() and IDEs show the arguments' signature, and both docstrings.
+        call.__signature__ = inspect.signature(options).replace(  # type: ignore[attr-defined]
+            return_annotation=inspect.signature(body).return_annotation
+        )
+        call.__doc__ = "\n\n".join(
+            inspect.cleandoc(doc) for doc in (body.__doc__, options.__doc__) if doc
+        )
+        return call
+
+    return decorate
+
+
+#: ``@takes_connect_arguments def connect(args: ConnectArguments) -> ...``: a function
+#: with :func:`connect_arguments`' parameters (checked by type checkers too), which
+#: plans the targets and hands the body what it needs.
+takes_connect_arguments = _taking(connect_arguments)

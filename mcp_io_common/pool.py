@@ -1,0 +1,239 @@
+"""The policy and bookkeeping of both shells' HTTP/1.1 connection pools, without I/O.
+
+``mcp_io_sync._pool`` and ``mcp_io_trio._pool`` open, send on, read and close
+connections and wait for a free slot, each its own way; which connection a request
+gets, when an idle one is too old to trust, which ones go back to the idle list and
+what closing the pool closes is decided here, once. Time is a number the caller passes
+(``now``: a monotonic clock in seconds), so the rules are tested without a clock
+(``tests/proto/test_pool_state.py``).
+
+The rules:
+
+* at most ``max_connections`` requests hold a connection at a time (the shells wait for
+  a slot; since a new connection is only made when no idle one is left, that also
+  bounds the open connections);
+* a request gets the most recently released idle connection (LIFO: the warmest), or a
+  new one when there is none;
+* an idle connection is reused only if it can serve the origin, is still available and
+  the server has not closed it meanwhile (``has_expired``: one ``poll`` of its socket,
+  which the shells call outside their locks), and only if it has been idle less than
+  ``keepalive_expiry`` seconds: a server closes idle keep-alive connections on its own
+  timer (Node's ``http`` server after 5 s, ``keepAliveTimeout``), and a request written
+  while it does so fails, where a new connection would not;
+* a connection goes back to the idle list only if its response was read to the end
+  (httpcore's HTTP/1.1 state machine is back at idle: ``is_available``) and the pool is
+  not closed; anything else (an error, an abandoned body, a ``Connection: close``
+  response, which h11 leaves unavailable) is closed;
+* closing the pool closes every connection, idle or in use (as httpcore's pool does).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final, Generic, Protocol, TypeVar
+
+import httpcore
+
+from .httpcore_glue import RequestTarget
+
+__all__ = ["KEEPALIVE_EXPIRY", "PoolConnection", "PoolFront", "PoolRequest", "PoolState"]
+
+#: Seconds an idle connection is kept for reuse: under the 5 s after which a Node server
+#: closes it (the npm peers, many MCP servers), so the client is the one that closes.
+KEEPALIVE_EXPIRY: Final = 4.0
+
+_MAX_TARGETS: Final = 16  # a handful of URLs per server; the cache never grows past it
+
+
+class PoolConnection(Protocol):
+    """What the pool asks of a connection (httpcore's connections and the shells' plain
+    ones answer it)."""
+
+    def can_handle_request(self, origin: httpcore.Origin) -> bool: ...
+
+    def is_available(self) -> bool: ...
+
+    def has_expired(self) -> bool: ...
+
+
+C = TypeVar("C", bound=PoolConnection)
+
+
+class PoolState(Generic[C]):
+    """A pool's connections and slots; not thread-safe (the blocking shell holds its
+    lock around each call, the Trio shell runs it in one task at a time)."""
+
+    __slots__ = ("_all", "_idle", "_targets", "closed", "in_use", "keepalive_expiry", "limit")
+
+    def __init__(
+        self, max_connections: int, keepalive_expiry: float | None = KEEPALIVE_EXPIRY
+    ) -> None:
+        if max_connections < 1:
+            raise ValueError("max_connections must be at least 1")
+        self.limit = max_connections
+        self.keepalive_expiry = keepalive_expiry
+        self.in_use = 0  # requests holding a slot
+        self.closed = False
+        self._idle: list[tuple[C, float]] = []  # (connection, idle since); the warmest last
+        self._all: set[C] = set()  # every open connection
+        self._targets: dict[str, RequestTarget] = {}
+
+    @property
+    def connections(self) -> int:
+        """How many connections are open (idle or in use)."""
+        return len(self._all)
+
+    @property
+    def idle(self) -> int:
+        return len(self._idle)
+
+    def target(self, url: str) -> RequestTarget:
+        """The parsed request target for ``url`` (kept for the next request)."""
+        target = self._targets.get(url)
+        if target is None:
+            target = RequestTarget(url)
+            if len(self._targets) < _MAX_TARGETS:
+                self._targets[url] = target
+        return target
+
+    # ------------------------------------------------------------ slots
+
+    def has_slot(self) -> bool:
+        return self.in_use < self.limit
+
+    def take_slot(self) -> None:
+        self.in_use += 1
+
+    def give_slot(self) -> None:
+        self.in_use -= 1
+
+    # ------------------------------------------------------------ connections
+
+    def pop_idle(self, now: float) -> tuple[C | None, list[C]]:
+        """The warmest idle connection (or ``None``: open a new one), and the idle ones
+        too old to reuse, which are no longer the pool's: the caller closes them."""
+        idle = self._idle
+        if not idle:
+            return None, []
+        conn, since = idle.pop()
+        expiry = self.keepalive_expiry
+        if expiry is None or now - since < expiry:
+            return conn, []
+        # The warmest is too old, so is every colder one: the whole list goes.
+        stale = [conn, *(c for c, _ in idle)]
+        idle.clear()
+        self._all.difference_update(stale)
+        return None, stale
+
+    @staticmethod
+    def reusable(conn: C, origin: httpcore.Origin) -> bool:
+        """Whether a popped idle connection may serve a request to ``origin``. A server
+        may close an idle keep-alive connection at any time: a readable idle socket
+        means it did (``has_expired`` polls it, hence outside the caller's lock)."""
+        return conn.can_handle_request(origin) and conn.is_available() and not conn.has_expired()
+
+    def opened(self, conn: C) -> None:
+        """A new connection, made for a request holding a slot."""
+        self._all.add(conn)
+
+    def forget(self, conn: C) -> None:
+        """A connection the caller closes (not reusable, or failed)."""
+        self._all.discard(conn)
+
+    def check_in(self, conn: C, now: float) -> bool:
+        """The response on ``conn`` is closed: its slot is free again. True if the
+        connection went back to the idle list; False if the caller must close it."""
+        self.in_use -= 1
+        if conn.is_available() and not self.closed:
+            self._idle.append((conn, now))
+            return True
+        self._all.discard(conn)
+        return False
+
+    def close(self) -> list[C]:
+        """The pool closes: every connection, idle or in use, for the caller to close.
+        Requests still running fail on their closed connection; their connections are
+        closed when they check in."""
+        self.closed = True
+        conns = list(self._all)
+        self._all.clear()
+        self._idle.clear()
+        return conns
+
+
+class PoolRequest:
+    """One request's arguments as a pool's ``stream()`` keeps them (each shell's
+    ``_Stream`` adds the connection and the response, and how it waits for them)."""
+
+    __slots__ = ("content", "extensions", "head", "method", "target", "timeouts")
+
+    def __init__(
+        self,
+        target: RequestTarget,
+        method: bytes,
+        headers: list[tuple[bytes, bytes]],
+        content: bytes | None,
+        extensions: dict[str, Any],
+    ) -> None:
+        self.target = target
+        self.method = method
+        self.head = target.head(headers, content)
+        self.content = content
+        self.extensions = extensions
+        self.timeouts: dict[str, float | None] = extensions.get("timeout", {})
+
+
+S = TypeVar("S")
+R = TypeVar("R")
+
+
+class PoolFront(Generic[C, S, R]):
+    """What both pools offer alike: ``stream()`` and ``request()`` with httpcore's
+    pool's arguments (``headers`` as a list of byte pairs, without ``Host``/
+    ``Content-Length``: they are added here, as httpcore does) and the counts. ``S`` is
+    the shell's ``_Stream``; ``R`` what its ``request()`` returns (the response, or a
+    coroutine of it)."""
+
+    _state: PoolState[C]
+
+    @property
+    def connections(self) -> int:
+        """How many connections are open (idle or in use)."""
+        return self._state.connections
+
+    @property
+    def idle(self) -> int:
+        return self._state.idle
+
+    def stream(
+        self,
+        method: bytes,
+        url: str,
+        *,
+        headers: list[tuple[bytes, bytes]],
+        content: bytes | None = None,
+        extensions: dict[str, Any] | None = None,
+    ) -> S:
+        """A context manager (``with`` in the blocking shell, ``async with`` in Trio's)
+        yielding the response; leaving it closes the response and gives the connection
+        back (kept only if the body was read to its end)."""
+        request = PoolRequest(self._state.target(url), method, headers, content, extensions or {})
+        return self._stream(request)
+
+    def request(
+        self,
+        method: bytes,
+        url: str,
+        *,
+        headers: list[tuple[bytes, bytes]],
+        content: bytes | None = None,
+        extensions: dict[str, Any] | None = None,
+    ) -> R:
+        """Send a request and read its whole body (awaited in Trio)."""
+        request = PoolRequest(self._state.target(url), method, headers, content, extensions or {})
+        return self._read_all(self._stream(request))
+
+    def _stream(self, request: PoolRequest) -> S:
+        raise NotImplementedError
+
+    def _read_all(self, stream: S) -> R:
+        raise NotImplementedError
