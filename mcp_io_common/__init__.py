@@ -12,6 +12,7 @@ HTTP library, and then lives here, once:
 * ``connecting``: ``connect``'s arguments and their docs, planned by the core;
 * ``pool``: the rules of both shells' HTTP/1.1 connection pools (which connection, for
   how long), without their I/O;
+* ``lines``: a child's stderr cut into bounded lines;
 * ``notices``: whether a WARNING on the host's logger would be written (DEP-12..14).
 
 It imports neither shell nor any event-loop library, so importing ``mcp_io_sync`` never

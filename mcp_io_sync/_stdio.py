@@ -15,6 +15,7 @@ import threading
 import time
 from typing import Any
 
+from mcp_io_common.lines import BoundedLines
 from mcp_io_common.notices import child_logger
 from mcp_io_common.processes import (
     BIG_PIPE,
@@ -580,34 +581,16 @@ class StdioServer(BaseServer):
         assert stderr is not None
         fd = stderr.fileno()
         log = child_logger(self._logger, "stderr")  # (a LoggerAdapter has no getChild)
-        cap = self._limits.max_stderr_line
-        buf = bytearray()
-        skipping = False
+        lines = BoundedLines(self._limits.max_stderr_line)
         while True:
             try:
                 chunk = os.read(fd, _READ_CHUNK)
             except OSError:
                 return
+            for line in lines.feed(chunk) if chunk else lines.end():
+                self._stderr_line(log, line)
             if not chunk:
-                if buf and not skipping:
-                    self._stderr_line(log, bytes(buf[:cap]))
                 return
-            buf += chunk
-            start = 0
-            while True:
-                idx = buf.find(b"\n", start)
-                if idx < 0:
-                    break
-                if not skipping:
-                    self._stderr_line(log, bytes(buf[start : min(idx, start + cap)]))
-                skipping = False
-                start = idx + 1
-            del buf[:start]
-            if len(buf) > cap:
-                if not skipping:
-                    self._stderr_line(log, bytes(buf[:cap]))
-                skipping = True
-                buf.clear()
 
     def _stderr_line(self, log: Any, line: bytes) -> None:
         if log.isEnabledFor(logging.INFO):

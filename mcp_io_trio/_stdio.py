@@ -24,6 +24,7 @@ from typing import Any, cast
 
 import trio
 
+from mcp_io_common.lines import BoundedLines
 from mcp_io_common.notices import child_logger
 from mcp_io_common.processes import (
     BIG_PIPE,
@@ -443,32 +444,17 @@ class StdioServer(BaseServer):
         stderr = proc.process.stderr
         assert stderr is not None
         log = child_logger(self._logger, "stderr")  # (a LoggerAdapter has no getChild)
-        cap = self._limits.max_stderr_line
-        buf = bytearray()
-        skipping = False
+        lines = BoundedLines(self._limits.max_stderr_line)
         with proc.stderr_scope:
             while True:
                 try:
                     chunk = await stderr.receive_some(_READ_CHUNK)
                 except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
                     return
+                for line in lines.feed(chunk) if chunk else lines.end():
+                    self._stderr_line(log, line)
                 if not chunk:
                     return
-                buf += chunk
-                while True:
-                    idx = buf.find(b"\n")
-                    if idx < 0:
-                        if len(buf) > cap:
-                            if not skipping:
-                                self._stderr_line(log, bytes(buf[:cap]))
-                            skipping = True
-                            buf.clear()
-                        break
-                    line = bytes(buf[:idx])
-                    del buf[: idx + 1]
-                    if not skipping:
-                        self._stderr_line(log, line[:cap])
-                    skipping = False
 
     def _stderr_line(self, log: Any, line: bytes) -> None:
         if log.isEnabledFor(logging.INFO):
