@@ -37,6 +37,8 @@ __all__ = [
     "MissingRequiredClientCapabilityError",
     "PromptGetError",
     "PromptNotFound",
+    "ProxyAuthenticationError",
+    "ProxyError",
     "RemoteProtocolError",
     "RequestTimeoutError",
     "ResourceNotFound",
@@ -233,10 +235,7 @@ class ProxyError(ConnectionError):
     """The proxy between the client and the server failed the connection: its
     ``CONNECT`` answer was not 2xx (``http_status``), was malformed or too large, the
     proxy closed the connection or did not answer in time (``http_status`` ``None``).
-    ``proxy`` is the proxy's URL without its credentials (mcp_proto/proxy_tunnel.py).
-
-    Exported by ``mcp_proto.errors``; not yet in ``__all__`` (the shells' export lists
-    are being restructured)."""
+    ``proxy`` is the proxy's URL without its credentials (mcp_proto/proxy_tunnel.py)."""
 
     proxy: str = ""
 

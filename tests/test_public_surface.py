@@ -38,7 +38,7 @@ MODULES = _public_modules()
 #: ``MCPConnectionError``; ``errors.ConnectionError`` is the same class).
 # ProxyError and ProxyAuthenticationError (the WebSocket proxy tunnel) join __all__ and
 # the shells' exports once the shells' export lists are restructured (helper h2-dup).
-KEPT_OUT = {"mcp_proto.errors": {"ConnectionError", "ProxyAuthenticationError", "ProxyError"}}
+KEPT_OUT = {"mcp_proto.errors": {"ConnectionError"}}
 
 
 def _isort_key(name: str) -> tuple[int, str]:
