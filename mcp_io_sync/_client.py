@@ -271,6 +271,32 @@ class Client(ServerEvents, BaseClient[BaseServer]):
 
     send_notification = blocking(ClientCore.send_notification)
 
+    # ------------------------------------------------------------ tasks (both eras)
+
+    call_tool_as_task = blocking(ClientCore.call_tool_as_task)
+
+    get_task = blocking(ClientCore.get_task)
+
+    get_task_result = blocking(ClientCore.get_task_result)
+
+    list_tasks = blocking(ClientCore.list_tasks)
+
+    cancel_task = blocking(ClientCore.cancel_task)
+
+    update_task = blocking(ClientCore.update_task)
+
+    wait_for_task = blocking(ClientCore.wait_for_task)
+
+    # ------------------------------------------------------------ skills (SEP-2640)
+
+    list_skills = blocking(ClientCore.list_skills)
+
+    get_skill = blocking(ClientCore.get_skill)
+
+    load_skill = blocking(ClientCore.load_skill)
+
+    read_skill_file = blocking(ClientCore.read_skill_file)
+
     def listen(
         self,
         notifications: ListenFilter | Mapping[str, Any],

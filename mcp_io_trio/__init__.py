@@ -75,6 +75,9 @@ from mcp_proto.results import PromptResult as PromptResult
 from mcp_proto.results import ResourcePage as ResourcePage
 from mcp_proto.results import ResourceTemplatePage as ResourceTemplatePage
 from mcp_proto.results import ToolResult as ToolResult
+from mcp_proto.tasks import Task as Task
+from mcp_proto.tasks import TaskPage as TaskPage
+from mcp_proto.tasks import TaskStatus as TaskStatus
 from mcp_proto.types import AudioContent as AudioContent
 from mcp_proto.types import ContentItem as ContentItem
 from mcp_proto.types import EmbeddedResource as EmbeddedResource
@@ -147,9 +150,12 @@ __all__ = [
     "SkillError",
     "SkillVerificationError",
     "StdioServer",
+    "Task",
     "TaskError",
     "TaskNotFound",
+    "TaskPage",
     "TaskReplacedError",
+    "TaskStatus",
     "TextContent",
     "Tool",
     "ToolCallError",

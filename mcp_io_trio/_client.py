@@ -297,6 +297,32 @@ class Client(ServerEvents, BaseClient[BaseServer]):
 
     send_notification = awaiting(ClientCore.send_notification)
 
+    # ------------------------------------------------------------ tasks (both eras)
+
+    call_tool_as_task = awaiting(ClientCore.call_tool_as_task)
+
+    get_task = awaiting(ClientCore.get_task)
+
+    get_task_result = awaiting(ClientCore.get_task_result)
+
+    list_tasks = awaiting(ClientCore.list_tasks)
+
+    cancel_task = awaiting(ClientCore.cancel_task)
+
+    update_task = awaiting(ClientCore.update_task)
+
+    wait_for_task = awaiting(ClientCore.wait_for_task)
+
+    # ------------------------------------------------------------ skills (SEP-2640)
+
+    list_skills = awaiting(ClientCore.list_skills)
+
+    get_skill = awaiting(ClientCore.get_skill)
+
+    load_skill = awaiting(ClientCore.load_skill)
+
+    read_skill_file = awaiting(ClientCore.read_skill_file)
+
     async def listen(
         self,
         notifications: ListenFilter | Mapping[str, Any],

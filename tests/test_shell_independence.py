@@ -151,6 +151,7 @@ ALLOWED: dict[str, frozenset[str] | None] = {
     "mcp_proto.limits": frozenset({"Limits"}),
     "mcp_proto.types": None,
     "mcp_proto.results": None,  # the typed results the client's methods return
+    "mcp_proto.tasks": frozenset({"Task", "TaskPage", "TaskStatus"}),  # the task handle
     # Where a WebSocket server's socket goes (host, port, TLS), and the OAuth value
     # types a file storage keeps.
     "mcp_proto.websocket": frozenset({"parse_ws_url"}),

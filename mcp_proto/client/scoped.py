@@ -19,6 +19,8 @@ from ..modern import SUBSCRIPTION_RESTART_MIN_INTERVAL
 
 if TYPE_CHECKING:
     from ..effects import ProgressCallback
+    from ..skills import SkillEntry
+    from ..tasks import Task
     from .base import BaseClient
 
 __all__ = ["ServerMethods"]
@@ -71,6 +73,51 @@ class ServerMethods:
         timeout: float | None = None,
     ) -> Any:
         return self._owner().get_prompt(name, arguments, server=self.name, timeout=timeout)
+
+    # ------------------------------------------------------------ tasks, skills
+
+    def call_tool_as_task(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        ttl: int | None = None,
+        timeout: float | None = None,
+    ) -> Any:
+        return self._owner().call_tool_as_task(
+            name, arguments, ttl=ttl, server=self.name, timeout=timeout
+        )
+
+    def get_task(self, task: Task | str) -> Any:
+        return self._owner().get_task(task, server=self.name)
+
+    def get_task_result(self, task: Task | str, *, timeout: float | None = None) -> Any:
+        return self._owner().get_task_result(task, server=self.name, timeout=timeout)
+
+    def list_tasks(self, *, cursor: str | None = None) -> Any:
+        return self._owner().list_tasks(cursor=cursor, server=self.name)
+
+    def cancel_task(self, task: Task | str) -> Any:
+        return self._owner().cancel_task(task, server=self.name)
+
+    def update_task(self, task: Task | str, input_responses: Mapping[str, Any]) -> Any:
+        return self._owner().update_task(task, input_responses, server=self.name)
+
+    def wait_for_task(
+        self, task: Task | str, *, timeout: float | None = None, cancel_on_timeout: bool = False
+    ) -> Any:
+        return self._owner().wait_for_task(
+            task, timeout=timeout, server=self.name, cancel_on_timeout=cancel_on_timeout
+        )
+
+    def list_skills(self) -> Any:
+        return self._owner().list_skills(server=self.name)
+
+    def get_skill(self, uri: str) -> Any:
+        return self._owner().get_skill(uri, server=self.name)
+
+    def load_skill(self, skill: SkillEntry | str, *, allow_dynamic: bool = False) -> Any:
+        return self._owner().load_skill(skill, server=self.name, allow_dynamic=allow_dynamic)
 
     # ------------------------------------------------------------ resources
 

@@ -7,8 +7,8 @@
 - :mod:`.store`: the client's side of 2025-11-25 tasks (a server asking the client to
   run sampling or elicitation as a task), a bounded store.
 
-Not yet reachable from ``Client`` or the CLI: the client core includes :class:`TaskOps`
-when the shells are rebuilt on ``BaseClient`` (see docs/tasks.md).
+:class:`~mcp_proto.client.ClientCore` includes :class:`TaskOps`; both shells' clients
+offer its operations (docs/tasks.md).
 """
 
 from __future__ import annotations

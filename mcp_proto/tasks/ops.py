@@ -303,8 +303,22 @@ class TaskOps(ToolOps):
         schema. A task's wait is bounded by ``timeout`` (else
         :data:`~mcp_proto.tasks._watch.DEFAULT_WAIT_TIMEOUT`); past it the task is
         cancelled with ``tasks/cancel`` and ``RequestTimeoutError`` raised."""
-        wait = DEFAULT_WAIT_TIMEOUT if timeout is None else timeout
         op = super().call_tool(name, arguments, server=server, progress=progress, timeout=timeout)
+        # The usual call (a known tool that needs no task, no tasks extension declared)
+        # cannot meet a task: it is ToolOps' operation itself, no layer added (a plain
+        # function, not an op: issue 22's per-call cost).
+        matches = self._cached_matches("tools", name, server)
+        if (
+            matches is not None
+            and len(matches) == 1
+            and not matches[0].task_required
+            and not self._extension_declared(matches[0].server or self._default_server(None))
+        ):
+            return op
+        return self._seen_through(op, timeout)
+
+    def _seen_through(self, op: Op[ToolResult], timeout: float | None) -> Op[ToolResult]:
+        wait = DEFAULT_WAIT_TIMEOUT if timeout is None else timeout
 
         def route(effect: Any) -> Op[Any] | None:
             if isinstance(effect, Call) and effect.method == "tools/call":
@@ -316,8 +330,13 @@ class TaskOps(ToolOps):
     def _routed_call(self, effect: Call, wait: float) -> Op[Any]:
         owner = effect.server
         tool = effect.tool if isinstance(effect.tool, Tool) else self._tool_named(effect)
+        declared = self._extension_declared(owner)
+        if not declared and (tool is None or not tool.task_required):
+            return (yield effect)  # no task can come of it, in either era
         # call_tool connected the server before its tools/call: its era stands.
         if (yield PeekEra(owner)) == "modern":
+            if not declared:
+                return (yield effect)  # the server decides; undeclared, it cannot task
             return (yield from self._modern_call(effect, [], tool or _bare_tool(effect), wait))
         if tool is None or not tool.task_required:
             return (yield effect)
