@@ -411,12 +411,15 @@ class BaseServer(EventDispatch, ServerView, ServerMethods):
         timeout: float | None = None,
         progress: Callable[..., Any] | None = None,
         tool: Any = None,
+        cancel_on_timeout: bool = True,
     ) -> Any:
         """Send a request and block for its result (or its typed error).
 
         Retries, backoff and session-expiry re-sends are the machine's (one request
         pipeline, ``mcp_proto.connection``); this waits for the call's one outcome.
         ``tool``: the called tool's definition (``Mcp-Param-*`` headers, HDR-1).
+        ``cancel_on_timeout=False``: no ``notifications/cancelled`` after a timeout
+        (TASK-19).
         """
         if self._closed:
             raise self._closed_error()
@@ -431,6 +434,7 @@ class BaseServer(EventDispatch, ServerView, ServerMethods):
                 timeout,
                 progress,
                 tool,
+                cancel_on_timeout,
                 starting=True,
             )
             while own is not None:
@@ -451,6 +455,7 @@ class BaseServer(EventDispatch, ServerView, ServerMethods):
         timeout: float | None,
         progress: Callable[..., Any] | None,
         tool: Any = None,
+        cancel_on_timeout: bool = True,
     ) -> None:
         """Start a call on the machine for ``waiter`` (caller holds ``_lock``)."""
         cid = self._conn.start_call(
@@ -460,6 +465,7 @@ class BaseServer(EventDispatch, ServerView, ServerMethods):
             timeout=timeout,
             progress=progress is not None,
             tool=tool,
+            cancel_on_timeout=cancel_on_timeout,
         )
         self._waiters[cid] = waiter
         if progress is not None:
@@ -517,6 +523,7 @@ class BaseServer(EventDispatch, ServerView, ServerMethods):
                         progress=call.progress is not None,
                         tool=getattr(call, "tool", None),
                         flush=False,
+                        cancel_on_timeout=getattr(call, "cancel_on_timeout", True),
                     )
                 except MCPError as exc:
                     outcomes[i] = (None, exc)

@@ -166,6 +166,7 @@ class Client(ServerEvents, BaseClient[BaseServer]):
                         timeout=effect.timeout,
                         progress=effect.progress,
                         tool=effect.tool,  # HDR-1: the fast path carries it too
+                        cancel_on_timeout=effect.cancel_on_timeout,  # TASK-19
                     )
                 elif type(effect) is Connect:  # (every call_tool: no coroutine when connected)
                     server = self._servers[effect.server]

@@ -64,6 +64,7 @@ from ..limits import Limits
 from ..modern import SUBSCRIPTION_RESTART_MIN_INTERVAL
 from ..modern.discover import EraCache
 from ..modern.meta import Extensions, HostMeta, check_extensions
+from ..tasks._model import STATUS_NOTIFICATIONS, status_note
 from ..types import Implementation, Root
 from . import ClientCore
 from .facade import ClientFacade
@@ -365,6 +366,7 @@ class BaseClient(ClientFacade[S], Generic[S]):
             timeout=effect.timeout,
             progress=effect.progress,
             tool=effect.tool,  # the called tool's definition (HDR-1)
+            cancel_on_timeout=effect.cancel_on_timeout,  # TASK-19
         )
 
     def _perform_connect(self, effect: Connect) -> Any:
@@ -510,6 +512,7 @@ class BaseClient(ClientFacade[S], Generic[S]):
             if self._callbacks:
                 method, params = event.method, event.params
                 self._submit(lambda: self._notify_callbacks(server, method, params))
+            self._note_task_status(server.name, event.method, event.params)
         elif kind is ev.LogMessage:
             self.logger.log(
                 _LEVELS.get(event.level, 20),
@@ -520,6 +523,14 @@ class BaseClient(ClientFacade[S], Generic[S]):
             )
         elif kind is ev.MessageDiscarded:
             self.logger.debug("server %s: discarded a message: %s", server.name, event.reason)
+
+    def _note_task_status(self, server: str, method: str, params: Any) -> None:
+        """NOTIF-2: a task status notification is parsed and logged, after it was
+        queued for delivery (NOTIF-5); it announces only (TASK-15)."""
+        if method in STATUS_NOTIFICATIONS:
+            note = status_note(server, method, params)
+            if note is not None:
+                self.logger.log(_LEVELS[note[0]], "%s", note[1])
 
     def _on_synthetic_notification(self, name: str, method: str, params: dict[str, Any]) -> None:
         """A notification the client emits itself (HDR-5: the ``tools/list`` refresh
@@ -554,3 +565,4 @@ class BaseClient(ClientFacade[S], Generic[S]):
             sub._apply(event)
         if self._callbacks:
             self._submit(lambda: self._notify_callbacks(server, method, params))
+        self._note_task_status(server.name, method, params)

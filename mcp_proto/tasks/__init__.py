@@ -24,6 +24,7 @@ from ._model import (
     parse_create_result,
     parse_list_result,
     parse_task,
+    status_note,
     task_of_notification,
 )
 from ._watch import DEFAULT_POLL_INTERVAL, DEFAULT_WAIT_TIMEOUT, MIN_POLL_INTERVAL, TaskWatch
@@ -43,5 +44,6 @@ __all__ = [
     "parse_create_result",
     "parse_list_result",
     "parse_task",
+    "status_note",
     "task_of_notification",
 ]

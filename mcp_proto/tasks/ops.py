@@ -330,6 +330,17 @@ class TaskOps(ToolOps):
     def _routed_call(self, effect: Call, wait: float) -> Op[Any]:
         owner = effect.server
         tool = effect.tool if isinstance(effect.tool, Tool) else self._tool_named(effect)
+        name = (effect.params or {}).get("name")
+        if tool is None and isinstance(name, str):
+            # The list call_tool resolved the name in was dropped since (a server that
+            # adds tools right after the handshake announces list_changed): whether the
+            # tool requires a task is in its definition, so read the list again.
+            try:
+                tool = yield from self._resolve("tools", name, owner)
+            except PASS_THROUGH:
+                raise
+            except MCPError:
+                tool = None  # gone from the list: the server answers the call
         declared = self._extension_declared(owner)
         if not declared and (tool is None or not tool.task_required):
             return (yield effect)  # no task can come of it, in either era

@@ -18,6 +18,7 @@ import inspect
 from typing import Any
 
 import pytest
+from _machine_driver import Harness
 from _proto_support import drive
 
 import mcp_io_sync
@@ -25,12 +26,14 @@ import mcp_io_trio
 from mcp_proto.client import ClientCore, ServerEntry
 from mcp_proto.client.scoped import ServerMethods
 from mcp_proto.client.tools import ToolOps
+from mcp_proto.config import stdio_config
+from mcp_proto.connection import CallFailed
 from mcp_proto.effects import Call, Connect, Effect, PeekEra
-from mcp_proto.errors import CapabilityError
+from mcp_proto.errors import CapabilityError, RequestTimeoutError
 from mcp_proto.handlers import Handlers
 from mcp_proto.session import ServerInfo, Session
 from mcp_proto.skills import SkillOps
-from mcp_proto.tasks import EXTENSION
+from mcp_proto.tasks import EXTENSION, status_note
 from mcp_proto.tasks.ops import TaskOps
 from mcp_proto.types import Implementation
 
@@ -124,3 +127,53 @@ def test_tasks_cancel_is_gated_by_the_era(version: str, refused: bool) -> None:
         session.require_capability("tasks/cancel")  # SEP-2663: the extension gates it
     with pytest.raises(CapabilityError):
         session.require_capability("prompts/get")  # other capabilities still checked
+
+
+# ---------------------------------------------------------------- TASK-19, the machine
+
+
+@pytest.mark.parametrize("quiet", [False, True])
+def test_a_task_augmented_timeout_sends_no_cancelled(quiet: bool) -> None:
+    """TASK-19: the machine honours ``start_call(cancel_on_timeout=False)`` (what the
+    shells pass from ``Call.cancel_on_timeout``): the call fails with the timeout and
+    nothing is written; the default still sends ``notifications/cancelled``."""
+    h = Harness(stdio_config(["server"]))
+    h.connect_stdio()
+    params = {"name": "slow", "arguments": {}, "task": {"ttl": 60000}}
+    cid = h.conn.start_call("tools/call", params, now=1.0, timeout=5, cancel_on_timeout=not quiet)
+    (sent,) = h.written()
+    h.advance(6.0)
+    (failed,) = h.take_events()
+    assert isinstance(failed, CallFailed) and failed.call_id == cid
+    assert isinstance(failed.error, RequestTimeoutError)
+    written = h.written()
+    if quiet:
+        assert written == []
+    else:
+        assert [m["method"] for m in written] == ["notifications/cancelled"]
+        assert written[0]["params"]["requestId"] == sent["id"]
+
+
+# ---------------------------------------------------------------- NOTIF-2, task status
+
+
+def test_status_notes_of_both_eras() -> None:
+    legacy = {
+        "taskId": "t-1",
+        "status": "working",
+        "statusMessage": "step\n2",
+        "createdAt": "2026-01-01T00:00:00Z",
+        "lastUpdatedAt": "2026-01-01T00:00:00Z",
+        "ttl": None,
+    }
+    level, line = status_note("s", "notifications/tasks/status", legacy) or ("", "")
+    assert level == "DEBUG" and line == "server 's': task 't-1' is working (step\\x0a2)"
+    modern = {**legacy, "status": "cancelled", "ttlMs": 1000}
+    del modern["ttl"], modern["statusMessage"]
+    assert status_note("s", "notifications/tasks", modern) == (
+        "DEBUG",
+        "server 's': task 't-1' is cancelled",
+    )
+    level, line = status_note("s", "notifications/tasks/status", {"taskId": 5}) or ("", "")
+    assert level == "WARNING" and "malformed notifications/tasks/status" in line
+    assert status_note("s", "notifications/progress", legacy) is None

@@ -16,7 +16,9 @@ assertions are on results, messages and states, never on durations.
 from __future__ import annotations
 
 import inspect
+import json
 import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,6 +26,7 @@ import pytest
 from mcp_proto.config import stdio_config
 from mcp_proto.errors import (
     CapabilityError,
+    RequestTimeoutError,
     ServerError,
     SkillVerificationError,
     TaskError,
@@ -41,6 +44,7 @@ pytestmark = pytest.mark.peer
 RESEARCH = "simulate-research-query"
 MODERN: list[str] = [sys.executable, str(SERVERS / "tasks_modern.py")]
 SKILLS: list[str] = [sys.executable, str(SERVERS / "skills_server.py")]
+TAP = Path(__file__).with_name("stdio_tap.py")
 
 
 async def got(value: Any) -> Any:
@@ -106,6 +110,48 @@ def test_a_tool_without_task_support_is_refused_before_sending(shell: Shell) -> 
         assert "hi" in text_of(await c.call_tool("echo", {"message": "hi"}))
 
     shell.run(scenario, EVERYTHING, protocol="legacy")
+
+
+def test_task_status_notifications_reach_on_notification_and_the_log(shell: Shell) -> None:
+    seen: list[tuple[str, dict[str, Any]]] = []
+
+    async def scenario(c: Any) -> None:
+        c.on_notification(lambda server, method, params: seen.append((method, params)))
+        await c.call_tool(RESEARCH, {"topic": "status"}, timeout=60)
+        await c.flush_callbacks()
+
+    shell.run(scenario, EVERYTHING, protocol="legacy")
+    statuses = [p for m, p in seen if m == "notifications/tasks/status"]
+    assert statuses and all(isinstance(p.get("taskId"), str) for p in statuses)
+    assert statuses[-1]["status"] == "completed"
+    task_id = statuses[-1]["taskId"]
+    # NOTIF-2: parsed and logged (after delivery, NOTIF-5), one line per notification.
+    logged = [m for m in shell.log.messages() if f"task {task_id!r} is " in m]
+    assert len(logged) == len(statuses) and "is completed" in logged[-1]
+
+
+def test_a_timed_out_task_is_cancelled_with_tasks_cancel(shell: Shell, tmp_path: Any) -> None:
+    """TASK-19: past the call's timeout the task gets tasks/cancel; no
+    notifications/cancelled is ever sent for the task-augmented tools/call."""
+    log = tmp_path / "tap.jsonl"
+
+    async def scenario(c: Any) -> None:
+        await c.list_tools()  # connected and warm: the creation answers at once
+        with pytest.raises(RequestTimeoutError):
+            await c.call_tool(RESEARCH, {"topic": "slow"}, timeout=2.5)
+
+    shell.run(scenario, [sys.executable, str(TAP), str(log), "--", *EVERYTHING], protocol="legacy")
+    sent = [json.loads(e["line"]) for e in map(json.loads, log.read_text().splitlines())
+            if e["dir"] == "c2s" and "line" in e]  # fmt: skip
+    methods = [m.get("method") for m in sent]
+    assert "notifications/cancelled" not in methods
+    (create,) = [m for m in sent if m.get("method") == "tools/call"]
+    assert "task" in create["params"]
+    (cancel,) = [m for m in sent if m.get("method") == "tasks/cancel"]
+    received = [json.loads(e["line"]) for e in map(json.loads, log.read_text().splitlines())
+                if e["dir"] == "s2c" and "line" in e]  # fmt: skip
+    (created,) = [m for m in received if m.get("id") == create["id"]]
+    assert cancel["params"]["taskId"] == created["result"]["task"]["taskId"]
 
 
 # ---------------------------------------------------------------- 2026-07-28 extension
