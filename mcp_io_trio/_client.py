@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import inspect
 import logging
-from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Concatenate, Literal, ParamSpec, TypeVar
 
 import trio
@@ -15,6 +15,8 @@ from mcp_proto import llm
 from mcp_proto.client import ClientCore
 from mcp_proto.client.base import EFFECTS, BaseClient
 from mcp_proto.client.router import ServerSelector
+from mcp_proto.client.streaming import END, ToolStream
+from mcp_proto.connection import CallCancelledError
 from mcp_proto.effects import Attempt, Call, CallHost, Connect, Op, TryConnect
 from mcp_proto.errors import MCPError
 from mcp_proto.results import ToolResult
@@ -233,6 +235,55 @@ class Client(ServerEvents, BaseClient[BaseServer]):
     find_tool = awaiting(ClientCore.find_tool)
 
     call_tool = awaiting(ClientCore.call_tool)
+
+    async def call_tool_streaming(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        server: ServerSelector | None = None,
+        timeout: float | None = None,
+    ) -> AsyncIterator[Mapping[str, Any]]:
+        """Call a tool and iterate its chunks as they arrive (TOOL-7): a ``{"type":
+        "progress", ...}`` chunk per progress notification, then the result, checked
+        as ``call_tool`` checks it (SCH-3); a failed call raises its error after the
+        chunks before it. Leaving the iteration early cancels the call
+        (``notifications/cancelled``): close it promptly with
+        ``contextlib.aclosing(...)`` (else it is closed when collected). Bounded: see
+        :class:`mcp_proto.client.streaming.ToolStream`."""
+        woken = [trio.Event()]
+        stream = ToolStream(wake=lambda: woken[0].set())
+        scope = trio.CancelScope()
+        finished = trio.Event()
+        op = stream.op(self._core, name, arguments, server=server, timeout=timeout)
+
+        async def drive() -> None:
+            try:
+                with scope:
+                    await self._run(op)
+                if scope.cancelled_caught:
+                    stream.fail(CallCancelledError("the streaming call was left early"))
+            except Exception as exc:  # a bug of the client: the consumer sees it
+                stream.fail(exc)
+            finally:
+                finished.set()
+
+        self._get_nursery().start_soon(drive)
+        try:
+            while True:
+                chunk = stream.take()
+                if chunk is None:
+                    await woken[0].wait()
+                    woken[0] = trio.Event()
+                    continue
+                if chunk is END:
+                    return
+                yield chunk  # type: ignore[misc]
+        finally:
+            if not stream.ended:
+                scope.cancel()
+            with trio.CancelScope(shield=True):
+                await finished.wait()
 
     async def call_tools(
         self, calls: Iterable[Mapping[str, Any]], *, concurrent: bool = False

@@ -137,6 +137,7 @@ ALLOWED: dict[str, frozenset[str] | None] = {
     "mcp_proto.client.base": None,
     "mcp_proto.client.routing": None,
     "mcp_proto.client.scoped": None,
+    "mcp_proto.client.streaming": None,  # call_tool_streaming's chunk buffer
     "mcp_proto.client.subscription": None,
     "mcp_proto.client.router": frozenset({"ServerSelector"}),
     "mcp_proto.effects": None,

@@ -62,6 +62,15 @@ class ServerMethods:
             name, arguments, server=self.name, progress=progress, timeout=timeout
         )
 
+    def call_tool_streaming(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        timeout: float | None = None,
+    ) -> Any:
+        return self._owner().call_tool_streaming(name, arguments, server=self.name, timeout=timeout)
+
     def list_prompts(self, *, cache: bool = True) -> Any:
         return self._owner().list_prompts(cache=cache, server=self.name)
 

@@ -177,3 +177,10 @@ def test_status_notes_of_both_eras() -> None:
     level, line = status_note("s", "notifications/tasks/status", {"taskId": 5}) or ("", "")
     assert level == "WARNING" and "malformed notifications/tasks/status" in line
     assert status_note("s", "notifications/progress", legacy) is None
+
+
+def test_call_tool_streaming_is_an_iterator_in_each_shell() -> None:
+    assert inspect.isgeneratorfunction(mcp_io_sync.Client.call_tool_streaming)
+    assert inspect.isasyncgenfunction(mcp_io_trio.Client.call_tool_streaming)
+    params = inspect.signature(ServerMethods.call_tool_streaming).parameters
+    assert "server" not in params and "timeout" in params
