@@ -152,7 +152,8 @@ ALLOWED: dict[str, frozenset[str] | None] = {
     "mcp_proto.limits": frozenset({"Limits"}),
     "mcp_proto.types": None,
     "mcp_proto.results": None,  # the typed results the client's methods return
-    "mcp_proto.tasks": frozenset({"Task", "TaskPage", "TaskStatus"}),  # the task handle
+    # The task handle, and which notifications announce a task's status (the CLI).
+    "mcp_proto.tasks": frozenset({"STATUS_NOTIFICATIONS", "Task", "TaskPage", "TaskStatus"}),
     # Where a WebSocket server's socket goes (host, port, TLS), and the OAuth value
     # types a file storage keeps.
     "mcp_proto.websocket": frozenset({"parse_ws_url"}),

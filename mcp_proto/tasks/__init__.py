@@ -16,6 +16,7 @@ from __future__ import annotations
 from ._model import (
     EXTENSION,
     RELATED_TASK,
+    STATUS_NOTIFICATIONS,
     TERMINAL,
     Era,
     Task,
@@ -35,6 +36,7 @@ __all__ = [
     "EXTENSION",
     "MIN_POLL_INTERVAL",
     "RELATED_TASK",
+    "STATUS_NOTIFICATIONS",
     "TERMINAL",
     "Era",
     "Task",

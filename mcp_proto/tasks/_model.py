@@ -32,6 +32,7 @@ from ..errors import RemoteProtocolError
 __all__ = [
     "EXTENSION",
     "RELATED_TASK",
+    "STATUS_NOTIFICATIONS",
     "TERMINAL",
     "Era",
     "Task",
