@@ -83,6 +83,8 @@ EXAMPLES = [
         ("mcp",),
         args=(f"{sys.executable} examples/demo_server.py", "countdown", '{"seconds": 1}'),
     ),
+    # Tasks against server-everything (tests/peers, `make peers`) and streaming (EX-5).
+    Example("tasks_example.py", "✅ tasks:", ("mcp",)),
     *_LLM,
     *(Example(e.script, e.marker, e.modules, e.keys, online=True) for e in _LLM),
 ]
