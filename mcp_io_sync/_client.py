@@ -12,6 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Concatenate, Literal, ParamSpec, TypeVar
 
 from mcp_io_common.notices import write_notice
+from mcp_io_common.task_ids import new_task_id, task_timestamp
 from mcp_proto import llm
 from mcp_proto.client import ClientCore
 from mcp_proto.client.base import EFFECTS, BaseClient
@@ -116,6 +117,21 @@ class Client(ServerEvents, BaseClient[BaseServer]):
 
     def _deprecation_notice(self, text: str) -> bool:
         return write_notice(self.logger, text)
+
+    _new_task_id = staticmethod(new_task_id)
+    _task_timestamp = staticmethod(task_timestamp)
+
+    def _spawn(self, op: Op[Any]) -> None:
+        def job() -> None:
+            try:
+                self._run(op)
+            except Exception:
+                self.logger.exception("a task the server asked for failed")
+
+        try:
+            self._workers.submit(job)
+        except RuntimeError:  # pool shut down: the client is closing
+            op.close()
 
     # ------------------------------------------------------------ driving the core
 

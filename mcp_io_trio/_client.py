@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Concatenate, Literal, ParamSpec, TypeVar
 import trio
 
 from mcp_io_common.notices import write_notice
+from mcp_io_common.task_ids import new_task_id, task_timestamp
 from mcp_proto import llm
 from mcp_proto.client import ClientCore
 from mcp_proto.client.base import EFFECTS, BaseClient
@@ -115,6 +116,18 @@ class Client(ServerEvents, BaseClient[BaseServer]):
 
     def _deprecation_notice(self, text: str) -> bool:
         return write_notice(self.logger, text)
+
+    _new_task_id = staticmethod(new_task_id)
+    _task_timestamp = staticmethod(task_timestamp)
+
+    def _spawn(self, op: Op[Any]) -> None:
+        async def job() -> None:
+            try:
+                await self._run(op)
+            except Exception:
+                self.logger.exception("a task the server asked for failed")
+
+        self._get_nursery().start_soon(job)
 
     # ------------------------------------------------------------ nursery
 

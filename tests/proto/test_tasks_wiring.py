@@ -184,3 +184,13 @@ def test_call_tool_streaming_is_an_iterator_in_each_shell() -> None:
     assert inspect.isasyncgenfunction(mcp_io_trio.Client.call_tool_streaming)
     params = inspect.signature(ServerMethods.call_tool_streaming).parameters
     assert "server" not in params and "timeout" in params
+
+
+def test_a_2026_request_declares_no_client_tasks() -> None:
+    """SEP-2663: the 2026-07-28 tasks extension has no client-hosted tasks, so the
+    handshake-era ``tasks`` capability is left out of a modern request's
+    clientCapabilities."""
+    from mcp_proto.modern.meta import modern_capabilities
+
+    caps = {"sampling": {}, "tasks": {"requests": {"sampling": {"createMessage": {}}}}}
+    assert modern_capabilities(caps) == {"sampling": {}}

@@ -154,6 +154,47 @@ def test_a_timed_out_task_is_cancelled_with_tasks_cancel(shell: Shell, tmp_path:
     assert cancel["params"]["taskId"] == created["result"]["task"]["taskId"]
 
 
+@pytest.mark.parametrize(
+    "tool", ["trigger-sampling-request-async", "trigger-elicitation-request-async"]
+)
+def test_the_client_runs_the_servers_request_as_a_task(shell: Shell, tool: str) -> None:
+    """Part 2 of issue 23: declaring tasks.requests.sampling.createMessage and
+    tasks.requests.elicitation.create, the client answers the server's task-augmented
+    request with a task at once, runs the handler, and answers the server's tasks/get
+    and tasks/result about it from its bounded store."""
+
+    def sample(messages: Any) -> dict[str, Any]:
+        return {"role": "assistant", "content": {"type": "text", "text": "sampled text"},
+                "model": "test-model", "stopReason": "endTurn"}  # fmt: skip
+
+    def elicit(message: str, schema: Any) -> dict[str, Any]:
+        props = schema.get("properties", {})
+        content = {k: v.get("default", "x") for k, v in props.items() if "default" in v}
+        for name, prop in props.items():
+            if name not in content:
+                content[name] = {"boolean": True, "number": 1, "integer": 1}.get(
+                    prop.get("type"), prop.get("enum", ["answer"])[0]
+                )
+        return {"action": "accept", "content": content}
+
+    async def scenario(c: Any) -> str:
+        names = {t.name for t in await c.list_tools()}
+        for _ in range(100):
+            if tool in names:
+                break
+            await shell.sleep(0.05)
+            names = {t.name for t in await c.list_tools()}
+        args = {"prompt": "hi"} if "sampling" in tool else {}
+        return text_of(await c.call_tool(tool, args, timeout=60))
+
+    text = shell.run(
+        scenario, EVERYTHING, protocol="legacy", sampling_handler=sample, elicitation_handler=elicit
+    )
+    assert text.startswith("[COMPLETED]"), text[:300]
+    if "sampling" in tool:
+        assert "sampled text" in text
+
+
 # ---------------------------------------------------------------- 2026-07-28 extension
 
 
