@@ -103,12 +103,13 @@ class AsyncioServer(ServerView, ServerMethods):
     async def request(
         self, method: str, params: dict[str, Any] | None = None, *,
         timeout: float | None = None, progress: ProgressCallback | None = None, tool: Any = None,
+        cancel_on_timeout: bool = True,
     ) -> Any:
         """One request: its result, or its typed error. Progress goes to the client
         (queued on the loop ahead of the result, so it has run when this returns)."""
         now, want = self._loop.time(), progress is not None
         cid = self.conn.start_call(method, params, now=now, timeout=timeout,
-                                   progress=want, tool=tool)
+                                   progress=want, tool=tool, cancel_on_timeout=cancel_on_timeout)
         future = self._calls[cid] = self._loop.create_future()
         if progress is not None:
             self._progress[cid] = progress

@@ -139,6 +139,8 @@ EXAMPLES = [
         target_env="ZAPIER_MCP_URL",
         token_env="ZAPIER_MCP_TOKEN",
     ),
+    # Tasks against server-everything (tests/peers, `make peers`) and streaming (EX-5).
+    Example("tasks_example.py", "✅ tasks:", ("mcp",)),
     *_LLM,
     *(Example(e.script, e.marker, e.modules, e.keys, online=True) for e in _LLM),
 ]

@@ -57,7 +57,31 @@ from ._dispatch import EventDispatch
 from ._timer import Timer
 from ._waiter import _Waiter
 
-__all__ = ["BaseServer"]
+__all__ = ["BaseServer", "CallToken"]
+
+
+#: The ``notifications/cancelled`` reason of a call its caller gave up on.
+CALL_CANCELLED = "Request cancelled by the client"
+
+
+class CallToken:
+    """A handle on a blocking call, for another thread to cancel it (the blocking
+    shell has no cancellation scopes). One token may serve the calls of one operation
+    in turn: it names the latest started."""
+
+    __slots__ = ("cancelled", "cid", "server")
+
+    def __init__(self) -> None:
+        self.cancelled = False
+        self.cid: int | None = None
+        self.server: BaseServer | None = None
+
+    def cancel(self) -> None:
+        """Cancel the call in flight, and any the operation would start after it."""
+        self.cancelled = True
+        server, cid = self.server, self.cid
+        if server is not None and cid is not None:
+            server._cancel_call(cid)
 
 
 class BaseServer(EventDispatch, ServerView, BlockingMethods):
@@ -411,12 +435,17 @@ class BaseServer(EventDispatch, ServerView, BlockingMethods):
         timeout: float | None = None,
         progress: Callable[..., Any] | None = None,
         tool: Any = None,
+        cancel_on_timeout: bool = True,
+        token: CallToken | None = None,
     ) -> Any:
         """Send a request and block for its result (or its typed error).
 
         Retries, backoff and session-expiry re-sends are the machine's (one request
         pipeline, ``mcp_proto.connection``); this waits for the call's one outcome.
         ``tool``: the called tool's definition (``Mcp-Param-*`` headers, HDR-1).
+        ``cancel_on_timeout=False``: no ``notifications/cancelled`` after a timeout
+        (TASK-19). ``token``: lets another thread cancel the call
+        (:meth:`CallToken.cancel`; ``call_tool_streaming`` left early).
         """
         if self._closed:
             raise self._closed_error()
@@ -431,6 +460,8 @@ class BaseServer(EventDispatch, ServerView, BlockingMethods):
                 timeout,
                 progress,
                 tool,
+                cancel_on_timeout,
+                token,
                 starting=True,
             )
             while own is not None:
@@ -451,6 +482,8 @@ class BaseServer(EventDispatch, ServerView, BlockingMethods):
         timeout: float | None,
         progress: Callable[..., Any] | None,
         tool: Any = None,
+        cancel_on_timeout: bool = True,
+        token: CallToken | None = None,
     ) -> None:
         """Start a call on the machine for ``waiter`` (caller holds ``_lock``)."""
         cid = self._conn.start_call(
@@ -460,13 +493,30 @@ class BaseServer(EventDispatch, ServerView, BlockingMethods):
             timeout=timeout,
             progress=progress is not None,
             tool=tool,
+            cancel_on_timeout=cancel_on_timeout,
         )
         self._waiters[cid] = waiter
+        if token is not None:
+            # The id first, then the flag (CallToken.cancel does the reverse): a cancel
+            # racing this start is seen by one side or the other.
+            token.server, token.cid = self, cid
+            if token.cancelled:
+                self._conn.cancel_call(cid, CALL_CANCELLED, now=time.monotonic())
         if progress is not None:
             self._progress[cid] = progress
         logger = self._logger
         if logger.isEnabledFor(logging.DEBUG):  # (one call, not two, when it is not)
             logger.debug("-> %s %s (call %s)", self.name, method, cid)
+
+    def _cancel_call(self, cid: int) -> None:
+        """Cancel call ``cid`` from another thread: the machine ends it (its waiter
+        gets ``CallCancelledError``) and tells the server (``notifications/cancelled``)."""
+        self._pump(False, lambda: self._conn.cancel_call(cid, CALL_CANCELLED, now=time.monotonic()))
+        self._wake_readers()
+
+    def _wake_readers(self) -> None:
+        """Transport hook: a caller blocked reading for its own answer looks at its
+        waiter again (its call may have just been ended by another thread)."""
 
     def request_many(self, calls: Sequence[Call]) -> list[tuple[Any, MCPError | None]]:
         """Several requests at once: each outcome is (result, None) or (None, error).
@@ -517,6 +567,7 @@ class BaseServer(EventDispatch, ServerView, BlockingMethods):
                         progress=call.progress is not None,
                         tool=getattr(call, "tool", None),
                         flush=False,
+                        cancel_on_timeout=getattr(call, "cancel_on_timeout", True),
                     )
                 except MCPError as exc:
                     outcomes[i] = (None, exc)

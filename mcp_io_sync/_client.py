@@ -7,21 +7,24 @@ import logging
 import queue
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Concatenate, Literal, ParamSpec, TypeVar
 
 from mcp_io_common.notices import write_notice
 from mcp_io_common.servers import raise_first, server_class
+from mcp_io_common.task_ids import new_task_id, task_timestamp
 from mcp_proto import llm
 from mcp_proto.client import ClientCore
 from mcp_proto.client.base import EFFECTS, BaseClient
 from mcp_proto.client.router import ServerSelector
+from mcp_proto.client.streaming import END, ToolStream
+from mcp_proto.connection import CallCancelledError
 from mcp_proto.effects import Attempt, Call, CallHost, Effect, Op, TryConnect
 from mcp_proto.errors import MCPError
 from mcp_proto.results import ToolResult
 
-from ._base import BaseServer
+from ._base import BaseServer, CallToken
 from ._events import ServerEvents
 
 if TYPE_CHECKING:
@@ -99,6 +102,21 @@ class Client(ServerEvents, BaseClient[BaseServer]):
 
     def _deprecation_notice(self, text: str) -> bool:
         return write_notice(self.logger, text)
+
+    _new_task_id = staticmethod(new_task_id)
+    _task_timestamp = staticmethod(task_timestamp)
+
+    def _spawn(self, op: Op[Any]) -> None:
+        def job() -> None:
+            try:
+                self._run(op)
+            except Exception:
+                self.logger.exception("a task the server asked for failed")
+
+        try:
+            self._workers.submit(job)
+        except RuntimeError:  # pool shut down: the client is closing
+            op.close()
 
     # ------------------------------------------------------------ driving the core
 
@@ -206,6 +224,77 @@ class Client(ServerEvents, BaseClient[BaseServer]):
 
     call_tool = blocking(ClientCore.call_tool)
 
+    def call_tool_streaming(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        server: ServerSelector | None = None,
+        timeout: float | None = None,
+    ) -> Iterator[Mapping[str, Any]]:
+        """Call a tool and iterate its chunks as they arrive (TOOL-7): a ``{"type":
+        "progress", ...}`` chunk per progress notification, then the result, checked
+        as ``call_tool`` checks it (SCH-3); a failed call raises its error after the
+        chunks before it. Leaving the iteration early (``break``, ``close()``) cancels
+        the call (``notifications/cancelled``). Bounded: see
+        :class:`mcp_proto.client.streaming.ToolStream`. The call starts at the first
+        ``next()``."""
+        cond = threading.Condition()
+        stream = ToolStream(lock=cond, wake=cond.notify_all)
+        token = CallToken()
+        op = stream.op(self._core, name, arguments, server=server, timeout=timeout)
+        worker = threading.Thread(
+            target=self._run_streaming, args=(op, token, stream), name="mcp-stream", daemon=True
+        )
+        worker.start()
+        try:
+            while True:
+                with cond:
+                    chunk = stream.take()
+                    while chunk is None:
+                        cond.wait()
+                        chunk = stream.take()
+                if chunk is END:
+                    return
+                yield chunk  # type: ignore[misc]
+        finally:
+            if not stream.ended:
+                token.cancel()
+            worker.join()
+
+    def _run_streaming(self, op: Op[None], token: CallToken, stream: ToolStream) -> None:
+        """``_run`` for a streaming call, on its own thread: its requests carry
+        ``token`` (the consumer cancels them through it); once cancelled, the operation
+        is told so before any further effect."""
+        value: Any = None
+        error: BaseException | None = None
+        try:
+            while True:
+                try:
+                    effect = op.throw(error) if error is not None else op.send(value)
+                except StopIteration:
+                    return
+                if token.cancelled:
+                    value, error = None, CallCancelledError("the streaming call was left early")
+                elif type(effect) is Call:
+                    try:
+                        value = self._servers[effect.server].request(
+                            effect.method,
+                            effect.params,
+                            timeout=effect.timeout,
+                            progress=effect.progress,
+                            tool=effect.tool,
+                            cancel_on_timeout=effect.cancel_on_timeout,
+                            token=token,
+                        )
+                        error = None
+                    except MCPError as exc:
+                        value, error = None, exc
+                else:
+                    value, error = self._outcome(effect)
+        except BaseException as exc:  # a bug of the client: the consumer sees it
+            stream.fail(exc)
+
     def call_tools(
         self, calls: Iterable[Mapping[str, Any]], *, concurrent: bool = False
     ) -> list[ToolResult]:
@@ -255,6 +344,32 @@ class Client(ServerEvents, BaseClient[BaseServer]):
     send_rpc = blocking(ClientCore.send_rpc)
 
     send_notification = blocking(ClientCore.send_notification)
+
+    # ------------------------------------------------------------ tasks (both eras)
+
+    call_tool_as_task = blocking(ClientCore.call_tool_as_task)
+
+    get_task = blocking(ClientCore.get_task)
+
+    get_task_result = blocking(ClientCore.get_task_result)
+
+    list_tasks = blocking(ClientCore.list_tasks)
+
+    cancel_task = blocking(ClientCore.cancel_task)
+
+    update_task = blocking(ClientCore.update_task)
+
+    wait_for_task = blocking(ClientCore.wait_for_task)
+
+    # ------------------------------------------------------------ skills (SEP-2640)
+
+    list_skills = blocking(ClientCore.list_skills)
+
+    get_skill = blocking(ClientCore.get_skill)
+
+    load_skill = blocking(ClientCore.load_skill)
+
+    read_skill_file = blocking(ClientCore.read_skill_file)
 
     def listen(
         self,

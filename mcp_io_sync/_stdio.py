@@ -359,6 +359,11 @@ class StdioServer(BaseServer):
         if stopper is not None and stopper is not threading.current_thread():
             stopper.join(3 * SHUTDOWN_GRACE)
 
+    def _wake_readers(self) -> None:
+        proc = self._proc
+        if proc is not None:
+            proc.wake_reader()
+
     def _read_available(self) -> None:
         # Only if nobody holds the reading role: a holder is a caller that reads, or the
         # background reader blocked in select(), which reads whatever arrives at once.
@@ -464,11 +469,19 @@ class StdioServer(BaseServer):
             if timeout is not None and timeout <= 0:
                 return
             try:
-                ready, _, _ = select.select([fd], [], [], timeout)
+                # The wake pipe too: a call cancelled from another thread (a streaming
+                # call left early) gets its reader out of select to look at it again.
+                ready, _, _ = select.select([fd, proc.wake_r], [], [], timeout)
             except (OSError, ValueError):
                 ready = [fd]  # let os.read report the closed pipe as EOF
             if not ready:
                 return
+            if fd not in ready:
+                try:
+                    os.read(proc.wake_r, 4096)
+                except OSError:
+                    pass
+                continue
             self._read_once(proc, fd)
         # Answered. Before giving the role up, read what is already waiting in the pipe
         # for the other callers (bounded, never blocking): handing the role over costs a

@@ -416,11 +416,13 @@ class BaseServer(ServerView, AwaitingMethods):
         timeout: float | None = None,
         progress: Callable[..., Any] | None = None,
         tool: Any = None,
+        cancel_on_timeout: bool = True,
     ) -> Any:
         """Start a call in the machine and wait for its result or typed error (the
         machine retries, replaces an expired session and times out; a cancelled caller
         cancels the call there, which tells the server). ``tool``: the called tool's
-        definition (``Mcp-Param-*`` headers, HDR-1)."""
+        definition (``Mcp-Param-*`` headers, HDR-1). ``cancel_on_timeout=False``: no
+        ``notifications/cancelled`` after a timeout (TASK-19)."""
         # A call in an already cancelled scope sends nothing; no scheduler pass unless
         # cancelled (parking for the answer is this call's checkpoint).
         await trio.lowlevel.checkpoint_if_cancelled()
@@ -432,6 +434,7 @@ class BaseServer(ServerView, AwaitingMethods):
             timeout=timeout,
             progress=progress is not None,
             tool=tool,
+            cancel_on_timeout=cancel_on_timeout,
         )
         waiter = self._calls[call_id] = _Waiter()
         if progress is not None:

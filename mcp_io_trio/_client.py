@@ -5,17 +5,20 @@ from __future__ import annotations
 import functools
 import inspect
 import logging
-from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Concatenate, Literal, ParamSpec, TypeVar
 
 import trio
 
 from mcp_io_common.notices import write_notice
 from mcp_io_common.servers import raise_first, server_class
+from mcp_io_common.task_ids import new_task_id, task_timestamp
 from mcp_proto import llm
 from mcp_proto.client import ClientCore
 from mcp_proto.client.base import EFFECTS, BaseClient
 from mcp_proto.client.router import ServerSelector
+from mcp_proto.client.streaming import END, ToolStream
+from mcp_proto.connection import CallCancelledError
 from mcp_proto.effects import Attempt, Call, CallHost, Connect, Op, TryConnect
 from mcp_proto.errors import MCPError
 from mcp_proto.results import ToolResult
@@ -99,6 +102,18 @@ class Client(ServerEvents, BaseClient[BaseServer]):
     def _deprecation_notice(self, text: str) -> bool:
         return write_notice(self.logger, text)
 
+    _new_task_id = staticmethod(new_task_id)
+    _task_timestamp = staticmethod(task_timestamp)
+
+    def _spawn(self, op: Op[Any]) -> None:
+        async def job() -> None:
+            try:
+                await self._run(op)
+            except Exception:
+                self.logger.exception("a task the server asked for failed")
+
+        self._get_nursery().start_soon(job)
+
     # ------------------------------------------------------------ nursery
 
     def _get_nursery(self) -> trio.Nursery:
@@ -151,6 +166,7 @@ class Client(ServerEvents, BaseClient[BaseServer]):
                         timeout=effect.timeout,
                         progress=effect.progress,
                         tool=effect.tool,  # HDR-1: the fast path carries it too
+                        cancel_on_timeout=effect.cancel_on_timeout,  # TASK-19
                     )
                 elif type(effect) is Connect:  # (every call_tool: no coroutine when connected)
                     server = self._servers[effect.server]
@@ -218,6 +234,55 @@ class Client(ServerEvents, BaseClient[BaseServer]):
 
     call_tool = awaiting(ClientCore.call_tool)
 
+    async def call_tool_streaming(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        server: ServerSelector | None = None,
+        timeout: float | None = None,
+    ) -> AsyncIterator[Mapping[str, Any]]:
+        """Call a tool and iterate its chunks as they arrive (TOOL-7): a ``{"type":
+        "progress", ...}`` chunk per progress notification, then the result, checked
+        as ``call_tool`` checks it (SCH-3); a failed call raises its error after the
+        chunks before it. Leaving the iteration early cancels the call
+        (``notifications/cancelled``): close it promptly with
+        ``contextlib.aclosing(...)`` (else it is closed when collected). Bounded: see
+        :class:`mcp_proto.client.streaming.ToolStream`."""
+        woken = [trio.Event()]
+        stream = ToolStream(wake=lambda: woken[0].set())
+        scope = trio.CancelScope()
+        finished = trio.Event()
+        op = stream.op(self._core, name, arguments, server=server, timeout=timeout)
+
+        async def drive() -> None:
+            try:
+                with scope:
+                    await self._run(op)
+                if scope.cancelled_caught:
+                    stream.fail(CallCancelledError("the streaming call was left early"))
+            except Exception as exc:  # a bug of the client: the consumer sees it
+                stream.fail(exc)
+            finally:
+                finished.set()
+
+        self._get_nursery().start_soon(drive)
+        try:
+            while True:
+                chunk = stream.take()
+                if chunk is None:
+                    await woken[0].wait()
+                    woken[0] = trio.Event()
+                    continue
+                if chunk is END:
+                    return
+                yield chunk  # type: ignore[misc]
+        finally:
+            if not stream.ended:
+                scope.cancel()
+            with trio.CancelScope(shield=True):
+                await finished.wait()
+
     async def call_tools(
         self, calls: Iterable[Mapping[str, Any]], *, concurrent: bool = False
     ) -> list[ToolResult]:
@@ -281,6 +346,32 @@ class Client(ServerEvents, BaseClient[BaseServer]):
     send_rpc = awaiting(ClientCore.send_rpc)
 
     send_notification = awaiting(ClientCore.send_notification)
+
+    # ------------------------------------------------------------ tasks (both eras)
+
+    call_tool_as_task = awaiting(ClientCore.call_tool_as_task)
+
+    get_task = awaiting(ClientCore.get_task)
+
+    get_task_result = awaiting(ClientCore.get_task_result)
+
+    list_tasks = awaiting(ClientCore.list_tasks)
+
+    cancel_task = awaiting(ClientCore.cancel_task)
+
+    update_task = awaiting(ClientCore.update_task)
+
+    wait_for_task = awaiting(ClientCore.wait_for_task)
+
+    # ------------------------------------------------------------ skills (SEP-2640)
+
+    list_skills = awaiting(ClientCore.list_skills)
+
+    get_skill = awaiting(ClientCore.get_skill)
+
+    load_skill = awaiting(ClientCore.load_skill)
+
+    read_skill_file = awaiting(ClientCore.read_skill_file)
 
     async def listen(
         self,

@@ -115,9 +115,8 @@ class Call(Record):
 
     ``cancel_on_timeout`` ``False``: a timeout of this request sends no
     ``notifications/cancelled`` (TASK-19, PROG-5: a task-augmented request is cancelled
-    with ``tasks/cancel``, by the operation). TODO(merge): the connection's
-    ``send_request(cancel_on_timeout=)`` is to take it from here; until then drivers
-    ignore it."""
+    with ``tasks/cancel``, by the operation). The shells hand it to the connection's
+    ``start_call(cancel_on_timeout=)``."""
 
     __slots__ = ("cancel_on_timeout", "method", "params", "progress", "server", "timeout", "tool")
     server: str

@@ -25,6 +25,9 @@ from .results import PromptResult as PromptResult
 from .results import ResourcePage as ResourcePage
 from .results import ResourceTemplatePage as ResourceTemplatePage
 from .results import ToolResult as ToolResult
+from .tasks import Task as Task
+from .tasks import TaskPage as TaskPage
+from .tasks import TaskStatus as TaskStatus
 from .types import AudioContent as AudioContent
 from .types import ContentItem as ContentItem
 from .types import EmbeddedResource as EmbeddedResource
@@ -60,6 +63,9 @@ __all__ = [
     "ResourceTemplate",
     "ResourceTemplatePage",
     "Root",
+    "Task",
+    "TaskPage",
+    "TaskStatus",
     "TextContent",
     "Tool",
     "ToolResult",

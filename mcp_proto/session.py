@@ -264,6 +264,11 @@ class Session:
         path = REQUIRED_CAPABILITY.get(method)
         if path is None or self.server is None:
             return
+        if path[0] == "tasks" and self.server.protocol_era == "modern":
+            # SEP-2663: on 2026-07-28 the declared io.modelcontextprotocol/tasks
+            # extension gates tasks/* (checked by mcp_proto.tasks.ops), not the
+            # 2025-11-25 ``tasks`` capability.
+            return
         if not self.server.has_capability(*path):
             raise CapabilityError(
                 f"the server did not declare the {'.'.join(path)!r} capability needed for {method}"

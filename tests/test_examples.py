@@ -24,3 +24,19 @@ def test_quickstart_runs(script: str) -> None:
     assert "countdown: Liftoff!" in proc.stdout
     assert "progress" in proc.stdout
     assert "weather" in proc.stdout
+
+
+def test_the_tasks_example_runs() -> None:
+    everything = ROOT / "tests" / "peers" / "node_modules" / ".bin" / "mcp-server-everything"
+    if not everything.exists():
+        pytest.skip("make peers not run")
+    proc = subprocess.run(
+        [sys.executable, "examples/tasks_example.py"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "chunk: progress 1/" in proc.stdout and "streamed countdown: Liftoff!" in proc.stdout
+    assert "elicitation:" in proc.stdout and "✅ tasks:" in proc.stdout

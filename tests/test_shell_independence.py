@@ -137,6 +137,7 @@ ALLOWED: dict[str, frozenset[str] | None] = {
     "mcp_proto.client.base": None,
     "mcp_proto.client.routing": None,
     "mcp_proto.client.scoped": None,
+    "mcp_proto.client.streaming": None,  # call_tool_streaming's chunk buffer
     "mcp_proto.client.subscription": None,
     "mcp_proto.client.router": frozenset({"ServerSelector"}),
     "mcp_proto.effects": None,
@@ -152,6 +153,8 @@ ALLOWED: dict[str, frozenset[str] | None] = {
     "mcp_proto.limits": frozenset({"Limits"}),
     "mcp_proto.types": None,
     "mcp_proto.results": None,  # the typed results the client's methods return
+    # The task handle, and which notifications announce a task's status (the CLI).
+    "mcp_proto.tasks": frozenset({"STATUS_NOTIFICATIONS", "Task", "TaskPage", "TaskStatus"}),
     # Where a WebSocket server's socket goes (host, port, TLS), and the OAuth value
     # types a file storage keeps.
     "mcp_proto.websocket": frozenset({"parse_ws_url"}),

@@ -193,6 +193,7 @@ def _version() -> str:
 
 def build_parser() -> argparse.ArgumentParser:
     from ._listen_cmd import add_listen_command
+    from ._tasks_cmd import add_task_commands
 
     parser = _Parser(
         prog=PROG,
@@ -237,6 +238,11 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="KEY=VALUE",
         help="a tool argument; VALUE is parsed as JSON when it parses (1, true, "
         '[1,2], {"a":1}), otherwise taken as a string',
+    )
+    p.add_argument(
+        "--task",
+        action="store_true",
+        help="run the tool as a task: its status is shown while it runs, then its result",
     )
     p.add_argument(
         "--args",
@@ -293,6 +299,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     command("ping", "check that the server answers, and how fast")
     add_listen_command(command)
+    add_task_commands(command)
     return parser
 
 

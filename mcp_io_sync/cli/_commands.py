@@ -29,6 +29,7 @@ from ._schema import (
     arg_rows,
     coerce_to_schema,
 )
+from ._tasks_cmd import cmd_call_task, cmd_skill, cmd_skills, cmd_task, cmd_tasks
 
 # --------------------------------------------------------------------------- output
 
@@ -120,6 +121,11 @@ class Runner:
         self.multi = len(self.usable) > 1
 
     cmd_listen = cmd_listen  # mcp-proto listen (_listen_cmd.py)
+    # mcp-proto tasks, task, skills, skill (_tasks_cmd.py)
+    cmd_tasks = cmd_tasks
+    cmd_task = cmd_task
+    cmd_skills = cmd_skills
+    cmd_skill = cmd_skill
 
     def run(self) -> int:
         if self.opts.log_level is not None:
@@ -332,13 +338,16 @@ class Runner:
                 timeout = INTERACTIVE_CALL_TIMEOUT
                 opts.effective_timeout = timeout
         try:
-            result = self.client.call_tool(
-                opts.tool,
-                arguments,
-                server=owner,
-                progress=reporter.update if reporter is not None else None,
-                timeout=timeout,
-            )
+            if opts.task:
+                result = cmd_call_task(self, owner, arguments)
+            else:
+                result = self.client.call_tool(
+                    opts.tool,
+                    arguments,
+                    server=owner,
+                    progress=reporter.update if reporter is not None else None,
+                    timeout=timeout,
+                )
         finally:
             if asker is not None:
                 asker.stop()  # a question still open ends now (Ctrl-C, a timeout)

@@ -15,10 +15,12 @@ shell subclasses, adding only what waits.
 
 from __future__ import annotations
 
+# (These two import this package's modules, never its names: no cycle.)
+from ..skills import SkillOps
+from ..tasks.ops import TaskOps
 from .prompts import PromptOps
 from .resources import ResourceOps
 from .router import DEFAULT_CLIENT_INFO, ServerEntry, ServerSelector
-from .tools import ToolOps
 from .utilities import LOG_LEVELS, UtilityOps
 
 __all__ = [
@@ -31,8 +33,12 @@ __all__ = [
 ]
 
 
-class ClientCore(ToolOps, PromptOps, ResourceOps, UtilityOps):
+class ClientCore(TaskOps, SkillOps, PromptOps, ResourceOps, UtilityOps):
     """Shared state and operations of a client aggregating several servers.
+
+    :class:`~mcp_proto.tasks.ops.TaskOps` extends :class:`ToolOps` (its ``call_tool``
+    sees tasks through: TOOL-18, TASK-11); :class:`~mcp_proto.skills.SkillOps` is the
+    ``io.modelcontextprotocol/skills`` extension (SEP-2640).
 
     Not thread-safe by itself: the sync shell serialises cache updates under a lock
     where it needs to; the operations only touch the caches between effects.

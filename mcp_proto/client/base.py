@@ -66,6 +66,14 @@ from ..limits import Limits
 from ..modern import SUBSCRIPTION_RESTART_MIN_INTERVAL
 from ..modern.discover import EraCache
 from ..modern.meta import Extensions, HostMeta, check_extensions
+from ..tasks._model import STATUS_NOTIFICATIONS, status_note
+from ..tasks.store import (
+    CLIENT_TASK_METHODS,
+    PENDING,
+    ClientTaskStore,
+    client_tasks_capability,
+    serve_as_task,
+)
 from ..types import Implementation, Root
 from . import ClientCore
 from .facade import ClientFacade
@@ -106,6 +114,13 @@ EFFECTS: Final[dict[type[Any], tuple[str, bool]]] = {
     SetHeader: ("_perform_set_header", False),
     PeekEra: ("_perform_peek_era", False),
 }
+
+#: The requests a server sends about the tasks the client runs for it.
+_CLIENT_TASK_REQUESTS: Final = frozenset(
+    {"tasks/get", "tasks/result", "tasks/list", "tasks/cancel"}
+)
+#: How often a held ``tasks/result`` looks again for its task's end (seconds).
+_RESULT_POLL: Final = 0.05
 
 _LISTEN_EVENTS: Final = (ListenAcknowledged, ListenNotification, ListenInterrupted, ListenEnded)
 
@@ -227,6 +242,8 @@ class BaseClient(ClientFacade[S], Generic[S]):
         self._resource_subs: dict[tuple[str, str], Any] = {}
         # Handlers a server object was given of its own (server.on_sampling_request...).
         self._server_handlers: dict[str, Handlers] = {}
+        # The tasks this client runs for each server (2025-11-25), bounded.
+        self._task_stores: dict[str, ClientTaskStore] = {}
         self._init_io()
         self._servers: dict[str, S] = {
             name: self._make_server(name, cfg) for name, cfg in zip(names, configs, strict=True)
@@ -279,6 +296,19 @@ class BaseClient(ClientFacade[S], Generic[S]):
     def _notify_callbacks(self, server: S, method: str, params: dict[str, Any]) -> Any:
         raise NotImplementedError  # pragma: no cover - the shell's
 
+    def _spawn(self, op: Op[Any]) -> None:
+        """Run ``op`` to its end in the background (a task-augmented server request's
+        handler, after its task was answered)."""
+        raise NotImplementedError  # pragma: no cover - the shell's
+
+    def _new_task_id(self) -> str:
+        """A cryptographically secure task id (the shell's: the core has no entropy)."""
+        raise NotImplementedError  # pragma: no cover - the shell's
+
+    def _task_timestamp(self) -> str:
+        """Now as an ISO 8601 timestamp (the shell's: the core has no wall clock)."""
+        raise NotImplementedError  # pragma: no cover - the shell's
+
     def _deprecation_notice(self, text: str) -> bool:
         """Write a deprecation notice (DEP-11); ``False`` keeps it due. A shell checks
         that the logger would really write a warning (DEP-12..14)."""
@@ -317,13 +347,20 @@ class BaseClient(ClientFacade[S], Generic[S]):
         return self._server_handlers.get(name) or self._core.handlers
 
     def _capabilities_of(self, name: str) -> dict[str, Any]:
-        """What ``name``'s next handshake declares (each connection asks anew)."""
+        """What ``name``'s next handshake declares (each connection asks anew). With a
+        sampling or elicitation handler, the client runs those requests as tasks when
+        the server asks (2025-11-25 § Client Capabilities: ``tasks``)."""
         own = self._server_handlers.get(name)
         if own is None:
-            return self._core.capabilities
-        # CAP-4: roots declared when registered, for the client or for this server.
-        roots = self._core._roots_registered or own.roots is not self._core.handlers.roots
-        return client_capabilities(own, roots=roots)
+            caps = self._core.capabilities
+        else:
+            # CAP-4: roots declared when registered, for the client or for this server.
+            roots = self._core._roots_registered or own.roots is not self._core.handlers.roots
+            caps = client_capabilities(own, roots=roots)
+        tasks = client_tasks_capability(own or self._core.handlers)
+        if tasks:
+            caps["tasks"] = tasks
+        return caps
 
     def _set_server_handler(self, name: str, **handler: Callable[..., Any]) -> None:
         """``server.on_sampling_request`` & co.: a handler for ``name`` only. The
@@ -374,6 +411,7 @@ class BaseClient(ClientFacade[S], Generic[S]):
             timeout=effect.timeout,
             progress=effect.progress,
             tool=effect.tool,  # the called tool's definition (HDR-1)
+            cancel_on_timeout=effect.cancel_on_timeout,  # TASK-19
         )
 
     def _perform_connect(self, effect: Connect) -> Any:
@@ -420,8 +458,22 @@ class BaseClient(ClientFacade[S], Generic[S]):
     def _answer_op(self, server: str, request: ev.ServerRequest) -> Op[Reply]:
         """Serve a server request with the host's handlers; a failure of the client
         itself is logged here and answered ``FAILED`` (the detail never reaches the
-        server, HYG-3)."""
+        server, HYG-3). A 2025-11-25 server's task-augmented sampling or elicitation
+        request is answered at once with its task, the handler running on (the
+        shell's ``_spawn``); its ``tasks/*`` requests are answered from the server's
+        bounded store (``mcp_proto/tasks/store.py``)."""
+        method, params = request.method, request.params
         try:
+            if method in _CLIENT_TASK_REQUESTS:
+                return (yield from self._task_request_op(server, method, params))
+            if method in CLIENT_TASK_METHODS and isinstance((params or {}).get("task"), Mapping):
+                created, run = serve_as_task(
+                    self._task_store(server), self._handlers_of(server), method, params or {},
+                    server=server, now=self._clock(), clock=self._clock,
+                )  # fmt: skip
+                if run is not None:
+                    self._spawn(run)
+                return created
             reply: Reply = yield from serve_request(
                 self._handlers_of(server), request.method, request.params, server=server
             )
@@ -429,6 +481,27 @@ class BaseClient(ClientFacade[S], Generic[S]):
             self.logger.exception("serving %s failed", request.method)
             return FAILED
         return reply
+
+    def _task_store(self, server: str) -> ClientTaskStore:
+        store = self._task_stores.get(server)
+        if store is None:
+            store = self._task_stores[server] = ClientTaskStore(
+                new_id=self._new_task_id, timestamp=self._task_timestamp
+            )
+        return store
+
+    def _task_request_op(self, server: str, method: str, params: Any) -> Op[Reply]:
+        """A server's ``tasks/get|result|list|cancel`` about the tasks this client
+        runs for it. ``tasks/result`` of a running task waits for it (§ Retrieving Task
+        Results: the receiver blocks), looking again every :data:`_RESULT_POLL` s on
+        the shell's clock; the store's TTL bounds the wait."""
+        store = self._task_store(server)
+        while True:
+            reply = store.serve(method, params or {}, now=self._clock())
+            if reply is not PENDING:
+                assert isinstance(reply, Reply)
+                return reply
+            yield CallHost(self._sleep, (_RESULT_POLL,))
 
     def _subscribe_op(self, uri: str, server: ServerSelector | None) -> Op[bool]:
         """``subscribe_resource``: the connection's era decides (RES-7, RES-9). A
@@ -588,6 +661,14 @@ class BaseClient(ClientFacade[S], Generic[S]):
         elif kind is ev.MessageDiscarded:
             self.logger.debug("server %s: discarded a message: %s", server.name, event.reason)
 
+    def _note_task_status(self, server: str, method: str, params: Any) -> None:
+        """NOTIF-2: a task status notification is parsed and logged, after it was
+        queued for delivery (NOTIF-5); it announces only (TASK-15)."""
+        if method in STATUS_NOTIFICATIONS:
+            note = status_note(server, method, params)
+            if note is not None:
+                self.logger.log(_LEVELS[note[0]], "%s", note[1])
+
     def _on_synthetic_notification(self, name: str, method: str, params: dict[str, Any]) -> None:
         """A notification the client emits itself (HDR-5: the ``tools/list`` refresh
         after a -32020), routed as a received one after the core's bookkeeping and
@@ -629,9 +710,12 @@ class BaseClient(ClientFacade[S], Generic[S]):
         self._note(server.name, method, params)
 
     def _note(self, server: str, method: str, params: Mapping[str, Any]) -> None:
-        """NOTIF-2/NOTIF-5: the client's own debug line for a notification, after its
-        delivery was queued (built only when debug is on: a flood costs nothing)."""
-        if self.logger.isEnabledFor(10):
+        """NOTIF-2/NOTIF-5: the client's own line for a notification, after its
+        delivery was queued: a task status parsed (a malformed one warned of), anything
+        else at debug (built only when debug is on: a flood costs nothing)."""
+        if method in STATUS_NOTIFICATIONS:
+            self._note_task_status(server, method, params)
+        elif self.logger.isEnabledFor(10):
             note = notification_note(server, method, params)
             if note is not None:
                 self.logger.debug("%s", note)

@@ -33,6 +33,8 @@ if TYPE_CHECKING:
         ResourceTemplatePage,
         ToolResult,
     )
+    from ..skills import SkillEntry
+    from ..tasks import Task
     from ..types import Prompt, ResourceContent, Tool
     from . import ClientCore
     from .base import BaseClient
@@ -121,6 +123,17 @@ class ServerMethods:
             name, arguments, server=self.name, progress=progress, timeout=timeout
         )
 
+    def call_tool_streaming(
+        self,
+        name: str,
+        arguments: Mapping[str, object] | None = None,
+        *,
+        timeout: float | None = None,
+    ) -> Any:
+        # An iterator in the blocking shell, an async iterator under Trio: each shell
+        # builds it (the core's ToolStream), so it is not a scoped operation.
+        return self._owner().call_tool_streaming(name, arguments, server=self.name, timeout=timeout)
+
     @scoped
     def list_prompts(self, *, cache: bool = True) -> Op[list[Prompt]]:
         return self._core().list_prompts(cache=cache, server=self.name)
@@ -137,6 +150,51 @@ class ServerMethods:
         return self._core().get_prompt(
             name, arguments, server=self.name, timeout=timeout, progress=progress
         )
+
+    # ------------------------------------------------------------ tasks, skills
+
+    def call_tool_as_task(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        ttl: int | None = None,
+        timeout: float | None = None,
+    ) -> Any:
+        return self._owner().call_tool_as_task(
+            name, arguments, ttl=ttl, server=self.name, timeout=timeout
+        )
+
+    def get_task(self, task: Task | str) -> Any:
+        return self._owner().get_task(task, server=self.name)
+
+    def get_task_result(self, task: Task | str, *, timeout: float | None = None) -> Any:
+        return self._owner().get_task_result(task, server=self.name, timeout=timeout)
+
+    def list_tasks(self, *, cursor: str | None = None) -> Any:
+        return self._owner().list_tasks(cursor=cursor, server=self.name)
+
+    def cancel_task(self, task: Task | str) -> Any:
+        return self._owner().cancel_task(task, server=self.name)
+
+    def update_task(self, task: Task | str, input_responses: Mapping[str, Any]) -> Any:
+        return self._owner().update_task(task, input_responses, server=self.name)
+
+    def wait_for_task(
+        self, task: Task | str, *, timeout: float | None = None, cancel_on_timeout: bool = False
+    ) -> Any:
+        return self._owner().wait_for_task(
+            task, timeout=timeout, server=self.name, cancel_on_timeout=cancel_on_timeout
+        )
+
+    def list_skills(self) -> Any:
+        return self._owner().list_skills(server=self.name)
+
+    def get_skill(self, uri: str) -> Any:
+        return self._owner().get_skill(uri, server=self.name)
+
+    def load_skill(self, skill: SkillEntry | str, *, allow_dynamic: bool = False) -> Any:
+        return self._owner().load_skill(skill, server=self.name, allow_dynamic=allow_dynamic)
 
     # ------------------------------------------------------------ resources
 

@@ -51,6 +51,7 @@ class Call:
         "method",
         "params",
         "progress",
+        "quiet_timeout",
         "reissued",
         "retry_at",
         "rid",
@@ -81,6 +82,9 @@ class Call:
         #: whose ``x-mcp-header`` annotations become ``Mcp-Param-*`` headers (HDR-1).
         self.tool: Any = None
         self.reissued = False  # modern HTTP: re-issued once already after a broken stream
+        #: TASK-19: a task-augmented request's timeout sends no notifications/cancelled
+        #: (the task is cancelled with tasks/cancel instead: 2025-11-25 § Tasks).
+        self.quiet_timeout = False
 
     def __repr__(self) -> str:
         return f"Call({self.call_id}, {self.method!r}, {self.state.value}, rid={self.rid!r})"

@@ -420,13 +420,15 @@ class Connection:
         progress: bool = False,
         tool: Any = None,
         flush: bool = True,
+        cancel_on_timeout: bool = True,
     ) -> int:
         """Start a call; returns its call id. See the package docstring.
 
         ``tool``: for ``tools/call`` over HTTP in a 2026-07-28 session, the called
         tool's definition (a :class:`~mcp_proto.types.Tool` or its ``tools/list``
         dict): its ``x-mcp-header`` annotations become ``Mcp-Param-*`` headers (HDR-1).
-        Ignored otherwise."""
+        Ignored otherwise. ``cancel_on_timeout=False``: a timeout of this call sends
+        no ``notifications/cancelled`` (TASK-19: a task-augmented request)."""
         if self.state is ConnectionState.CLOSING:
             raise LocalProtocolError(f"server {self.name!r} is closing")
         if not isinstance(method, str) or not method:
@@ -444,6 +446,8 @@ class Connection:
             raise LocalProtocolError("too many requests in flight")
         call = self._calls.new(method, params, timeout, progress)
         call.tool = tool
+        if not cancel_on_timeout:
+            call.quiet_timeout = True
         if self.state is ConnectionState.READY:
             # The session refuses (CapabilityError, LocalProtocolError, ValueError)
             # before it changes anything.
@@ -1136,7 +1140,8 @@ class Connection:
             timeout=call.timeout,
             want_progress=call.progress,
             # SHTTP-7: over modern HTTP closing the stream is the cancellation.
-            cancel_on_timeout=not modern_http,
+            # TASK-19: a task-augmented request is never followed by a cancel.
+            cancel_on_timeout=not (modern_http or call.quiet_timeout),
         )
         # The request is the last message the session queued (one per send_request);
         # anything before it (notifications, answers) goes out first, untagged.

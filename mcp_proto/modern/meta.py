@@ -150,6 +150,8 @@ def modern_capabilities(
     if not isinstance(capabilities, Mapping):
         raise ValidationError(f"client capabilities must be an object, got {shown(capabilities)}")
     caps: dict[str, Any] = _json_copy(capabilities, "client capabilities")
+    # SEP-2663: the 2026-07-28 tasks extension has no client-hosted tasks.
+    caps.pop("tasks", None)
     if isinstance(caps.get("roots"), dict):
         caps["roots"].pop("listChanged", None)
     declared = check_extensions(extensions)

@@ -7,8 +7,8 @@
 - :mod:`.store`: the client's side of 2025-11-25 tasks (a server asking the client to
   run sampling or elicitation as a task), a bounded store.
 
-Not yet reachable from ``Client`` or the CLI: the client core includes :class:`TaskOps`
-when the shells are rebuilt on ``BaseClient`` (see docs/tasks.md).
+:class:`~mcp_proto.client.ClientCore` includes :class:`TaskOps`; both shells' clients
+offer its operations (docs/tasks.md).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from __future__ import annotations
 from ._model import (
     EXTENSION,
     RELATED_TASK,
+    STATUS_NOTIFICATIONS,
     TERMINAL,
     Era,
     Task,
@@ -24,6 +25,7 @@ from ._model import (
     parse_create_result,
     parse_list_result,
     parse_task,
+    status_note,
     task_of_notification,
 )
 from ._watch import DEFAULT_POLL_INTERVAL, DEFAULT_WAIT_TIMEOUT, MIN_POLL_INTERVAL, TaskWatch
@@ -34,6 +36,7 @@ __all__ = [
     "EXTENSION",
     "MIN_POLL_INTERVAL",
     "RELATED_TASK",
+    "STATUS_NOTIFICATIONS",
     "TERMINAL",
     "Era",
     "Task",
@@ -43,5 +46,6 @@ __all__ = [
     "parse_create_result",
     "parse_list_result",
     "parse_task",
+    "status_note",
     "task_of_notification",
 ]

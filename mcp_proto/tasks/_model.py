@@ -26,12 +26,13 @@ from typing import Any, Final, Literal
 
 import attrs
 
-from .._util import shown
+from .._util import sanitize_peer_text, shown
 from ..errors import RemoteProtocolError
 
 __all__ = [
     "EXTENSION",
     "RELATED_TASK",
+    "STATUS_NOTIFICATIONS",
     "TERMINAL",
     "Era",
     "Task",
@@ -40,6 +41,7 @@ __all__ = [
     "parse_create_result",
     "parse_list_result",
     "parse_task",
+    "status_note",
     "task_of_notification",
 ]
 
@@ -448,3 +450,31 @@ def task_of_notification(server: str, method: str, params: Any, *, era: Era) -> 
         return parse_task(params, era=era, server=server, where=method)
     except RemoteProtocolError:
         return None
+
+
+#: The status notifications of both eras: 2025-11-25 ``notifications/tasks/status``
+#: (§ Task Status Notification) and the extension's ``notifications/tasks`` (SEP-2663).
+STATUS_NOTIFICATIONS: Final[dict[str, Era]] = {
+    "notifications/tasks/status": "legacy",
+    "notifications/tasks": "modern",
+}
+_NOTE_CAP: Final = 200  # characters of a server's statusMessage put in a log line
+
+
+def status_note(server: str, method: str, params: Any) -> tuple[str, str] | None:
+    """NOTIF-2: a task status notification parsed, as the ``(level, line)`` the client
+    logs once the notification has been queued for delivery (NOTIF-5): ``DEBUG`` with
+    the task's id and status, or ``WARNING`` naming what is malformed (the notification
+    is still delivered as it came: it announces, it drives nothing, TASK-15). ``None``
+    for any other method."""
+    era = STATUS_NOTIFICATIONS.get(method)
+    if era is None:
+        return None
+    try:
+        task = parse_task(params, era=era, server=server, where=method)
+    except RemoteProtocolError as exc:
+        return "WARNING", f"server {server!r} sent a malformed {method}: {exc}"
+    line = f"server {server!r}: task {shown(task.task_id)} is {task.status.value}"
+    if task.status_message:
+        line += f" ({sanitize_peer_text(task.status_message, cap=_NOTE_CAP)})"
+    return "DEBUG", line

@@ -303,8 +303,22 @@ class TaskOps(ToolOps):
         schema. A task's wait is bounded by ``timeout`` (else
         :data:`~mcp_proto.tasks._watch.DEFAULT_WAIT_TIMEOUT`); past it the task is
         cancelled with ``tasks/cancel`` and ``RequestTimeoutError`` raised."""
-        wait = DEFAULT_WAIT_TIMEOUT if timeout is None else timeout
         op = super().call_tool(name, arguments, server=server, progress=progress, timeout=timeout)
+        # The usual call (a known tool that needs no task, no tasks extension declared)
+        # cannot meet a task: it is ToolOps' operation itself, no layer added (a plain
+        # function, not an op: issue 22's per-call cost).
+        matches = self._cached_matches("tools", name, server)
+        if (
+            matches is not None
+            and len(matches) == 1
+            and not matches[0].task_required
+            and not self._extension_declared(matches[0].server or self._default_server(None))
+        ):
+            return op
+        return self._seen_through(op, timeout)
+
+    def _seen_through(self, op: Op[ToolResult], timeout: float | None) -> Op[ToolResult]:
+        wait = DEFAULT_WAIT_TIMEOUT if timeout is None else timeout
 
         def route(effect: Any) -> Op[Any] | None:
             if isinstance(effect, Call) and effect.method == "tools/call":
@@ -316,8 +330,24 @@ class TaskOps(ToolOps):
     def _routed_call(self, effect: Call, wait: float) -> Op[Any]:
         owner = effect.server
         tool = effect.tool if isinstance(effect.tool, Tool) else self._tool_named(effect)
+        name = (effect.params or {}).get("name")
+        if tool is None and isinstance(name, str):
+            # The list call_tool resolved the name in was dropped since (a server that
+            # adds tools right after the handshake announces list_changed): whether the
+            # tool requires a task is in its definition, so read the list again.
+            try:
+                tool = yield from self._resolve("tools", name, owner)
+            except PASS_THROUGH:
+                raise
+            except MCPError:
+                tool = None  # gone from the list: the server answers the call
+        declared = self._extension_declared(owner)
+        if not declared and (tool is None or not tool.task_required):
+            return (yield effect)  # no task can come of it, in either era
         # call_tool connected the server before its tools/call: its era stands.
         if (yield PeekEra(owner)) == "modern":
+            if not declared:
+                return (yield effect)  # the server decides; undeclared, it cannot task
             return (yield from self._modern_call(effect, [], tool or _bare_tool(effect), wait))
         if tool is None or not tool.task_required:
             return (yield effect)

@@ -334,28 +334,11 @@ def scenario_ref_no_deref(url: str, context: Mapping[str, Any]) -> None:
             raise ScenarioFailed(f"the profile $ref did not survive as written: {profile!r}")
 
 
-def run_core_op(client: mcp_io_sync.Client, op: Any) -> Any:
-    """Run an operation of a core feature the shell's client does not include yet (the
-    skills of SEP-2640) through the client's own effect loop (a private hook: the skill
-    methods move to the client when it is rebuilt on ``BaseClient``; docs/tasks.md)."""
-    return client._run(op)
-
-
-def skills_core(client: mcp_io_sync.Client) -> Any:
-    from mcp_proto.handlers import Handlers
-    from mcp_proto.skills import SkillOps
-
-    class Skills(SkillOps):
-        pass
-
-    return Skills(client._core.servers, handlers=Handlers())
-
-
 def scenario_skills_no_prefetch(url: str, context: Mapping[str, Any]) -> None:
     """sep-2640-client-no-prefetch: list the skills; nothing of a skill is fetched
     until it is loaded (not on connection, not on listing)."""
     with open_client(url) as client:
-        skills = run_core_op(client, skills_core(client).list_skills())
+        skills = client.list_skills()
         LOG.info("skills listed: %s", [s.uri for s in skills])
         if not skills:
             raise ScenarioFailed("the server listed no skill")
@@ -368,19 +351,18 @@ def scenario_skills_verify(url: str, context: Mapping[str, Any]) -> None:
     from mcp_proto.errors import SkillVerificationError
 
     with open_client(url) as client:
-        core = skills_core(client)
-        skills = run_core_op(client, core.list_skills())
+        skills = client.list_skills()
         if not skills:
             raise ScenarioFailed("the server listed no skill")
         try:
-            loaded = run_core_op(client, core.load_skill(skills[0]))
+            loaded = client.load_skill(skills[0])
         except SkillVerificationError as exc:
             LOG.info("skill refused as it should be (%s): %s", exc.reason, exc)
             return
         resources = loaded.entry.resources
         for file in resources if resources != "dynamic" else ():
             if file.uri != loaded.entry.uri:
-                run_core_op(client, core.read_skill_file(loaded, file.uri))
+                client.read_skill_file(loaded, file.uri)
 
 
 SCENARIOS: dict[str, Callable[[str, Mapping[str, Any]], None]] = {

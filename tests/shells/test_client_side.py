@@ -35,18 +35,28 @@ def test_initialize_declares_capabilities_from_the_handlers(shell: Shell) -> Non
     def elicit(message: str) -> Any:
         return None
 
+    # With a sampling or elicitation handler the client also runs those requests as
+    # tasks when a 2025-11-25 server asks (issue 23; basic/utilities/tasks.mdx).
+    def tasks(*requests: str) -> dict[str, Any]:
+        wire = {"sampling": {"createMessage": {}}, "elicitation": {"create": {}}}
+        return {"list": {}, "cancel": {}, "requests": {r: wire[r] for r in requests}}
+
     cases: list[tuple[dict[str, Any], dict[str, Any]]] = [
         ({}, {}),
         ({"roots": []}, {"roots": {"listChanged": True}}),
         ({"roots": [{"uri": "file:///r"}]}, {"roots": {"listChanged": True}}),
-        ({"sampling_handler": sampler}, {"sampling": {}}),
+        ({"sampling_handler": sampler}, {"sampling": {}, "tasks": tasks("sampling")}),
         (
             {"sampling_handler": sampler, "sampling_supports_tools": True},
-            {"sampling": {"tools": {}}},
+            {"sampling": {"tools": {}}, "tasks": tasks("sampling")},
         ),
         (
             {"elicitation_handler": elicit, "roots": []},
-            {"roots": {"listChanged": True}, "elicitation": {"form": {}, "url": {}}},
+            {
+                "roots": {"listChanged": True},
+                "elicitation": {"form": {}, "url": {}},
+                "tasks": tasks("elicitation"),
+            },
         ),
     ]
     for kwargs, expected in cases:
