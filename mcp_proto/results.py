@@ -47,6 +47,7 @@ __all__ = [
 ]
 
 _EMPTY: Final[Mapping[str, Any]] = {}
+_TEXT_ITEM_KEYS: Final = frozenset(("type", "text"))  # the usual content item's keys
 _set = object.__setattr__  # (frozen: the results refuse setattr)
 _new = object.__new__
 
@@ -237,30 +238,28 @@ class ToolResult(_MappingView):
                 known content item malformed, ``isError`` not a boolean, ``_meta`` not
                 an object.
         """
-        what = "tools/call"
-        obj = data if type(data) is dict else _result_object(data, server, what)
+        obj = data if type(data) is dict else _result_object(data, server, "tools/call")
         raw_content = obj.get("content")
         if type(raw_content) is list:
             for item in raw_content:  # the usual item, {"type": "text", "text": ...}, here
                 if (
                     type(item) is not dict
-                    or len(item) != 2
-                    or item.get("type") != "text"
-                    or type(item.get("text")) is not str
+                    or item.keys() != _TEXT_ITEM_KEYS
+                    or item["type"] != "text"
+                    or type(item["text"]) is not str
                 ):
-                    _check_items(raw_content, server, what, "content")
+                    _check_items(raw_content, server, "tools/call", "content")
                     break
         elif raw_content is not None:
-            _check_items(raw_content, server, what, "content")
-        if raw_content is None or len(obj) > 1:  # (else "content" is its only key)
-            is_error = obj.get("isError")
-            if is_error is not None and is_error is not True and is_error is not False:
-                raise _malformed(
-                    server, what, f"'isError' must be a boolean, got {_kind(is_error)}"
-                )
-            meta = obj.get("_meta")
-            if meta is not None and type(meta) is not dict:
-                _meta(obj, server, what)
+            _check_items(raw_content, server, "tools/call", "content")
+        is_error = obj.get("isError")
+        if type(is_error) is not bool and is_error is not None:
+            raise _malformed(
+                server, "tools/call", f"'isError' must be a boolean, got {_kind(is_error)}"
+            )
+        meta = obj.get("_meta")
+        if meta is not None and type(meta) is not dict:
+            _meta(obj, server, "tools/call")
         # Two slots set, no copy of the server's dict: a tool result is made on every
         # call_tool. ``_content`` stays unset until ``content`` is read.
         result = _new(cls)
