@@ -120,9 +120,11 @@ class ToolOps(Router):
                     )
                 # LIFE-19: an absent resultType, or "complete", is complete in either
                 # era (the handshake era ignores the field): no era to ask for.
-                if (
-                    type(result) is not dict or result.get("resultType", "complete") != "complete"
-                ) and (yield PeekEra(owner)) == "modern":
+                try:
+                    complete = result.get("resultType", "complete") == "complete"
+                except AttributeError:  # not an object: the era decides who says so
+                    complete = False
+                if not complete and (yield PeekEra(owner)) == "modern":
                     result = yield from era.rounds(
                         self, owner, "tools/call", params, result, timeout, progress, tool
                     )

@@ -479,3 +479,20 @@ def test_set_roots_tells_handshake_era_servers_only() -> None:
     drive(core.list_tools(), d.perform)  # both connected: their eras are known
     drive(core.set_roots([{"uri": "file:///tmp"}]), d.perform)
     assert [(n.server, n.method) for n in d.notifies] == [("l", "notifications/roots/list_changed")]
+
+
+@pytest.mark.parametrize("value", [None, 0, "", ["complete"]])
+def test_a_result_type_that_is_not_a_string_is_an_error_on_modern_servers_only(
+    value: Any,
+) -> None:
+    # call_tool reads the era only for a result not plainly complete: a resultType
+    # present but null (or any non-string) is such a result (LIFE-19: "MUST be
+    # considered invalid"), not an absent one.
+    odd = {**OK, "resultType": value}
+    core, d = make({"s": Peer(script={"tools/list": {"tools": [tool("t")]}, "tools/call": odd})})
+    with pytest.raises(UnknownResultTypeError):
+        drive(core.call_tool("t", {}), d.perform)
+    core, d = make(
+        {"s": Peer("2025-11-25", script={"tools/list": {"tools": [tool("t")]}, "tools/call": odd})}
+    )
+    assert drive(core.call_tool("t", {}), d.perform) == odd  # the handshake era ignores it
