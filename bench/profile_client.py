@@ -17,6 +17,11 @@ call, and the ``core`` mode covers the protocol work it does).
 call with no I/O and no thread hand-off at all. It patches shell internals, so it may
 need updating when ``mcp_io_sync`` is refactored.
 
+``--opcodes`` (``wire``, ``core``): also counts the Python opcodes the calling thread
+executes per call, per file (200 calls under ``sys.settrace``). Exact and independent of
+the machine's load: the figure to compare two revisions with on a busy VM (C code such as
+json and the system calls is not in it; CPU time per call is the whole story).
+
 ``machine``: the connection machine alone (``mcp_proto.connection.Connection`` over
 stdio, no shell, time a number): rounds of ``--concurrency`` ``start_call`` (each
 followed by ``frames_to_send``, ``next_event`` and ``next_deadline``, as a driver does
@@ -44,6 +49,7 @@ from typing import Any
 HERE = os.path.dirname(os.path.abspath(__file__))
 SERVER = [sys.executable, os.path.join(HERE, "fast_server.py")]
 TEXT = "hello, benchmark"
+OPCODE_CALLS = 200  # calls traced by --opcodes (tracing is slow; the count is exact)
 
 
 def _cpu() -> float:
@@ -78,10 +84,61 @@ def _print_profile(prof: cProfile.Profile, n: int, top: int) -> None:
         print(f"{tottime / n * 1e6:12.2f} {cumtime / n * 1e6:12.2f} {ncalls / n:10.2f}  {name}")
 
 
+def _short(path: str) -> str:
+    for marker in ("/mcp_proto/", "/mcp_io_sync/", "/mcp_io_trio/", "/mcp_io_common/", "/trio/"):
+        if marker in path:
+            return marker.strip("/") + "/" + path.split(marker, 1)[1]
+    return os.path.basename(path)
+
+
+class _Opcodes:
+    """Counts the Python opcodes the calling thread executes, per file (``sys.settrace``
+    with ``f_trace_opcodes``): unlike time, the count does not move with this shared
+    VM's load, so two revisions compare exactly. C code (json, the epoll call) is not
+    counted; a Python function calling it counts its own opcodes only."""
+
+    def __init__(self) -> None:
+        from collections import Counter
+
+        self.counts: Counter[str] = Counter()
+
+    def _global(self, frame: Any, event: str, arg: Any) -> Any:
+        frame.f_trace_opcodes = True
+        frame.f_trace_lines = False
+        return self._local
+
+    def _local(self, frame: Any, event: str, arg: Any) -> Any:
+        if event == "opcode":
+            self.counts[frame.f_code.co_filename] += 1
+        return self._local
+
+    def __enter__(self) -> _Opcodes:
+        sys.settrace(self._global)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        sys.settrace(None)
+
+    def report(self, n: int, top: int) -> None:
+        total = sum(self.counts.values())
+        by_package: dict[str, int] = {}
+        for path, count in self.counts.items():
+            package = _short(path).split("/", 1)[0] if "/" in _short(path) else "(other)"
+            by_package[package] = by_package.get(package, 0) + count
+        packages = ", ".join(
+            f"{name} {count / n:.0f}"
+            for name, count in sorted(by_package.items(), key=lambda kv: -kv[1])
+        )
+        print(f"Python opcodes per call (calling thread): {total / n:.0f} ({packages})")
+        print(f"top {top} files:")
+        for path, count in self.counts.most_common(top):
+            print(f"{count / n:10.1f}  {_short(path)}")
+
+
 # ---------------------------------------------------------------------------- wire
 
 
-def wire_sync(n: int, top: int) -> None:
+def wire_sync(n: int, top: int, opcodes: bool = False) -> None:
     import mcp_io_sync
 
     print(f"profiling {mcp_io_sync.__file__}")
@@ -99,9 +156,14 @@ def wire_sync(n: int, top: int) -> None:
             client.call_tool("echo", {"text": TEXT})
         prof.disable()
         _print_profile(prof, n, top)
+        if opcodes:
+            with _Opcodes() as counter:
+                for _ in range(OPCODE_CALLS):
+                    client.call_tool("echo", {"text": TEXT})
+            counter.report(OPCODE_CALLS, top)
 
 
-def wire_trio(n: int, top: int) -> None:
+def wire_trio(n: int, top: int, opcodes: bool = False) -> None:
     import trio
 
     import mcp_io_trio
@@ -130,6 +192,11 @@ def wire_trio(n: int, top: int) -> None:
             )
             print(f"trio scheduler passes (epoll polls) per call: {passes / n:.1f}")
             _print_profile(prof, n, top)
+            if opcodes:
+                with _Opcodes() as counter:
+                    for _ in range(OPCODE_CALLS):
+                        await client.call_tool("echo", {"text": TEXT})
+                counter.report(OPCODE_CALLS, top)
 
     trio.run(main)
 
@@ -137,7 +204,7 @@ def wire_trio(n: int, top: int) -> None:
 # ---------------------------------------------------------------------------- core
 
 
-def core(n: int, top: int) -> None:
+def core(n: int, top: int, opcodes: bool = False) -> None:
     import mcp_io_sync
     from mcp_io_sync import _client as client_mod
     from mcp_proto._util import NEED_DATA
@@ -207,6 +274,11 @@ def core(n: int, top: int) -> None:
         client.call_tool("echo", {"text": TEXT})
     prof.disable()
     _print_profile(prof, n, top)
+    if opcodes:
+        with _Opcodes() as counter:
+            for _ in range(OPCODE_CALLS):
+                client.call_tool("echo", {"text": TEXT})
+        counter.report(OPCODE_CALLS, top)
 
 
 def machine(rounds: int, concurrency: int) -> None:
@@ -280,15 +352,20 @@ def main() -> None:
     p.add_argument("--n", type=int, default=5000, help="calls per measurement")
     p.add_argument("--top", type=int, default=25)
     p.add_argument("--concurrency", type=int, default=100, help="machine: calls per round")
+    p.add_argument(
+        "--opcodes",
+        action="store_true",
+        help="wire, core: also count the Python opcodes per call, per file (exact, load-free)",
+    )
     args = p.parse_args()
     if args.mode == "machine":
         machine(args.n // 10, args.concurrency)
     elif args.mode == "core":
-        core(args.n * 4, args.top)
+        core(args.n * 4, args.top, args.opcodes)
     elif args.client == "sync":
-        wire_sync(args.n, args.top)
+        wire_sync(args.n, args.top, args.opcodes)
     else:
-        wire_trio(args.n, args.top)
+        wire_trio(args.n, args.top, args.opcodes)
 
 
 if __name__ == "__main__":

@@ -47,6 +47,7 @@ __all__ = [
 ]
 
 _EMPTY: Final[Mapping[str, Any]] = {}
+_TEXT_ITEM_KEYS: Final = frozenset(("type", "text"))  # the usual content item's keys
 _set = object.__setattr__  # (frozen: the results refuse setattr)
 _new = object.__new__
 
@@ -156,14 +157,14 @@ class ToolResult(_MappingView):
     caller reading ``result["content"]`` needs none of them).
     """
 
-    # Three slots, set in from_wire: a tool result is made on every call_tool, and
+    # Three slots, two set in from_wire: a tool result is made on every call_tool, and
     # each slot set costs. ``is_error`` is read from ``raw`` (checked there), and the
     # mapping methods read ``raw`` directly.
     __slots__ = ("_content", "raw", "server")
     _shown = ("content", "is_error", "server")
     server: str | None
     raw: Mapping[str, Any]
-    _content: tuple[ContentItem, ...] | None
+    _content: tuple[ContentItem, ...]  # (unset until read, from_wire)
 
     def __init__(
         self,
@@ -208,11 +209,13 @@ class ToolResult(_MappingView):
     @property
     def content(self) -> tuple[ContentItem, ...]:
         """The content items, typed (an unknown kind stays the server's mapping)."""
-        content = self._content
-        if content is None:
-            raw_content = self.raw.get("content")
-            content = tuple([parse_content_item(item) for item in raw_content or ()])
-            _set(self, "_content", content)
+        try:
+            return self._content
+        except AttributeError:  # (from_wire leaves the slot unset: one set less per call)
+            pass
+        raw_content = self.raw.get("content")
+        content = tuple([parse_content_item(item) for item in raw_content or ()])
+        _set(self, "_content", content)
         return content
 
     @property
@@ -235,29 +238,31 @@ class ToolResult(_MappingView):
                 known content item malformed, ``isError`` not a boolean, ``_meta`` not
                 an object.
         """
-        what = "tools/call"
-        obj = data if type(data) is dict else _result_object(data, server, what)
+        obj = data if type(data) is dict else _result_object(data, server, "tools/call")
         raw_content = obj.get("content")
         if type(raw_content) is list:
             for item in raw_content:  # the usual item, {"type": "text", "text": ...}, here
-                if not (
-                    type(item) is dict
-                    and len(item) == 2
-                    and item.get("type") == "text"
-                    and type(item.get("text")) is str
+                if (
+                    type(item) is not dict
+                    or item.keys() != _TEXT_ITEM_KEYS
+                    or item["type"] != "text"
+                    or type(item["text"]) is not str
                 ):
-                    _check_items(raw_content, server, what, "content")
+                    _check_items(raw_content, server, "tools/call", "content")
                     break
         elif raw_content is not None:
-            _check_items(raw_content, server, what, "content")
+            _check_items(raw_content, server, "tools/call", "content")
         is_error = obj.get("isError")
-        if is_error is not None and is_error is not True and is_error is not False:
-            raise _malformed(server, what, f"'isError' must be a boolean, got {_kind(is_error)}")
+        if type(is_error) is not bool and is_error is not None:
+            raise _malformed(
+                server, "tools/call", f"'isError' must be a boolean, got {_kind(is_error)}"
+            )
         meta = obj.get("_meta")
         if meta is not None and type(meta) is not dict:
-            _meta(obj, server, what)
+            _meta(obj, server, "tools/call")
+        # Two slots set, no copy of the server's dict: a tool result is made on every
+        # call_tool. ``_content`` stays unset until ``content`` is read.
         result = _new(cls)
-        _set(result, "_content", None if raw_content else ())
         _set(result, "server", server)
         _set(result, "raw", obj)
         return result

@@ -35,8 +35,10 @@ __all__ = [
     "cached_call",
     "key_params",
     "modern_list_all",
+    "refused",
     "request",
     "resume_input_required",
+    "rounds",
     "run_rounds",
 ]
 
@@ -185,16 +187,49 @@ def request(
             first = yield from cached_call(core, server, method, params, timeout, progress=progress)
         else:
             first = yield Call(server, method, params, timeout, progress, tool)
-    except CapabilityError:
-        # LIFE-20: the session refused for a capability the server's discover result
-        # did not declare. Once that result is stale it is re-fetched before the
-        # refusal stands (a capability the server gained since); a fresh one judges.
-        info = yield Connect(server)
-        now = yield from core._now()
-        if now is None or not info.discover_stale(now):
-            raise
-        yield from core.rediscover(server)
-        first = yield from _first(core, server, method, params, timeout, progress, tool)
+    except CapabilityError as exc:
+        first = yield from refused(core, exc, server, method, params, timeout, progress, tool)
+    if result_type(first, method=method) == "complete":
+        return first
+    return (yield from rounds(core, server, method, params, first, timeout, progress, tool))
+
+
+def refused(
+    core: Router,
+    error: CapabilityError,
+    server: str,
+    method: str,
+    params: dict[str, Any],
+    timeout: float | None,
+    progress: ProgressCallback | None,
+    tool: Any,
+) -> Op[Any]:
+    """LIFE-20: a 2026-07-28 session refused ``method`` for a capability the server's
+    discover result did not declare (``error``). Once that result is stale it is
+    re-fetched and the request sent again (a capability the server gained since); a
+    fresh one judges: ``error`` is raised."""
+    info = yield Connect(server)
+    now = yield from core._now()
+    if now is None or not info.discover_stale(now):
+        raise error
+    yield from core.rediscover(server)
+    return (yield from _first(core, server, method, params, timeout, progress, tool))
+
+
+def rounds(
+    core: Router,
+    server: str,
+    method: str,
+    params: dict[str, Any],
+    first: Any,
+    timeout: float | None,
+    progress: ProgressCallback | None,
+    tool: Any,
+) -> Op[Any]:
+    """A 2026-07-28 request whose ``first`` result is not ``complete``: its
+    ``input_required`` rounds (MRTR-1..9), as :func:`request` describes. ``first``
+    is checked here too (LIFE-19: an unknown resultType is
+    ``UnknownResultTypeError``)."""
     if result_type(first, method=method) == "complete":
         return first
     from ..modern.mrtr import input_required_op

@@ -9,8 +9,9 @@ from typing import Any, Final
 
 from .. import deprecations
 from .._schema_plain import is_plain
-from ..effects import Call, Connect, Log, Op, ProgressCallback
+from ..effects import Call, Connect, Log, Op, PeekEra, ProgressCallback
 from ..errors import (
+    CapabilityError,
     ConnectionError,
     HeaderMismatchError,
     SchemaError,
@@ -101,28 +102,38 @@ class ToolOps(Router):
         if meta is not None and isinstance(meta, Mapping):  # (None: no ABC check)
             params["_meta"] = dict(meta)
         owner = tool.server or self._default_server(None)
-        # The one Connect of the call: its outcome carries the connection's era (how
-        # the request goes) and negotiated version (how the result is checked). Made
-        # inside the try: a connection failing there is a ToolCallError too.
-        info: ServerInfo | None = None
+        # The era and the negotiated version are the connection's (issue 22: one owner
+        # per fact), and the request does not need them: the connection builds it for
+        # its era (the tool's definition only matters to a 2026-07-28 HTTP one, HDR-1).
+        # They are asked for only where they decide something: a result that is not
+        # plainly complete, an error handled by era, a structured-output check. A
+        # connection failing on the way is a ToolCallError too (inside the try).
         for attempt in (1, 2):
             try:
-                if info is None:
-                    info = yield Connect(owner)
-                if info.protocol_era != "modern":
-                    # Handshake era: era.request would yield this one plain Call;
-                    # yielded here, the hot path has no generator of its own.
-                    result = yield Call(owner, "tools/call", params, timeout, progress)
-                else:
-                    result = yield from era.request(
-                        self, owner, "tools/call", params, timeout, progress, tool=tool, info=info
+                try:
+                    result = yield Call(owner, "tools/call", params, timeout, progress, tool)
+                except CapabilityError as exc:
+                    if (yield PeekEra(owner)) != "modern":
+                        raise
+                    result = yield from era.refused(
+                        self, exc, owner, "tools/call", params, timeout, progress, tool
+                    )
+                # LIFE-19: an absent resultType, or "complete", is complete in either
+                # era (the handshake era ignores the field): no era to ask for.
+                try:
+                    complete = result.get("resultType", "complete") == "complete"
+                except AttributeError:  # not an object: the era decides who says so
+                    complete = False
+                if not complete and (yield PeekEra(owner)) == "modern":
+                    result = yield from era.rounds(
+                        self, owner, "tools/call", params, result, timeout, progress, tool
                     )
                 break
             except HeaderMismatchError:
                 # HDR-5: the server's headers check failed, so our definition of the
                 # tool is out of date: refresh tools/list (as a list_changed would)
                 # and retry once with the headers recomputed; a second -32020 raises.
-                if attempt == 2 or info is None or info.protocol_era != "modern":
+                if attempt == 2 or (yield PeekEra(owner)) != "modern":
                     raise
                 yield Log(
                     "WARNING",
@@ -143,7 +154,8 @@ class ToolOps(Router):
                 ) from exc
         typed = ToolResult.from_wire(result, server=owner)
         if tool.has_structured_output and not typed.is_error:
-            assert info is not None  # (set before any result)
+            # SCH-18: the negotiated version decides what structuredContent may be.
+            info: ServerInfo = yield Connect(owner)
             yield from self._check_structured(tool, typed.raw, info.protocol_version)
         return typed
 

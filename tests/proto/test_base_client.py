@@ -240,22 +240,28 @@ def test_the_constructor_checks_options_before_any_server_is_made() -> None:
     assert a.options["era_cache"] is b.options["era_cache"]  # one era cache per client
 
 
-def test_call_tool_connects_once_and_the_era_comes_from_that_connect() -> None:
+def test_call_tool_asks_the_connection_for_its_version_only_where_it_decides() -> None:
     c = client()
     (server,) = c.servers
     schema = {"type": "object"}
     server.script["tools/list"] = {
-        "tools": [{"name": "t", "inputSchema": schema, "outputSchema": schema}]
+        "tools": [
+            {"name": "t", "inputSchema": schema, "outputSchema": schema},
+            {"name": "plain", "inputSchema": schema},
+        ]
     }
     server.script["tools/call"] = {"content": [], "structuredContent": {}}
     c.list_tools = lambda: c._run(c._core.list_tools())  # type: ignore[method-assign]
     c.list_tools()
     c.performed.clear()
+    c._run(c._core.call_tool("plain", {}))
+    # The request needs no era (the connection builds it for its own): one Call.
+    assert [type(e).__name__ for e in c.performed] == ["Call"]
+    c.performed.clear()
     c._run(c._core.call_tool("t", {}))
-    kinds = [type(e).__name__ for e in c.performed]
-    # One Connect, whose info decided the plain Call and then checked the structured
-    # result against the negotiated version (no second Connect to read it).
-    assert kinds == ["Connect", "Call"]
+    # A structured result is checked against the negotiated version (SCH-18): the
+    # connection's, from one Connect after the answer.
+    assert [type(e).__name__ for e in c.performed] == ["Call", "Connect"]
     assert not hasattr(c._core, "_modern")  # no copy of the era in the client
 
 

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from _client_modern import OK, Peer, make, tool
+from _client_modern import MODERN, OK, Peer, make, tool
 from _proto_support import drive
 
 from mcp_proto import deprecations
@@ -298,13 +298,38 @@ def test_an_unknown_result_type_is_an_error_on_modern_servers_only() -> None:
     assert drive(core.call_tool("t", {}), d.perform) == odd  # the handshake era: unchanged
 
 
-def test_a_handshake_era_call_is_one_plain_call() -> None:
+@pytest.mark.parametrize("version", ["2025-11-25", MODERN])
+def test_a_call_with_a_complete_result_is_one_plain_call(version: str) -> None:
+    """Once the tool is known, a call whose result is complete is its one ``Call`` and
+    nothing else, in either era: no ``Connect`` or ``PeekEra`` to read the era (issue
+    22: the connection owns it and builds the request for it; the tool's definition
+    rides along for HDR-1, which a handshake-era connection ignores:
+    test_connection_modern_http.py)."""
+    complete = {**OK, "resultType": "complete"} if version == MODERN else OK
     core, d = make(
-        {"s": Peer("2025-11-25", script={"tools/list": {"tools": [HEADER_TOOL]}, "tools/call": OK})}
+        {
+            "s": Peer(
+                version, script={"tools/list": {"tools": [HEADER_TOOL]}, "tools/call": complete}
+            )
+        }
     )
-    drive(core.call_tool("deploy", {}), d.perform)
-    (call,) = d.sent("tools/call")
-    assert call == Call("s", "tools/call", {"name": "deploy", "arguments": {}}, None, None)
+    drive(core.list_tools(), d.perform)
+    effects: list[Any] = []
+
+    def perform(effect: Any) -> Any:
+        effects.append(effect)
+        return d.perform(effect)
+
+    assert drive(core.call_tool("deploy", {}), perform) == complete
+    (call,) = effects
+    assert type(call) is Call and call.tool is not None and call.tool.name == "deploy"
+    assert (call.server, call.method, call.params, call.timeout, call.progress) == (
+        "s",
+        "tools/call",
+        {"name": "deploy", "arguments": {}},
+        None,
+        None,
+    )
 
 
 def test_resume_needs_a_resumable_error() -> None:
@@ -454,3 +479,20 @@ def test_set_roots_tells_handshake_era_servers_only() -> None:
     drive(core.list_tools(), d.perform)  # both connected: their eras are known
     drive(core.set_roots([{"uri": "file:///tmp"}]), d.perform)
     assert [(n.server, n.method) for n in d.notifies] == [("l", "notifications/roots/list_changed")]
+
+
+@pytest.mark.parametrize("value", [None, 0, "", ["complete"]])
+def test_a_result_type_that_is_not_a_string_is_an_error_on_modern_servers_only(
+    value: Any,
+) -> None:
+    # call_tool reads the era only for a result not plainly complete: a resultType
+    # present but null (or any non-string) is such a result (LIFE-19: "MUST be
+    # considered invalid"), not an absent one.
+    odd = {**OK, "resultType": value}
+    core, d = make({"s": Peer(script={"tools/list": {"tools": [tool("t")]}, "tools/call": odd})})
+    with pytest.raises(UnknownResultTypeError):
+        drive(core.call_tool("t", {}), d.perform)
+    core, d = make(
+        {"s": Peer("2025-11-25", script={"tools/list": {"tools": [tool("t")]}, "tools/call": odd})}
+    )
+    assert drive(core.call_tool("t", {}), d.perform) == odd  # the handshake era ignores it

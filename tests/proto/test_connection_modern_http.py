@@ -19,6 +19,7 @@ from _machine_driver import (
     SSE_HEAD,
     Harness,
     body_of,
+    connect_http,
     header,
     init_result,
     notification,
@@ -478,3 +479,20 @@ def test_configured_headers_cannot_forge_what_the_client_owns() -> None:
         assert header(x, "Last-Event-ID") is None
         assert header(x, "MCP-Protocol-Version") == V
         assert header(x, "X-Api-Key") == "k"
+
+
+def test_a_handshake_era_call_is_the_same_with_or_without_the_tools_definition() -> None:
+    """``call_tool`` hands the tool's definition to every ``tools/call`` without first
+    asking the connection its era (issue 22: the connection owns it); a handshake-era
+    session sends exactly what it sends without it (HDR-1 headers are 2026-07-28
+    only)."""
+    sent: list[tuple[Any, Any]] = []
+    for tool in (None, REGION_TOOL, Tool.from_dict(REGION_TOOL)):
+        h = harness(protocol="legacy")
+        connect_http(h)
+        params = {"name": "weather", "arguments": {"region": "eu", "days": 3}}
+        h.conn.start_call("tools/call", params, now=0.0, tool=tool)
+        post = only(posted(h))
+        assert header(post, "Mcp-Param-Region") is None and header(post, "Mcp-Method") is None
+        sent.append((post.headers, post.body))
+    assert sent[1] == sent[0] and sent[2] == sent[0]
