@@ -17,6 +17,7 @@ cancels it. Who performs it:
 from __future__ import annotations
 
 import ssl
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, Union
 
@@ -74,6 +75,10 @@ class _HttpServer(BaseServer):
         if config.endpoint_url is None:
             raise ValueError(f"server {self.name!r}: an HTTP transport needs a URL")
         self.url: str = config.endpoint_url
+        provider: Any = config.oauth_provider
+        if provider is not None and provider.clock is None:
+            # Token expiry is kept across restarts: the OAuth flow runs on wall time.
+            provider.clock = time.time
         self._ssl_context = ssl_context
         self._proxy = proxy
         self._pool: _Pool | None = None

@@ -264,8 +264,8 @@ def config_from_dict(d: Mapping[str, Any], *, name: str | None = None) -> Server
     object laid over the client's ``request_meta``) and ``extensions`` (identifiers, or
     identifier -> settings) on the transports with an era. Unset options take the
     builder's default for that type; keys that do not apply are ignored.
-    ``oauth_provider`` is not supported yet: it raises ``ValueError`` whatever the type
-    (issue 9 item 7).
+    ``oauth_provider`` must be an ``OAuthProvider`` object (issue 21), which a JSON
+    document cannot hold: an entry naming one is refused.
 
     A string ``command`` is shell-split unless ``args`` is given, in which case it is
     the executable itself (the ``mcpServers`` convention).
@@ -309,8 +309,8 @@ def parse_server_definitions(
     returned warnings for the shell to log: a missing ``type`` is inferred; ``comment``
     and ``description`` keys are ignored silently; unknown keys are ignored; entries
     with ``"disabled": true`` are skipped; invalid entries and duplicate names are
-    skipped, and so is an entry with an option not supported yet (``oauth_provider``),
-    its warning naming the key.
+    skipped, and so is an entry with an ``oauth_provider`` (a document cannot hold the
+    provider object), its warning naming the key.
 
     ``environ``: the environment that ``${VAR}``, ``${VAR:-default}``, ``${env:VAR}``
     and ``${userHome}`` placeholders are expanded from, as Claude Code, VS Code and

@@ -57,19 +57,23 @@ def check_unbuilt_options(
     ``protocol`` must be ``"auto"`` (probe with ``server/discover``), ``"modern"``
     (2026-07-28 only) or ``"legacy"`` (the handshake only) (LIFE-8);
     ``discover_timeout`` positive seconds or ``None`` (the default, LIFE-7). No option
-    is accepted and silently ignored: there is no OAuth flow yet (docs/roadmap.md).
+    is accepted and silently ignored. ``oauth_provider`` must be an
+    :class:`mcp_proto.oauth.OAuthProvider` (issue 21; checked by its methods, so this
+    module does not load the OAuth core).
 
     Raises:
-        ValueError: a bad ``protocol`` or ``discover_timeout``, any ``oauth_provider``;
-            one line naming the option.
+        ValueError: a bad ``protocol``, ``discover_timeout`` or ``oauth_provider``; one
+            line naming the option.
     """
     check_protocol(protocol)
     if discover_timeout is not None:
         check_discover_timeout(discover_timeout)
-    if oauth_provider is not None:
+    if oauth_provider is not None and not all(
+        callable(getattr(oauth_provider, m, None)) for m in ("authorize", "present", "prepare")
+    ):
         raise ValueError(
-            "oauth_provider is not supported yet: this client has no OAuth flow; send a "
-            "token with headers={'Authorization': 'Bearer <token>'}"
+            f"oauth_provider must be an mcp_proto.oauth.OAuthProvider, got "
+            f"{type(oauth_provider).__name__}"
         )
 
 
@@ -235,8 +239,9 @@ class ServerConfig:
     protocol: ProtocolMode = "auto"
     discover_timeout: float | None = None
     max_line_size: int | None = None
-    #: An OAuth provider object for the shell (AUTH-3); opaque to the core. Not
-    #: supported yet: anything but ``None`` raises (issue 9 item 7).
+    #: The server's :class:`mcp_proto.oauth.OAuthProvider` (AUTH-3, issue 21): the HTTP
+    #: transports present its token and run its flow on a 401/403
+    #: (``mcp_proto.connection._oauth``).
     oauth_provider: object | None = attrs.field(default=None, repr=False)
     #: This server's own host metadata on every 2026-07-28 request, laid over the
     #: client's ``request_meta`` (LIFE-12): a mapping (copied now) or a callable.
@@ -468,8 +473,8 @@ def http_config(
     ``protocol`` is ``"auto"`` (probe with ``server/discover``, else ``initialize``),
     ``"modern"`` or ``"legacy"`` (LIFE-8); ``discover_timeout`` bounds the probe (None:
     5 s, ``read_timeout`` with ``protocol="modern"``; capped by ``read_timeout``).
-    ``oauth_provider`` is not supported yet and raises
-    ``ValueError`` (:func:`check_unbuilt_options`).
+    ``oauth_provider`` (an :class:`mcp_proto.oauth.OAuthProvider`) authorizes the
+    requests (docs/oauth.md).
 
     ``request_meta`` (a mapping, copied now, or a callable) is laid over the client's
     ``request_meta`` on this server's 2026-07-28 requests; ``extensions`` are declared
@@ -524,8 +529,8 @@ def streamable_http_config(
     ``protocol`` is ``"auto"`` (probe with ``server/discover``, else ``initialize``),
     ``"modern"`` or ``"legacy"`` (LIFE-8); ``discover_timeout`` bounds the probe (None:
     5 s, ``read_timeout`` with ``protocol="modern"``; capped by ``read_timeout``).
-    ``oauth_provider`` is not supported yet and raises
-    ``ValueError`` (:func:`check_unbuilt_options`).
+    ``oauth_provider`` (an :class:`mcp_proto.oauth.OAuthProvider`) authorizes the
+    requests (docs/oauth.md).
 
     ``request_meta`` (a mapping, copied now, or a callable) is laid over the client's
     ``request_meta`` on this server's 2026-07-28 requests; ``extensions`` are declared
