@@ -351,29 +351,8 @@ REFUSALS: dict[str, tuple[str, str | None]] = {
 }
 
 
-def scenario_auth(url: str, context: Mapping[str, Any]) -> None:
-    """auth/*: the server is behind OAuth; the client discovers, registers or uses its
-    credentials, authorizes (the browser step automated) and retries with the token,
-    then lists and calls the tools as the default scenario does."""
-    scenario = os.environ.get("MCP_CONFORMANCE_SCENARIO", "")
-    provider = oauth_provider_for(url, scenario, context)
-    refusal = REFUSALS.get(scenario)
-    if refusal is not None:
-        # A hostile or broken authorization setup: the client must refuse it with the
-        # typed error (and send nothing it should not: the harness checks the wire).
-        import mcp_proto.oauth as oauth
-        from mcp_proto import errors
-
-        wanted = getattr(oauth, refusal[0], None) or getattr(errors, refusal[0])
-        try:
-            open_client(url, oauth_provider=provider).close()
-        except wanted as exc:
-            reason = getattr(exc, "reason", None)
-            if refusal[1] is not None and reason != refusal[1]:
-                raise ScenarioFailed(f"refused for the wrong reason {reason!r}: {exc}") from exc
-            LOG.info("refused as expected: %s", exc)
-            return
-        raise ScenarioFailed(f"{scenario}: the client connected; it must refuse")
+def use_tools(url: str, provider: Any) -> None:
+    """Connect with ``provider``, list the tools and call each with harmless arguments."""
     with open_client(url, oauth_provider=provider) as client:
         for tool in client.list_tools(cache=False):
             arguments = example_arguments(tool.input_schema)
@@ -381,6 +360,34 @@ def scenario_auth(url: str, context: Mapping[str, Any]) -> None:
             result = client.call_tool(tool.name, arguments)
             if result.get("isError"):
                 LOG.warning("tool %s reported an error: %s", tool.name, text_of(result)[:200])
+
+
+def scenario_auth(url: str, context: Mapping[str, Any]) -> None:
+    """auth/*: the server is behind OAuth; the client discovers, registers or uses its
+    credentials, authorizes (the browser step automated) and retries with the token,
+    then lists and calls the tools as the default scenario does. A scenario of
+    ``REFUSALS`` must end in its typed error instead."""
+    scenario = os.environ.get("MCP_CONFORMANCE_SCENARIO", "")
+    provider = oauth_provider_for(url, scenario, context)
+    refusal = REFUSALS.get(scenario)
+    if refusal is None:
+        use_tools(url, provider)
+        return
+    # A hostile or broken authorization setup: the client must refuse it with the typed
+    # error (and send nothing it should not: the harness checks the wire).
+    import mcp_proto.oauth as oauth
+    from mcp_proto import errors
+
+    wanted = getattr(oauth, refusal[0], None) or getattr(errors, refusal[0])
+    try:
+        use_tools(url, provider)
+    except wanted as exc:
+        reason = getattr(exc, "reason", None)
+        if refusal[1] is not None and reason != refusal[1]:
+            raise ScenarioFailed(f"refused for the wrong reason {reason!r}: {exc}") from exc
+        LOG.info("refused as expected: %s", exc)
+        return
+    raise ScenarioFailed(f"{scenario}: every request succeeded; the client must refuse")
 
 
 # ---------------------------------------------------------------- 2026-07-28 leg

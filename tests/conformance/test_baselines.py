@@ -76,6 +76,28 @@ AUTH = {
         "auth/metadata-issuer-mismatch",
     },
 }
+#: The extensions leg (no --spec-version): every scenario of both legs, the four skills
+#: scenarios (SEP-2640), the 2025-03-26 back-compat and the extension auth ones.
+NON_AUTH["extensions"] = (
+    NON_AUTH["2025-11-25"]
+    | NON_AUTH["2026-07-28"]
+    | {
+        "sep-2640-client-no-prefetch",
+        "sep-2640-client-verify-digest",
+        "sep-2640-client-verify-size",
+        "sep-2640-client-verify-frontmatter",
+    }
+)
+AUTH["extensions"] = AUTH["2026-07-28"] | {
+    "auth/2025-03-26-oauth-metadata-backcompat",
+    "auth/2025-03-26-oauth-endpoint-fallback",
+    "auth/client-credentials-jwt",
+    "auth/client-credentials-basic",
+    "auth/enterprise-managed-authorization",
+    "auth/dpop",
+    "auth/dpop-nonce",
+    "auth/wif-jwt-bearer",
+}
 
 
 def baseline(leg: str) -> list[str]:

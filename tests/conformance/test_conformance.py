@@ -1,4 +1,4 @@
-"""The official MCP conformance suite, client legs 2025-11-25 and 2026-07-28 (see
+"""The official MCP conformance suite, client legs 2025-11-25, 2026-07-28 and extensions (see
 docs/conformance.md).
 
 Runs tests/conformance/run.sh, which installs Node 24 and the pinned harness into
@@ -82,3 +82,12 @@ def test_conformance_2026_07_28_leg() -> None:
     # by name too (not merely "not failed").
     assert passed_scenarios(lines) >= MODERN_LEG, report
     assert lines[-1] == "33 passed, 0 failed", report
+
+
+def test_conformance_extensions_leg() -> None:
+    # No --spec-version: the only leg that reaches the extension scenarios (client
+    # credentials, enterprise-managed authorization, DPoP with and without nonces,
+    # workload identity federation, the skills of SEP-2640) and the 2025-03-26 OAuth
+    # back-compat ones: all 48 a strict PASS (issue 21).
+    lines, report = run_leg("extensions")
+    assert lines[-1] == "48 passed, 0 failed", report
