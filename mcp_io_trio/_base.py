@@ -209,9 +209,11 @@ class BaseServer(ServerView, ServerMethods):
         """Ask the host's OAuth handler (it may wait for a browser: in a thread, or
         awaited when it is async) and hand its answer to the machine (issue 21)."""
         try:
-            reply: Any = await trio.to_thread.run_sync(frame.handler, frame.effect)
-            if inspect.isawaitable(reply):
-                reply = await reply
+            reply: Any
+            if inspect.iscoroutinefunction(frame.handler):
+                reply = await frame.handler(frame.effect)  # BrowserOAuth's: on the loop
+            else:
+                reply = await trio.to_thread.run_sync(frame.handler, frame.effect)
         except Exception as exc:  # the handler's failure is the flow's error
             reply = exc
         self._conn.oauth_reply(reply, trio.current_time())
