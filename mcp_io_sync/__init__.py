@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mcp_io_common.lazy import MODERN_EXPORTS, lazy_attributes
+from mcp_io_common.lazy import MODERN_EXPORTS, OAUTH_EXPORTS, lazy_attributes
 from mcp_proto import deprecations as deprecations
 from mcp_proto.config import http_config as http_config
 from mcp_proto.config import sse_config as sse_config
@@ -98,6 +98,7 @@ __all__ = [
     "AmbiguousResourceURI",
     "AmbiguousToolName",
     "AudioContent",
+    "BrowserOAuth",
     "CacheInfo",
     "CapabilityError",
     "Client",
@@ -177,7 +178,9 @@ if TYPE_CHECKING:
     from mcp_proto.modern.cache import CacheInfo as CacheInfo
     from mcp_proto.modern.headers import header_params as header_params
     from mcp_proto.modern.mrtr import InputRequiredWait as InputRequiredWait
+
+    from ._oauth import BrowserOAuth as BrowserOAuth
 else:  # the 2026-07-28 revision's names load at first use, not with the package
-    __getattr__ = lazy_attributes(__name__, MODERN_EXPORTS)
+    __getattr__ = lazy_attributes(__name__, {**MODERN_EXPORTS, **OAUTH_EXPORTS[__name__]})
 
 __version__ = "0.1.0"

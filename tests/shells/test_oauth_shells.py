@@ -149,3 +149,108 @@ def test_without_a_handler_the_connect_fails_saying_how_to_authorize(
     with pytest.raises(UnauthorizedError) as info:
         shell.run(never, peer["resource"], oauth_provider=provider, protocol="legacy")
     assert "handler" in str(info.value)
+
+
+# ---------------------------------------------------------------- BrowserOAuth
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def in_background(fn: Any) -> Any:
+    """An opener that returns at once, as ``webbrowser.open`` does."""
+
+    def opener(url: str) -> bool:
+        threading.Thread(target=fn, args=(url,), daemon=True).start()
+        return True
+
+    return opener
+
+
+def test_browser_oauth_receives_the_redirect_on_its_loopback_listener(
+    shell: Shell, peer: dict[str, str]
+) -> None:
+    resource = peer["resource"]
+    redirect = f"http://127.0.0.1:{free_port()}/callback"
+    provider = OAuthProvider(resource, random_bytes=os.urandom, redirect_uri=redirect)
+    browser = Browser()
+    seen: list[int] = []
+
+    def user(url: str) -> None:
+        # The browser: asks for a favicon first (404, waited past), then follows the
+        # authorization server's redirects and lands on the listener.
+        stray = httpcore.request("GET", redirect.replace("/callback", "/favicon.ico"))
+        seen.append(stray.status)
+        landing = browser.handle(OpenAuthorization(url, redirect))
+        seen.append(httpcore.request("GET", landing).status)
+
+    shell.mod.BrowserOAuth(provider, opener=in_background(user), timeout=60)
+    assert provider.handler is not None
+    facts = shell.run(whoami, resource, oauth_provider=provider, protocol="legacy")
+    assert facts["aud"] == [resource]
+    assert seen == [404, 200]
+
+
+def test_browser_oauth_refuses_a_repeated_parameter(shell: Shell, peer: dict[str, str]) -> None:
+    from mcp_proto.oauth import OAuthCallbackError
+
+    resource = peer["resource"]
+    redirect = f"http://127.0.0.1:{free_port()}/callback"
+    provider = OAuthProvider(resource, random_bytes=os.urandom, redirect_uri=redirect)
+
+    def attacker(url: str) -> None:
+        # A redirect carrying two codes (AUTH-29): the listener passes it on verbatim,
+        # the core refuses it before any code is used.
+        from urllib.parse import parse_qs, urlsplit
+
+        state = parse_qs(urlsplit(url).query)["state"][0]
+        httpcore.request("GET", f"{redirect}?code=a&code=b&state={state}")
+
+    shell.mod.BrowserOAuth(provider, opener=in_background(attacker), timeout=60)
+
+    async def never(client: Any) -> None:
+        raise AssertionError("connected")
+
+    with pytest.raises(OAuthCallbackError) as info:
+        shell.run(never, resource, oauth_provider=provider, protocol="legacy")
+    assert info.value.reason == "repeated_parameter"
+
+
+def test_browser_oauth_times_out_cleanly(shell: Shell, peer: dict[str, str]) -> None:
+    from mcp_proto.oauth import OAuthCallbackError
+
+    resource = peer["resource"]
+    redirect = f"http://127.0.0.1:{free_port()}/callback"
+    provider = OAuthProvider(resource, random_bytes=os.urandom, redirect_uri=redirect)
+    shell.mod.BrowserOAuth(provider, opener=lambda url: True, timeout=0.5)
+
+    async def never(client: Any) -> None:
+        raise AssertionError("connected")
+
+    with pytest.raises(OAuthCallbackError) as info:
+        shell.run(never, resource, oauth_provider=provider, protocol="legacy")
+    assert info.value.reason == "timeout"
+    # The listener is closed: the port is free again.
+    import socket
+
+    with socket.create_server(("127.0.0.1", int(redirect.split(":")[2].split("/")[0]))):
+        pass
+
+
+def test_browser_oauth_listens_on_loopback_redirects_only(shell: Shell) -> None:
+    provider = OAuthProvider(
+        "https://mcp.example.com/mcp",
+        random_bytes=os.urandom,
+        redirect_uri="https://app.example.com/cb",
+    )
+    with pytest.raises(ValueError, match="loopback"):
+        shell.mod.BrowserOAuth(provider)
+    default = OAuthProvider("https://mcp.example.com/mcp", random_bytes=os.urandom)
+    with pytest.raises(ValueError, match="callback_port"):
+        shell.mod.BrowserOAuth(default, callback_port=9999)
