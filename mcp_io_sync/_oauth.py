@@ -30,6 +30,11 @@ from mcp_proto.oauth import (
 __all__ = ["BrowserOAuth"]
 
 
+def _open_browser(url: str) -> bool:
+    # Looked up at each call (not bound at import): a test or a host may replace it.
+    return webbrowser.open(url)
+
+
 class BrowserOAuth:
     """Authorize ``provider``'s server in the user's browser.
 
@@ -50,7 +55,7 @@ class BrowserOAuth:
         logger: logging.Logger | None = None,
         timeout: float = CALLBACK_TIMEOUT,
         auto_open_browser: bool = True,
-        opener: Callable[[str], Any] = webbrowser.open,
+        opener: Callable[[str], Any] | None = None,
     ) -> None:
         host, port, path = listen_address(provider.redirect_uri)
         if callback_port is not None and callback_port != port:
@@ -62,7 +67,7 @@ class BrowserOAuth:
         self.path = path
         self.timeout = timeout
         self.auto_open_browser = auto_open_browser
-        self._open = opener
+        self._open = opener or _open_browser
         self._logger = logger or logging.getLogger("mcp_io_sync.oauth")
         if provider.handler is None:
             provider.handler = self.handle
