@@ -29,6 +29,7 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+import attrs
 import httpcore
 
 from mcp_io_common.httpcore_glue import (
@@ -96,6 +97,16 @@ class _HttpServer(BaseServer):
         proxy: str | None = None,
         **kwargs: Any,
     ) -> None:
+        if config.oauth is not None and config.oauth_provider is None and config.endpoint_url:
+            # A definition file's "oauth" entry (issue 21): its provider, with the
+            # browser step of this shell.
+            from mcp_io_common.oauth_config import provider_from_settings
+
+            from ._oauth import BrowserOAuth
+
+            oauth = provider_from_settings(config.endpoint_url, config.oauth)
+            BrowserOAuth(oauth)
+            config = attrs.evolve(config, oauth_provider=oauth)
         url = config.endpoint_url
         if url is None:
             raise ValueError(f"server {kwargs.get('name')!r}: an HTTP transport needs a URL")

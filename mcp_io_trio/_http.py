@@ -21,6 +21,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, Union
 
+import attrs
 import httpcore
 import trio
 
@@ -71,6 +72,16 @@ class _HttpServer(BaseServer):
         proxy: str | None = None,
         **kwargs: Any,
     ) -> None:
+        if config.oauth is not None and config.oauth_provider is None and config.endpoint_url:
+            # A definition file's "oauth" entry (issue 21): its provider, with the
+            # browser step of this shell.
+            from mcp_io_common.oauth_config import provider_from_settings
+
+            from ._oauth import BrowserOAuth
+
+            oauth = provider_from_settings(config.endpoint_url, config.oauth)
+            BrowserOAuth(oauth)
+            config = attrs.evolve(config, oauth_provider=oauth)
         super().__init__(config, **kwargs)
         if config.endpoint_url is None:
             raise ValueError(f"server {self.name!r}: an HTTP transport needs a URL")

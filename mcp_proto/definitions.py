@@ -12,10 +12,13 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 from urllib.parse import urlsplit
 
+import attrs
+
 from ._util import shown
 from .server_config import (
     ServerConfig,
     TransportType,
+    check_oauth_settings,
     check_unbuilt_options,
     http_config,
     sse_config,
@@ -103,7 +106,10 @@ _ERA_KEYS: Final = frozenset({"protocol", "discover_timeout", "request_meta", "e
 _KEYS_BY_TYPE: Final[Mapping[str, frozenset[str]]] = {
     "stdio": _COMMON_KEYS | _ERA_KEYS | {"command", "args", "env", "cwd", "max_line_size"},
     "sse": _COMMON_KEYS | _URL_KEYS | {"headers", "ping"},
-    "http": _COMMON_KEYS | _ERA_KEYS | _URL_KEYS | {"endpoint", "headers", "oauth_provider"},
+    "http": _COMMON_KEYS
+    | _ERA_KEYS
+    | _URL_KEYS
+    | {"endpoint", "headers", "oauth_provider", "oauth"},
     "streamable_http": _COMMON_KEYS
     | _ERA_KEYS
     | _URL_KEYS
@@ -113,6 +119,7 @@ _KEYS_BY_TYPE: Final[Mapping[str, frozenset[str]]] = {
         "protocol",
         "discover_timeout",
         "oauth_provider",
+        "oauth",
         "max_decompressed_body_bytes",
     },
     "websocket": _COMMON_KEYS
@@ -241,11 +248,15 @@ def _build(entry: Mapping[str, Any], kind: TransportType, name: object) -> Serve
         return sse_config(url, **opts)
     if entry.get("oauth_provider") is not None:
         opts["oauth_provider"] = entry["oauth_provider"]
+    # Issue 21: the OAuth client a host's file names; the shell builds the provider.
+    oauth = check_oauth_settings(entry["oauth"]) if entry.get("oauth") is not None else None
     if kind == "http":
-        return http_config(url, **opts)
-    if entry.get("max_decompressed_body_bytes") is not None:
-        opts["max_decompressed_body_bytes"] = entry["max_decompressed_body_bytes"]
-    return streamable_http_config(url, **opts)
+        config = http_config(url, **opts)
+    else:
+        if entry.get("max_decompressed_body_bytes") is not None:
+            opts["max_decompressed_body_bytes"] = entry["max_decompressed_body_bytes"]
+        config = streamable_http_config(url, **opts)
+    return config if oauth is None else attrs.evolve(config, oauth=oauth)
 
 
 def config_from_dict(d: Mapping[str, Any], *, name: str | None = None) -> ServerConfig:
@@ -265,7 +276,8 @@ def config_from_dict(d: Mapping[str, Any], *, name: str | None = None) -> Server
     identifier -> settings) on the transports with an era. Unset options take the
     builder's default for that type; keys that do not apply are ignored.
     ``oauth_provider`` must be an ``OAuthProvider`` object (issue 21), which a JSON
-    document cannot hold: an entry naming one is refused.
+    document cannot hold: an entry naming one is refused. ``oauth`` (HTTP transports)
+    names the OAuth client: see ``check_oauth_settings`` and docs/oauth.md.
 
     A string ``command`` is shell-split unless ``args`` is given, in which case it is
     the executable itself (the ``mcpServers`` convention).

@@ -77,6 +77,59 @@ def check_unbuilt_options(
         )
 
 
+#: A definition file's ``"oauth"`` keys, as hosts write them (camelCase, as in
+#: ``mcpServers`` files) or in snake_case: the canonical name of each.
+_OAUTH_KEYS: Final = {
+    "clientId": "client_id",
+    "client_id": "client_id",
+    "clientSecret": "client_secret",
+    "client_secret": "client_secret",
+    "issuer": "issuer",
+    "scope": "scope",
+    "scopes": "scope",
+    "callbackPort": "callback_port",
+    "callback_port": "callback_port",
+    "clientMetadataUrl": "client_id_metadata_url",
+    "client_id_metadata_url": "client_id_metadata_url",
+}
+
+
+def check_oauth_settings(value: object) -> dict[str, Any]:
+    """A definition file's ``"oauth"`` object, checked and normalised (issue 21):
+    ``client_id`` (with ``issuer``, AUTH-18: pre-registered credentials name their
+    authorization server), ``client_secret``, ``scope`` (a string, or a list joined with
+    spaces), ``callback_port`` (the loopback redirect URI's port), and
+    ``client_id_metadata_url``.
+
+    Raises:
+        ValueError: not an object, an unknown key, a wrong type, ``client_id`` without
+            ``issuer``; one line, never showing a secret.
+    """
+    if not isinstance(value, Mapping):
+        raise ValueError("'oauth' must be an object")
+    out: dict[str, Any] = {}
+    for key, item in value.items():
+        name = _OAUTH_KEYS.get(key) if isinstance(key, str) else None
+        if name is None:
+            raise ValueError(f"'oauth': unknown key {shown(key)}")
+        if name == "scope" and isinstance(item, list) and all(isinstance(x, str) for x in item):
+            item = " ".join(item)
+        if name == "callback_port":
+            if isinstance(item, bool) or not isinstance(item, int) or not 0 < item < 65536:
+                raise ValueError("'oauth': callbackPort must be a port number")
+        elif not isinstance(item, str) or not item:
+            raise ValueError(f"'oauth': {key} must be a non-empty string")
+        out[name] = item
+    if "client_id" in out and "issuer" not in out:
+        raise ValueError(
+            "'oauth': a clientId must name its authorization server ('issuer'); "
+            "credentials are bound to the issuer that issued them"
+        )
+    if "client_secret" in out and "client_id" not in out:
+        raise ValueError("'oauth': clientSecret without clientId")
+    return out
+
+
 def _integer(value: object, what: str, *, allow_zero: bool = False) -> int:
     # Integers are only ever compared (counts, byte limits), so a huge one is harmless.
     if isinstance(value, bool) or not isinstance(value, int):
@@ -251,6 +304,10 @@ class ServerConfig:
     extensions: Mapping[str, Mapping[str, Any]] = attrs.field(
         factory=dict, converter=check_extensions
     )
+    #: A definition file's ``"oauth"`` entry, checked (:func:`check_oauth_settings`):
+    #: the shell builds the ``OAuthProvider`` and its ``BrowserOAuth`` from it when no
+    #: ``oauth_provider`` is given (issue 21). Not in the repr: it may hold a secret.
+    oauth: Mapping[str, Any] | None = attrs.field(default=None, repr=False)
 
     def __attrs_post_init__(self) -> None:
         if self.type not in _TRANSPORTS:

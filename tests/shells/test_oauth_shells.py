@@ -254,3 +254,35 @@ def test_browser_oauth_listens_on_loopback_redirects_only(shell: Shell) -> None:
     default = OAuthProvider("https://mcp.example.com/mcp", random_bytes=os.urandom)
     with pytest.raises(ValueError, match="callback_port"):
         shell.mod.BrowserOAuth(default, callback_port=9999)
+
+
+def test_a_definition_file_names_the_oauth_client(
+    shell: Shell, peer: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import webbrowser
+
+    resource = peer["resource"]
+    port = free_port()
+    browser = Browser()
+
+    def user(url: str) -> None:
+        landing = browser.handle(OpenAuthorization(url, f"http://localhost:{port}/callback"))
+        httpcore.request("GET", landing.replace("localhost", "127.0.0.1"))
+
+    monkeypatch.setattr(webbrowser, "open", in_background(user))
+    doc = {
+        "mcpServers": {
+            "protected": {
+                "type": "streamable_http",
+                "url": resource,
+                "protocol": "legacy",
+                "oauth": {"callbackPort": port, "scopes": ["mcp:read"]},
+            }
+        }
+    }
+    path = tmp_path / "mcp.json"
+    path.write_text(json.dumps(doc))
+    facts = shell.run_client(whoami, server_definition_file=str(path))
+    assert facts["aud"] == [resource]
+    assert facts["scope"].split() == ["mcp:read"]  # the entry's scope was asked for
+    assert len(browser.opened) == 1
