@@ -25,6 +25,7 @@ __all__ = [
     "ProtocolMode",
     "ServerConfig",
     "TransportType",
+    "check_oauth_settings",
     "check_unbuilt_options",
     "http_config",
     "sse_config",

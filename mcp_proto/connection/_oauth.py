@@ -75,6 +75,11 @@ class OAuthSession:
         self._ex: dict[int, _AuthExchange] = {}
         self._parked: list[tuple[Exchange, StartExchange]] = []
         self._asking = False  # an OAuthInteraction is with the host
+        # Authorizations since the server last answered a request with a success: at
+        # most MAX_AUTHORIZATIONS in a row for the whole connection, not per request (a
+        # probe that gave up and the handshake after it would otherwise start over:
+        # the conformance suite's scope-retry-limit counts them all).
+        self._streak = 0
 
     # ------------------------------------------------------------ time
 
@@ -116,6 +121,8 @@ class OAuthSession:
     def seen(self, ex: Exchange, status: int, headers: list[tuple[str, str]]) -> None:
         """A head of the MCP server: keep its DPoP nonce (RFC 9449 § 9: the last one a
         server gave is used in the next proof to it)."""
+        if 200 <= status < 300:
+            self._streak = 0
         for key, value in headers:
             if key.lower() == "dpop-nonce":
                 ex.dpop_nonce = value
@@ -145,7 +152,9 @@ class OAuthSession:
         challenge = bearer_challenge(header)
         if ex.status == 403 and (challenge is None or not challenge.insufficient_scope):
             return False  # a plain 403 is a refusal no token fixes
-        if ex.authorizations >= MAX_AUTHORIZATIONS:
+        if ex.authorizations >= MAX_AUTHORIZATIONS or (
+            self._flow is None and self._streak >= MAX_AUTHORIZATIONS
+        ):
             return False
         sent = _header(request.headers, "authorization")
         token = self.provider.current_token()
@@ -285,6 +294,7 @@ class OAuthSession:
         )
 
     def _resume(self, now: float) -> None:
+        self._streak += 1
         parked, self._parked = self._parked, []
         for ex, request in parked:
             self._send_again(ex, request, now, authorizations=ex.authorizations + 1)

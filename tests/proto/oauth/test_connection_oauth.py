@@ -209,3 +209,31 @@ def test_an_expired_token_is_refreshed_on_the_401_without_a_browser_step() -> No
     call, again = d.mcp[-2:]
     assert header(call, "Authorization") is None  # an expired token is not presented
     assert header(again, "Authorization") == "Bearer at-2@" + AS
+
+
+def test_the_authorization_bound_holds_for_the_connection_not_each_request() -> None:
+    # initialize succeeds; every tools/list is refused with insufficient_scope. The first
+    # call spends the bound; the next one does not start over (consecutive
+    # authorizations without any success are bounded for the whole connection).
+    world = World(URL, [FakeAS(AS)])
+    d = Driver(world)
+    connect(d)
+    d.h.take_events()
+    before = d.interactions
+
+    def insufficient(f: StartExchange) -> None:
+        if f.method == "POST" and body_of(f).get("method") == "tools/list":
+            d.h.reply_status(
+                f,
+                403,
+                headers=[("WWW-Authenticate", 'Bearer error="insufficient_scope", scope="x"')],
+            )
+        else:
+            d.serve(f)
+
+    for _ in range(2):
+        d.h.conn.start_call("tools/list", now=d.h.now)
+        d.run(insufficient)
+        (failed,) = d.h.take_events(CallFailed)
+        assert isinstance(failed.error, InsufficientScopeError)
+    assert d.interactions - before == MAX_AUTHORIZATIONS
