@@ -75,10 +75,11 @@ class OAuthSession:
         self._ex: dict[int, _AuthExchange] = {}
         self._parked: list[tuple[Exchange, StartExchange]] = []
         self._asking = False  # an OAuthInteraction is with the host
-        # Authorizations since the server last answered a request with a success: at
-        # most MAX_AUTHORIZATIONS in a row for the whole connection, not per request (a
-        # probe that gave up and the handshake after it would otherwise start over:
-        # the conformance suite's scope-retry-limit counts them all).
+        # Authorizations since one last proved useful (a request sent again after one
+        # succeeded): at most MAX_AUTHORIZATIONS in a row for the whole connection, not
+        # per request (a probe that gave up and the handshake after it, accepted
+        # without a new token, would otherwise start over: the conformance suite's
+        # scope-retry-limit counts every attempt).
         self._streak = 0
 
     # ------------------------------------------------------------ time
@@ -121,8 +122,8 @@ class OAuthSession:
     def seen(self, ex: Exchange, status: int, headers: list[tuple[str, str]]) -> None:
         """A head of the MCP server: keep its DPoP nonce (RFC 9449 § 9: the last one a
         server gave is used in the next proof to it)."""
-        if 200 <= status < 300:
-            self._streak = 0
+        if 200 <= status < 300 and ex.authorizations:
+            self._streak = 0  # an authorization proved useful: the request it answered went
         for key, value in headers:
             if key.lower() == "dpop-nonce":
                 ex.dpop_nonce = value
