@@ -8,7 +8,10 @@ with escapes and commas, token68) or raw text.
 Contract: ``parse_www_authenticate`` returns challenges with lower-case token schemes
 and string parameters, never raises; ``bearer_challenge`` agrees with the first Bearer
 challenge; ``callback_params`` returns a dict of strings or raises
-``OAuthCallbackError`` (a repeated parameter among them).
+``OAuthCallbackError`` (a repeated parameter among them); the loopback listener's
+``callback_query`` (``mcp_io_common.oauth_callback``, the browser's request head) returns
+the query of a ``GET /callback?...`` line verbatim (no space, CR or LF in it) or
+``None``, never raises.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import re
 
 from _fuzzlib import Reader, Target
 
+from mcp_io_common.oauth_callback import callback_query
 from mcp_proto.oauth import (
     OAuthCallbackError,
     bearer_challenge,
@@ -51,6 +55,21 @@ PARTS = (
 )
 QUERY_PARTS = ("code=", "state=", "iss=", "a", "&", "=", "%", "%2", "%26", "code=a&code=b", "?")
 
+HEAD_PARTS = (
+    b"GET ",
+    b"POST ",
+    b"/callback",
+    b"/favicon.ico",
+    b"?",
+    b"code=a&state=b",
+    b"code=a&code=b",
+    b" HTTP/1.1",
+    b"\r\n",
+    b"Host: x\r\n\r\n",
+    b" ",
+    b"\xff",
+)
+
 _SCHEME = re.compile(r"[!#$%&'*+.^_`|~0-9a-z-]+")
 
 
@@ -76,6 +95,11 @@ def check(data: bytes) -> None:
         assert str(exc) and "\n" not in str(exc)
     else:
         assert all(isinstance(k, str) and isinstance(v, str) for k, v in params.items())
+    head = b"".join(reader.choice(HEAD_PARTS) for _ in range(reader.below(10)))
+    got = callback_query(head, "/callback")
+    if got is not None:
+        assert not set(got) & {" ", "\r", "\n"}
+        assert head.startswith(b"GET /callback?" + got.encode("ascii") + b" ")
 
 
 TARGET = Target(
@@ -85,6 +109,8 @@ TARGET = Target(
     seeds=(
         b"\x01\x06\x00\x01\x08\x02\x09" + bytes(range(30)),
         b"\x00" + b'Basic realm="x, scope=y", Bearer scope="files:read"',
+        # GET /callback?code=a&state=b HTTP/1.1 on the loopback listener
+        b"\x01\x00\x00\x05\x00\x02\x04\x05\x07",
     ),
     max_len=1024,
 )

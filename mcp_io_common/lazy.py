@@ -6,7 +6,7 @@ from collections.abc import Callable
 from importlib import import_module
 from typing import Any
 
-__all__ = ["MODERN_EXPORTS", "lazy_attributes"]
+__all__ = ["MODERN_EXPORTS", "OAUTH_EXPORTS", "lazy_attributes"]
 
 
 def lazy_attributes(module: str, where: dict[str, str]) -> Callable[[str], Any]:
@@ -25,6 +25,13 @@ def lazy_attributes(module: str, where: dict[str, str]) -> Callable[[str], Any]:
 
     return __getattr__
 
+
+#: Where each shell's ``BrowserOAuth`` lives (issue 21): loaded at first use, so a
+#: client without OAuth never loads the OAuth core.
+OAUTH_EXPORTS = {
+    "mcp_io_sync": {"BrowserOAuth": "mcp_io_sync._oauth"},
+    "mcp_io_trio": {"BrowserOAuth": "mcp_io_trio._oauth"},
+}
 
 #: The 2026-07-28 revision's names both shells export, and where each lives.
 MODERN_EXPORTS = {

@@ -92,6 +92,13 @@ class FileStorage:
             doc[section][key] = value
         self._write(doc)
 
+    def token_keys(self) -> list[str]:
+        """The keys of the stored tokens (``mcp-proto auth status``, ``logout``)."""
+        return sorted(self._read()["tokens"])
+
+    def delete_server_metadata(self, key: str) -> None:
+        self._set("metadata", key, None)
+
     # ------------------------------------------------------------ OAuthStorage
 
     def get_token(self, key: str) -> Token | None:

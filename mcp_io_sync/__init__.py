@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mcp_io_common.lazy import MODERN_EXPORTS, lazy_attributes
+from mcp_io_common.lazy import MODERN_EXPORTS, OAUTH_EXPORTS, lazy_attributes
 from mcp_proto import deprecations as deprecations
 from mcp_proto._util import export_order as _export_order
 from mcp_proto.exports import *  # noqa: F403 (errors, value types, results, config helpers)
@@ -25,6 +25,7 @@ from ._stdio import StdioServer as StdioServer
 # The names all of mcp-proto exports (mcp_proto.exports), then this shell's own.
 __all__ = [
     *__all__,
+    "BrowserOAuth",
     "CacheInfo",
     "Client",
     "InputRequiredWait",
@@ -42,9 +43,11 @@ if TYPE_CHECKING:
     from mcp_proto.modern.mrtr import InputRequiredWait as InputRequiredWait
 
     from ._listen import Subscription as Subscription
+    from ._oauth import BrowserOAuth as BrowserOAuth
 else:  # the 2026-07-28 revision's names load at first use, not with the package
     __getattr__ = lazy_attributes(
-        __name__, {**MODERN_EXPORTS, "Subscription": "mcp_io_sync._listen"}
+        __name__,
+        {**MODERN_EXPORTS, **OAUTH_EXPORTS[__name__], "Subscription": "mcp_io_sync._listen"},
     )
 
 __version__ = "0.1.0"

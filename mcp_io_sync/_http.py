@@ -29,6 +29,7 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+import attrs
 import httpcore
 
 from mcp_io_common.httpcore_glue import (
@@ -44,6 +45,7 @@ from mcp_proto.connection import (
     CloseTransport,
     ExchangeFailure,
     Frame,
+    OAuthInteraction,
     OpenTransport,
     StartExchange,
 )
@@ -95,11 +97,25 @@ class _HttpServer(BaseServer):
         proxy: str | None = None,
         **kwargs: Any,
     ) -> None:
+        if config.oauth is not None and config.oauth_provider is None and config.endpoint_url:
+            # A definition file's "oauth" entry (issue 21): its provider, with the
+            # browser step of this shell.
+            from mcp_io_common.oauth_config import provider_from_settings
+
+            from ._oauth import BrowserOAuth
+
+            oauth = provider_from_settings(config.endpoint_url, config.oauth)
+            BrowserOAuth(oauth)
+            config = attrs.evolve(config, oauth_provider=oauth)
         url = config.endpoint_url
         if url is None:
             raise ValueError(f"server {kwargs.get('name')!r}: an HTTP transport needs a URL")
         super().__init__(config, **kwargs)
         self.url: str = url
+        provider: Any = config.oauth_provider
+        if provider is not None and provider.clock is None:
+            # Token expiry is kept across restarts: the OAuth flow runs on wall time.
+            provider.clock = time.time
         self._ssl_context = ssl_context
         self._proxy = proxy
         self._pool: ConnectionPool | httpcore.ConnectionPool | None = None
@@ -130,6 +146,22 @@ class _HttpServer(BaseServer):
         elif kind is CloseTransport:
             assert isinstance(frame, CloseTransport)
             self._close(frame.graceful)
+        elif kind is OAuthInteraction:
+            assert isinstance(frame, OAuthInteraction)
+            self._submit(self._oauth_interaction, frame)
+
+    def _oauth_interaction(self, frame: OAuthInteraction) -> None:
+        """Ask the host's OAuth handler (it may wait for a browser) on a worker thread
+        and hand its answer to the machine (issue 21)."""
+        try:
+            reply: Any = frame.handler(frame.effect)
+        except Exception as exc:  # the handler's failure is the flow's error
+            reply = exc
+        self._pump(False, self._oauth_reply, reply)
+
+    def _oauth_reply(self, reply: Any) -> None:
+        # (under _lock)
+        self._conn.oauth_reply(reply, time.monotonic())
 
     def _new_pool(self) -> ConnectionPool | httpcore.ConnectionPool:
         # TLS verification stays on unless the caller hands in its own context.

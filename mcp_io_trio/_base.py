@@ -17,6 +17,7 @@ keep-alive, close order) is the machine's. Single-threaded: no locks around it.
 
 from __future__ import annotations
 
+import inspect
 import logging
 import math
 import random
@@ -201,8 +202,24 @@ class BaseServer(ServerView, AwaitingMethods):
                     self._closers += 1
                     if not self._spawn(self._close_then_pump, closer):
                         self._closers -= 1  # the client is gone: nothing opens again
+                elif isinstance(frame, fr.OAuthInteraction):
+                    self._spawn(self._oauth_interaction, frame)
                 else:  # pragma: no cover - a frame this driver does not know
                     raise TypeError(f"unknown frame {frame!r}")
+
+    async def _oauth_interaction(self, frame: fr.OAuthInteraction) -> None:
+        """Ask the host's OAuth handler (it may wait for a browser: in a thread, or
+        awaited when it is async) and hand its answer to the machine (issue 21)."""
+        try:
+            reply: Any
+            if inspect.iscoroutinefunction(frame.handler):
+                reply = await frame.handler(frame.effect)  # BrowserOAuth's: on the loop
+            else:
+                reply = await trio.to_thread.run_sync(frame.handler, frame.effect)
+        except Exception as exc:  # the handler's failure is the flow's error
+            reply = exc
+        self._conn.oauth_reply(reply, trio.current_time())
+        self._pump_nowait()
 
     def _spawn(self, fn: Callable[..., Awaitable[Any]], *args: Any) -> bool:
         """Start a task in the client's nursery; False when there is none any more (the

@@ -17,9 +17,11 @@ cancels it. Who performs it:
 from __future__ import annotations
 
 import ssl
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, Union
 
+import attrs
 import httpcore
 import trio
 
@@ -70,10 +72,24 @@ class _HttpServer(BaseServer):
         proxy: str | None = None,
         **kwargs: Any,
     ) -> None:
+        if config.oauth is not None and config.oauth_provider is None and config.endpoint_url:
+            # A definition file's "oauth" entry (issue 21): its provider, with the
+            # browser step of this shell.
+            from mcp_io_common.oauth_config import provider_from_settings
+
+            from ._oauth import BrowserOAuth
+
+            oauth = provider_from_settings(config.endpoint_url, config.oauth)
+            BrowserOAuth(oauth)
+            config = attrs.evolve(config, oauth_provider=oauth)
         super().__init__(config, **kwargs)
         if config.endpoint_url is None:
             raise ValueError(f"server {self.name!r}: an HTTP transport needs a URL")
         self.url: str = config.endpoint_url
+        provider: Any = config.oauth_provider
+        if provider is not None and provider.clock is None:
+            # Token expiry is kept across restarts: the OAuth flow runs on wall time.
+            provider.clock = time.time
         self._ssl_context = ssl_context
         self._proxy = proxy
         self._pool: _Pool | None = None

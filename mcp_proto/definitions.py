@@ -12,11 +12,14 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 from urllib.parse import urlsplit
 
+import attrs
+
 from ._util import shown
 from .server_config import (
     ServerConfig,
     TransportType,
     _mark_warnings_logged,
+    check_oauth_settings,
     check_unbuilt_options,
     http_config,
     sse_config,
@@ -104,7 +107,10 @@ _ERA_KEYS: Final = frozenset({"protocol", "discover_timeout", "request_meta", "e
 _KEYS_BY_TYPE: Final[Mapping[str, frozenset[str]]] = {
     "stdio": _COMMON_KEYS | _ERA_KEYS | {"command", "args", "env", "cwd", "max_line_size"},
     "sse": _COMMON_KEYS | _URL_KEYS | {"headers", "ping"},
-    "http": _COMMON_KEYS | _ERA_KEYS | _URL_KEYS | {"endpoint", "headers", "oauth_provider"},
+    "http": _COMMON_KEYS
+    | _ERA_KEYS
+    | _URL_KEYS
+    | {"endpoint", "headers", "oauth_provider", "oauth"},
     "streamable_http": _COMMON_KEYS
     | _ERA_KEYS
     | _URL_KEYS
@@ -114,6 +120,7 @@ _KEYS_BY_TYPE: Final[Mapping[str, frozenset[str]]] = {
         "protocol",
         "discover_timeout",
         "oauth_provider",
+        "oauth",
         "max_decompressed_body_bytes",
     },
     "websocket": _COMMON_KEYS
@@ -242,11 +249,15 @@ def _build(entry: Mapping[str, Any], kind: TransportType, name: object) -> Serve
         return sse_config(url, **opts)
     if entry.get("oauth_provider") is not None:
         opts["oauth_provider"] = entry["oauth_provider"]
+    # Issue 21: the OAuth client a host's file names; the shell builds the provider.
+    oauth = check_oauth_settings(entry["oauth"]) if entry.get("oauth") is not None else None
     if kind == "http":
-        return http_config(url, **opts)
-    if entry.get("max_decompressed_body_bytes") is not None:
-        opts["max_decompressed_body_bytes"] = entry["max_decompressed_body_bytes"]
-    return streamable_http_config(url, **opts)
+        config = http_config(url, **opts)
+    else:
+        if entry.get("max_decompressed_body_bytes") is not None:
+            opts["max_decompressed_body_bytes"] = entry["max_decompressed_body_bytes"]
+        config = streamable_http_config(url, **opts)
+    return config if oauth is None else attrs.evolve(config, oauth=oauth)
 
 
 def config_from_dict(d: Mapping[str, Any], *, name: str | None = None) -> ServerConfig:
@@ -265,8 +276,9 @@ def config_from_dict(d: Mapping[str, Any], *, name: str | None = None) -> Server
     object laid over the client's ``request_meta``) and ``extensions`` (identifiers, or
     identifier -> settings) on the transports with an era. Unset options take the
     builder's default for that type; keys that do not apply are ignored.
-    ``oauth_provider`` is not supported yet: it raises ``ValueError`` whatever the type
-    (issue 9 item 7).
+    ``oauth_provider`` must be an ``OAuthProvider`` object (issue 21), which a JSON
+    document cannot hold: an entry naming one is refused. ``oauth`` (HTTP transports)
+    names the OAuth client: see ``check_oauth_settings`` and docs/oauth.md.
 
     A string ``command`` is shell-split unless ``args`` is given, in which case it is
     the executable itself (the ``mcpServers`` convention).
@@ -310,8 +322,8 @@ def parse_server_definitions(
     returned warnings for the shell to log: a missing ``type`` is inferred; ``comment``
     and ``description`` keys are ignored silently; unknown keys are ignored; entries
     with ``"disabled": true`` are skipped; invalid entries and duplicate names are
-    skipped, and so is an entry with an option not supported yet (``oauth_provider``),
-    its warning naming the key.
+    skipped, and so is an entry with an ``oauth_provider`` (a document cannot hold the
+    provider object), its warning naming the key.
 
     ``environ``: the environment that ``${VAR}``, ``${VAR:-default}``, ``${env:VAR}``
     and ``${userHome}`` placeholders are expanded from, as Claude Code, VS Code and

@@ -25,6 +25,7 @@ __all__ = [
     "ProtocolMode",
     "ServerConfig",
     "TransportType",
+    "check_oauth_settings",
     "check_unbuilt_options",
     "http_config",
     "sse_config",
@@ -57,20 +58,77 @@ def check_unbuilt_options(
     ``protocol`` must be ``"auto"`` (probe with ``server/discover``), ``"modern"``
     (2026-07-28 only) or ``"legacy"`` (the handshake only) (LIFE-8);
     ``discover_timeout`` positive seconds or ``None`` (the default, LIFE-7). No option
-    is accepted and silently ignored: there is no OAuth flow yet (docs/roadmap.md).
+    is accepted and silently ignored. ``oauth_provider`` must be an
+    :class:`mcp_proto.oauth.OAuthProvider` (issue 21; checked by its methods, so this
+    module does not load the OAuth core).
 
     Raises:
-        ValueError: a bad ``protocol`` or ``discover_timeout``, any ``oauth_provider``;
-            one line naming the option.
+        ValueError: a bad ``protocol``, ``discover_timeout`` or ``oauth_provider``; one
+            line naming the option.
     """
     check_protocol(protocol)
     if discover_timeout is not None:
         check_discover_timeout(discover_timeout)
-    if oauth_provider is not None:
+    if oauth_provider is not None and not all(
+        callable(getattr(oauth_provider, m, None)) for m in ("authorize", "present", "prepare")
+    ):
         raise ValueError(
-            "oauth_provider is not supported yet: this client has no OAuth flow; send a "
-            "token with headers={'Authorization': 'Bearer <token>'}"
+            f"oauth_provider must be an mcp_proto.oauth.OAuthProvider, got "
+            f"{type(oauth_provider).__name__}"
         )
+
+
+#: A definition file's ``"oauth"`` keys, as hosts write them (camelCase, as in
+#: ``mcpServers`` files) or in snake_case: the canonical name of each.
+_OAUTH_KEYS: Final = {
+    "clientId": "client_id",
+    "client_id": "client_id",
+    "clientSecret": "client_secret",
+    "client_secret": "client_secret",
+    "issuer": "issuer",
+    "scope": "scope",
+    "scopes": "scope",
+    "callbackPort": "callback_port",
+    "callback_port": "callback_port",
+    "clientMetadataUrl": "client_id_metadata_url",
+    "client_id_metadata_url": "client_id_metadata_url",
+}
+
+
+def check_oauth_settings(value: object) -> dict[str, Any]:
+    """A definition file's ``"oauth"`` object, checked and normalised (issue 21):
+    ``client_id`` (with ``issuer``, AUTH-18: pre-registered credentials name their
+    authorization server), ``client_secret``, ``scope`` (a string, or a list joined with
+    spaces), ``callback_port`` (the loopback redirect URI's port), and
+    ``client_id_metadata_url``.
+
+    Raises:
+        ValueError: not an object, an unknown key, a wrong type, ``client_id`` without
+            ``issuer``; one line, never showing a secret.
+    """
+    if not isinstance(value, Mapping):
+        raise ValueError("'oauth' must be an object")
+    out: dict[str, Any] = {}
+    for key, item in value.items():
+        name = _OAUTH_KEYS.get(key) if isinstance(key, str) else None
+        if name is None:
+            raise ValueError(f"'oauth': unknown key {shown(key)}")
+        if name == "scope" and isinstance(item, list) and all(isinstance(x, str) for x in item):
+            item = " ".join(item)
+        if name == "callback_port":
+            if isinstance(item, bool) or not isinstance(item, int) or not 0 < item < 65536:
+                raise ValueError("'oauth': callbackPort must be a port number")
+        elif not isinstance(item, str) or not item:
+            raise ValueError(f"'oauth': {key} must be a non-empty string")
+        out[name] = item
+    if "client_id" in out and "issuer" not in out:
+        raise ValueError(
+            "'oauth': a clientId must name its authorization server ('issuer'); "
+            "credentials are bound to the issuer that issued them"
+        )
+    if "client_secret" in out and "client_id" not in out:
+        raise ValueError("'oauth': clientSecret without clientId")
+    return out
 
 
 def _integer(value: object, what: str, *, allow_zero: bool = False) -> int:
@@ -235,8 +293,9 @@ class ServerConfig:
     protocol: ProtocolMode = "auto"
     discover_timeout: float | None = None
     max_line_size: int | None = None
-    #: An OAuth provider object for the shell (AUTH-3); opaque to the core. Not
-    #: supported yet: anything but ``None`` raises (issue 9 item 7).
+    #: The server's :class:`mcp_proto.oauth.OAuthProvider` (AUTH-3, issue 21): the HTTP
+    #: transports present its token and run its flow on a 401/403
+    #: (``mcp_proto.connection._oauth``).
     oauth_provider: object | None = attrs.field(default=None, repr=False)
     #: This server's own host metadata on every 2026-07-28 request, laid over the
     #: client's ``request_meta`` (LIFE-12): a mapping (copied now) or a callable.
@@ -246,6 +305,10 @@ class ServerConfig:
     extensions: Mapping[str, Mapping[str, Any]] = attrs.field(
         factory=dict, converter=check_extensions
     )
+    #: A definition file's ``"oauth"`` entry, checked (:func:`check_oauth_settings`):
+    #: the shell builds the ``OAuthProvider`` and its ``BrowserOAuth`` from it when no
+    #: ``oauth_provider`` is given (issue 21). Not in the repr: it may hold a secret.
+    oauth: Mapping[str, Any] | None = attrs.field(default=None, repr=False)
     #: This server's own logger (CONN-17; a ``logging.Logger`` or anything with its
     #: methods): the server object's messages and this configuration's warnings go to
     #: it; ``None``, the client's. Not compared, not shown.
@@ -511,8 +574,8 @@ def http_config(
     ``protocol`` is ``"auto"`` (probe with ``server/discover``, else ``initialize``),
     ``"modern"`` or ``"legacy"`` (LIFE-8); ``discover_timeout`` bounds the probe (None:
     5 s, ``read_timeout`` with ``protocol="modern"``; capped by ``read_timeout``).
-    ``oauth_provider`` is not supported yet and raises
-    ``ValueError`` (:func:`check_unbuilt_options`).
+    ``oauth_provider`` (an :class:`mcp_proto.oauth.OAuthProvider`) authorizes the
+    requests (docs/oauth.md).
 
     ``request_meta`` (a mapping, copied now, or a callable) is laid over the client's
     ``request_meta`` on this server's 2026-07-28 requests; ``extensions`` are declared
@@ -575,8 +638,8 @@ def streamable_http_config(
     ``protocol`` is ``"auto"`` (probe with ``server/discover``, else ``initialize``),
     ``"modern"`` or ``"legacy"`` (LIFE-8); ``discover_timeout`` bounds the probe (None:
     5 s, ``read_timeout`` with ``protocol="modern"``; capped by ``read_timeout``).
-    ``oauth_provider`` is not supported yet and raises
-    ``ValueError`` (:func:`check_unbuilt_options`).
+    ``oauth_provider`` (an :class:`mcp_proto.oauth.OAuthProvider`) authorizes the
+    requests (docs/oauth.md).
 
     ``request_meta`` (a mapping, copied now, or a callable) is laid over the client's
     ``request_meta`` on this server's 2026-07-28 requests; ``extensions`` are declared

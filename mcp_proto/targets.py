@@ -87,7 +87,8 @@ class TargetOptions(Record):
     endpoint: str | None
     ping: float | None
     #: Era and auth options (CONN-12): ``protocol`` and ``discover_timeout`` (LIFE-7,
-    #: LIFE-8); ``oauth_provider`` is refused by :func:`check_unbuilt_options` until built.
+    #: LIFE-8); ``oauth_provider`` (an ``mcp_proto.oauth.OAuthProvider``) for the HTTP
+    #: transports (issue 21).
     protocol: ProtocolMode
     discover_timeout: float | None
     oauth_provider: object | None
@@ -158,6 +159,9 @@ def _config(
         return websocket_config(
             target, name=name, headers=o.headers, **common, **_given(ping=o.ping)
         )
+    # AUTH-3: the OAuth provider authorizes the HTTP transports (issue 21).
+    if o.oauth_provider is not None:
+        common["oauth_provider"] = o.oauth_provider
     if kind == "http":
         return http_config(
             target, name=name, headers=o.headers, **common, **_given(endpoint=o.endpoint)
@@ -181,8 +185,7 @@ def plan_targets(
 
     Raises:
         TransportDetectionError: the transport cannot be determined.
-        ValueError: an option is invalid for the transport, or not supported yet
-            (``oauth_provider``).
+        ValueError: an option is invalid for the transport.
     """
     o = options or TargetOptions()
     # Issue 9 item 7: refused before anything is detected, started or sent.

@@ -1,5 +1,6 @@
 """docs/oauth.md states what the code does and does not (UT-13 asks for a doc test of
-its known limit): the textual URL check, and that OAuth is not wired into Client yet."""
+its known limit): the textual URL check, what is wired (connect, BrowserOAuth, the CLI)
+and what is not built yet."""
 
 from __future__ import annotations
 
@@ -13,8 +14,10 @@ def test_the_known_limit_of_the_url_check_is_documented() -> None:
     assert "public hostname whose DNS points into" in DOC
 
 
-def test_the_doc_says_plainly_what_is_not_wired() -> None:
-    assert "not yet reachable from `Client`, `connect`" in DOC.replace("\n", " ")
+def test_the_doc_says_plainly_what_is_wired_and_what_is_not() -> None:
+    text = DOC.replace("\n", " ")
+    assert "`connect(url, oauth_provider=OAuthProvider(...))`" in text
+    assert "Not built yet: OAuth on the legacy HTTP+SSE transport" in text
 
 
 def test_every_public_name_of_the_core_is_documented() -> None:

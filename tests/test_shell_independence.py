@@ -155,12 +155,24 @@ ALLOWED: dict[str, frozenset[str] | None] = {
     "mcp_proto.results": None,  # the typed results the client's methods return
     # The task handle, and which notifications announce a task's status (the CLI).
     "mcp_proto.tasks": frozenset({"STATUS_NOTIFICATIONS", "Task", "TaskPage", "TaskStatus"}),
-    # Where a WebSocket server's socket goes (host, port, TLS), and the OAuth value
-    # types a file storage keeps.
+    # Where a WebSocket server's socket goes (host, port, TLS), the OAuth value types a
+    # file storage keeps, and what BrowserOAuth and a definition file's "oauth" entry
+    # hand the provider (the browser step's effect and answer; issue 21).
     "mcp_proto.websocket": frozenset({"parse_ws_url"}),
     # A proxy's CONNECT tunnel: its rules are the core's, the shells move the bytes.
     "mcp_proto.proxy_tunnel": frozenset({"ProxyEndpoint", "ProxyTunnel", "parse_proxy_url"}),
-    "mcp_proto.oauth": frozenset({"AuthorizationRecord", "ClientInfo", "Token"}),
+    "mcp_proto.oauth": frozenset(
+        {
+            "AuthorizationRecord",
+            "AuthorizationResponse",
+            "ClientInfo",
+            "DEFAULT_REDIRECT_URI",
+            "OAuthCallbackError",
+            "OAuthProvider",
+            "OpenAuthorization",
+            "Token",
+        }
+    ),
     # Definition files: the rule for ${workspaceFolder} is the core's, the shells give
     # it the file's path and the home folder.
     "mcp_proto.placeholders": frozenset({"workspace_folder"}),

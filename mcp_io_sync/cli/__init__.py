@@ -48,6 +48,7 @@ from ._args import parse_env as parse_env
 from ._args import parse_headers as parse_headers
 from ._args import parse_pairs as parse_pairs
 from ._args import parse_value as parse_value
+from ._auth_cmd import AUTH_COMMANDS, auth_main
 from ._commands import Output as Output
 from ._commands import Runner as Runner
 from ._elicit import Asker, stdin_is_terminal
@@ -98,6 +99,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
     args = list(sys.argv[1:] if argv is None else argv)
     _safe_streams()
+    if args and args[0] in AUTH_COMMANDS:  # login, logout, auth status (issue 21)
+        return auth_main(args)
     try:
         opts = parse_args(args)
     except UsageError as exc:

@@ -24,6 +24,7 @@ from mcp_proto.definitions import command_server_name, unique_server_names
 from .._client import Client
 from .._connect import connect, create_client
 from ._args import PROG, UsageError
+from ._auth_cmd import stored_login
 from ._log import ServerFailed
 
 _LOGGER = logging.getLogger("mcp_io_sync.cli")
@@ -174,6 +175,9 @@ def open_client(
     if opts.url is not None:
         if opts.headers:
             kwargs["headers"] = opts.headers
+        login = stored_login(opts.url)  # `mcp-proto login URL` stored a token (issue 21)
+        if login is not None:
+            kwargs["oauth_provider"] = login
         host = urlsplit(opts.url).hostname
         name = host or "server"
         try:

@@ -28,6 +28,7 @@ from ..errors import (
     ResponseTooLargeError,
     ServerNotFound,
     ToolNotFound,
+    UnauthorizedError,
     UnknownResultTypeError,
     ValidationError,
 )
@@ -92,9 +93,15 @@ _CACHE_KIND: Final[dict[str, CacheKind]] = {
     "resources": "resources",
 }
 
+
 # Failures a call/get/read re-raises as they are instead of wrapping them in
 # ToolCallError & co.: their class already says what happened (a timeout, a too-large
 # response, a refused capability or authorization).
+def _authorization_failure(exc: BaseException) -> bool:
+    """A refusal of our credentials, or an OAuth error raised while answering one."""
+    return isinstance(exc, UnauthorizedError) or isinstance(exc.__cause__, UnauthorizedError)
+
+
 PASS_THROUGH: Final = (
     RequestTimeoutError,
     ResponseTooLargeError,
@@ -553,7 +560,10 @@ class Router:
             try:
                 out.extend((yield from self._list_one(name, kind, cache)))
             except MCPError as exc:
-                if server is not None:
+                # TOOL-1, AUTH-31: an authorization failure (a 401/403, or the OAuth
+                # flow that answered one, chained to it) fails fast: a shorter list
+                # would read as "no such tools" when the truth is "not authorized".
+                if server is not None or _authorization_failure(exc):
                     raise
                 errors.append(exc)
                 yield Log("WARNING", f"listing {kind} of server {name!r} failed: {exc}")

@@ -100,7 +100,10 @@ Outputs:
   order. ``AbortExchange`` may name an exchange the driver already finished reading
   (make it a no-op then); ``wants_exchange(xid)`` may be asked at any time. After
   ``CloseTransport`` feed nothing more from that transport; an ``OpenTransport`` after
-  it starts a new one (a reconnect).
+  it starts a new one (a reconnect). ``OAuthInteraction(effect)`` (a server with an
+  ``oauth_provider``: the flow needs the host) is answered with ``oauth_reply(reply,
+  now)``; the OAuth flow's own requests are ordinary ``StartExchange`` frames to other
+  origins (``mcp_proto.connection._oauth``).
 * ``next_event() -> Event | NEED_DATA`` (:mod:`.events`): ``Connected``,
   ``ConnectFailed``, ``CallSucceeded``, ``CallFailed``, ``CallProgress``,
   ``ServerRequest``, ``NotificationReceived``, ``LogMessage``, ``MessageDiscarded``,
@@ -191,6 +194,7 @@ from .frames import (
     CloseTransport,
     ExchangeFailure,
     Frame,
+    OAuthInteraction,
     OpenTransport,
     StartExchange,
     Write,
@@ -231,6 +235,7 @@ __all__ = [
     "LogMessage",
     "MessageDiscarded",
     "NotificationReceived",
+    "OAuthInteraction",
     "OpenTransport",
     "ServerRequest",
     "StartExchange",

@@ -115,6 +115,13 @@ class Exchange:
     request: StartExchange | None = None
     redirects: int = 0  # followed already for this request
     location: str | None = None  # a redirect's Location (named in its error)
+    # OAuth (a server with an oauth_provider; ``_oauth.py``): the request a 401/403
+    # refused (sent again once authorized), the resource's DPoP-Nonce, how many
+    # authorizations this request caused, and whether a DPoP nonce retry was spent.
+    refused: StartExchange | None = None
+    dpop_nonce: str | None = None
+    authorizations: int = 0
+    nonce_retried: bool = False
 
     @property
     def what(self) -> str:

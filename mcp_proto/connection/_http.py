@@ -112,6 +112,8 @@ class HttpTransport(HttpStreams):
         return self._ready_at is None and not self._note_waiting
 
     def reset(self) -> None:
+        if self.oauth is not None:
+            self.oauth.reset()
         for ex in list(self._ex.values()):
             self._drop(ex)
         self._tails.clear()
@@ -135,14 +137,17 @@ class HttpTransport(HttpStreams):
             # DELETE with its Mcp-Session-Id (405: the server does not allow it). Plain
             # HTTP too: its session is handled as Streamable HTTP's (HTTP-2, SESS-3).
             self.port.emit(
-                StartExchange(
-                    self._xid(),
-                    "DELETE",
-                    self.url,
-                    tuple(self.http.delete_headers()),
-                    None,
-                    DELETE_TIMEOUT,
-                    False,
+                self._presented(
+                    StartExchange(
+                        self._xid(),
+                        "DELETE",
+                        self.url,
+                        tuple(self.http.delete_headers()),
+                        None,
+                        DELETE_TIMEOUT,
+                        False,
+                    ),
+                    now,
                 )
             )
 
@@ -196,6 +201,7 @@ class HttpTransport(HttpStreams):
                     else self._read_timeout(out.rid, now),
                     listen,
                 ),
+                now,
             )
 
     def attempt_ended(self, rid: jsonrpc.RequestId, ok: bool, now: float | None = None) -> None:
@@ -260,18 +266,30 @@ class HttpTransport(HttpStreams):
     # ============================================================ inputs
 
     def wants_exchange(self, xid: int) -> bool:
-        return xid in self._ex
+        return xid in self._ex or (self.oauth is not None and self.oauth.owns(xid))
+
+    def oauth_reply(self, reply: object, now: float) -> None:
+        if self.oauth is not None:
+            self.oauth.reply(reply, now)
 
     def exchange_head(
         self, xid: int, status: int, headers: list[tuple[str, str]], now: float
     ) -> None:
         ex = self._ex.get(xid)
         if ex is None or ex.mode is not Mode.HEAD:
+            oauth = self.oauth
+            if ex is None and oauth is not None and oauth.owns(xid):
+                oauth.head(xid, status, headers)
             return
         if 300 <= status < 400:
             if follow(self, ex, status, _header(headers, "location")) is not None:
                 return
         else:
+            oauth = self.oauth
+            if oauth is not None:
+                oauth.seen(ex, status, headers)
+                if status in (401, 403) and ex.role is Role.POST:
+                    ex.refused = ex.request  # sent again once authorized (_oauth.py)
             ex.request = None  # (the usual head: no call to ask; the body is let go)
         ex.status = status
         ex.www_authenticate = _header(headers, "www-authenticate")
@@ -328,6 +346,9 @@ class HttpTransport(HttpStreams):
     def exchange_data(self, xid: int, data: bytes, now: float) -> None:
         ex = self._ex.get(xid)
         if ex is None or not data:
+            oauth = self.oauth
+            if ex is None and data and oauth is not None and oauth.owns(xid):
+                oauth.data(xid, data, now)
             return
         try:
             if ex.mode is Mode.JSON:
@@ -353,6 +374,9 @@ class HttpTransport(HttpStreams):
     def exchange_end(self, xid: int, now: float) -> None:
         ex = self._ex.get(xid)
         if ex is None:
+            oauth = self.oauth
+            if oauth is not None and oauth.owns(xid):
+                oauth.end(xid, now)
             return
         self._done(ex)
         try:
@@ -379,6 +403,9 @@ class HttpTransport(HttpStreams):
     def exchange_failed(self, xid: int, failure: ExchangeFailure, now: float) -> None:
         ex = self._ex.get(xid)
         if ex is None:
+            oauth = self.oauth
+            if oauth is not None and oauth.owns(xid):
+                oauth.failed(xid, failure, now)
             return
         self._done(ex)
         if ex.role is Role.GET:
@@ -426,6 +453,8 @@ class HttpTransport(HttpStreams):
         self.port.attempt_failed(ex.rid, error, now)
 
     def _judge_error(self, ex: Exchange, now: float) -> None:
+        if ex.refused is not None and self.oauth is not None and self.oauth.refused(ex, now):
+            return  # an OAuth flow answers it (issue 21)
         if 200 <= ex.status < 300 or not (100 <= ex.status < 600):
             error: MCPError = RemoteProtocolError(
                 f"server {self.port.name!r} answered {ex.what} with HTTP {ex.status} "

@@ -39,6 +39,7 @@ from ._transport import Transport
 from .frames import AbortExchange, StartExchange
 
 if TYPE_CHECKING:
+    from ._oauth import OAuthSession
     from ._transport import TransportPort
 
 __all__ = ["HttpStreams"]
@@ -80,6 +81,14 @@ class HttpStreams(Transport):
         # xid: until when. A server that keeps one open (keep-alive comments) would
         # otherwise hold a connection and a reader for ever, one per call.
         self._tails: dict[int, float] = {}
+        # OAuth (issue 21): only for a server with an oauth_provider, so a client
+        # without one never loads the OAuth core.
+        self.oauth: OAuthSession | None = None
+        provider = config.oauth_provider
+        if provider is not None:
+            from ._oauth import OAuthSession
+
+            self.oauth = OAuthSession(self, provider)  # type: ignore[arg-type]
 
     # ============================================================ exchanges
 
@@ -103,10 +112,18 @@ class HttpStreams(Transport):
         if ex.xid == self._get_xid:
             self._get_xid = None
 
-    def _start(self, ex: Exchange, frame: StartExchange) -> None:
-        """Emit ``frame`` for ``ex``, kept until its head in case it is redirected."""
+    def _start(self, ex: Exchange, frame: StartExchange, now: float | None = None) -> None:
+        """Emit ``frame`` for ``ex``, kept until its head in case it is redirected (or
+        refused with a 401/403 its OAuth flow answers); with the server's OAuth token
+        (SHTTP-10)."""
+        if self.oauth is not None:
+            frame = self.oauth.present(frame, now)
         ex.request = frame
         self.port.emit(frame)
+
+    def _presented(self, frame: StartExchange, now: float | None) -> StartExchange:
+        """``frame`` with the server's OAuth token, if it has one (SHTTP-10)."""
+        return frame if self.oauth is None else self.oauth.present(frame, now)
 
     def _read_timeout(self, rid: jsonrpc.RequestId | None, now: float) -> float:
         deadline = self.port.deadline_of(rid) if rid is not None else None
@@ -215,14 +232,17 @@ class HttpStreams(Transport):
         self._ex[ex.xid] = ex
         # Resumed with this stream's own id (2025-11-25 § Resumability).
         self.port.emit(
-            StartExchange(
-                ex.xid,
-                "GET",
-                self.url,
-                tuple(self.http.get_headers(stream.cursor)),
-                None,
-                self._read_timeout(stream.rid, now),
-                False,
+            self._presented(
+                StartExchange(
+                    ex.xid,
+                    "GET",
+                    self.url,
+                    tuple(self.http.get_headers(stream.cursor)),
+                    None,
+                    self._read_timeout(stream.rid, now),
+                    False,
+                ),
+                now,
             )
         )
 
@@ -246,6 +266,7 @@ class HttpStreams(Transport):
                 max(self.port.config.read_timeout, GET_READ_TIMEOUT_FLOOR),
                 True,
             ),
+            now,
         )
 
     def _release(self, now: float) -> None:

@@ -720,6 +720,15 @@ class Connection:
     def wants_exchange(self, xid: int) -> bool:
         return self._transport.wants_exchange(xid)
 
+    def oauth_reply(self, reply: object, now: float) -> None:
+        """The answer to an ``OAuthInteraction`` frame: the host handler's result
+        (the redirect URL, an ``AuthorizationResponse``, a JWT) or the exception it
+        raised (issue 21)."""
+        oauth_reply = getattr(self._transport, "oauth_reply", None)
+        if oauth_reply is not None:
+            oauth_reply(reply, now)
+        self._after(now)
+
     # ================================================================ outputs
 
     def next_deadline(self) -> float | None:

@@ -10,7 +10,8 @@ method names, headers, retries and session ids are all the machine's.
 
 from __future__ import annotations
 
-from typing import Literal, Union
+from collections.abc import Callable
+from typing import Any, Literal, Union
 
 from .._record import Record
 
@@ -22,6 +23,7 @@ __all__ = [
     "ExchangeFailure",
     "FailureKind",
     "Frame",
+    "OAuthInteraction",
     "OpenTransport",
     "StartExchange",
     "Write",
@@ -112,7 +114,25 @@ class CloseTransport(Record):
         _set(self, "graceful", graceful)
 
 
-Frame = Union[OpenTransport, Write, StartExchange, AbortExchange, CloseTransport]
+class OAuthInteraction(Record):
+    """An OAuth flow needs the host (issue 21): ``effect`` is a
+    :class:`mcp_proto.oauth.OpenAuthorization` (send the user to its URL, wait for the
+    redirect) or an :class:`mcp_proto.oauth.ObtainAssertion` (a JWT for the JWT bearer
+    grant). The driver calls ``handler(effect)`` (the provider's ``handler``) away
+    from the machine's lock or event loop (it may wait for a browser) and answers with
+    ``Connection.oauth_reply(reply, now)``: the handler's result, or the exception it
+    raised."""
+
+    __slots__ = ("effect", "handler")
+    effect: object
+    handler: Callable[[Any], Any]
+
+    def __init__(self, effect: object, handler: Callable[[Any], Any]) -> None:
+        _set(self, "effect", effect)
+        _set(self, "handler", handler)
+
+
+Frame = Union[OpenTransport, Write, StartExchange, AbortExchange, CloseTransport, OAuthInteraction]
 
 FailureKind = Literal["read_timeout", "timeout", "network", "protocol"]
 

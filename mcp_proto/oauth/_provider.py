@@ -115,6 +115,14 @@ class OAuthProvider(GrantMixin):
         enterprise: the identity provider of enterprise-managed authorization (grant
             ``"enterprise"``: the host's ID token is exchanged there for an identity
             assertion, then presented with the JWT bearer grant).
+        handler: the host's answer to what a flow run by a connection needs from it
+            (``OpenAuthorization`` → the redirect URL or an ``AuthorizationResponse``;
+            ``ObtainAssertion`` → the JWT). Called by the I/O shell, away from the
+            connection's lock or event loop; never by the core. ``None``: a connection
+            that needs the user fails with ``UnauthorizedError`` (log in first).
+        clock: wall-clock seconds (``time.time``) for a flow a connection runs: token
+            expiry is stored across restarts and signed JWTs carry ``iat``. The shells
+            set ``time.time`` when left ``None``; pure tests pass a number's lambda.
     """
 
     def __init__(
@@ -134,7 +142,11 @@ class OAuthProvider(GrantMixin):
         client_key: JWSSigner | None = None,
         dpop_key: JWSSigner | None = None,
         enterprise: EnterpriseIdP | None = None,
+        handler: Callable[[Any], Any] | None = None,
+        clock: Callable[[], float] | None = None,
     ) -> None:
+        self.handler = handler
+        self.clock = clock
         if grant not in ("authorization_code", "client_credentials", "jwt_bearer", "enterprise"):
             raise ValueError(f"unknown OAuth grant {grant!r}")
         if grant == "enterprise" and enterprise is None:

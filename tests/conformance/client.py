@@ -236,6 +236,163 @@ def scenario_default(url: str, context: Mapping[str, Any]) -> None:
                 LOG.warning("tool %s reported an error: %s", tool.name, text_of(result)[:200])
 
 
+# ---------------------------------------------------------------- authorization (auth/*)
+
+CIMD_URL = "https://conformance-test.local/client-metadata.json"
+
+
+def browse(url: str, redirect_uri: str) -> str:
+    """The user's browser, automated: the suite's authorization endpoint redirects at
+    once to the redirect URI (with code, state, maybe iss); follow until there."""
+    from urllib.parse import urljoin
+
+    import httpcore
+
+    for _ in range(10):
+        if url.startswith(redirect_uri):
+            return url
+        response = httpcore.request("GET", url)
+        location = next((v for k, v in response.headers if k.lower() == b"location"), None)
+        if location is None:
+            raise ScenarioFailed(f"the authorization endpoint answered {response.status}")
+        url = urljoin(url, location.decode("latin-1"))
+    raise ScenarioFailed("the authorization endpoint redirected too often")
+
+
+def run_flow(flow: Any) -> Any:
+    """Drive a flow of the OAuth core with plain httpcore (the conformance context's
+    credentials name no issuer: discovery finds it before connecting)."""
+    import time
+
+    import httpcore
+
+    from mcp_proto.oauth import HttpRequest, HttpResponse
+
+    reply: Any = None
+    while True:
+        try:
+            effect = flow.send(reply)
+        except StopIteration as stop:
+            return stop.value
+        if not isinstance(effect, HttpRequest):
+            reply = None
+            continue
+        r = httpcore.request(
+            effect.method, effect.url, headers=list(effect.headers), content=effect.body
+        )
+        headers = tuple((k.decode("latin-1"), v.decode("latin-1")) for k, v in r.headers)
+        reply = HttpResponse(r.status, headers, r.content, time.time())
+
+
+def oauth_provider_for(url: str, scenario: str, ctx: Mapping[str, Any]) -> Any:
+    """The OAuthProvider a host would configure for this scenario: a CIMD URL, the
+    context's pre-registered credentials (bound to their issuer, AUTH-18), DPoP, the
+    client credentials, JWT bearer and enterprise grants."""
+    from mcp_proto.oauth import (
+        AuthorizationResponse,
+        ClientInfo,
+        EnterpriseIdP,
+        JoseKey,
+        OAuthProvider,
+        OpenAuthorization,
+    )
+
+    def handler(effect: Any) -> Any:
+        if isinstance(effect, OpenAuthorization):
+            return AuthorizationResponse(browse(effect.url, effect.redirect_uri))
+        return ctx["idp_id_token" if effect.kind == "id_token" else "valid_jwt"]
+
+    kw: dict[str, Any] = {
+        "random_bytes": os.urandom,
+        "client_id_metadata_url": CIMD_URL,
+        "handler": handler,
+    }
+    if "client_id" in ctx and "issuer" in ctx:
+        kw["client_info"] = ClientInfo(
+            ctx["client_id"], ctx.get("client_secret"), issuer=ctx["issuer"]
+        )
+    if scenario.startswith("auth/dpop"):
+        kw["dpop_key"] = JoseKey.generate("ES256")
+    if scenario.startswith("auth/client-credentials"):
+        kw["grant"] = "client_credentials"
+        if "private_key_pem" in ctx:
+            alg = ctx.get("signing_algorithm", "ES256")
+            kw["client_key"] = JoseKey.from_pem(ctx["private_key_pem"], alg)
+    if scenario == "auth/wif-jwt-bearer":
+        kw["grant"] = "jwt_bearer"
+    if scenario == "auth/enterprise-managed-authorization":
+        kw["grant"] = "enterprise"
+        kw["enterprise"] = EnterpriseIdP(
+            ctx["idp_issuer"],
+            ctx["idp_token_endpoint"],
+            ctx["idp_client_id"],
+            ctx.get("idp_client_secret"),
+        )
+    provider = OAuthProvider(url, **kw)
+    if "client_id" in ctx and "issuer" not in ctx:
+        # The context names no issuer; a host would (AUTH-18): bind the credentials to
+        # the issuer discovery finds.
+        issuer = run_flow(provider.discover(None)).issuer
+        info = ClientInfo(ctx["client_id"], ctx.get("client_secret"), issuer=issuer)
+        provider.storage.set_client_info(provider.client_registration_key(issuer), info)
+    return provider
+
+
+#: The auth scenarios whose server (or authorization server) must be refused: the error
+#: type and its ``reason`` (None: any).
+REFUSALS: dict[str, tuple[str, str | None]] = {
+    # The refusal itself, or (when the discover probe gave up under load and the
+    # handshake went on, so the last attempt was another request's) the 410 the mock
+    # server answers once the limit is passed: either way the client stopped.
+    "auth/scope-retry-limit": ("InsufficientScopeError ServerError", None),
+    "auth/resource-mismatch": ("OAuthDiscoveryError", "resource_mismatch"),
+    "auth/metadata-issuer-mismatch": ("OAuthDiscoveryError", "issuer_mismatch"),
+    "auth/iss-supported-missing": ("OAuthCallbackError", "iss_missing"),
+    "auth/iss-wrong-issuer": ("OAuthCallbackError", "iss_mismatch"),
+    "auth/iss-unexpected": ("OAuthCallbackError", "iss_mismatch"),
+    "auth/iss-normalized": ("OAuthCallbackError", "iss_mismatch"),
+}
+
+
+def use_tools(url: str, provider: Any) -> None:
+    """Connect with ``provider``, list the tools and call each with harmless arguments."""
+    with open_client(url, oauth_provider=provider) as client:
+        for tool in client.list_tools(cache=False):
+            arguments = example_arguments(tool.input_schema)
+            LOG.info("calling %s(%s)", tool.name, json.dumps(arguments)[:200])
+            result = client.call_tool(tool.name, arguments)
+            if result.get("isError"):
+                LOG.warning("tool %s reported an error: %s", tool.name, text_of(result)[:200])
+
+
+def scenario_auth(url: str, context: Mapping[str, Any]) -> None:
+    """auth/*: the server is behind OAuth; the client discovers, registers or uses its
+    credentials, authorizes (the browser step automated) and retries with the token,
+    then lists and calls the tools as the default scenario does. A scenario of
+    ``REFUSALS`` must end in its typed error instead."""
+    scenario = os.environ.get("MCP_CONFORMANCE_SCENARIO", "")
+    provider = oauth_provider_for(url, scenario, context)
+    refusal = REFUSALS.get(scenario)
+    if refusal is None:
+        use_tools(url, provider)
+        return
+    # A hostile or broken authorization setup: the client must refuse it with the typed
+    # error (and send nothing it should not: the harness checks the wire).
+    import mcp_proto.oauth as oauth
+    from mcp_proto import errors
+
+    wanted = tuple(getattr(oauth, n, None) or getattr(errors, n) for n in refusal[0].split())
+    try:
+        use_tools(url, provider)
+    except wanted as exc:
+        reason = getattr(exc, "reason", None)
+        if refusal[1] is not None and reason != refusal[1]:
+            raise ScenarioFailed(f"refused for the wrong reason {reason!r}: {exc}") from exc
+        LOG.info("refused as expected: %s", exc)
+        return
+    raise ScenarioFailed(f"{scenario}: every request succeeded; the client must refuse")
+
+
 # ---------------------------------------------------------------- 2026-07-28 leg
 
 
@@ -429,7 +586,9 @@ def main(argv: list[str]) -> int:
     SPEC_VERSION = version
     LOG.info("scenario %r, protocol version %r, server %s", scenario, version, url)
     start_watchdog(scenario, float(os.environ.get("MCP_CONFORMANCE_DEADLINE") or 45))
-    run = SCENARIOS.get(scenario, scenario_default)
+    run = SCENARIOS.get(
+        scenario, scenario_auth if scenario.startswith("auth/") else scenario_default
+    )
     try:
         run(url, context if isinstance(context, Mapping) else {})
     except Exception as exc:

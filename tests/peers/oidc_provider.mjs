@@ -19,7 +19,10 @@
 // POST /mcp answering 401 with a Bearer challenge unless the access token (looked up in
 // the provider) was issued for this resource; a DPoP-bound token must come with a DPoP
 // proof signed by the bound key (thumbprint), for this request (htm, htu) and this
-// token (ath). Then 200 with the token's facts as JSON.
+// token (ath). Then 200 with the token's facts as JSON; a JSON-RPC message is answered
+// as a minimal MCP server would (initialize, notifications 202, tools/list with one tool
+// `whoami`, tools/call answering the token's facts as text; GET/DELETE 405), so
+// tests/shells/test_oauth_shells.py drives it through `connect` in both shells.
 
 import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
@@ -150,10 +153,52 @@ rsServer.on('request', async (req, res) => {
     res.end();
     return;
   }
-  res.setHeader('Content-Type', 'application/json');
-  res.end(JSON.stringify({
+  const facts = {
     aud: audience, scope: token.scope, clientId: token.clientId, dpop: Boolean(bound),
-  }));
+  };
+  if (req.method !== 'POST') {
+    res.statusCode = 405;
+    res.end();
+    return;
+  }
+  const chunks = [];
+  for await (const chunk of req) chunks.push(chunk);
+  let message;
+  try {
+    message = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    message = undefined;
+  }
+  if (!message || typeof message.method !== 'string') {
+    res.setHeader('Content-Type', 'application/json');
+    res.end(JSON.stringify(facts));
+    return;
+  }
+  if (message.id === undefined) {
+    res.statusCode = 202;
+    res.end();
+    return;
+  }
+  const answer = (result) => {
+    res.setHeader('Content-Type', 'application/json');
+    res.end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
+  };
+  if (message.method === 'initialize') {
+    answer({
+      protocolVersion: message.params.protocolVersion,
+      capabilities: { tools: {} },
+      serverInfo: { name: 'oidc-protected-resource', version: '1' },
+    });
+  } else if (message.method === 'tools/list') {
+    answer({ tools: [{ name: 'whoami', inputSchema: { type: 'object' } }] });
+  } else if (message.method === 'tools/call') {
+    answer({ content: [{ type: 'text', text: JSON.stringify(facts) }] });
+  } else {
+    res.setHeader('Content-Type', 'application/json');
+    res.end(JSON.stringify({
+      jsonrpc: '2.0', id: message.id, error: { code: -32601, message: 'Method not found' },
+    }));
+  }
 });
 
 async function dpopProofOk(req, accessToken, jkt) {

@@ -1,7 +1,7 @@
 """Issue 9 item 7: no option is accepted and silently ignored.
 
-``oauth_provider`` describes a feature not built yet (OAuth is on the roadmap): every
-entry point refuses it with one clear line naming the option: the config builders,
+``oauth_provider`` must be an ``mcp_proto.oauth.OAuthProvider`` (issue 21): every
+entry point refuses anything else with one clear line naming the option: the config builders,
 ``ServerConfig`` itself, raw config dicts, ``connect``'s planning, and a definition file
 (whose entry is skipped with a warning). Since issue 10 ``protocol`` ("auto", "modern",
 "legacy") and ``discover_timeout`` are built (LIFE-7, LIFE-8): accepted and validated
@@ -30,8 +30,7 @@ from mcp_proto.server_config import check_unbuilt_options
 from mcp_proto.targets import TargetOptions, plan_targets
 
 OAUTH = (
-    "oauth_provider is not supported yet: this client has no OAuth flow; send a token "
-    "with headers={'Authorization': 'Bearer <token>'}"
+    "oauth_provider must be an mcp_proto.oauth.OAuthProvider, got object"
 )
 
 BUILDERS: dict[str, Callable[..., ServerConfig]] = {
@@ -209,7 +208,8 @@ def test_definition_file_takes_the_era_options_and_skips_unbuilt_ones() -> None:
         ("plain", "auto", None),
     ]
     assert warnings == [
-        f"server 'oauth': skipped, invalid: {OAUTH}",
+        "server 'oauth': skipped, invalid: oauth_provider must be an "
+        "mcp_proto.oauth.OAuthProvider, got str",
         "server 'legacy_sse': skipped, invalid: 'protocol': 'modern' and 'discover_timeout' "
         "do not apply to sse",
     ]

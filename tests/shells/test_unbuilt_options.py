@@ -1,6 +1,7 @@
-"""Issue 9 item 7 over both shells: ``connect`` and ``Client`` refuse the options not
-built yet (``oauth_provider``) with a clear ``ValueError`` before anything starts or is
-sent, and accept ``protocol="auto"`` / ``"legacy"``, which connect a real server.
+"""Issue 9 item 7 over both shells: ``connect`` and ``Client`` refuse an option they
+cannot honour (an ``oauth_provider`` that is not an ``OAuthProvider``) with a clear
+``ValueError`` before anything starts or is sent, and accept ``protocol="auto"`` /
+``"legacy"``, which connect a real server.
 (``protocol="modern"`` and ``discover_timeout`` are built since issue 10: see the
 ``test_modern_*.py`` suites.)"""
 
@@ -18,7 +19,7 @@ from .conftest import SDK_SERVER, Shell, text_of
 DEADLINE = 30.0
 # (keyword, value, what the one-line message starts with)
 REFUSED: list[tuple[str, Any, str]] = [
-    ("oauth_provider", object(), "oauth_provider is not supported yet"),
+    ("oauth_provider", object(), "oauth_provider must be an mcp_proto.oauth.OAuthProvider"),
 ]
 
 
