@@ -37,19 +37,17 @@ def test_gzip_bomb_is_refused_with_bounded_memory(shell: Shell, mode: str) -> No
     with hostile_http_server(mode) as peer:
         rec = peer.recorder
 
-        async def scenario(c: Any) -> float:
+        async def scenario(c: Any) -> None:
             await c.list_tools()
-            start = time.monotonic()
             with pytest.raises(errors.ResponseTooLargeError):
                 await c.call_tool("t")
-            elapsed = time.monotonic() - start
             assert await c.ping() == {}  # the client is still usable
-            return elapsed
 
+        # (What is asserted is what happened, not how long it took: the bound is the
+        # typed error and the memory, the time a loaded machine takes is not.)
         with RSSSampler() as rss:
-            elapsed = run(shell, peer, scenario, retries=3, retry_backoff=0.05)
+            run(shell, peer, scenario, retries=3, retry_backoff=0.05)
         assert rss.growth < RSS_BOUND, f"RSS grew by {rss.growth / MIB:.0f} MiB"
-        assert elapsed < 10
         # A too-large response is never retried (and tools/call never is).
         assert len(rec.posts("tools/call")) == 1
         # The default bound is 64 MiB of inflated body; the bomb is 1 GiB.
