@@ -12,14 +12,20 @@ two answers.
 from __future__ import annotations
 
 import ipaddress
-from typing import Final
+import logging
+import webbrowser
+from collections.abc import Callable
+from typing import Any, ClassVar, Final
 from urllib.parse import urlsplit
+
+from mcp_proto.oauth import OAuthCallbackError, OAuthProvider, OpenAuthorization
 
 __all__ = [
     "CALLBACK_TIMEOUT",
     "MAX_REQUEST_HEAD",
     "NOT_FOUND",
     "RECEIVED",
+    "BrowserOAuthBase",
     "callback_query",
     "listen_address",
 ]
@@ -81,3 +87,63 @@ def callback_query(head: bytes, path: str) -> str | None:
     if target_path != path or not sep:
         return None
     return query
+
+
+def _open_browser(url: str) -> bool:
+    # Looked up at each call (not bound at import): a test or a host may replace it.
+    return webbrowser.open(url)
+
+
+class BrowserOAuthBase:
+    """What both shells' ``BrowserOAuth`` share: the arguments and their checks, the
+    provider's handler installed, the URL shown when no browser is opened, the errors.
+    Each shell adds ``handle``/``authorize`` (blocking, or ``async``): the waiting."""
+
+    _LOGGER: ClassVar[str] = "mcp_io_common.oauth"
+
+    def __init__(
+        self,
+        provider: OAuthProvider,
+        *,
+        callback_port: int | None = None,
+        callback_path: str | None = None,
+        logger: logging.Logger | None = None,
+        timeout: float = CALLBACK_TIMEOUT,
+        auto_open_browser: bool = True,
+        opener: Callable[[str], Any] | None = None,
+    ) -> None:
+        host, port, path = listen_address(provider.redirect_uri)
+        if callback_port is not None and callback_port != port:
+            raise ValueError(f"callback_port {callback_port} is not the redirect URI's {port}")
+        if callback_path is not None and callback_path != path:
+            raise ValueError(f"callback_path {callback_path!r} is not the redirect URI's")
+        self.provider = provider
+        self.host, self.port, self.path = host, port, path
+        self.timeout = timeout
+        self.auto_open_browser = auto_open_browser
+        self._open = opener or _open_browser
+        self._logger = logger or logging.getLogger(self._LOGGER)
+        if provider.handler is None:
+            provider.handler = self.handle
+
+    handle: Callable[[Any], Any]  # each shell's: blocking, or a coroutine function
+
+    @staticmethod
+    def _browser_step(effect: Any) -> OpenAuthorization:
+        """The effect, if it is the browser step (the only one a browser answers)."""
+        if not isinstance(effect, OpenAuthorization):
+            raise OAuthCallbackError(
+                "BrowserOAuth answers only the browser step (no assertion source)",
+                reason="no_handler",
+            )
+        return effect
+
+    def _show_url(self, url: str) -> None:
+        """``auto_open_browser=False``: the user opens the URL."""
+        self._logger.warning("open this URL to authorize: %s", url)
+
+    def _timed_out(self, redirect_uri: str) -> OAuthCallbackError:
+        return OAuthCallbackError(
+            f"no authorization response reached {redirect_uri} within {self.timeout:g} s",
+            reason="timeout",
+        )

@@ -1,42 +1,29 @@
 """``BrowserOAuth`` for the Trio shell (issue 21, §E5): the user's browser and a
 loopback listener for the redirect, on the event loop. The checks of the response are
-the core's (``OAuthProvider.complete_authorization_flow``); this module only opens the
-browser and carries the redirect's bytes back."""
+the core's (``OAuthProvider.complete_authorization_flow``); the arguments and errors are
+``mcp_io_common.oauth_callback.BrowserOAuthBase``'s; this module only opens the browser
+and carries the redirect's bytes back, awaiting."""
 
 from __future__ import annotations
 
-import logging
 import time
-import webbrowser
-from collections.abc import Callable
 from typing import Any
 
 import trio
 
 from mcp_io_common.oauth_callback import (
-    CALLBACK_TIMEOUT,
     MAX_REQUEST_HEAD,
     NOT_FOUND,
     RECEIVED,
+    BrowserOAuthBase,
     callback_query,
-    listen_address,
 )
-from mcp_proto.oauth import (
-    AuthorizationResponse,
-    OAuthCallbackError,
-    OAuthProvider,
-    OpenAuthorization,
-)
+from mcp_proto.oauth import AuthorizationResponse
 
 __all__ = ["BrowserOAuth"]
 
 
-def _open_browser(url: str) -> bool:
-    # Looked up at each call (not bound at import): a test or a host may replace it.
-    return webbrowser.open(url)
-
-
-class BrowserOAuth:
+class BrowserOAuth(BrowserOAuthBase):
     """Authorize ``provider``'s server in the user's browser (the Trio twin of
     ``mcp_io_sync.BrowserOAuth``; same arguments).
 
@@ -44,39 +31,12 @@ class BrowserOAuth:
     ``provider.handler`` unless one is set.
     """
 
-    def __init__(
-        self,
-        provider: OAuthProvider,
-        *,
-        callback_port: int | None = None,
-        callback_path: str | None = None,
-        logger: logging.Logger | None = None,
-        timeout: float = CALLBACK_TIMEOUT,
-        auto_open_browser: bool = True,
-        opener: Callable[[str], Any] | None = None,
-    ) -> None:
-        host, port, path = listen_address(provider.redirect_uri)
-        if callback_port is not None and callback_port != port:
-            raise ValueError(f"callback_port {callback_port} is not the redirect URI's {port}")
-        if callback_path is not None and callback_path != path:
-            raise ValueError(f"callback_path {callback_path!r} is not the redirect URI's")
-        self.provider = provider
-        self.host, self.port, self.path = host, port, path
-        self.timeout = timeout
-        self.auto_open_browser = auto_open_browser
-        self._open = opener or _open_browser
-        self._logger = logger or logging.getLogger("mcp_io_trio.oauth")
-        if provider.handler is None:
-            provider.handler = self.handle
+    _LOGGER = "mcp_io_trio.oauth"
 
     async def handle(self, effect: Any) -> Any:
         """The provider's handler: ``OpenAuthorization`` only."""
-        if not isinstance(effect, OpenAuthorization):
-            raise OAuthCallbackError(
-                "BrowserOAuth answers only the browser step (no assertion source)",
-                reason="no_handler",
-            )
-        return await self.authorize(effect.url, effect.redirect_uri)
+        step = self._browser_step(effect)
+        return await self.authorize(step.url, step.redirect_uri)
 
     async def authorize(self, url: str, redirect_uri: str) -> AuthorizationResponse:
         """Open ``url`` and wait for the redirect; returns what arrived."""
@@ -85,7 +45,7 @@ class BrowserOAuth:
             if self.auto_open_browser:
                 await trio.to_thread.run_sync(self._open, url)
             else:
-                self._logger.warning("open this URL to authorize: %s", url)
+                self._show_url(url)
             with trio.move_on_after(self.timeout):
                 while True:
                     stream = await listeners[0].accept()
@@ -96,10 +56,7 @@ class BrowserOAuth:
         finally:
             for listener in listeners:
                 await listener.aclose()
-        raise OAuthCallbackError(
-            f"no authorization response reached {redirect_uri} within {self.timeout:g} s",
-            reason="timeout",
-        )
+        raise self._timed_out(redirect_uri)
 
     async def _serve(self, stream: trio.SocketStream) -> str | None:
         head = b""
