@@ -175,3 +175,19 @@ def test_a_handle_continued_by_another_client() -> None:
     done = b.run(b.core.wait_for_task(Task.from_dict(task.to_dict())))
     assert done.is_completed and done.result is not None
     assert done.result["content"][0]["text"] == "FIRST and SECOND"
+
+
+def test_a_handle_cancelled_by_another_client() -> None:
+    # TASK-16: the serialised handle names the same task in a second client, whose
+    # tasks/cancel the first client then sees.
+    from mcp_proto.tasks import TaskStatus
+
+    server = TasksServer()
+    a = InProcess(server, handlers=Handlers(elicitation=name_handler))
+    task = a.run(a.core.call_tool_as_task("two_inputs"))
+    b = InProcess(server)
+    b.now = a.now
+    cancelled = b.run(b.core.cancel_task(Task.from_dict(task.to_dict())))
+    assert cancelled.task_id == task.task_id and cancelled.status is TaskStatus.CANCELLED
+    assert "tasks/cancel" in b.methods() and "tasks/cancel" not in a.methods()
+    assert a.run(a.core.get_task(task)).status is TaskStatus.CANCELLED

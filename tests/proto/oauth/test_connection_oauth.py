@@ -144,6 +144,20 @@ def test_later_calls_use_the_token_without_a_new_flow() -> None:
     assert all(r.purpose == "resource" or not r.url.startswith(AS) for r in world.wire[before:])
 
 
+def test_the_closing_delete_carries_the_token() -> None:
+    # SHTTP-10: the session's DELETE on close is a request to the MCP server too.
+    world = World(URL, [FakeAS(AS)])
+    d = Driver(world)
+    connect(d)
+    d.h.take_events()
+    d.h.conn.close(d.h.now)
+    (delete,) = [
+        f for f in d.h.take_frames() if isinstance(f, StartExchange) and f.method == "DELETE"
+    ]
+    assert header(delete, "Mcp-Session-Id") == "s1"
+    assert header(delete, "Authorization") == "Bearer at-1@" + AS
+
+
 def test_without_a_handler_the_connect_fails_with_unauthorized_saying_why() -> None:
     world = World(URL, [FakeAS(AS)])
     d = Driver(world, handler=False)

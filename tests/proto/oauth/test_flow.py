@@ -445,6 +445,20 @@ def test_token_type_other_than_bearer_is_refused(token_type: str | None) -> None
     assert p.current_token() is None
 
 
+@pytest.mark.parametrize("token_type", ["mac", "DPoP"])
+def test_a_stored_token_of_another_type_is_not_presented(token_type: str) -> None:
+    # AUTH-27: the type is checked where the token is read back from storage too (a
+    # storage another program wrote, or one from before a DPoP key was dropped).
+    world = World(SERVER, [FakeAS(AS)])
+    p = provider()
+    world.run(p.auth_flow(MCP_REQUEST, 1000.0))
+    token = p.current_token()
+    assert token is not None
+    p.storage.set_token(p.token_key(AS), token.with_(token_type=token_type))
+    assert p.current_token() is None and p.authorization_header(1001.0) is None
+    assert p.storage.get_token(p.token_key(AS)) is None
+
+
 def test_the_authorization_url_keeps_the_endpoint_query_and_sets_each_parameter_once() -> None:
     world = World(
         SERVER,
