@@ -33,8 +33,8 @@ if TYPE_CHECKING:
         ResourceTemplatePage,
         ToolResult,
     )
-    from ..skills import SkillEntry
-    from ..tasks import Task
+    from ..skills import LoadedSkill, SkillEntry
+    from ..tasks import Task, TaskPage
     from ..types import Prompt, ResourceContent, Tool
     from . import ClientCore
     from .base import BaseClient
@@ -153,6 +153,7 @@ class ServerMethods:
 
     # ------------------------------------------------------------ tasks, skills
 
+    @scoped
     def call_tool_as_task(
         self,
         name: str,
@@ -160,41 +161,54 @@ class ServerMethods:
         *,
         ttl: int | None = None,
         timeout: float | None = None,
-    ) -> Any:
-        return self._owner().call_tool_as_task(
+    ) -> Op[Task]:
+        return self._core().call_tool_as_task(
             name, arguments, ttl=ttl, server=self.name, timeout=timeout
         )
 
-    def get_task(self, task: Task | str) -> Any:
-        return self._owner().get_task(task, server=self.name)
+    @scoped
+    def get_task(self, task: Task | str) -> Op[Task]:
+        return self._core().get_task(task, server=self.name)
 
-    def get_task_result(self, task: Task | str, *, timeout: float | None = None) -> Any:
-        return self._owner().get_task_result(task, server=self.name, timeout=timeout)
+    @scoped
+    def get_task_result(
+        self, task: Task | str, *, timeout: float | None = None
+    ) -> Op[dict[str, Any]]:
+        return self._core().get_task_result(task, server=self.name, timeout=timeout)
 
-    def list_tasks(self, *, cursor: str | None = None) -> Any:
-        return self._owner().list_tasks(cursor=cursor, server=self.name)
+    @scoped
+    def list_tasks(self, *, cursor: str | None = None) -> Op[TaskPage]:
+        return self._core().list_tasks(cursor=cursor, server=self.name)
 
-    def cancel_task(self, task: Task | str) -> Any:
-        return self._owner().cancel_task(task, server=self.name)
+    @scoped
+    def cancel_task(self, task: Task | str) -> Op[Task]:
+        return self._core().cancel_task(task, server=self.name)
 
-    def update_task(self, task: Task | str, input_responses: Mapping[str, Any]) -> Any:
-        return self._owner().update_task(task, input_responses, server=self.name)
+    @scoped
+    def update_task(self, task: Task | str, input_responses: Mapping[str, Any]) -> Op[Task]:
+        return self._core().update_task(task, input_responses, server=self.name)
 
+    @scoped
     def wait_for_task(
         self, task: Task | str, *, timeout: float | None = None, cancel_on_timeout: bool = False
-    ) -> Any:
-        return self._owner().wait_for_task(
+    ) -> Op[Task]:
+        return self._core().wait_for_task(
             task, timeout=timeout, server=self.name, cancel_on_timeout=cancel_on_timeout
         )
 
-    def list_skills(self) -> Any:
-        return self._owner().list_skills(server=self.name)
+    @scoped
+    def list_skills(self) -> Op[list[SkillEntry]]:
+        return self._core().list_skills(server=self.name)
 
-    def get_skill(self, uri: str) -> Any:
-        return self._owner().get_skill(uri, server=self.name)
+    @scoped
+    def get_skill(self, uri: str) -> Op[SkillEntry]:
+        return self._core().get_skill(uri, server=self.name)
 
-    def load_skill(self, skill: SkillEntry | str, *, allow_dynamic: bool = False) -> Any:
-        return self._owner().load_skill(skill, server=self.name, allow_dynamic=allow_dynamic)
+    @scoped
+    def load_skill(
+        self, skill: SkillEntry | str, *, allow_dynamic: bool = False
+    ) -> Op[LoadedSkill]:
+        return self._core().load_skill(skill, server=self.name, allow_dynamic=allow_dynamic)
 
     # ------------------------------------------------------------ resources
 
