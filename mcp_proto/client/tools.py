@@ -83,12 +83,36 @@ class ToolOps(Router):
         connection failed; the outcome is unknown), ``RemoteProtocolError`` (a
         malformed result).
         """
+        return self._call_tool(name, arguments, server, progress, timeout, True)
+
+    def _routes_through_tasks(self, tool: Tool, owner: str) -> bool:
+        """Whether a call of ``tool`` may meet a task and so goes through the task ops
+        (``mcp_proto.tasks.TaskOps`` says; a client without them never does)."""
+        return False
+
+    def _through_tasks(self, op: Op[ToolResult], timeout: float | None) -> Op[ToolResult]:
+        raise NotImplementedError  # (only reached when _routes_through_tasks said so)
+
+    def _call_tool(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None,
+        server: ServerSelector | None,
+        progress: ProgressCallback | None,
+        timeout: float | None,
+        route: bool,
+    ) -> Op[ToolResult]:
         # One cached match (the usual case) needs no op; anything else is _resolve's.
         matches = self._cached_matches("tools", name, server)
         if matches is not None and len(matches) == 1:
             tool: Tool = matches[0]
         else:
             tool = yield from self._resolve("tools", name, server)
+        # Decided on the resolved tool (its taskSupport, its server's extensions), so
+        # the usual call adds no layer: issue 22's per-call cost; TOOL-18, TASK-11.
+        if route and self._routes_through_tasks(tool, tool.server or self._default_server(None)):
+            inner = self._call_tool(name, arguments, server, progress, timeout, False)
+            return (yield from self._through_tasks(inner, timeout))
         args = dict(arguments or {})
         # TOOL-14: a request-level _meta given among the arguments goes to params._meta.
         meta = args.pop("_meta", None)

@@ -30,7 +30,7 @@ from ..client import era as _era
 from ..client._intercept import intercept
 from ..client.router import PASS_THROUGH
 from ..client.tools import ToolOps, _check_required
-from ..effects import Call, CallHost, Connect, Log, Op, PeekEra, ProgressCallback
+from ..effects import Call, CallHost, Connect, Log, Op, PeekEra
 from ..errors import (
     CapabilityError,
     ConnectionError,
@@ -289,32 +289,16 @@ class TaskOps(ToolOps):
 
     # ------------------------------------------------------------------ call_tool
 
-    def call_tool(
-        self,
-        name: str,
-        arguments: Mapping[str, Any] | None = None,
-        *,
-        server: Any = None,
-        progress: ProgressCallback | None = None,
-        timeout: float | None = None,
-    ) -> Op[ToolResult]:
-        """``ToolOps.call_tool``, seeing tasks through (TOOL-18, TASK-11): the result
-        is the one the plain call would give, checked against the tool's output
-        schema. A task's wait is bounded by ``timeout`` (else
+    def _routes_through_tasks(self, tool: Tool, owner: str) -> bool:
+        """``call_tool`` sees tasks through (TOOL-18, TASK-11) for a tool that requires
+        one, or on a server the tasks extension is declared for (TASK-10): the result
+        is the one the plain call would give, checked against the tool's output schema.
+        A task's wait is bounded by the call's ``timeout`` (else
         :data:`~mcp_proto.tasks._watch.DEFAULT_WAIT_TIMEOUT`); past it the task is
         cancelled with ``tasks/cancel`` and ``RequestTimeoutError`` raised."""
-        op = super().call_tool(name, arguments, server=server, progress=progress, timeout=timeout)
-        # The usual call (a known tool that needs no task, no tasks extension declared)
-        # cannot meet a task: it is ToolOps' operation itself, no layer added (a plain
-        # function, not an op: issue 22's per-call cost).
-        matches = self._cached_matches("tools", name, server)
-        if (
-            matches is not None
-            and len(matches) == 1
-            and not matches[0].task_required
-            and not self._extension_declared(matches[0].server or self._default_server(None))
-        ):
-            return op
+        return tool.task_required or self._extension_declared(owner)
+
+    def _through_tasks(self, op: Op[ToolResult], timeout: float | None) -> Op[ToolResult]:
         return self._seen_through(op, timeout)
 
     def _seen_through(self, op: Op[ToolResult], timeout: float | None) -> Op[ToolResult]:
