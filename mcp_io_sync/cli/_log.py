@@ -4,6 +4,7 @@ failure, the stderr log handler, and the tail of each server's stderr."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import re
 import sys
@@ -116,7 +117,11 @@ def setup_logging(verbose: int, quiet: bool, server_level: str | None = None) ->
     if server_level is not None and not quiet:
         LEVELS.server_level = _PYTHON_LEVELS.get(server_level, logging.ERROR)
     lowest = min(LEVELS.level, LEVELS.server_level)
-    HANDLER.setStream(sys.stderr)
+    # Not setStream: it flushes the stream it replaces, and a host (or a test) that
+    # runs main() again after closing the stderr it had swapped in would get
+    # "I/O operation on closed file" before the command even starts.
+    with HANDLER.lock or contextlib.nullcontext():
+        HANDLER.stream = sys.stderr
     HANDLER.setFormatter(_Formatter(bool(verbose)))
     HANDLER.setLevel(lowest)
     if LEVELS not in HANDLER.filters:
