@@ -37,6 +37,7 @@ from mcp_io_common.httpcore_glue import (
     MAX_CONNECTIONS,
     enc,
     exchange_failure,
+    httpcore_proxy,
     str_headers,
 )
 from mcp_proto.config import ServerConfig
@@ -168,7 +169,7 @@ class _HttpServer(BaseServer):
         if self._proxy:
             return httpcore.ConnectionPool(
                 ssl_context=self._ssl_context,
-                proxy=httpcore.Proxy(self._proxy),
+                proxy=httpcore_proxy(self._proxy),
                 max_connections=MAX_CONNECTIONS,
                 retries=0,
             )

@@ -1,0 +1,127 @@
+"""HTTP customisation, in both shells (issue 24 item 8: CUST-1, CONN-15).
+
+* A real forward proxy: PyPI ``proxy.py`` run as its console script ``proxy`` (the
+  ``test`` extra), with ``--basic-auth``, in front of the SDK's Streamable HTTP server
+  (tests/servers/sdk_server.py). What went through it is read from its access log.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mcp_proto import errors
+
+from ._http_support import PeerPool, http_peers
+from .conftest import Shell, text_of
+
+PROXY = Path(sys.executable).parent / "proxy"
+USER, PASSWORD = "mcp-user", "s3cr3t:pass"  # a colon in the password: percent-encoded
+LOG_WAIT = 20.0
+
+if not PROXY.exists():
+    pytest.skip(f"{PROXY} is missing: `make install` (the test extra)", allow_module_level=True)
+
+pytestmark = pytest.mark.peer
+
+
+class Proxy:
+    def __init__(self, peer: http_peers.Peer) -> None:
+        self.peer = peer
+        self.url = f"http://127.0.0.1:{peer.port}"
+
+    def with_credentials(self, user: str, password: str) -> str:
+        return f"http://{user}:{password.replace(':', '%3A')}@127.0.0.1:{self.peer.port}"
+
+    def requests_to(self, target: str) -> int:
+        """How many forwarded requests the access log names for ``target`` (host:port)."""
+        text = Path(self.peer.log_path).read_text(errors="replace")
+        return sum(1 for line in text.splitlines() if f" {target}/" in line)
+
+    def saw(self, target: str, more_than: int) -> bool:
+        """Whether the access log names ``target`` more than ``more_than`` times; a
+        line is written when its request ends: polled."""
+        end = time.monotonic() + LOG_WAIT
+        while self.requests_to(target) <= more_than:
+            if time.monotonic() > end:
+                return False
+            time.sleep(0.05)
+        return True
+
+
+def _proxy_py(*extra: str) -> Any:
+    return http_peers._process_peer(
+        lambda port: [
+            str(PROXY),
+            "--hostname",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--num-acceptors",
+            "1",
+            "--num-workers",
+            "1",
+            "--threaded",
+            *extra,
+        ],
+        path="",
+        kind="proxy.py",
+        mode="proxy",
+        timeout=http_peers.SDK_STARTUP_TIMEOUT,
+    )
+
+
+@pytest.fixture(scope="module")
+def peers() -> Iterator[PeerPool]:
+    pool = PeerPool()
+    try:
+        yield pool
+    finally:
+        pool.close()
+
+
+@pytest.fixture(scope="module")
+def auth_proxy() -> Iterator[Proxy]:
+    # proxy.py's --basic-auth is "user:pass" split at the first colon.
+    with _proxy_py("--basic-auth", f"{USER}:{PASSWORD}") as peer:
+        yield Proxy(peer)
+
+
+def _target(url: str) -> str:
+    return url.split("://", 1)[1].split("/", 1)[0]
+
+
+async def echo(c: Any) -> str:
+    return text_of(await c.call_tool("echo", {"text": "via proxy"}))
+
+
+# ---------------------------------------------------------------------- the proxy's userinfo
+
+
+def test_http_through_an_authenticating_proxy(
+    shell: Shell, peers: PeerPool, auth_proxy: Proxy
+) -> None:
+    """The proxy URL's user and password go as ``Proxy-Authorization: Basic`` (httpcore
+    drops them from ``Proxy(url)``: the proxy answered 407)."""
+    server = peers.sdk("streamable-http").url
+    before = auth_proxy.requests_to(_target(server))
+    proxy = auth_proxy.with_credentials(USER, PASSWORD)
+    assert shell.run(echo, server, proxy=proxy) == "via proxy"
+    assert auth_proxy.saw(_target(server), before)
+    text = Path(auth_proxy.peer.log_path).read_text(errors="replace")
+    assert "s3cr3t" not in "".join(shell.log.messages(0)) and "s3cr3t" not in text
+
+
+def test_wrong_proxy_credentials_are_refused(
+    shell: Shell, peers: PeerPool, auth_proxy: Proxy
+) -> None:
+    server = peers.sdk("streamable-http").url
+    proxy = auth_proxy.with_credentials(USER, "wrong")
+    with pytest.raises(errors.MCPError) as info:
+        shell.run(echo, server, proxy=proxy, read_timeout=5)
+    assert "wrong" not in str(info.value)
