@@ -125,3 +125,108 @@ def test_wrong_proxy_credentials_are_refused(
     with pytest.raises(errors.MCPError) as info:
         shell.run(echo, server, proxy=proxy, read_timeout=5)
     assert "wrong" not in str(info.value)
+
+
+# ---------------------------------------------------------------------- configure_http
+
+
+class Hook:
+    """A ``configure_http`` hook recording the servers it was called for."""
+
+    def __init__(self, **changes: Any) -> None:
+        self.changes = changes
+        self.calls: list[tuple[str, str]] = []
+
+    def __call__(self, settings: Any) -> None:
+        self.calls.append((settings.name, settings.url))
+        for key, value in self.changes.items():
+            setattr(settings, key, value)
+
+
+def test_configure_http_sets_the_proxy_through_connect(
+    shell: Shell, peers: PeerPool, auth_proxy: Proxy
+) -> None:
+    """The hook (CUST-1, CONN-15) is called once per server, after the options were
+    applied, and the proxy it sets carries the traffic (the proxy's log)."""
+    server = peers.sdk("streamable-http").url
+    before = auth_proxy.requests_to(_target(server))
+    hook = Hook(proxy=auth_proxy.with_credentials(USER, PASSWORD))
+    assert shell.run(echo, server, configure_http=hook) == "via proxy"
+    assert hook.calls == [(hook.calls[0][0], server)]
+    assert auth_proxy.saw(_target(server), before)
+
+
+def test_configure_http_per_server_through_client(
+    shell: Shell, peers: PeerPool, auth_proxy: Proxy
+) -> None:
+    """Through ``Client`` (``create_client``): the client's hook is called once for each
+    HTTP server; a server's own ``configure_http`` (the builders') wins over it."""
+    from mcp_proto.config import streamable_http_config
+
+    server = peers.sdk("streamable-http").url
+    before = auth_proxy.requests_to(_target(server))
+    own = Hook(proxy=auth_proxy.with_credentials(USER, PASSWORD))
+    client_hook = Hook()
+    configs = [
+        streamable_http_config(server, name="direct"),
+        streamable_http_config(server, name="proxied", configure_http=own),
+    ]
+
+    async def scenario(c: Any) -> list[str]:
+        return [
+            text_of(await c.call_tool("echo", {"text": name}, server=name))
+            for name in ("direct", "proxied")
+        ]
+
+    assert shell.run_client(scenario, configs, configure_http=client_hook) == ["direct", "proxied"]
+    assert client_hook.calls == [("direct", server)]
+    assert own.calls == [("proxied", server)]
+    assert auth_proxy.saw(_target(server), before)
+
+
+def test_request_headers_are_computed_per_request(shell: Shell) -> None:
+    """``request_headers`` is called for each request to the server; its value is seen
+    on the wire and changes; a header the protocol owns or the request already carries
+    keeps the protocol's value."""
+    from ._http_support import hostile_http_server
+
+    counter = iter(range(1, 1000))
+
+    def request_headers() -> dict[str, str]:
+        return {
+            "X-Request-No": str(next(counter)),
+            "Mcp-Session-Id": "forged",
+            "Authorization": "Bearer forged",
+        }
+
+    def hook(settings: Any) -> None:
+        settings.headers["Authorization"] = "Bearer configured"
+        settings.request_headers = request_headers
+
+    async def scenario(c: Any) -> int:
+        await c.list_tools()
+        await c.ping()
+        return 0
+
+    with hostile_http_server("ok") as peer:
+        shell.run(scenario, peer.url, configure_http=hook, protocol="legacy")
+        requests = [r for r in peer.recorder.requests if r.method == "POST"]
+    numbers = [r.header_values("x-request-no") for r in requests]
+    assert len(requests) >= 3 and all(len(n) == 1 for n in numbers)
+    values = [int(n[0]) for n in numbers]
+    assert values == sorted(set(values))  # a fresh value for each request
+    for r in requests:
+        assert r.header_values("authorization") == ["Bearer configured"]
+        assert "forged" not in r.header_values("mcp-session-id")
+
+
+def test_configure_http_refuses_protocol_headers(shell: Shell) -> None:
+    def hook(settings: Any) -> None:
+        settings.headers["Mcp-Session-Id"] = "mine"
+
+    with pytest.raises(ValueError, match="Mcp-Session-Id"):
+        shell.run_client(
+            echo,
+            [{"type": "streamable_http", "url": "http://127.0.0.1:9/mcp"}],
+            configure_http=hook,
+        )
