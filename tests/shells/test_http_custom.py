@@ -230,3 +230,104 @@ def test_configure_http_refuses_protocol_headers(shell: Shell) -> None:
             [{"type": "streamable_http", "url": "http://127.0.0.1:9/mcp"}],
             configure_http=hook,
         )
+
+
+# ---------------------------------------------------------------------- a private CA
+
+
+def _self_signed(directory: Path) -> tuple[Path, Path]:
+    """A key and a self-signed certificate (its own CA) for 127.0.0.1."""
+    import datetime
+    import ipaddress
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .add_extension(
+            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+            critical=False,
+        )
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
+    certfile, keyfile = directory / "cert.pem", directory / "key.pem"
+    keyfile.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    certfile.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    return certfile, keyfile
+
+
+@pytest.fixture(scope="module")
+def sdk_tls(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    """The SDK's Streamable HTTP server over HTTPS with its own CA: (url, cert)."""
+    from ._http_support import SERVERS
+
+    certfile, keyfile = _self_signed(tmp_path_factory.mktemp("https"))
+    with http_peers._process_peer(
+        lambda port: [
+            sys.executable,
+            str(SERVERS / "sdk_server.py"),
+            "--transport",
+            "streamable-http",
+            "--port",
+            str(port),
+            "--ssl-certfile",
+            str(certfile),
+            "--ssl-keyfile",
+            str(keyfile),
+        ],
+        path="/mcp",
+        kind="sdk-https",
+        mode="streamable-http",
+        timeout=http_peers.SDK_STARTUP_TIMEOUT,
+    ) as peer:
+        yield f"https://127.0.0.1:{peer.port}/mcp", certfile
+
+
+def _trusting(cert: Path) -> Hook:
+    import ssl
+
+    return Hook(ssl_context=ssl.create_default_context(cafile=str(cert)))
+
+
+def test_a_private_ca_through_configure_http_with_connect(
+    shell: Shell, sdk_tls: tuple[str, Path]
+) -> None:
+    url, cert = sdk_tls
+    # Verification stays on by default. (The Trio shell's message names only
+    # ConnectError, not the certificate failure the blocking shell quotes.)
+    with pytest.raises(errors.MCPError, match="ConnectError"):
+        shell.run(echo, url, read_timeout=5)
+    hook = _trusting(cert)
+    assert shell.run(echo, url, configure_http=hook) == "via proxy"
+    assert [u for _, u in hook.calls] == [url]
+
+
+def test_a_private_ca_through_configure_http_with_client(
+    shell: Shell, sdk_tls: tuple[str, Path]
+) -> None:
+    from mcp_proto.config import streamable_http_config
+
+    url, cert = sdk_tls
+    hook = _trusting(cert)
+    configs = [streamable_http_config(url, name="tls", configure_http=hook)]
+    assert shell.run_client(echo, configs) == "via proxy"
+    assert hook.calls == [("tls", url)]
