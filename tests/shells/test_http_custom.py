@@ -331,3 +331,20 @@ def test_a_private_ca_through_configure_http_with_client(
     configs = [streamable_http_config(url, name="tls", configure_http=hook)]
     assert shell.run_client(echo, configs) == "via proxy"
     assert hook.calls == [("tls", url)]
+
+
+def test_the_docs_example_runs(
+    sdk_tls: tuple[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """docs/http.md's configure_http example (the blocking shell's), with this
+    server's URL and CA file."""
+    import re
+
+    text = (Path(__file__).parents[2] / "docs" / "http.md").read_text()
+    block = re.search(r"<!-- configure_http example.*?```python\n(.*?)```", text, re.S)
+    assert block is not None
+    url, cert = sdk_tls
+    code = block.group(1).replace("https://127.0.0.1:8443/mcp", url)
+    code = code.replace("/etc/my-ca.pem", str(cert))
+    exec(compile(code, "docs/http.md", "exec"), {})
+    assert "echo" in capsys.readouterr().out
