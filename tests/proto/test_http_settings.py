@@ -101,3 +101,11 @@ def test_the_owned_names_match_the_modern_header_module() -> None:
 
     assert {MCP_METHOD.lower(), MCP_NAME.lower()} <= OWNED
     assert MCP_PARAM_PREFIX.lower() == _MCP_PARAM_PREFIX
+
+
+def test_a_407_is_a_proxy_authentication_error() -> None:
+    from mcp_proto.errors import ProxyAuthenticationError
+    from mcp_proto.http import error_for_response
+
+    error = error_for_response(407, b"denied", method="initialize")
+    assert isinstance(error, ProxyAuthenticationError) and error.http_status == 407

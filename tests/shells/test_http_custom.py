@@ -122,9 +122,10 @@ def test_wrong_proxy_credentials_are_refused(
 ) -> None:
     server = peers.sdk("streamable-http").url
     proxy = auth_proxy.with_credentials(USER, "wrong")
-    with pytest.raises(errors.MCPError) as info:
+    with pytest.raises(errors.ProxyAuthenticationError) as info:
         shell.run(echo, server, proxy=proxy, read_timeout=5)
-    assert "wrong" not in str(info.value)
+    assert info.value.http_status == 407
+    assert "wrong" not in str(info.value) and "407" in str(info.value)
 
 
 # ---------------------------------------------------------------------- configure_http
@@ -348,3 +349,16 @@ def test_the_docs_example_runs(
     code = code.replace("/etc/my-ca.pem", str(cert))
     exec(compile(code, "docs/http.md", "exec"), {})
     assert "echo" in capsys.readouterr().out
+
+
+def test_a_failing_request_headers_callable_fails_the_request(shell: Shell) -> None:
+    from ._http_support import hostile_http_server
+
+    def hook(settings: Any) -> None:
+        settings.request_headers = lambda: {"X-Token": None}  # not a string
+
+    with hostile_http_server("ok") as peer:
+        with pytest.raises(errors.MCPError, match="RequestHeadersError") as info:
+            shell.run(echo, peer.url, configure_http=hook, protocol="legacy", read_timeout=5)
+        assert not [r for r in peer.recorder.requests if r.method == "POST"]
+    assert "request_headers returned bad headers" in str(info.value)
