@@ -9,10 +9,12 @@ sending and reading differ between the shells.
 from __future__ import annotations
 
 from typing import Final
+from urllib.parse import unquote, urlsplit
 
 import httpcore
 
 from mcp_proto.connection.frames import ExchangeFailure
+from mcp_proto.proxy_tunnel import parse_proxy_url
 
 __all__ = [
     "HTTPCORE_ERRORS",
@@ -20,6 +22,7 @@ __all__ = [
     "RequestTarget",
     "enc",
     "exchange_failure",
+    "httpcore_proxy",
     "str_headers",
 ]
 
@@ -93,3 +96,31 @@ def exchange_failure(exc: Exception) -> ExchangeFailure:
     if isinstance(exc, (httpcore.ProtocolError, httpcore.UnsupportedProtocol)):
         return ExchangeFailure("protocol", detail)
     return ExchangeFailure("network", detail)
+
+
+def httpcore_proxy(url: str) -> httpcore.Proxy:
+    """The ``httpcore.Proxy`` of a proxy URL, its userinfo kept as credentials.
+
+    httpcore connects to ``Proxy(url)``'s host and ignores the URL's user and password,
+    so an authenticating proxy answered 407. For an ``http://``/``https://`` proxy the
+    core builds the ``Proxy-Authorization: Basic`` value (RFC 9110 § 11.7.1, RFC 7617;
+    ``mcp_proto.proxy_tunnel.parse_proxy_url``, the WebSocket shell's too), sent on the
+    ``CONNECT`` of an ``https://`` server and on every request forwarded to an
+    ``http://`` one; the URL handed to httpcore no longer carries the credentials, so
+    no error or log line built from it can show them. Another scheme (``socks5://``,
+    which httpcore supports with its ``socks`` extra) gets them as ``auth``.
+    """
+    scheme = urlsplit(url).scheme.lower()
+    if scheme in ("http", "https"):
+        endpoint = parse_proxy_url(url)
+        authorization = endpoint.authorization
+        headers = [(b"Proxy-Authorization", authorization)] if authorization else None
+        return httpcore.Proxy(endpoint.display, headers=headers)
+    parts = urlsplit(url)
+    if parts.username is None:
+        return httpcore.Proxy(url)
+    netloc = parts.netloc.rpartition("@")[2]
+    return httpcore.Proxy(
+        parts._replace(netloc=netloc).geturl(),
+        auth=(unquote(parts.username), unquote(parts.password or "")),
+    )

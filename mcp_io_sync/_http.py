@@ -37,6 +37,7 @@ from mcp_io_common.httpcore_glue import (
     MAX_CONNECTIONS,
     enc,
     exchange_failure,
+    httpcore_proxy,
     str_headers,
 )
 from mcp_proto.config import ServerConfig
@@ -49,6 +50,7 @@ from mcp_proto.connection import (
     OpenTransport,
     StartExchange,
 )
+from mcp_proto.http_settings import HttpSettings, RequestHeadersError
 
 from ._base import BaseServer
 from ._plain import PlainResponse
@@ -59,7 +61,7 @@ __all__ = ["HttpServer", "SseServer", "StreamableHttpServer"]
 
 #: What running an exchange may raise: httpcore's errors, ``ConnectionNotAvailable``
 #: (the pool was closed under the request, at close) and OS errors on the socket.
-_ERRORS = (*HTTPCORE_ERRORS, httpcore.ConnectionNotAvailable, OSError)
+_ERRORS = (*HTTPCORE_ERRORS, httpcore.ConnectionNotAvailable, OSError, RequestHeadersError)
 
 #: How long closing waits for the exchanges already started (the DELETE, answers
 #: refused at close) before it closes the pool under them.
@@ -95,6 +97,7 @@ class _HttpServer(BaseServer):
         *,
         ssl_context: ssl.SSLContext | None = None,
         proxy: str | None = None,
+        http_settings: HttpSettings | None = None,
         **kwargs: Any,
     ) -> None:
         if config.oauth is not None and config.oauth_provider is None and config.endpoint_url:
@@ -110,14 +113,18 @@ class _HttpServer(BaseServer):
         url = config.endpoint_url
         if url is None:
             raise ValueError(f"server {kwargs.get('name')!r}: an HTTP transport needs a URL")
+        # CUST-1: what the host's configure_http left (the client core called it).
+        self._http = http_settings or HttpSettings(
+            str(kwargs.get("name")), url, ssl_context=ssl_context, proxy=proxy
+        )
         super().__init__(config, **kwargs)
         self.url: str = url
         provider: Any = config.oauth_provider
         if provider is not None and provider.clock is None:
             # Token expiry is kept across restarts: the OAuth flow runs on wall time.
             provider.clock = time.time
-        self._ssl_context = ssl_context
-        self._proxy = proxy
+        self._ssl_context: ssl.SSLContext | None = self._http.ssl_context
+        self._proxy: str | None = self._http.proxy
         self._pool: ConnectionPool | httpcore.ConnectionPool | None = None
         # Exchanges started and not finished (guarded by _lock), by xid; aborts that
         # came before their exchange started.
@@ -168,7 +175,7 @@ class _HttpServer(BaseServer):
         if self._proxy:
             return httpcore.ConnectionPool(
                 ssl_context=self._ssl_context,
-                proxy=httpcore.Proxy(self._proxy),
+                proxy=httpcore_proxy(self._proxy),
                 max_connections=MAX_CONNECTIONS,
                 retries=0,
             )
@@ -279,7 +286,7 @@ class _HttpServer(BaseServer):
             cm = pool.stream(
                 frame.method.encode("ascii"),
                 frame.url,
-                headers=enc(list(frame.headers)),
+                headers=enc(self._http.headers_for(frame.url, frame.headers)),
                 content=frame.body,
                 extensions=self._timeouts(frame.read_timeout),
             )

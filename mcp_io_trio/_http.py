@@ -30,11 +30,13 @@ from mcp_io_common.httpcore_glue import (
     MAX_CONNECTIONS,
     enc,
     exchange_failure,
+    httpcore_proxy,
     str_headers,
 )
 from mcp_proto.config import ServerConfig
 from mcp_proto.connection import ExchangeFailure
 from mcp_proto.connection import frames as fr
+from mcp_proto.http_settings import HttpSettings, RequestHeadersError
 
 from ._base import BaseServer
 from ._chunks import Next, read_chunks
@@ -70,6 +72,7 @@ class _HttpServer(BaseServer):
         *,
         ssl_context: ssl.SSLContext | None = None,
         proxy: str | None = None,
+        http_settings: HttpSettings | None = None,
         **kwargs: Any,
     ) -> None:
         if config.oauth is not None and config.oauth_provider is None and config.endpoint_url:
@@ -82,16 +85,21 @@ class _HttpServer(BaseServer):
             oauth = provider_from_settings(config.endpoint_url, config.oauth)
             BrowserOAuth(oauth)
             config = attrs.evolve(config, oauth_provider=oauth)
+        url = config.endpoint_url
+        if url is None:
+            raise ValueError(f"server {kwargs.get('name')!r}: an HTTP transport needs a URL")
+        # CUST-1: what the host's configure_http left (the client core called it).
+        self._http = http_settings or HttpSettings(
+            str(kwargs.get("name")), url, ssl_context=ssl_context, proxy=proxy
+        )
         super().__init__(config, **kwargs)
-        if config.endpoint_url is None:
-            raise ValueError(f"server {self.name!r}: an HTTP transport needs a URL")
-        self.url: str = config.endpoint_url
+        self.url: str = url
         provider: Any = config.oauth_provider
         if provider is not None and provider.clock is None:
             # Token expiry is kept across restarts: the OAuth flow runs on wall time.
             provider.clock = time.time
-        self._ssl_context = ssl_context
-        self._proxy = proxy
+        self._ssl_context: ssl.SSLContext | None = self._http.ssl_context
+        self._proxy: str | None = self._http.proxy
         self._pool: _Pool | None = None
         self._exchanges: dict[int, _Running] = {}
         self._own: _Running | None = None  # see _start_exchange
@@ -106,7 +114,7 @@ class _HttpServer(BaseServer):
         if self._proxy:
             return httpcore.AsyncConnectionPool(
                 ssl_context=self._ssl_context,
-                proxy=httpcore.Proxy(self._proxy),
+                proxy=httpcore_proxy(self._proxy),
                 max_connections=MAX_CONNECTIONS,
                 retries=0,
             )
@@ -214,7 +222,11 @@ class _HttpServer(BaseServer):
                 owner = running.pool.stream(
                     frame.method.encode("ascii"),
                     frame.url,
-                    headers=self._encoded(frame.headers),
+                    headers=(
+                        self._encoded(frame.headers)
+                        if self._http.request_headers is None
+                        else enc(self._http.headers_for(frame.url, frame.headers))
+                    ),
                     content=frame.body,
                     extensions=self._timeouts(frame.read_timeout),
                 )
@@ -244,7 +256,7 @@ class _HttpServer(BaseServer):
                 finally:
                     if rest is None:
                         await owner.__aexit__(None, None, None)  # (uncancellable: _pool._Stream)
-        except HTTPCORE_ERRORS as exc:
+        except (*HTTPCORE_ERRORS, RequestHeadersError) as exc:
             if not running.aborted:
                 conn.exchange_failed(xid, exchange_failure(exc), self._clock())
                 self._pump_nowait()

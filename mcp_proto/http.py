@@ -25,6 +25,7 @@ from .errors import (
     IncompatibleServerError,
     InsufficientScopeError,
     MCPError,
+    ProxyAuthenticationError,
     RequestTimeoutError,
     ResponseTooLargeError,
     ServerError,
@@ -250,6 +251,13 @@ def _error_for_status(
 ) -> MCPError:
     if status in (401, 403):
         return unauthorized_error(status, www_authenticate)
+    if status == 407:
+        # RFC 9110 § 15.5.8: the proxy in front of an http:// server (a forwarded
+        # request) asks for credentials; an https:// server's CONNECT fails in httpcore.
+        return ProxyAuthenticationError(
+            "HTTP 407 Proxy Authentication Required: the proxy refused the request "
+            "(the proxy URL carries no credentials, or they were refused)"
+        )
     error = _jsonrpc_error_in(body)
     if 500 <= status < 600:
         if error is not None:

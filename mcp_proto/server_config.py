@@ -297,6 +297,9 @@ class ServerConfig:
     #: transports present its token and run its flow on a 401/403
     #: (``mcp_proto.connection._oauth``).
     oauth_provider: object | None = attrs.field(default=None, repr=False)
+    #: This server's HTTP customisation hook (CUST-1), called once with its
+    #: ``mcp_proto.http_settings.HttpSettings``; wins over the client's.
+    configure_http: Any = attrs.field(default=None, repr=False, eq=False)
     #: This server's own host metadata on every 2026-07-28 request, laid over the
     #: client's ``request_meta`` (LIFE-12): a mapping (copied now) or a callable.
     request_meta: HostMeta = attrs.field(default=None, converter=config_request_meta, repr=False)
@@ -355,6 +358,8 @@ class ServerConfig:
                 raise ValueError(f"{field} does not apply to a stdio server")
         if self.headers:
             raise ValueError("headers do not apply to a stdio server")
+        if self.configure_http is not None:
+            raise ValueError("configure_http does not apply to a stdio server")
 
     def _check_remote(self) -> None:
         if self.command:
@@ -362,7 +367,11 @@ class ServerConfig:
         for field in ("env", "cwd"):
             if getattr(self, field) is not None:
                 raise ValueError(f"{field} does not apply to a {self.type} server")
+        if self.configure_http is not None and not callable(self.configure_http):
+            raise ValueError(f"configure_http must be a callable, got {shown(self.configure_http)}")
         if self.type == "websocket":
+            if self.configure_http is not None:
+                raise ValueError("configure_http does not apply to a WebSocket server")
             # Issue 25: one connection carrying messages both ways, as stdio does; the
             # URL is used as given (the upgrade's target is its path and query).
             _parse_ws_url(self.url, "url")
@@ -520,6 +529,7 @@ def sse_config(
     retry_backoff: float = 1.0,
     name: str | None = None,
     logger: Any = None,
+    configure_http: Any = None,
 ) -> ServerConfig:
     """Configuration for a legacy HTTP+SSE server (deprecated transport; CONN-17).
 
@@ -528,6 +538,10 @@ def sse_config(
     ``logger``: this server's logger (CONN-17): the server object's messages go to it
     instead of the client's, and this configuration's warnings (a ``0.0.0.0`` host,
     HTTP-6) are logged to it at once; without it, the client logs them.
+
+    ``configure_http``: a callable called once with this server's
+    :class:`mcp_proto.http_settings.HttpSettings` when the client builds it (TLS
+    context, proxy, headers, per-request headers: CUST-1); wins over the client's.
 
     Raises:
         ValueError: not an http(s) URL with a host, or an invalid option.
@@ -544,6 +558,7 @@ def sse_config(
             retries=retries,
             retry_backoff=retry_backoff,
             logger=logger,
+            configure_http=configure_http,
         )
     )
 
@@ -563,6 +578,7 @@ def http_config(
     request_meta: HostMeta = None,
     extensions: Extensions = (),
     logger: Any = None,
+    configure_http: Any = None,
 ) -> ServerConfig:
     """Configuration for a plain JSON-RPC-over-HTTP (request/response) server (CONN-17).
 
@@ -586,6 +602,10 @@ def http_config(
     instead of the client's, and this configuration's warnings (a ``0.0.0.0`` host,
     HTTP-6) are logged to it at once; without it, the client logs them.
 
+    ``configure_http``: a callable called once with this server's
+    :class:`mcp_proto.http_settings.HttpSettings` when the client builds it (TLS
+    context, proxy, headers, per-request headers: CUST-1); wins over the client's.
+
     Raises:
         ValueError: not an http(s) URL with a host, or an invalid option.
     """
@@ -608,6 +628,7 @@ def http_config(
             request_meta=request_meta,
             extensions=extensions,
             logger=logger,
+            configure_http=configure_http,
         )
     )
 
@@ -628,6 +649,7 @@ def streamable_http_config(
     request_meta: HostMeta = None,
     extensions: Extensions = (),
     logger: Any = None,
+    configure_http: Any = None,
 ) -> ServerConfig:
     """Configuration for a Streamable HTTP server (CONN-17).
 
@@ -649,6 +671,10 @@ def streamable_http_config(
     ``logger``: this server's logger (CONN-17): the server object's messages go to it
     instead of the client's, and this configuration's warnings (a ``0.0.0.0`` host,
     HTTP-6) are logged to it at once; without it, the client logs them.
+
+    ``configure_http``: a callable called once with this server's
+    :class:`mcp_proto.http_settings.HttpSettings` when the client builds it (TLS
+    context, proxy, headers, per-request headers: CUST-1); wins over the client's.
 
     Raises:
         ValueError: not an http(s) URL with a host, or an invalid option (SIZE-2:
@@ -674,6 +700,7 @@ def streamable_http_config(
             request_meta=request_meta,
             extensions=extensions,
             logger=logger,
+            configure_http=configure_http,
         )
     )
 

@@ -62,6 +62,7 @@ from ..effects import (
 )
 from ..errors import MCPError, ResourceReadError
 from ..handlers import FAILED, Handlers, Reply, client_capabilities, serve_request
+from ..http_settings import HttpSettings, apply_configure_http, check_configure_http
 from ..limits import Limits
 from ..modern import SUBSCRIPTION_RESTART_MIN_INTERVAL
 from ..modern.discover import EraCache
@@ -182,6 +183,7 @@ class BaseClient(ClientFacade[S], Generic[S]):
         limits: Limits | None = None,
         ssl_context: object | None = None,
         proxy: str | None = None,
+        configure_http: Callable[[HttpSettings], None] | None = None,
         request_meta: HostMeta = None,
         extensions: Extensions = (),
         on_input_required_wait: InputRequiredWaitCallback | None = None,
@@ -196,6 +198,8 @@ class BaseClient(ClientFacade[S], Generic[S]):
         names = unique_server_names(configs)
         # Options only an HTTP transport takes.
         self._http_options: dict[str, Any] = {"ssl_context": ssl_context, "proxy": proxy}
+        # CUST-1: called once per HTTP server (not WebSocket: its own options).
+        self._configure_http = check_configure_http(configure_http)
         # The 2026-07-28 era (issue 10): host metadata on every modern request
         # (LIFE-12), declared extensions (LIFE-13), and the era of each server process
         # / origin, probed once per client (LIFE-18). Checked now: a bad value is the
@@ -319,7 +323,22 @@ class BaseClient(ClientFacade[S], Generic[S]):
 
     def _make_server(self, name: str, config: ServerConfig) -> S:
         cls = self._server_class(config.type)
-        extra = self._http_options if config.type != "stdio" else {}
+        extra: dict[str, Any] = {}
+        if config.type == "websocket":
+            extra = self._http_options
+        elif config.type != "stdio":
+            # CUST-1: the host's hook, once per HTTP server, before the machine reads
+            # the headers; the core entry follows what it left (CACHE-6, CACHE-9).
+            config, settings = apply_configure_http(
+                config,
+                name,
+                config.endpoint_url or "",
+                self._configure_http,
+                self._http_options["ssl_context"],
+                self._http_options["proxy"],
+            )
+            self._core.http_configured(name, config.headers, settings.request_headers)
+            extra = {"http_settings": settings}
         server = cls(  # type: ignore[call-arg]
             config,
             name=name,

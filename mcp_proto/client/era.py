@@ -80,12 +80,18 @@ def cached_call(
     refetch is answered from a stale entry only when :func:`may_serve_stale` says
     the failure is a transient HTTP one (CACHE-3). Without a clock (a core built
     without one) nothing is cached; nor with a ``request_meta`` callable: the client
-    cannot know the ``_meta`` a request will carry before it is built (CACHE-9)."""
+    cannot know the ``_meta`` a request will carry before it is built, nor with headers
+    computed per request by a ``configure_http`` hook (CACHE-9, CUST-3)."""
     from ..modern.cache import KIND_OF_METHOD, may_serve_stale
 
     now = yield from core._now()
     entry = core._entry(server)
-    if now is None or callable(core.request_meta) or callable(entry.request_meta):
+    if (
+        now is None
+        or callable(core.request_meta)
+        or callable(entry.request_meta)
+        or entry.request_headers  # CUST-3: headers computed per request (configure_http)
+    ):
         return (yield Call(server, method, params, timeout, progress))
     cache = core.result_cache(server)
     auth = entry.authorization

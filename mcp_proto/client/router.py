@@ -128,6 +128,9 @@ class ServerEntry:
     read_timeout: float | None = None
     request_meta: HostMeta = attrs.field(default=None, repr=False)
     extensions: Mapping[str, Mapping[str, Any]] = attrs.field(factory=dict)
+    #: Headers computed per request by a ``configure_http`` hook (CUST-1): what a
+    #: request carries is unknown before it is sent, so nothing is reused (CACHE-9).
+    request_headers: bool = False
 
     @classmethod
     def from_config(cls, name: str, config: ServerConfig) -> ServerEntry:
@@ -329,6 +332,24 @@ class Router:
         name = self._default_server(server)
         yield SetHeader(name, AUTHORIZATION, authorization)
         self.set_authorization(name, authorization)
+
+    def http_configured(
+        self, name: str, headers: Mapping[str, str], request_headers: object
+    ) -> None:
+        """What ``name``'s ``configure_http`` hook left (CUST-1): the ``Authorization``
+        it sends (CACHE-6) and whether headers are computed per request (CACHE-9)."""
+        authorization = None
+        for key, value in headers.items():
+            if key.lower() == AUTHORIZATION.lower():
+                authorization = value
+        self.servers = tuple(
+            attrs.evolve(
+                s, authorization=authorization, request_headers=request_headers is not None
+            )
+            if s.name == name
+            else s
+            for s in self.servers
+        )
 
     def set_authorization(self, name: str, authorization: str | None) -> None:
         """The ``Authorization`` value now sent to ``name`` (a rotated token): private

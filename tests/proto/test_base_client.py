@@ -231,12 +231,15 @@ def test_the_constructor_checks_options_before_any_server_is_made() -> None:
         client(request_meta=42)
     with pytest.raises(ValueError, match="validate_structured_content"):
         client(validate_structured_content="loose")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="configure_http"):
+        client(configure_http=42)  # type: ignore[arg-type]
     c = client(
         stdio_config("x", name="a"), streamable_http_config("http://h/mcp", name="b"), proxy="p"
     )
     a, b = c.servers
     # HTTP options go to HTTP servers only; the era options to every one.
-    assert "proxy" not in a.options and b.options["proxy"] == "p"
+    # (CUST-1: an HTTP server gets them as the settings its configure_http hook saw.)
+    assert "proxy" not in a.options and b.options["http_settings"].proxy == "p"
     assert a.options["era_cache"] is b.options["era_cache"]  # one era cache per client
 
 

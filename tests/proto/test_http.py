@@ -367,7 +367,7 @@ def test_error_for_response_never_raises(status: int, body: bytes) -> None:
     assert isinstance(error, MCPError)
     if 500 <= status <= 599:
         assert isinstance(error, TransientServerError)
-    elif status in (401, 403):
+    elif status in (401, 403, 407):  # 407: the proxy's (ProxyAuthenticationError)
         assert isinstance(error, ConnectionError)
     else:
         assert isinstance(error, ServerError) and not isinstance(error, TransientServerError)

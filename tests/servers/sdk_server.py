@@ -598,6 +598,10 @@ def main(argv: list[str] | None = None) -> None:
         default="dual",
         help="serve both protocol eras (the SDK as shipped), or only one (see the docstring)",
     )
+    parser.add_argument(
+        "--ssl-certfile", default=None, help="streamable-http: serve HTTPS with this certificate"
+    )
+    parser.add_argument("--ssl-keyfile", default=None, help="with --ssl-certfile: its key")
     args = parser.parse_args(argv)
     if args.era != "dual":
         restrict_era(args.era)
@@ -607,6 +611,19 @@ def main(argv: list[str] | None = None) -> None:
         serve_mounted(args.mount, args.host, args.port)
     elif args.transport == "sse":
         mcp.run(transport="sse", host=args.host, port=args.port)
+    elif args.ssl_certfile is not None:
+        # HTTPS (tests/shells/test_http_custom.py: a private CA through configure_http).
+        import uvicorn
+
+        app = mcp.streamable_http_app(streamable_http_path=args.path, host=args.host)
+        uvicorn.run(
+            app,
+            host=args.host,
+            port=args.port,
+            log_level="warning",
+            ssl_certfile=args.ssl_certfile,
+            ssl_keyfile=args.ssl_keyfile,
+        )
     elif args.era == "dual":
         mcp.run(
             transport="streamable-http",
