@@ -159,6 +159,9 @@ ALLOWED: dict[str, frozenset[str] | None] = {
     # file storage keeps, and what BrowserOAuth and a definition file's "oauth" entry
     # hand the provider (the browser step's effect and answer; issue 21).
     "mcp_proto.websocket": frozenset({"parse_ws_url"}),
+    # What a server's configure_http settled (issue 24 item 8, CUST-1): the TLS context,
+    # the proxy and the per-request headers the core computes; a shell only uses them.
+    "mcp_proto.http_settings": frozenset({"HttpSettings", "RequestHeadersError"}),
     # A proxy's CONNECT tunnel: its rules are the core's, the shells move the bytes.
     "mcp_proto.proxy_tunnel": frozenset({"ProxyEndpoint", "ProxyTunnel", "parse_proxy_url"}),
     "mcp_proto.oauth": frozenset(
