@@ -45,12 +45,12 @@ def test_a_server_that_prints_its_usage_and_exits_is_quoted(tmp_path: Path) -> N
 def test_a_timeout_keeps_the_librarys_quote(tmp_path: Path) -> None:
     # The command line rebuilt the timeout message from the method and the limit, and
     # dropped what the library said: here, the only clue.
-    # A shell, not Python: its banner is out within milliseconds, however loaded the
-    # machine (a Python server's start-up alone outlasted the 1 s limit under load).
     server = script(
-        tmp_path, "banner.sh", "echo 'Listening on port 8080 (HTTP only)'\nexec sleep 60\n"
+        tmp_path,
+        "banner.py",
+        "import time\nprint('Listening on port 8080 (HTTP only)', flush=True)\ntime.sleep(60)\n",
     )
-    proc = run("--timeout", "1", "tools", "--", "sh", server)
+    proc = run("--timeout", "1", "tools", "--", sys.executable, server)
     assert proc.returncode == cli.EXIT_TIMEOUT
     (line,) = proc.stderr.splitlines()
     assert line.startswith("mcp-proto: initialize timed out after 1s")
