@@ -60,6 +60,7 @@ FAILURES: list[tuple[type[Exception], FailureKind]] = [
     (httpcore.UnsupportedProtocol, "protocol"),
 ]
 log = logging.getLogger("asyncio_client")
+_SHELL_ONLY = ("logger", "ssl_context", "proxy", "http_settings")  # httpcore's defaults here
 
 
 class AsyncioServer(ServerView, ServerMethods):
@@ -73,7 +74,7 @@ class AsyncioServer(ServerView, ServerMethods):
         self.config = config
         self.name = name
         self._on_event = on_event
-        options = {k: v for k, v in options.items() if k not in ("logger", "ssl_context", "proxy")}
+        options = {k: v for k, v in options.items() if k not in _SHELL_ONLY}
         self.conn = self._conn = mc.Connection(config, name=name, random=random.random, **options)
         self._loop = asyncio.get_running_loop()
         self._calls: dict[int, asyncio.Future[Any]] = {}
