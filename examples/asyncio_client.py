@@ -9,8 +9,7 @@
 Every protocol rule is in ``mcp_proto`` (the machine ``Connection``, the client
 ``BaseClient``). This file does what waits (docs/embedding.md, "Driving the whole
 client"): ``AsyncioServer`` runs a machine's transport (a process, or HTTP through
-httpcore, which needs anyio: ``pip install 'httpcore[asyncio]'``), its timer and pump;
-``AsyncioClient`` performs the effects through ``BaseClient``'s table.
+httpcore[asyncio]), its timer and pump; ``AsyncioClient`` performs the effects.
 """
 
 from __future__ import annotations
