@@ -8,7 +8,6 @@
 from __future__ import annotations
 
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,62 +17,13 @@ import pytest
 from mcp_proto import errors
 
 from ._http_support import PeerPool, http_peers
+from ._proxy_support import PASSWORD, PROXY, SKIP_REASON, USER, Proxy, echo, proxy_py, target
 from .conftest import Shell, text_of
 
-PROXY = Path(sys.executable).parent / "proxy"
-USER, PASSWORD = "mcp-user", "s3cr3t:pass"  # a colon in the password: percent-encoded
-LOG_WAIT = 20.0
-
 if not PROXY.exists():
-    pytest.skip(f"{PROXY} is missing: `make install` (the test extra)", allow_module_level=True)
+    pytest.skip(SKIP_REASON, allow_module_level=True)
 
 pytestmark = pytest.mark.peer
-
-
-class Proxy:
-    def __init__(self, peer: http_peers.Peer) -> None:
-        self.peer = peer
-        self.url = f"http://127.0.0.1:{peer.port}"
-
-    def with_credentials(self, user: str, password: str) -> str:
-        return f"http://{user}:{password.replace(':', '%3A')}@127.0.0.1:{self.peer.port}"
-
-    def requests_to(self, target: str) -> int:
-        """How many forwarded requests the access log names for ``target`` (host:port)."""
-        text = Path(self.peer.log_path).read_text(errors="replace")
-        return sum(1 for line in text.splitlines() if f" {target}/" in line)
-
-    def saw(self, target: str, more_than: int) -> bool:
-        """Whether the access log names ``target`` more than ``more_than`` times; a
-        line is written when its request ends: polled."""
-        end = time.monotonic() + LOG_WAIT
-        while self.requests_to(target) <= more_than:
-            if time.monotonic() > end:
-                return False
-            time.sleep(0.05)
-        return True
-
-
-def _proxy_py(*extra: str) -> Any:
-    return http_peers._process_peer(
-        lambda port: [
-            str(PROXY),
-            "--hostname",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--num-acceptors",
-            "1",
-            "--num-workers",
-            "1",
-            "--threaded",
-            *extra,
-        ],
-        path="",
-        kind="proxy.py",
-        mode="proxy",
-        timeout=http_peers.SDK_STARTUP_TIMEOUT,
-    )
 
 
 @pytest.fixture(scope="module")
@@ -88,16 +38,8 @@ def peers() -> Iterator[PeerPool]:
 @pytest.fixture(scope="module")
 def auth_proxy() -> Iterator[Proxy]:
     # proxy.py's --basic-auth is "user:pass" split at the first colon.
-    with _proxy_py("--basic-auth", f"{USER}:{PASSWORD}") as peer:
+    with proxy_py("--basic-auth", f"{USER}:{PASSWORD}") as peer:
         yield Proxy(peer)
-
-
-def _target(url: str) -> str:
-    return url.split("://", 1)[1].split("/", 1)[0]
-
-
-async def echo(c: Any) -> str:
-    return text_of(await c.call_tool("echo", {"text": "via proxy"}))
 
 
 # ---------------------------------------------------------------------- the proxy's userinfo
@@ -109,10 +51,10 @@ def test_http_through_an_authenticating_proxy(
     """The proxy URL's user and password go as ``Proxy-Authorization: Basic`` (httpcore
     drops them from ``Proxy(url)``: the proxy answered 407)."""
     server = peers.sdk("streamable-http").url
-    before = auth_proxy.requests_to(_target(server))
+    before = auth_proxy.requests_to(target(server))
     proxy = auth_proxy.with_credentials(USER, PASSWORD)
     assert shell.run(echo, server, proxy=proxy) == "via proxy"
-    assert auth_proxy.saw(_target(server), before)
+    assert auth_proxy.saw(target(server), before + 1)
     text = Path(auth_proxy.peer.log_path).read_text(errors="replace")
     assert "s3cr3t" not in "".join(shell.log.messages(0)) and "s3cr3t" not in text
 
@@ -150,11 +92,11 @@ def test_configure_http_sets_the_proxy_through_connect(
     """The hook (CUST-1, CONN-15) is called once per server, after the options were
     applied, and the proxy it sets carries the traffic (the proxy's log)."""
     server = peers.sdk("streamable-http").url
-    before = auth_proxy.requests_to(_target(server))
+    before = auth_proxy.requests_to(target(server))
     hook = Hook(proxy=auth_proxy.with_credentials(USER, PASSWORD))
     assert shell.run(echo, server, configure_http=hook) == "via proxy"
     assert hook.calls == [(hook.calls[0][0], server)]
-    assert auth_proxy.saw(_target(server), before)
+    assert auth_proxy.saw(target(server), before + 1)
 
 
 def test_configure_http_per_server_through_client(
@@ -165,7 +107,7 @@ def test_configure_http_per_server_through_client(
     from mcp_proto.config import streamable_http_config
 
     server = peers.sdk("streamable-http").url
-    before = auth_proxy.requests_to(_target(server))
+    before = auth_proxy.requests_to(target(server))
     own = Hook(proxy=auth_proxy.with_credentials(USER, PASSWORD))
     client_hook = Hook()
     configs = [
@@ -182,7 +124,7 @@ def test_configure_http_per_server_through_client(
     assert shell.run_client(scenario, configs, configure_http=client_hook) == ["direct", "proxied"]
     assert client_hook.calls == [("direct", server)]
     assert own.calls == [("proxied", server)]
-    assert auth_proxy.saw(_target(server), before)
+    assert auth_proxy.saw(target(server), before + 1)
 
 
 def test_request_headers_are_computed_per_request(shell: Shell) -> None:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import ssl
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -24,83 +23,30 @@ import pytest
 from mcp_proto import errors
 
 from ._http_support import http_peers
+from ._proxy_support import PASSWORD, PROXY, SKIP_REASON, USER, Proxy, echo, proxy_py, target
 from .conftest import SERVERS, Shell, text_of
 from .test_websocket import WS_PYTHON, run, sdk1, sdk1_tls  # noqa: F401 (fixtures)
 
-PROXY = Path(sys.executable).parent / "proxy"
-USER, PASSWORD = "mcp-user", "s3cr3t:pass"  # a colon in the password: percent-encoded
 AUTH = f"{USER}:{PASSWORD}"
-LOG_WAIT = 20.0
 
 if not WS_PYTHON.exists():  # pragma: no cover - test_websocket skips the same way
     pytest.skip("run `make ws-peer`", allow_module_level=True)
 if not PROXY.exists():
-    pytest.skip(f"{PROXY} is missing: `make install` (the test extra)", allow_module_level=True)
+    pytest.skip(SKIP_REASON, allow_module_level=True)
 
 pytestmark = pytest.mark.peer
 
 
-class Proxy:
-    def __init__(self, peer: http_peers.Peer, scheme: str = "http") -> None:
-        self.peer = peer
-        self.url = f"{scheme}://127.0.0.1:{peer.port}"
-
-    def with_credentials(self, user: str, password: str) -> str:
-        scheme, rest = self.url.split("://")
-        return f"{scheme}://{user}:{password.replace(':', '%3A')}@{rest}"
-
-    def connects(self) -> list[str]:
-        """The ``CONNECT`` targets in the proxy's access log."""
-        text = Path(self.peer.log_path).read_text(errors="replace")
-        return [
-            line.split("CONNECT ", 1)[1].split(" ")[0]
-            for line in text.splitlines()
-            if " - CONNECT " in line
-        ]
-
-    def saw(self, target: str, times: int = 1) -> bool:
-        """Whether the access log names ``target`` ``times`` times; proxy.py writes a
-        tunnel's line when it closes, a moment after the client's close: polled."""
-        end = time.monotonic() + LOG_WAIT
-        while self.connects().count(target) < times:
-            if time.monotonic() > end:
-                return False
-            time.sleep(0.05)
-        return True
-
-
-def _proxy_py(*extra: str) -> Any:
-    return http_peers._process_peer(
-        lambda port: [
-            str(PROXY),
-            "--hostname",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--num-acceptors",
-            "1",
-            "--num-workers",
-            "1",
-            "--threaded",
-            *extra,
-        ],
-        path="",
-        kind="proxy.py",
-        mode="proxy",
-        timeout=http_peers.SDK_STARTUP_TIMEOUT,
-    )
-
-
 @pytest.fixture(scope="module")
 def proxy() -> Iterator[Proxy]:
-    with _proxy_py() as peer:
+    with proxy_py() as peer:
         yield Proxy(peer)
 
 
 @pytest.fixture(scope="module")
 def auth_proxy() -> Iterator[Proxy]:
     # proxy.py's --basic-auth is "user:pass" split at the first colon.
-    with _proxy_py("--basic-auth", AUTH) as peer:
+    with proxy_py("--basic-auth", AUTH) as peer:
         yield Proxy(peer)
 
 
@@ -108,7 +54,7 @@ def auth_proxy() -> Iterator[Proxy]:
 def tls_proxy(sdk1_tls: tuple[str, Path]) -> Iterator[Proxy]:
     """``https://``: proxy.py serving TLS with the SDK server's certificate for 127.0.0.1."""
     cert = sdk1_tls[1]
-    with _proxy_py("--cert-file", str(cert), "--key-file", str(cert.parent / "key.pem")) as peer:
+    with proxy_py("--cert-file", str(cert), "--key-file", str(cert.parent / "key.pem")) as peer:
         yield Proxy(peer, "https")
 
 
@@ -122,14 +68,6 @@ def hostile(mode: str) -> Any:
     )
 
 
-def _target(url: str) -> str:
-    return url.split("://", 1)[1].split("/", 1)[0]
-
-
-async def echo(c: Any) -> str:
-    return text_of(await c.call_tool("echo", {"text": "via proxy"}))
-
-
 async def never(c: Any) -> None:
     raise AssertionError("connected")  # pragma: no cover
 
@@ -138,9 +76,9 @@ async def never(c: Any) -> None:
 
 
 def test_ws_through_an_http_proxy(shell: Shell, sdk1: str, proxy: Proxy) -> None:
-    before = proxy.connects().count(_target(sdk1))
+    before = proxy.requests_to(target(sdk1))
     assert run(shell, sdk1, echo, proxy=proxy.url) == "via proxy"
-    assert proxy.saw(_target(sdk1), before + 1)
+    assert proxy.saw(target(sdk1), before + 1)
 
 
 def test_wss_through_an_http_proxy(
@@ -154,9 +92,9 @@ def test_wss_through_an_http_proxy(
         return len(text_of(await c.call_tool("big", {"size": 1_000_000})))
 
     context = ssl.create_default_context(cafile=str(cert))
-    before = proxy.connects().count(_target(url))
+    before = proxy.requests_to(target(url))
     assert run(shell, url, scenario, proxy=proxy.url, ssl_context=context) == 1_000_000
-    assert proxy.saw(_target(url), before + 1)
+    assert proxy.saw(target(url), before + 1)
 
 
 def test_wss_through_a_proxy_still_verifies_the_server(
@@ -171,7 +109,7 @@ def test_wss_through_a_proxy_still_verifies_the_server(
 def test_proxy_credentials_from_the_url(shell: Shell, sdk1: str, auth_proxy: Proxy) -> None:
     url = auth_proxy.with_credentials(USER, PASSWORD)
     assert run(shell, sdk1, echo, proxy=url) == "via proxy"
-    assert auth_proxy.saw(_target(sdk1))
+    assert auth_proxy.saw(target(sdk1))
 
 
 def test_wss_through_an_authenticating_proxy(
@@ -181,7 +119,7 @@ def test_wss_through_an_authenticating_proxy(
     context = ssl.create_default_context(cafile=str(cert))
     proxy = auth_proxy.with_credentials(USER, PASSWORD)
     assert run(shell, url, echo, proxy=proxy, ssl_context=context) == "via proxy"
-    assert auth_proxy.saw(_target(url))
+    assert auth_proxy.saw(target(url))
 
 
 @pytest.mark.parametrize("given", [None, ("mcp-user", "wrong")])
@@ -206,7 +144,7 @@ def test_ws_through_an_https_proxy(
 ) -> None:
     context = ssl.create_default_context(cafile=str(sdk1_tls[1]))
     assert run(shell, sdk1, echo, proxy=tls_proxy.url, ssl_context=context) == "via proxy"
-    assert tls_proxy.saw(_target(sdk1))
+    assert tls_proxy.saw(target(sdk1))
 
 
 def test_wss_through_an_https_proxy(
@@ -224,7 +162,7 @@ def test_wss_through_an_https_proxy(
     context = ssl.create_default_context(cafile=str(cert))
     got = run(shell, url, scenario, proxy=tls_proxy.url, ssl_context=context)
     assert got == ("via proxy", 1_000_000)
-    assert tls_proxy.saw(_target(url))
+    assert tls_proxy.saw(target(url))
 
 
 def test_an_https_proxy_is_verified_with_the_clients_ssl_context(
