@@ -24,6 +24,7 @@ from mcp_proto.connection import (
     ServerRequest,
     Write,
 )
+from mcp_proto.connection._stdio import EARLY_BUDGET
 from mcp_proto.errors import (
     CapabilityError,
     ConnectionError,
@@ -620,3 +621,59 @@ def test_a_silent_server_on_auto_names_both_waits() -> None:
         "initialize timed out (request 2); server/discover had gone unanswered for 3s "
         "before it (6s in all; protocol='legacy' skips that probe)"
     )
+
+
+# A server's banner can be read before the driver reports the process started: the
+# shells start the reader first (so no output is missed), and a shell script's
+# `echo hello; exec python server.py` is out within the fork. Those lines are the
+# server's first output; they are kept for the session and quoted like any other.
+
+
+@pytest.mark.parametrize("probe", [False, True], ids=["legacy", "auto"])
+def test_a_banner_read_before_the_transport_opened_is_quoted(probe: bool) -> None:
+    h = Harness(stdio_config(["srv"], read_timeout=1.0), probe=probe)
+    h.conn.connect(0.0)
+    assert h.take_frames() == [OpenTransport()]
+    h.feed(b"Listening on port 8080 (HTTP only)")
+    h.conn.transport_opened(0.0)
+    first = h.written()[0]
+    assert first["method"] == ("server/discover" if probe else "initialize")
+    h.advance(10.0)
+    (failed,) = h.take_events(ConnectFailed)
+    assert isinstance(failed.error, RequestTimeoutError)
+    assert "first: [Listening on port 8080 (HTTP only)]" in str(failed.error)
+    assert h.conn.first_unusable == "Listening on port 8080 (HTTP only)"
+
+
+def test_a_message_read_before_the_transport_opened_reaches_the_session() -> None:
+    """A ping written before the client's first request comes after it, in the order
+    the server wrote, and so does the end of the output: neither is dropped for
+    arriving early."""
+    h = harness()
+    h.conn.connect(0.0)
+    h.take_frames()
+    h.feed(request(7, "ping"), b"usage: srv --token TOKEN")
+    h.conn.receive_eof(0.0, "exit code 2")
+    assert h.take_events() == [] and h.conn.state is ConnectionState.OPENING
+    h.conn.transport_opened(0.0)
+    ping, failed = h.take_events(ServerRequest, ConnectFailed)
+    assert ping == ServerRequest(7, "ping", {})
+    assert str(failed.error) == (
+        "server 'srv' closed its output (exit code 2); the server wrote output that is "
+        "not JSON-RPC, first: [usage: srv --token TOKEN]"
+    )
+
+
+def test_what_is_read_before_the_transport_opened_is_bounded() -> None:
+    h = harness(read_timeout=1.0)
+    h.conn.connect(0.0)
+    h.take_frames()
+    first, rest = b"x" * (EARLY_BUDGET + 10), b"y" * 1000
+    h.feed(first, *[rest] * 100)
+    (warning,) = h.take_events(Diagnostic)
+    assert "before it was reported started" in warning.message
+    h.conn.transport_opened(0.0)
+    h.written()
+    h.advance(5.0)
+    (failed,) = h.take_events(ConnectFailed)
+    assert "first: [xxx" in str(failed.error)
