@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import sys
-import time
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +16,7 @@ from mcp_proto.limits import Limits
 
 from .conftest import Shell, text_of
 
+TAP = Path(__file__).with_name("stdio_tap.py")
 RECORDING: list[str] = [sys.executable, str(Path(__file__).with_name("recording_server.py"))]
 
 
@@ -124,12 +125,34 @@ def test_server_request_backlog_is_bounded_and_each_request_answered_once(shell:
     assert all(r["result"]["content"]["text"] == "done" for r in done)
 
 
-def test_server_requests_run_concurrently(shell: Shell) -> None:
+def test_server_requests_run_concurrently(shell: Shell, tmp_path: Path) -> None:
     """UT-8 / STDIO-9: several server requests are served at once (bounded pool), and a
-    ping from the server is answered while a slow handler runs."""
+    ping from the server is answered while a slow handler runs.
+
+    What happened is read, not timed: the handlers count how many run at once, and the
+    wire (stdio_tap.py) shows the ping's answer written while all three still ran."""
+    wire = tmp_path / "wire.jsonl"
+    lock = threading.Lock()
+    running = [0, 0]  # now, at most
+
+    def pong_written() -> bool:
+        lines = wire.read_text(encoding="utf-8").splitlines() if wire.exists() else []
+        return any(
+            entry.get("dir") == "c2s" and json.loads(entry["line"]).get("id") == "ask-4"
+            for entry in map(json.loads, lines)
+            if "line" in entry
+        )
 
     async def slow_sampler(messages: Any) -> str:
-        await shell.sleep(1.0)
+        with lock:
+            running[0] += 1
+            running[1] = max(running)
+        # Each handler stays until all three run at once and the ping is answered:
+        # handlers served one at a time, or a ping queued behind them, never get there
+        # (each gives up after 5 s; the server's own wait is 10 s).
+        await shell.wait_for(lambda: running[1] == 3 and pong_written(), timeout=5.0)
+        with lock:
+            running[0] -= 1
         return "slow"
 
     sampling = {
@@ -140,19 +163,21 @@ def test_server_requests_run_concurrently(shell: Shell) -> None:
         },
     }
 
-    async def scenario(c: Any) -> tuple[list[dict[str, Any]], float]:
+    async def scenario(c: Any) -> list[dict[str, Any]]:
         await c.ping()
-        start = time.monotonic()
-        replies = await _tool_json(
-            c, "ask", {"requests": [sampling, sampling, sampling, {"method": "ping"}], "linger": 0}
+        return await _tool_json(
+            c,
+            "ask",
+            {"requests": [sampling, sampling, sampling, {"method": "ping"}], "linger": 0},
         )
-        return replies, time.monotonic() - start
 
-    replies, elapsed = shell.run(scenario, RECORDING, sampling_handler=shell.callback(slow_sampler))
-    assert elapsed < 2.8, f"three 1 s handlers took {elapsed:.1f}s: not concurrent"
-    # The ping does not wait behind the slow handlers.
+    tapped = [sys.executable, str(TAP), str(wire), "--", *RECORDING]
+    replies = shell.run(scenario, tapped, sampling_handler=shell.callback(slow_sampler))
+    assert running == [0, 3], f"the three handlers were not all running at once: {running}"
+    # The ping did not wait behind the slow handlers: answered first, while they ran.
     assert replies[0] == {"jsonrpc": "2.0", "id": "ask-4", "result": {}}
     assert len(replies) == 4
+    assert all(r["result"]["content"]["text"] == "slow" for r in replies[1:]), replies
 
 
 def test_list_tools_skips_a_server_that_cannot_start(shell: Shell) -> None:
