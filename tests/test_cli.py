@@ -248,11 +248,10 @@ def test_missing_required_argument_is_a_usage_error(ran: Ran) -> None:
 
 @peer
 def test_timeout_exit_code() -> None:
-    started = time.monotonic()
+    # The 4 s limit ended the call, not the tool's 30 s (that would exit 0).
     proc = run("--timeout", "4", "call", "slow", "seconds=30")
     assert proc.returncode == cli.EXIT_TIMEOUT, proc.stderr
     assert "timed out after 4s" in one_line_error(proc)
-    assert time.monotonic() - started < 25
 
 
 @peer

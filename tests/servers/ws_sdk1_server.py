@@ -26,6 +26,7 @@ from mcp.server.fastmcp import Context, FastMCP
 from mcp.server.websocket import websocket_server
 from mcp.types import SamplingMessage, TextContent
 from pydantic import BaseModel
+from self_signed import self_signed  # (this script's folder is on sys.path)
 
 # The SDK and uvicorn announce their deprecations of this transport on every start.
 warnings.simplefilter("ignore", DeprecationWarning)
@@ -93,50 +94,6 @@ async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
     if scope["type"] == "http":
         await send({"type": "http.response.start", "status": 404, "headers": []})
         await send({"type": "http.response.body", "body": b""})
-
-
-def self_signed(directory: str) -> tuple[str, str]:
-    """A key and a certificate for 127.0.0.1, valid for a day: (certfile, keyfile)."""
-    import datetime
-    import ipaddress
-    import os
-
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import NameOID
-
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
-    now = datetime.datetime.now(datetime.timezone.utc)
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(minutes=5))
-        .not_valid_after(now + datetime.timedelta(days=1))
-        .add_extension(
-            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
-            critical=False,
-        )
-        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-        .sign(key, hashes.SHA256())
-    )
-    certfile, keyfile = os.path.join(directory, "cert.pem"), os.path.join(directory, "key.pem")
-    with open(keyfile, "wb") as f:
-        f.write(
-            key.private_bytes(
-                serialization.Encoding.PEM,
-                serialization.PrivateFormat.PKCS8,
-                serialization.NoEncryption(),
-            )
-        )
-    with open(certfile + ".tmp", "wb") as f:
-        f.write(cert.public_bytes(serialization.Encoding.PEM))
-    os.replace(certfile + ".tmp", certfile)  # complete when the client sees it
-    return certfile, keyfile
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """Shared bits of the HTTP behavioural suites (test_http_*.py).
 
-* ``http_peers`` / ``hostile_http`` imported from tests/servers (not a package);
+* ``http_peers`` / ``hostile_http`` / ``self_signed`` imported from tests/servers (not a
+  package);
 * :class:`PeerPool`: HTTP peers started lazily and shared by the tests of one module
   (the SDK server takes ~0.7 s to start, server-everything more);
 * :func:`flex_http_server`: the hostile ``ok`` server, also answering at another path and
@@ -34,6 +35,7 @@ from http_peers import (
     hostile_http_server,
     sdk_http_server,
 )
+from self_signed import self_signed
 
 __all__ = [
     "Peer",
@@ -47,6 +49,7 @@ __all__ = [
     "http_tap",
     "requests_logged",
     "sdk_http_server",
+    "self_signed",
     "wait_for_sdk_event",
 ]
 

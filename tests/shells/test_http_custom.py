@@ -16,7 +16,7 @@ import pytest
 
 from mcp_proto import errors
 
-from ._http_support import PeerPool, http_peers
+from ._http_support import PeerPool, http_peers, self_signed
 from ._proxy_support import PASSWORD, PROXY, SKIP_REASON, USER, Proxy, echo, proxy_py, target
 from .conftest import Shell, text_of
 
@@ -178,52 +178,12 @@ def test_configure_http_refuses_protocol_headers(shell: Shell) -> None:
 # ---------------------------------------------------------------------- a private CA
 
 
-def _self_signed(directory: Path) -> tuple[Path, Path]:
-    """A key and a self-signed certificate (its own CA) for 127.0.0.1."""
-    import datetime
-    import ipaddress
-
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import NameOID
-
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
-    now = datetime.datetime.now(datetime.timezone.utc)
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(minutes=5))
-        .not_valid_after(now + datetime.timedelta(days=1))
-        .add_extension(
-            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
-            critical=False,
-        )
-        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-        .sign(key, hashes.SHA256())
-    )
-    certfile, keyfile = directory / "cert.pem", directory / "key.pem"
-    keyfile.write_bytes(
-        key.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
-    )
-    certfile.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    return certfile, keyfile
-
-
 @pytest.fixture(scope="module")
 def sdk_tls(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
     """The SDK's Streamable HTTP server over HTTPS with its own CA: (url, cert)."""
     from ._http_support import SERVERS
 
-    certfile, keyfile = _self_signed(tmp_path_factory.mktemp("https"))
+    certfile, keyfile = self_signed(tmp_path_factory.mktemp("https"))
     with http_peers._process_peer(
         lambda port: [
             sys.executable,
@@ -233,16 +193,16 @@ def sdk_tls(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Pat
             "--port",
             str(port),
             "--ssl-certfile",
-            str(certfile),
+            certfile,
             "--ssl-keyfile",
-            str(keyfile),
+            keyfile,
         ],
         path="/mcp",
         kind="sdk-https",
         mode="streamable-http",
         timeout=http_peers.SDK_STARTUP_TIMEOUT,
     ) as peer:
-        yield f"https://127.0.0.1:{peer.port}/mcp", certfile
+        yield f"https://127.0.0.1:{peer.port}/mcp", Path(certfile)
 
 
 def _trusting(cert: Path) -> Hook:

@@ -152,11 +152,12 @@ def test_a_stream_that_cannot_be_resumed_fails_the_call_bounded(shell: Shell) ->
     with hostile_http_server("drop_mid_stream", resume="405") as peer:
 
         async def scenario(c: Any) -> None:
-            start = time.monotonic()
+            # The resumes gave up (a transport error), not the call's 8 s limit (that
+            # would be a RequestTimeoutError).
             with pytest.raises(errors.ToolCallError) as info:
                 await c.call_tool("t", timeout=8)
             assert isinstance(info.value.__cause__, errors.TransportError)
-            assert time.monotonic() - start < 6
+            assert not isinstance(info.value.__cause__, errors.RequestTimeoutError)
             assert await c.ping() == {}
 
         run(shell, peer, scenario)
@@ -179,10 +180,8 @@ def test_cross_origin_endpoint_is_refused(shell: Shell, endpoint: str) -> None:
         async def scenario(c: Any) -> None:
             raise AssertionError("connected through a cross-origin endpoint")
 
-        start = time.monotonic()
         with pytest.raises(errors.ConnectionError, match=r"origin|endpoint"):
             run(shell, peer, scenario)
-        assert time.monotonic() - start < 8
         time.sleep(0.3)  # anything still in flight would reach the trap listener now
         assert rec.other_origin_requests() == []
         assert rec.posts() == []  # nothing POSTed anywhere
@@ -310,10 +309,10 @@ def test_timeout_sends_notifications_cancelled(shell: Shell, mode: str) -> None:
 
         async def scenario(c: Any) -> None:
             await c.list_tools()
-            start = time.monotonic()
+            # (That the call's own limit, not read_timeout, fires is shown without a
+            # clock by test_hostile.py::test_silent_server_times_out.)
             with pytest.raises(errors.RequestTimeoutError):
                 await c.call_tool("t", timeout=1)
-            assert time.monotonic() - start < 4
             assert await c.ping() == {}  # still usable
 
         run(shell, peer, scenario, retries=3, retry_backoff=0.05)

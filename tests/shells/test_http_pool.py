@@ -21,6 +21,8 @@ import trio
 from mcp_io_sync._pool import ConnectionPool
 from mcp_io_trio._pool import AsyncConnectionPool
 
+from ._http_support import self_signed
+
 
 class _Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
     daemon_threads = True
@@ -189,10 +191,9 @@ def test_sync_abandoned_body_closes_the_connection(server: _Server) -> None:
 
 def test_sync_read_timeout_and_recovery(server: _Server) -> None:
     with ConnectionPool() as pool:
-        t0 = time.monotonic()
+        # /hang answers after 1.5 s: a ReadTimeout is the 0.2 s limit firing first.
         with pytest.raises(httpcore.ReadTimeout):
             pool.request(b"GET", _url(server, "/hang"), headers=[], extensions=_timeouts(read=0.2))
-        assert time.monotonic() - t0 < 1.0
         assert pool.connections == 0
         assert pool.request(b"GET", _url(server), headers=[]).status == 200
 
@@ -332,53 +333,12 @@ async def test_trio_cancelled_while_waiting_for_a_slot(server: _Server) -> None:
 # ---------------------------------------------------------------- TLS
 
 
-def _self_signed(tmp: Any) -> tuple[str, str]:
-    """A self-signed certificate for 127.0.0.1 (cert path, key path)."""
-    crypto = pytest.importorskip("cryptography")
-    del crypto
-    import datetime
-    import ipaddress
-
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import NameOID
-
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
-    now = datetime.datetime.now(datetime.timezone.utc)
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(minutes=5))
-        .not_valid_after(now + datetime.timedelta(hours=1))
-        .add_extension(
-            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
-            critical=False,
-        )
-        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-        .sign(key, hashes.SHA256())
-    )
-    cert_path, key_path = tmp / "cert.pem", tmp / "key.pem"
-    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    key_path.write_bytes(
-        key.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
-    )
-    return str(cert_path), str(key_path)
-
-
 @pytest.fixture
 def tls_server(tmp_path: Any) -> Iterator[tuple[_Server, str]]:
     import ssl
 
-    cert, key = _self_signed(tmp_path)
+    pytest.importorskip("cryptography")
+    cert, key = self_signed(tmp_path)
     srv = _Server()
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     ctx.load_cert_chain(cert, key)
@@ -561,11 +521,12 @@ async def test_trio_request_in_a_cancelled_scope_sends_nothing(server: _Server) 
 async def test_trio_cancelled_while_blocked_in_a_read(server: _Server) -> None:
     async with AsyncConnectionPool(max_connections=1) as pool:
         assert (await pool.request(b"GET", _url(server), headers=[])).status == 200
-        t0 = trio.current_time()
         with trio.move_on_after(0.2) as scope:
             await pool.request(b"GET", _url(server, "/hang"), headers=[])
-        assert scope.cancelled_caught and trio.current_time() - t0 < 1.0
-        assert pool.connections == 0  # the half-read connection was closed
+        assert scope.cancelled_caught
+        # The half-read connection was closed: a read the cancellation could not stop
+        # would have ended with /hang's answer (1.5 s) and pooled the connection.
+        assert pool.connections == 0
         # ... and its slot given back (max_connections=1).
         assert (await pool.request(b"GET", _url(server), headers=[])).status == 200
 
@@ -573,12 +534,11 @@ async def test_trio_cancelled_while_blocked_in_a_read(server: _Server) -> None:
 @pytest.mark.trio
 async def test_trio_read_timeout(server: _Server) -> None:
     async with AsyncConnectionPool() as pool:
-        t0 = trio.current_time()
+        # /hang answers after 1.5 s: a ReadTimeout is the 0.2 s limit firing first.
         with pytest.raises(httpcore.ReadTimeout):
             await pool.request(
                 b"GET", _url(server, "/hang"), headers=[], extensions=_timeouts(read=0.2)
             )
-        assert trio.current_time() - t0 < 1.0
         assert pool.connections == 0
         assert (await pool.request(b"GET", _url(server), headers=[])).status == 200
 
@@ -590,12 +550,12 @@ async def test_trio_cancelled_while_blocked_in_a_write() -> None:
     big = b"x" * (64 * 1024 * 1024)
     with _raw_server(_never_reads) as srv:
         async with AsyncConnectionPool(max_connections=1) as pool:
-            t0 = trio.current_time()
+            # The peer never reads: the write ends only by the cancellation or the
+            # write limit, whatever the machine's load (no clock needed).
             with trio.move_on_after(0.3) as scope:
                 await pool.request(b"POST", srv.url(), headers=[], content=big)
-            assert scope.cancelled_caught and trio.current_time() - t0 < 2.0
+            assert scope.cancelled_caught
             assert pool.connections == 0
-            t0 = trio.current_time()
             with pytest.raises(httpcore.WriteTimeout):
                 await pool.request(
                     b"POST",
@@ -604,7 +564,6 @@ async def test_trio_cancelled_while_blocked_in_a_write() -> None:
                     content=big,
                     extensions={"timeout": {"write": 0.3, "read": 5.0, "pool": 1.0}},
                 )
-            assert trio.current_time() - t0 < 2.0
             assert pool.connections == 0
 
 
@@ -651,9 +610,8 @@ async def test_trio_aclose_wakes_a_request_blocked_in_a_read(server: _Server) ->
     async with trio.open_nursery() as nursery:
         nursery.start_soon(hang)
         await trio.sleep(0.2)
-        t0 = trio.current_time()
         await pool.aclose()
-    assert trio.current_time() - t0 < 1.0
+    # Woken by the close (a ReadError), not by /hang's answer after 1.5 s.
     assert len(errors) == 1 and pool.connections == 0
 
 

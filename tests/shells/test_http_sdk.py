@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import logging
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -272,11 +271,10 @@ def test_timeout_raises_and_the_server_sees_the_cancellation(
     shell: Shell, peers: PeerPool, variant: Variant
 ) -> None:
     async def scenario(c: Any) -> None:
-        start = time.monotonic()
+        # The 0.5 s limit ended it, not the tool (that would return its result).
         with pytest.raises(errors.RequestTimeoutError) as info:
             await c.call_tool("slow", {"seconds": 10 if variant.cancel_seen else 3}, timeout=0.5)
         assert isinstance(info.value, TimeoutError)
-        assert time.monotonic() - start < 5
         # The client stays usable.
         assert text_of(await c.call_tool("echo", {"text": "after"}, timeout=5)) == "after"
         if variant.cancel_seen:
@@ -543,10 +541,8 @@ def test_nothing_listening_is_one_error_naming_every_attempt(shell: Shell) -> No
     async def scenario(c: Any) -> None:
         raise AssertionError("connected to nothing")
 
-    start = time.monotonic()
     with pytest.raises(errors.ConnectionError) as info:
         shell.run(scenario, url, read_timeout=5, deadline=DEADLINE)
-    assert time.monotonic() - start < 15
     message = str(info.value)
     assert "tried all transports" in message
     assert url in message
