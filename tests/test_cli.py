@@ -23,15 +23,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _cli_support import CLI, ROOT, SDK, on_terminal, one_line_error, run_cli
 
 from mcp_io_sync import cli
 from mcp_io_sync.cli import _render as render
 from mcp_proto.types import Tool
 
-ROOT = Path(__file__).resolve().parent.parent
-SDK = [sys.executable, str(ROOT / "tests" / "servers" / "sdk_server.py")]
 DEMO = [sys.executable, str(ROOT / "examples" / "demo_server.py")]
-CLI = [sys.executable, "-m", "mcp_io_sync.cli"]
 
 
 def run(
@@ -40,28 +38,7 @@ def run(
     timeout: float = 90,
     stdin: str | None = None,
 ) -> subprocess.CompletedProcess[str]:
-    argv = [*CLI, *args]
-    if server is not None:
-        argv += ["--", *server]
-    env = dict(os.environ)
-    return subprocess.run(
-        argv,
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        input=stdin if stdin is not None else "",
-        env=env,
-    )
-
-
-def one_line_error(proc: subprocess.CompletedProcess[str]) -> str:
-    """The failure's stderr, checked to be exactly one line with no traceback."""
-    lines = proc.stderr.splitlines()
-    assert len(lines) == 1, proc.stderr
-    assert "Traceback" not in proc.stderr
-    assert lines[0].startswith("mcp-proto"), lines[0]
-    return lines[0]
+    return run_cli(*args, server=server, timeout=timeout, stdin=stdin or "")
 
 
 peer = pytest.mark.peer
@@ -281,33 +258,12 @@ def test_demo_countdown_with_progress(ran: Ran) -> None:
 @pytest.mark.skipif(sys.platform == "win32", reason="needs a pty")
 @peer
 def test_progress_bar_on_a_tty() -> None:
-    import pty
-
-    master, slave = pty.openpty()
-    try:
-        proc = subprocess.Popen(
-            [*CLI, "call", "progress", "steps=4", "delay=0.05", "--", *SDK],
-            cwd=ROOT,
-            stdout=subprocess.PIPE,
-            stderr=slave,
-            stdin=subprocess.DEVNULL,
-            env={**os.environ, "COLUMNS": "80"},
-        )
-        os.close(slave)
-        out, _ = proc.communicate(timeout=90)
-        chunks = []
-        while True:
-            try:
-                data = os.read(master, 65536)
-            except OSError:
-                break
-            if not data:
-                break
-            chunks.append(data)
-    finally:
-        os.close(master)
-    screen = b"".join(chunks).decode("utf-8", "replace")
-    assert proc.returncode == 0, screen
+    code, screen, out = on_terminal(
+        [*CLI, "call", "progress", "steps=4", "delay=0.05", "--", *SDK],
+        terminal="stderr",
+        env={**os.environ, "COLUMNS": "80"},
+    )
+    assert code == 0, screen
     assert out == b"done\n"
     assert "\r" in screen and "\x1b[K" in screen
     assert "100%  4/4  step 4/4" in screen

@@ -8,23 +8,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+from _cli_support import CLI, ROOT, on_terminal, run_cli
+
 from mcp_io_sync import cli
 
-ROOT = Path(__file__).resolve().parent.parent
-CLI = [sys.executable, "-m", "mcp_io_sync.cli"]
 USAGE = "usage: weather-server [--port N] --token TOKEN"
 
 
 def run(*args: str, timeout: float = 90) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*CLI, *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        stdin=subprocess.DEVNULL,
-        env=dict(os.environ),
-    )
+    return run_cli(*args, timeout=timeout, stdin=None)
 
 
 def script(tmp_path: Path, name: str, body: str) -> str:
@@ -87,34 +79,13 @@ def test_tools_on_a_narrow_terminal_drops_hints_before_cutting_descriptions(
 ) -> None:
     # Issue 24 G: on a 70-column terminal the description was cut to 12 characters
     # to keep the hints column; the description is what tells a tool from another.
-    import pty
-
     server = script(tmp_path, "hinted.py", HINTED_SERVER)
-    master, slave = pty.openpty()
-    try:
-        proc = subprocess.Popen(
-            [*CLI, "tools", "--", sys.executable, server],
-            cwd=ROOT,
-            stdout=slave,
-            stderr=subprocess.PIPE,
-            stdin=subprocess.DEVNULL,
-            env={**os.environ, "COLUMNS": "70"},
-        )
-        os.close(slave)
-        _, err = proc.communicate(timeout=90)
-        chunks = []
-        while True:
-            try:
-                data = os.read(master, 65536)
-            except OSError:
-                break
-            if not data:
-                break
-            chunks.append(data)
-    finally:
-        os.close(master)
-    screen = b"".join(chunks).decode("utf-8", "replace")
-    assert proc.returncode == 0, err
+    code, screen, err = on_terminal(
+        [*CLI, "tools", "--", sys.executable, server],
+        terminal="stdout",
+        env={**os.environ, "COLUMNS": "70"},
+    )
+    assert code == 0, err
     lines = [line for line in screen.replace("\x1b[1m", "").replace("\x1b[0m", "").splitlines()]
     assert lines[0].split() == ["NAME", "ARGUMENTS", "DESCRIPTION"]
     assert lines[1].startswith("weather")

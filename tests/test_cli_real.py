@@ -22,42 +22,25 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from _cli_support import CLI, ROOT, SDK, Proc, on_terminal, one_line_error, run_cli
 
 from mcp_io_sync import cli
 
-ROOT = Path(__file__).resolve().parent.parent
-CLI = [sys.executable, "-m", "mcp_io_sync.cli"]
 NPM = ROOT / "tests" / "peers" / "node_modules" / "@modelcontextprotocol"
 EVERYTHING = ["node", str(NPM / "server-everything" / "dist" / "index.js")]
 FILESYSTEM = ["node", str(NPM / "server-filesystem" / "dist" / "index.js")]
 MEMORY = ["node", str(NPM / "server-memory" / "dist" / "index.js")]
 TIME = ["mcp-server-time"]  # the bare console script, found on PATH like a user's
 FASTMCP = [sys.executable, str(ROOT / "tests" / "servers" / "fastmcp_server.py")]
-SDK = [sys.executable, str(ROOT / "tests" / "servers" / "sdk_server.py")]
 # The virtual environment's scripts on PATH, as with an activated environment.
 ENV = {**os.environ, "PATH": os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"]}
 ENV.pop("COLUMNS", None)
 
 pytestmark = pytest.mark.peer
 
-Proc = subprocess.CompletedProcess[str]
-
 
 def run(*args: str, server: list[str] | None = None, timeout: float = 90) -> Proc:
-    argv = [*CLI, *args]
-    if server is not None:
-        argv += ["--", *server]
-    return subprocess.run(
-        argv, cwd=ROOT, capture_output=True, text=True, timeout=timeout, input="", env=ENV
-    )
-
-
-def one_line_error(proc: Proc) -> str:
-    """The failure's stderr, checked to be exactly one line with no traceback."""
-    lines = proc.stderr.splitlines()
-    assert len(lines) == 1, proc.stderr
-    assert lines[0].startswith("mcp-proto: "), lines[0]
-    return lines[0]
+    return run_cli(*args, server=server, timeout=timeout, env=ENV)
 
 
 def free_port() -> int:
@@ -546,33 +529,12 @@ def test_config_windsurf_and_gemini_url_keys(fastmcp_http: tuple[str, str], tmp_
 def test_tools_table_fits_a_110_column_terminal(tmp: Path) -> None:
     """Item 9: server-filesystem's table (long ARGUMENTS and HINTS columns) wrapped on a
     110-column terminal, because only the last column was cut."""
-    import pty
-
-    master, slave = pty.openpty()
-    try:
-        proc = subprocess.Popen(
-            [*CLI, "tools", "--", *FILESYSTEM, str(tmp / "files")],
-            cwd=ROOT,
-            stdout=slave,
-            stderr=subprocess.PIPE,
-            stdin=subprocess.DEVNULL,
-            env={**ENV, "COLUMNS": "110", "NO_COLOR": "1"},
-        )
-        os.close(slave)
-        _, err = proc.communicate(timeout=90)
-        chunks = []
-        while True:
-            try:
-                data = os.read(master, 65536)
-            except OSError:
-                break
-            if not data:
-                break
-            chunks.append(data)
-    finally:
-        os.close(master)
-    screen = b"".join(chunks).decode("utf-8")
-    assert proc.returncode == 0, err
+    code, screen, err = on_terminal(
+        [*CLI, "tools", "--", *FILESYSTEM, str(tmp / "files")],
+        terminal="stdout",
+        env={**ENV, "COLUMNS": "110", "NO_COLOR": "1"},
+    )
+    assert code == 0, err
     lines = screen.replace("\r\n", "\n").splitlines()
     # Issue 24 G: HINTS gives way before the description is cut below 40 cells (it
     # was cut to 12 to keep the hints).
