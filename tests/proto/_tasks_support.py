@@ -1,9 +1,8 @@
 """A scripted driver for the task operations (no I/O, time a number).
 
-``TaskDriver`` answers ``Connect`` with the peer's ServerInfo, ``Call`` from a
-per-server script (method -> value | exception | list consumed in turn | fn(params)),
-and ``CallHost`` by calling the function, except the core's clock and sleep, which read
-and advance :attr:`TaskDriver.now`. Every request sent is first checked against its
+``TaskDriver`` is the shared scripted driver (tests/proto/_scripted_driver.py: the
+peer's ServerInfo for ``Connect``, ``Call`` answered from a per-server script, the
+core's clock and sleep on :attr:`TaskDriver.now`). Every request sent is first checked against its
 revision's schema: 2025-11-25 requests against ``schema_2025_11_25.json``; 2026-07-28
 task requests against the tasks extension's schema (``modern/schema_tasks_extension.json``,
 ``schema/draft/schema.json`` of github.com/modelcontextprotocol/ext-tasks at e434597),
@@ -14,7 +13,6 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -23,15 +21,14 @@ import attrs
 import jsonschema_rs
 
 from mcp_proto.client.router import ServerEntry
-from mcp_proto.effects import Call, CallHost, Connect, Effect, Log, PeekEra
+from mcp_proto.effects import Call
 from mcp_proto.handlers import Handlers
-from mcp_proto.modern.meta import with_meta
-from mcp_proto.session import ServerInfo
 from mcp_proto.tasks import EXTENSION
 from mcp_proto.tasks.ops import TaskOps
 
 sys.path.insert(0, str(Path(__file__).parent / "modern"))
 from _modern_wire import REQUEST_DEFS, assert_valid_request, request
+from _scripted_driver import ScriptedDriver, ScriptedPeer
 
 HERE = Path(__file__).parent
 LEGACY = "2025-11-25"
@@ -113,13 +110,10 @@ def modern_task(task_id: str = "t1", status: str = "working", **extra: Any) -> d
 
 
 @attrs.define
-class Peer:
+class Peer(ScriptedPeer):
     version: str = LEGACY
     caps: dict[str, Any] = attrs.Factory(lambda: dict(LEGACY_CAPS))
     script: dict[str, Any] = attrs.Factory(dict)
-
-    def info(self) -> ServerInfo:
-        return ServerInfo(self.version, self.caps, None, None)
 
 
 class TaskCore(TaskOps):
@@ -127,30 +121,13 @@ class TaskCore(TaskOps):
 
 
 @attrs.define
-class TaskDriver:
-    peers: dict[str, Peer]
-    core: TaskCore | None = None
-    now: float = 100.0
-    calls: list[Call] = attrs.Factory(list)
-    logs: list[Log] = attrs.Factory(list)
-    sleeps: list[float] = attrs.Factory(list)
-    on_call: Callable[[Call], None] | None = None
+class TaskDriver(ScriptedDriver):
+    """Every request is validated against its revision's schema (the module's
+    docstring); answers are copies, as decoded from the wire."""
 
-    def clock(self) -> float:
-        return self.now
+    copy_answers: bool = True
 
-    def sleep(self, seconds: float) -> None:
-        assert seconds >= 0
-        self.sleeps.append(seconds)
-        self.now += seconds
-
-    def sent(self, method: str) -> list[Call]:
-        return [c for c in self.calls if c.method == method]
-
-    def methods(self) -> list[str]:
-        return [c.method for c in self.calls]
-
-    def _validate(self, peer: Peer, effect: Call) -> None:
+    def validate(self, peer: Any, effect: Call) -> None:
         rid = len(self.calls) + 1
         if peer.version == LEGACY:
             msg = {"jsonrpc": "2.0", "id": rid, "method": effect.method}
@@ -160,48 +137,12 @@ class TaskDriver:
             assert_valid(LEGACY_SCHEMA, "ClientRequest", msg)
             return
         assert self.core is not None
-        wire = with_meta(
-            effect.params,
-            protocol_version=MODERN,
-            client_info=self.core.client_info,
-            capabilities=self.core.capabilities,
-            extensions=self.core.extensions,
-        )
+        wire = self.modern_params(effect, extensions=self.core.extensions)
         if effect.method in EXT_REQUESTS:
             assert_valid(EXT_SCHEMA, EXT_REQUESTS[effect.method], request(effect.method, wire, rid))
         else:
             assert effect.method in REQUEST_DEFS, effect.method
             assert_valid_request(request(effect.method, wire, rid))
-
-    def perform(self, effect: Effect) -> Any:
-        if isinstance(effect, Connect):
-            return self.peers[effect.server].info()
-        if isinstance(effect, PeekEra):  # the era the connection decided (LIFE-4)
-            return self.peers[effect.server].info().protocol_era
-        if isinstance(effect, Call):
-            peer = self.peers[effect.server]
-            self._validate(peer, effect)
-            self.calls.append(effect)
-            if self.on_call is not None:
-                self.on_call(effect)
-            answer = peer.script.get(effect.method)
-            if isinstance(answer, list):
-                answer = answer.pop(0) if len(answer) > 1 else answer[0]
-            if answer is None:
-                raise AssertionError(f"unscripted {effect.method}")
-            if isinstance(answer, BaseException):
-                raise answer
-            if callable(answer):
-                return answer(effect.params)
-            return json.loads(json.dumps(answer))
-        if isinstance(effect, CallHost):
-            if effect.fn == self.clock:
-                return self.now
-            return effect.fn(*effect.args)
-        if isinstance(effect, Log):
-            self.logs.append(effect)
-            return None
-        raise AssertionError(effect)
 
 
 def make(

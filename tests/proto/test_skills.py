@@ -73,7 +73,7 @@ class SkillCore(SkillOps):
 
 
 class SkillDriver(TaskDriver):
-    def _validate(self, peer: Peer, effect: Any) -> None:
+    def validate(self, peer: Peer, effect: Any) -> None:
         pass  # skills/* are in no schema of the repository
 
 
