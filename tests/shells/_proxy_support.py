@@ -41,11 +41,11 @@ class Proxy:
         named = (match.group(1) for match in _REQUEST.finditer(self.log()))
         return sum(1 for name in named if name == target or name.startswith(target + "/"))
 
-    def saw(self, target: str, times: int = 1) -> bool:
-        """Whether the access log names ``target`` at least ``times`` times (polled: a
-        line is written when its request or tunnel ends)."""
+    def saw(self, target: str, more_than: int = 0) -> bool:
+        """Whether the access log names ``target`` more than ``more_than`` times (polled:
+        a line is written when its request or tunnel ends)."""
         end = time.monotonic() + LOG_WAIT
-        while self.requests_to(target) < times:
+        while self.requests_to(target) <= more_than:
             if time.monotonic() > end:
                 return False
             time.sleep(0.05)

