@@ -20,6 +20,7 @@ USER, PASSWORD = "mcp-user", "s3cr3t:pass"  # a colon in the password: percent-e
 LOG_WAIT = 20.0
 # An access log line: "... access_log:393 - 127.0.0.1:49912 - POST 127.0.0.1:43491/mcp - ...".
 _REQUEST = re.compile(r" - [A-Z]+ (\S+) - ")
+_CONNECT = re.compile(r" - CONNECT (\S+) - ")
 SKIP_REASON = f"{PROXY} is missing: `make install` (the test extra)"
 
 
@@ -34,6 +35,10 @@ class Proxy:
 
     def log(self) -> str:
         return Path(self.peer.log_path).read_text(errors="replace")
+
+    def connects(self) -> list[str]:
+        """The ``CONNECT`` targets in the access log (the tunnels), in order."""
+        return [m.group(1) for m in _CONNECT.finditer(self.log())]
 
     def requests_to(self, target: str) -> int:
         """How many requests the access log names for ``target`` (host:port): tunnels
