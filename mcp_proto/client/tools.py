@@ -9,7 +9,7 @@ from typing import Any, Final
 
 from .. import deprecations
 from .._schema_plain import is_plain
-from ..effects import Call, Connect, Log, Op, PeekEra, ProgressCallback
+from ..effects import Connect, Log, Op, PeekEra, ProgressCallback, new_call
 from ..errors import (
     CapabilityError,
     ConnectionError,
@@ -108,9 +108,10 @@ class ToolOps(Router):
             tool: Tool = matches[0]
         else:
             tool = yield from self._resolve("tools", name, server)
+        owner = tool.server or self._default_server(None)
         # Decided on the resolved tool (its taskSupport, its server's extensions), so
         # the usual call adds no layer: issue 22's per-call cost; TOOL-18, TASK-11.
-        if route and self._routes_through_tasks(tool, tool.server or self._default_server(None)):
+        if route and self._routes_through_tasks(tool, owner):
             inner = self._call_tool(name, arguments, server, progress, timeout, False)
             return (yield from self._through_tasks(inner, timeout))
         args = dict(arguments or {})
@@ -119,13 +120,15 @@ class ToolOps(Router):
         if meta is not None and deprecations.features_in_meta(meta):
             self._deprecated("logging")  # DEP-4: a log level in a call's own _meta
         _check_required(tool, args)
-        warning = self._input_schema_warning(tool)
+        verdicts = self._input_verdicts  # (self._input_schema_warning, inlined: per call)
+        if verdicts is None:
+            verdicts = self._input_verdicts = {}
+        warning = _input_schema_warning(tool, verdicts)
         if warning is not None:
             yield Log("WARNING", warning)
         params: dict[str, Any] = {"name": name, "arguments": args}
         if meta is not None and isinstance(meta, Mapping):  # (None: no ABC check)
             params["_meta"] = dict(meta)
-        owner = tool.server or self._default_server(None)
         # The era and the negotiated version are the connection's (issue 22: one owner
         # per fact), and the request does not need them: the connection builds it for
         # its era (the tool's definition only matters to a 2026-07-28 HTTP one, HDR-1).
@@ -135,7 +138,7 @@ class ToolOps(Router):
         for attempt in (1, 2):
             try:
                 try:
-                    result = yield Call(owner, "tools/call", params, timeout, progress, tool)
+                    result = yield new_call(owner, "tools/call", params, timeout, progress, tool)
                 except CapabilityError as exc:
                     if (yield PeekEra(owner)) != "modern":
                         raise
