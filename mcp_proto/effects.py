@@ -150,7 +150,7 @@ class Call(Record):
 _CallBuilder = builder(Call)
 
 
-def new_call(
+def _new_call(
     server: str,
     method: str,
     params: dict[str, Any] | None,

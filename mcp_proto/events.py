@@ -43,7 +43,7 @@ class ResponseReceived(Record):
 _ResponseReceivedBuilder = builder(ResponseReceived)
 
 
-def response_received(request_id: RequestId, method: str, result: Any) -> ResponseReceived:
+def _response_received(request_id: RequestId, method: str, result: Any) -> ResponseReceived:
     """``ResponseReceived(request_id, method, result)`` for the hot path (one per
     response): plain stores and one ``__class__`` assignment (mcp_proto/_record.py)."""
     event = object.__new__(_ResponseReceivedBuilder)

@@ -9,7 +9,7 @@ from typing import Any, Final
 
 from .. import deprecations
 from .._schema_plain import is_plain
-from ..effects import Connect, Log, Op, PeekEra, ProgressCallback, new_call
+from ..effects import Connect, Log, Op, PeekEra, ProgressCallback, _new_call
 from ..errors import (
     CapabilityError,
     ConnectionError,
@@ -137,7 +137,7 @@ class ToolOps(Router):
         for attempt in (1, 2):
             try:
                 try:
-                    result = yield new_call(owner, "tools/call", params, timeout, progress, tool)
+                    result = yield _new_call(owner, "tools/call", params, timeout, progress, tool)
                 except CapabilityError as exc:
                     if (yield PeekEra(owner)) != "modern":
                         raise

@@ -86,7 +86,7 @@ class CallSucceeded(Record):
 _CallSucceededBuilder = builder(CallSucceeded)
 
 
-def call_succeeded(call_id: int, method: str, result: Any) -> CallSucceeded:
+def _call_succeeded(call_id: int, method: str, result: Any) -> CallSucceeded:
     """``CallSucceeded(call_id, method, result)`` for the hot path (one per answered
     call): plain stores and one ``__class__`` assignment (mcp_proto/_record.py)."""
     event = object.__new__(_CallSucceededBuilder)

@@ -86,20 +86,20 @@ def test_slots_must_name_the_init_parameters() -> None:
 # The records made on every call are built by module functions on a builder subclass
 # (mcp_proto/_record.py): the result must be indistinguishable from the class's own.
 def _built_pairs() -> list[tuple[object, object]]:
-    from mcp_proto.connection.events import call_succeeded
-    from mcp_proto.effects import Call, new_call
-    from mcp_proto.events import ResponseReceived, response_received
+    from mcp_proto.connection.events import _call_succeeded
+    from mcp_proto.effects import Call, _new_call
+    from mcp_proto.events import ResponseReceived, _response_received
 
     progress = print  # (any callable that pickles)
 
     tool = {"name": "echo", "inputSchema": {"type": "object"}}
     return [
         (
-            new_call("s", "tools/call", {"name": "echo"}, 2.5, progress, tool),
+            _new_call("s", "tools/call", {"name": "echo"}, 2.5, progress, tool),
             Call("s", "tools/call", {"name": "echo"}, 2.5, progress, tool),
         ),
-        (call_succeeded(3, "tools/call", {"x": 1}), CallSucceeded(3, "tools/call", {"x": 1})),
-        (response_received(7, "ping", {}), ResponseReceived(7, "ping", {})),
+        (_call_succeeded(3, "tools/call", {"x": 1}), CallSucceeded(3, "tools/call", {"x": 1})),
+        (_response_received(7, "ping", {}), ResponseReceived(7, "ping", {})),
     ]
 
 
