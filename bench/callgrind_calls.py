@@ -10,7 +10,9 @@ every reply is checked as ``bench/_worker.py`` checks it. The instructions of on
 the "Collected" totals of N=1200 and N=200, their difference over 1,000. Start-up and
 import cancel out, and unlike CPU time the figure does not move with the machine's load
 (the server is a child process: valgrind does not trace it). To count a commit, export
-its product packages as ``bench/run.py --at`` does and put them first on ``PYTHONPATH``.
+its product packages as ``bench/run.py --at`` does and put them first on ``PYTHONPATH``;
+compile them first (``python -m compileall``) and set ``PYTHONHASHSEED=0``, or the runs
+differ by thousands of instructions per call (``bench/callgrind_ab.py`` does all this).
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Generator
 from typing import TYPE_CHECKING, Any, TypeVar, Union
 
-from ._record import Record
+from ._record import Record, builder
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -49,6 +49,7 @@ __all__ = [
 
 T = TypeVar("T")
 _set = object.__setattr__  # (frozen: Record refuses setattr)
+_new = object.__new__
 
 #: ``progress(progress, total, message)`` (PROG-1).
 ProgressCallback = Callable[[float, Union[float, None], Union[str, None]], Any]
@@ -144,6 +145,33 @@ class Call(Record):
         _set(self, "progress", progress)
         _set(self, "tool", tool)
         _set(self, "cancel_on_timeout", cancel_on_timeout)
+
+
+_CallBuilder = builder(Call)
+
+
+def _new_call(
+    server: str,
+    method: str,
+    params: dict[str, Any] | None,
+    timeout: float | None,
+    progress: ProgressCallback | None,
+    tool: Any,
+) -> Call:
+    """``Call(server, method, params, timeout, progress, tool)``, built for the hot path
+    (``call_tool`` makes one per call): plain stores on a :func:`builder` instance and
+    one ``__class__`` assignment instead of seven ``object.__setattr__`` calls
+    (mcp_proto/_record.py). The same frozen ``Call``."""
+    call = _new(_CallBuilder)
+    call.server = server
+    call.method = method
+    call.params = params
+    call.timeout = timeout
+    call.progress = progress
+    call.tool = tool
+    call.cancel_on_timeout = True
+    _set(call, "__class__", Call)
+    return call
 
 
 class SetLogLevel(Record):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Union
 
-from ._record import Record
+from ._record import Record, builder
 from .errors import MCPError
 from .jsonrpc import RequestId
 
@@ -38,6 +38,20 @@ class ResponseReceived(Record):
         _set(self, "request_id", request_id)
         _set(self, "method", method)
         _set(self, "result", result)
+
+
+_ResponseReceivedBuilder = builder(ResponseReceived)
+
+
+def _response_received(request_id: RequestId, method: str, result: Any) -> ResponseReceived:
+    """``ResponseReceived(request_id, method, result)`` for the hot path (one per
+    response): plain stores and one ``__class__`` assignment (mcp_proto/_record.py)."""
+    event = object.__new__(_ResponseReceivedBuilder)
+    event.request_id = request_id
+    event.method = method
+    event.result = result
+    _set(event, "__class__", ResponseReceived)
+    return event
 
 
 class RequestFailed(Record):

@@ -32,7 +32,7 @@ from typing import Any, Final
 from attrs.exceptions import FrozenInstanceError
 
 from ._content_types import ContentItem, TextContent, content_to_dict, parse_content_item
-from ._record import Record
+from ._record import Record, builder
 from ._resource_types import Resource, ResourceTemplate
 from ._type_fields import _json_copy, _kind
 from .errors import RemoteProtocolError, ValidationError
@@ -261,7 +261,15 @@ class ToolResult(_MappingView):
         if meta is not None and type(meta) is not dict:
             _meta(obj, server, "tools/call")
         # Two slots set, no copy of the server's dict: a tool result is made on every
-        # call_tool. ``_content`` stays unset until ``content`` is read.
+        # call_tool. ``_content`` stays unset until ``content`` is read. Stored plainly
+        # on a builder, then given its class: one slot-wrapper call, not two
+        # (mcp_proto/_record.py); a subclass of ToolResult is built as before.
+        if cls is ToolResult:
+            result = _new(_ToolResultBuilder)
+            result.server = server
+            result.raw = obj
+            _set(result, "__class__", ToolResult)
+            return result
         result = _new(cls)
         _set(result, "server", server)
         _set(result, "raw", obj)
@@ -276,6 +284,9 @@ class ToolResult(_MappingView):
         """A JSON-ready copy of the result as the server sent it."""
         copied: dict[str, Any] = _json_copy(self.raw)
         return copied
+
+
+_ToolResultBuilder = builder(ToolResult)
 
 
 # ----------------------------------------------------------------------- prompts/get

@@ -45,8 +45,8 @@ from .events import (
     NotificationReceived,
     ProgressReceived,
     RequestFailed,
-    ResponseReceived,
     ServerRequest,
+    _response_received,
 )
 from .limits import Limits
 from .types import Implementation
@@ -561,7 +561,7 @@ class Session:
                 # UT-7: only ids with an outstanding request are accepted.
                 self._discard(f"response to unknown id {message.id!r}")
                 return
-            self._events.append(ResponseReceived(message.id, pending.method, message.result))
+            self._events.append(_response_received(message.id, pending.method, message.result))
         elif isinstance(message, jsonrpc.ErrorResponse):
             pending = self._finish(message.id) if message.id is not None else None
             if pending is None:

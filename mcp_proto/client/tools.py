@@ -9,7 +9,7 @@ from typing import Any, Final
 
 from .. import deprecations
 from .._schema_plain import is_plain
-from ..effects import Call, Connect, Log, Op, PeekEra, ProgressCallback
+from ..effects import Connect, Log, Op, PeekEra, ProgressCallback, _new_call
 from ..errors import (
     CapabilityError,
     ConnectionError,
@@ -108,9 +108,10 @@ class ToolOps(Router):
             tool: Tool = matches[0]
         else:
             tool = yield from self._resolve("tools", name, server)
+        owner = tool.server or self._default_server(None)
         # Decided on the resolved tool (its taskSupport, its server's extensions), so
         # the usual call adds no layer: issue 22's per-call cost; TOOL-18, TASK-11.
-        if route and self._routes_through_tasks(tool, tool.server or self._default_server(None)):
+        if route and self._routes_through_tasks(tool, owner):
             inner = self._call_tool(name, arguments, server, progress, timeout, False)
             return (yield from self._through_tasks(inner, timeout))
         args = dict(arguments or {})
@@ -118,14 +119,15 @@ class ToolOps(Router):
         meta = args.pop("_meta", None)
         if meta is not None and deprecations.features_in_meta(meta):
             self._deprecated("logging")  # DEP-4: a log level in a call's own _meta
-        _check_required(tool, args)
-        warning = self._input_schema_warning(tool)
+        verdicts = self._input_verdicts  # (self._input_schema_warning's, inlined: per call)
+        if verdicts is None:
+            verdicts = self._input_verdicts = {}
+        warning = _input_check(tool, args, verdicts)  # TOOL-5, then SCH-11/SCH-13
         if warning is not None:
             yield Log("WARNING", warning)
         params: dict[str, Any] = {"name": name, "arguments": args}
         if meta is not None and isinstance(meta, Mapping):  # (None: no ABC check)
             params["_meta"] = dict(meta)
-        owner = tool.server or self._default_server(None)
         # The era and the negotiated version are the connection's (issue 22: one owner
         # per fact), and the request does not need them: the connection builds it for
         # its era (the tool's definition only matters to a 2026-07-28 HTTP one, HDR-1).
@@ -135,7 +137,7 @@ class ToolOps(Router):
         for attempt in (1, 2):
             try:
                 try:
-                    result = yield Call(owner, "tools/call", params, timeout, progress, tool)
+                    result = yield _new_call(owner, "tools/call", params, timeout, progress, tool)
                 except CapabilityError as exc:
                     if (yield PeekEra(owner)) != "modern":
                         raise
@@ -258,29 +260,57 @@ def _input_schema_warning(tool: Tool, verdicts: _Verdicts) -> str | None:
     a dict lookup, not a compile."""
     schema = tool.input_schema
     known = verdicts.get(id(schema))
-    if known is not None and known[0] is schema:
-        verdict = known[1]
-    else:
-        verdict = None
-        if not is_plain(schema):  # a plain one is certainly usable: no engine needed
-            from ..schema import UnsupportedDialectError, compile  # lazy: jsonschema-rs
+    if known is None or known[0] is not schema:
+        known = _judge(tool, verdicts)
+    return _said(known[1])
 
-            try:
-                compile(schema)
-            except UnsupportedDialectError as exc:
-                verdict = (
-                    "error",
-                    f"tool {tool.name!r} on server {tool.server!r}: input schema {exc.detail}",
-                )
-            except SchemaError as exc:
-                verdict = (
-                    "warn",
-                    f"tool {tool.name!r} on server {tool.server!r}: unusable input schema, the"
-                    f" call is sent anyway: {exc}",
-                )
-        if len(verdicts) >= _MAX_VERDICTS:
-            verdicts.clear()
-        verdicts[id(schema)] = (schema, verdict)
+
+def _input_check(tool: Tool, args: Mapping[str, Any], verdicts: _Verdicts) -> str | None:
+    """:func:`_check_required` (TOOL-5), then :func:`_input_schema_warning`, with one
+    lookup in ``verdicts``: ``call_tool`` runs both on every call (issue 22's per-call
+    cost), and the table's entry also holds the schema's required names without a
+    default, read from the schema once."""
+    schema = tool.input_schema
+    known = verdicts.get(id(schema))
+    if known is None or known[0] is not schema:
+        known = _judge(tool, verdicts)
+    for name in known[2]:
+        if name not in args:
+            _check_required(tool, args)  # raises, naming every missing argument
+    verdict = known[1]
+    if verdict is None:
+        return None
+    return _said(verdict)
+
+
+def _judge(tool: Tool, verdicts: _Verdicts) -> _Verdict:
+    """The entry of ``tool``'s input schema in ``verdicts``, made now (and kept)."""
+    schema = tool.input_schema
+    verdict = None
+    if not is_plain(schema):  # a plain one is certainly usable: no engine needed
+        from ..schema import UnsupportedDialectError, compile  # lazy: jsonschema-rs
+
+        try:
+            compile(schema)
+        except UnsupportedDialectError as exc:
+            verdict = (
+                "error",
+                f"tool {tool.name!r} on server {tool.server!r}: input schema {exc.detail}",
+            )
+        except SchemaError as exc:
+            verdict = (
+                "warn",
+                f"tool {tool.name!r} on server {tool.server!r}: unusable input schema, the"
+                f" call is sent anyway: {exc}",
+            )
+    if len(verdicts) >= _MAX_VERDICTS:
+        verdicts.clear()
+    known = verdicts[id(schema)] = (schema, verdict, _required_names(schema))
+    return known
+
+
+def _said(verdict: tuple[str, str] | None) -> str | None:
+    """A verdict's warning, or its error raised."""
     if verdict is None:
         return None
     if verdict[0] == "error":
@@ -288,10 +318,28 @@ def _input_schema_warning(tool: Tool, verdicts: _Verdicts) -> str | None:
     return verdict[1]
 
 
-# id(inputSchema) -> (the schema object itself, its verdict). Holding the object keeps
-# its id from being reused by another schema while the entry lives.
-_Verdicts = dict[int, tuple[Any, "tuple[str, str] | None"]]
+# id(inputSchema) -> (the schema object itself, its verdict, its required names without
+# a default). Holding the object keeps its id from being reused by another schema while
+# the entry lives.
+_Verdict = tuple[Any, "tuple[str, str] | None", tuple[str, ...]]
+_Verdicts = dict[int, _Verdict]
 _MAX_VERDICTS: Final = 1024  # then the table starts over
+
+
+def _required_names(schema: Any) -> tuple[str, ...]:
+    """The names :func:`_check_required` asks for: ``required`` entries (strings) whose
+    property has no ``default``."""
+    is_mapping = type(schema) is dict or isinstance(schema, Mapping)
+    required = schema.get("required") if is_mapping else None
+    if not isinstance(required, list):
+        return ()
+    props = schema.get("properties")
+    props = props if isinstance(props, Mapping) else {}
+    return tuple(
+        r
+        for r in required
+        if isinstance(r, str) and not (isinstance(props.get(r), Mapping) and "default" in props[r])
+    )
 
 
 def _check_required(tool: Tool, args: Mapping[str, Any]) -> None:

@@ -72,6 +72,7 @@ from .events import (
     Diagnostic,
     Disconnected,
     Event,
+    _call_succeeded,
 )
 from .frames import CloseTransport, ExchangeFailure, Frame
 
@@ -1316,7 +1317,7 @@ class Connection:
                     current = self._session
                     if info is not None and current is not None:
                         current.server = info
-            self._events.append(CallSucceeded(call.call_id, call.method, result))
+            self._events.append(_call_succeeded(call.call_id, call.method, result))
 
     def _on_attempt_failed(self, rid: jsonrpc.RequestId, error: MCPError, now: float) -> None:
         """An attempt ended without a result (error response, timeout, transport)."""

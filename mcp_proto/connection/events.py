@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Union
 
-from .._record import Record
+from .._record import Record, builder
 from ..errors import MCPError
 from ..events import LogMessage, MessageDiscarded, NotificationReceived, ServerRequest
 from ..session import ServerInfo
@@ -81,6 +81,20 @@ class CallSucceeded(Record):
         _set(self, "call_id", call_id)
         _set(self, "method", method)
         _set(self, "result", result)
+
+
+_CallSucceededBuilder = builder(CallSucceeded)
+
+
+def _call_succeeded(call_id: int, method: str, result: Any) -> CallSucceeded:
+    """``CallSucceeded(call_id, method, result)`` for the hot path (one per answered
+    call): plain stores and one ``__class__`` assignment (mcp_proto/_record.py)."""
+    event = object.__new__(_CallSucceededBuilder)
+    event.call_id = call_id
+    event.method = method
+    event.result = result
+    _set(event, "__class__", CallSucceeded)
+    return event
 
 
 class CallFailed(Record):

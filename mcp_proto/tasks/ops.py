@@ -296,7 +296,14 @@ class TaskOps(ToolOps):
         A task's wait is bounded by the call's ``timeout`` (else
         :data:`~mcp_proto.tasks._watch.DEFAULT_WAIT_TIMEOUT`); past it the task is
         cancelled with ``tasks/cancel`` and ``RequestTimeoutError`` raised."""
-        return tool.task_required or self._extension_declared(owner)
+        # _extension_declared and _entry, inlined: call_tool asks on every call, and
+        # the usual answer (no task, no extension) costs no further method call.
+        if tool.task_support == "required" or EXTENSION in self.extensions:
+            return True
+        for entry in self.servers:
+            if entry.name == owner:
+                return EXTENSION in entry.extensions
+        raise ServerNotFound(f"no server named {owner!r}")
 
     def _through_tasks(self, op: Op[ToolResult], timeout: float | None) -> Op[ToolResult]:
         return self._seen_through(op, timeout)

@@ -90,3 +90,27 @@ def test_the_schema_cache_resets() -> None:
     assert len(schema._CACHE) == 0
     again = schema.compile(doc)
     assert again is not validator and again.is_valid({}) and not again.is_valid(3)
+
+
+def test_one_lookup_checks_required_arguments_first_then_the_schema_verdict() -> None:
+    """call_tool's per-call input check (tool_ops._input_check) keeps the two checks'
+    order and answers: a missing required argument (TOOL-5) is reported before the
+    schema's verdict (SCH-13), from a table entry made once per schema object."""
+    schema = {
+        "type": "object",
+        "properties": {"a": {"type": 5}, "b": {"type": "string", "default": "x"}},
+        "required": ["a", "b", 7],
+    }
+    tool = tool_ops.Tool(name="t", input_schema=schema)
+    verdicts: Any = {}
+    with pytest.raises(tool_ops.ValidationError, match=r"missing required argument\(s\): a$"):
+        tool_ops._input_check(tool, {}, verdicts)
+    assert next(iter(verdicts.values()))[2] == ("a",)  # b has a default, 7 is no name
+    with pytest.raises(tool_ops.ValidationError, match="missing required"):
+        tool_ops._input_check(tool, {"b": "y"}, verdicts)  # the kept entry, same answer
+    warning = tool_ops._input_check(tool, {"a": 1}, verdicts)
+    assert warning is not None and "unusable input schema" in warning
+    assert warning == tool_ops._input_schema_warning(tool, verdicts)
+    assert len(verdicts) == 1
+    plain = tool_ops.Tool(name="p", input_schema={"type": "object"})
+    assert tool_ops._input_check(plain, {}, verdicts) is None and len(verdicts) == 2

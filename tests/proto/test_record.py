@@ -81,3 +81,65 @@ def test_slots_must_name_the_init_parameters() -> None:
 
             def __init__(self, b: int) -> None:
                 object.__setattr__(self, "b", b)
+
+
+# The records made on every call are built by module functions on a builder subclass
+# (mcp_proto/_record.py): the result must be indistinguishable from the class's own.
+def _built_pairs() -> list[tuple[object, object]]:
+    from mcp_proto.connection.events import _call_succeeded
+    from mcp_proto.effects import Call, _new_call
+    from mcp_proto.events import ResponseReceived, _response_received
+
+    progress = print  # (any callable that pickles)
+
+    tool = {"name": "echo", "inputSchema": {"type": "object"}}
+    return [
+        (
+            _new_call("s", "tools/call", {"name": "echo"}, 2.5, progress, tool),
+            Call("s", "tools/call", {"name": "echo"}, 2.5, progress, tool),
+        ),
+        (_call_succeeded(3, "tools/call", {"x": 1}), CallSucceeded(3, "tools/call", {"x": 1})),
+        (_response_received(7, "ping", {}), ResponseReceived(7, "ping", {})),
+    ]
+
+
+@pytest.mark.parametrize("pair", range(3))
+def test_a_record_built_for_the_hot_path_is_the_class_own(pair: int) -> None:
+    built, made = _built_pairs()[pair]
+    assert type(built) is type(made)
+    assert isinstance(built, Record) and isinstance(made, Record)
+    assert built == made and repr(built) == repr(made) and built._values() == made._values()
+    assert pickle.loads(pickle.dumps(built)) == made
+    with pytest.raises(FrozenInstanceError):
+        built.method = "other"  # type: ignore[attr-defined]
+    with pytest.raises(FrozenInstanceError):
+        del built.method  # type: ignore[attr-defined]
+
+
+def test_a_tool_result_from_the_wire_is_frozen_and_a_subclass_is_built_as_before() -> None:
+    from mcp_proto.results import ToolResult
+
+    raw = {"content": [{"type": "text", "text": "hi"}]}
+    result = ToolResult.from_wire(raw, server="s")
+    assert type(result) is ToolResult and result.server == "s" and result.raw is raw
+    assert result == raw and result.text == "hi"
+    with pytest.raises(FrozenInstanceError):
+        result.server = "t"
+
+    class Mine(ToolResult):
+        __slots__ = ("extra",)
+
+    mine = Mine.from_wire(raw, server="s")
+    assert type(mine) is Mine and mine.server == "s" and mine.text == "hi"
+
+
+def test_a_builder_stores_through_the_generic_setattr() -> None:
+    """CPython fills a type's one setattr slot from ``__setattr__`` and ``__delattr__``
+    together: a builder must take both from ``object``, or a plain store on it runs
+    the Python-level lookup the builder exists to avoid (the cost is the point)."""
+    from mcp_proto._record import builder
+    from mcp_proto.effects import Call
+
+    made = builder(Call)
+    assert made.__setattr__ is object.__setattr__ and made.__delattr__ is object.__delattr__
+    assert made.__slots__ == () and made.__mro__[1] is Call

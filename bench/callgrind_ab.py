@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""Machine instructions per call of revisions side by side, under valgrind (issue 22's
+cells: docs/performance.md, 2026-12-04 eleventh session).
+
+    .venv/bin/python bench/callgrind_ab.py --at d2f56f8 --at HEAD
+    .venv/bin/python bench/callgrind_ab.py --at d2f56f8 --at HEAD --cells sync.seq --runs 3
+
+For each revision (its product packages exported as ``bench/run.py --at`` does) and each
+cell (``sync.seq``, ``sync.conc``, ``trio.seq``, ``trio.conc``: ``bench/callgrind_calls.py``),
+runs ``valgrind --tool=callgrind`` at N=200 and N=1200 and prints (total(1200) -
+total(200)) / 1000, the client process's instructions per call, with the ratio to the
+first revision. Each run is ~20-60 s of one CPU; ``--runs`` repeats the pair.
+
+Two things make the count repeatable, both set here: the exported packages are compiled
+to bytecode first (otherwise every run compiles them, hundreds of millions of
+instructions that differ from run to run), and ``PYTHONHASHSEED=0`` (string hashes
+decide dict and set layouts, so the collisions a run meets). What remains is the
+scheduling of the client's threads against the server: a blocking call that finds its
+answer already read takes a shorter path, so a cell moves by up to ~2% between runs on
+a busy machine. Compare medians of several runs when a question is that close.
+"""
+
+from __future__ import annotations
+
+import argparse
+import atexit
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+from _revisions import export_commit
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CELLS = ("sync.seq", "sync.conc", "trio.seq", "trio.conc")
+_COLLECTED = re.compile(rb"Collected : (\d+)")
+
+
+def _count(src: str, cell: str, n: int) -> int:
+    shell, mode = cell.split(".")
+    env = dict(os.environ, PYTHONPATH=src, PYTHONHASHSEED="0")
+    done = subprocess.run(
+        [
+            "valgrind",
+            "--tool=callgrind",
+            "--callgrind-out-file=/dev/null",
+            sys.executable,
+            os.path.join(HERE, "callgrind_calls.py"),
+            shell,
+            mode,
+            str(n),
+        ],
+        capture_output=True,
+        env=env,
+        check=False,
+    )
+    found = _COLLECTED.search(done.stderr)
+    if done.returncode != 0 or found is None:
+        tail = done.stderr.decode(errors="replace")[-2000:]
+        raise SystemExit(f"{cell} N={n} at {src} failed:\n{tail}")
+    return int(found.group(1))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--at", action="append", required=True, help="a revision (repeat)")
+    parser.add_argument("--cells", default=",".join(CELLS), help="comma-separated cells")
+    parser.add_argument("--runs", type=int, default=1, help="repeats of each pair of runs")
+    args = parser.parse_args()
+    cells = [c for c in args.cells.split(",") if c]
+    for cell in cells:
+        if cell not in CELLS:
+            raise SystemExit(f"unknown cell {cell!r} (one of {', '.join(CELLS)})")
+    dirs: dict[str, str] = {}
+    for rev in args.at:
+        dest = tempfile.mkdtemp(prefix="mcp-callgrind-src-")
+        atexit.register(shutil.rmtree, dest, True)
+        label = export_commit(rev, dest)
+        subprocess.run([sys.executable, "-m", "compileall", "-q", dest], check=True)
+        dirs[label] = dest
+    labels = list(dirs)
+    per_call: dict[tuple[str, str], list[float]] = {}
+    for run in range(args.runs):
+        for cell in cells:
+            for label in labels:  # interleaved: the machine's state is shared
+                small = _count(dirs[label], cell, 200)
+                large = _count(dirs[label], cell, 1200)
+                value = (large - small) / 1000
+                per_call.setdefault((label, cell), []).append(value)
+                print(f"run {run + 1} {cell:10} {label:10} {value:12,.0f}", flush=True)
+    print()
+    print(f"{'cell':10} " + " ".join(f"{label:>12}" for label in labels) + "  ratios to first")
+    for cell in cells:
+        medians = [statistics.median(per_call[(label, cell)]) for label in labels]
+        ratios = " ".join(f"{m / medians[0]:.3f}" for m in medians[1:])
+        print(f"{cell:10} " + " ".join(f"{m:12,.0f}" for m in medians) + f"  {ratios}")
+
+
+if __name__ == "__main__":
+    main()
