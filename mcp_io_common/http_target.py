@@ -7,7 +7,7 @@ from __future__ import annotations
 import ssl
 import time
 from importlib import import_module
-from typing import Any
+from typing import Any, ClassVar
 
 import attrs
 
@@ -22,6 +22,9 @@ class HttpTarget:
     server object for an HTTP configuration (:func:`http_target`), then the shell's
     server (``super().__init__``) with the configuration that holds the provider."""
 
+    #: The shell's module of ``BrowserOAuth`` (the browser step of a definition file's
+    #: OAuth entry).
+    _browser_module: ClassVar[str]
     url: str
     _http: HttpSettings
     _ssl_context: ssl.SSLContext | None
@@ -38,7 +41,7 @@ class HttpTarget:
     ) -> None:
         # CUST-1: what the host's configure_http left (the client core called it).
         config, url, self._http = http_target(
-            type(self).__module__.rpartition(".")[0],
+            self._browser_module,
             config,
             kwargs.get("name"),
             ssl_context,
@@ -53,24 +56,24 @@ class HttpTarget:
 
 
 def http_target(
-    package: str,
+    browser_module: str,
     config: ServerConfig,
     name: object,
     ssl_context: ssl.SSLContext | None,
     proxy: str | None,
     http_settings: HttpSettings | None,
 ) -> tuple[ServerConfig, str, HttpSettings]:
-    """``(config, url, settings)`` for an HTTP server object of the shell ``package``.
+    """``(config, url, settings)`` for an HTTP server object of a shell.
 
     A definition file's ``"oauth"`` entry (issue 21) becomes a provider with the
-    shell's browser step (``package._oauth.BrowserOAuth``, imported only then); its
+    shell's browser step (``BrowserOAuth`` of ``browser_module``, imported only then); its
     token expiry runs on wall time, kept across restarts. Raises ``ValueError`` for a
     configuration without a URL."""
     if config.oauth is not None and config.oauth_provider is None and config.endpoint_url:
         from .oauth_config import provider_from_settings
 
         oauth = provider_from_settings(config.endpoint_url, config.oauth)
-        import_module(f"{package}._oauth").BrowserOAuth(oauth)
+        import_module(browser_module).BrowserOAuth(oauth)
         config = attrs.evolve(config, oauth_provider=oauth)
     url = config.endpoint_url
     if url is None:

@@ -11,9 +11,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Concatenate, Literal, ParamSpec, TypeVar
 
-from mcp_io_common.notices import write_notice
-from mcp_io_common.servers import raise_first, server_class
-from mcp_io_common.task_ids import new_task_id, task_timestamp
+from mcp_io_common.client_io import ClientIO
+from mcp_io_common.servers import raise_first
 from mcp_proto import llm
 from mcp_proto.client import ClientCore
 from mcp_proto.client.base import EFFECTS, BaseClient
@@ -39,11 +38,6 @@ T = TypeVar("T")
 P = ParamSpec("P")
 
 
-def _transport_class(kind: str) -> type[BaseServer]:
-    """The server class of a transport (imported when first configured)."""
-    return server_class(__package__ or __name__, kind, BaseServer)
-
-
 def blocking(
     op: Callable[Concatenate[ClientCore, P], Op[T]],
 ) -> Callable[Concatenate[Client, P], T]:
@@ -61,7 +55,7 @@ _LOGGER = logging.getLogger("mcp_io_sync")
 _LOGGER.addHandler(logging.NullHandler())
 
 
-class Client(ServerEvents, BaseClient[BaseServer]):
+class Client(ClientIO[BaseServer], ServerEvents, BaseClient[BaseServer]):
     """An MCP client aggregating one or more servers (blocking API).
 
     Every method runs a ``mcp_proto.ClientCore`` operation; :class:`BaseClient` holds
@@ -73,6 +67,7 @@ class Client(ServerEvents, BaseClient[BaseServer]):
     """
 
     logger: logging.Logger
+    _server_base = BaseServer
 
     # ------------------------------------------------------------ the shell's part
 
@@ -85,9 +80,6 @@ class Client(ServerEvents, BaseClient[BaseServer]):
     def _sleep(self, seconds: float) -> None:
         time.sleep(seconds)
 
-    def _server_class(self, kind: str) -> type[BaseServer]:
-        return _transport_class(kind)
-
     def _init_io(self) -> None:
         self._dispatch_queue: queue.Queue[Callable[[], Any] | None] = queue.Queue(
             self.limits.max_queued_notifications
@@ -99,12 +91,6 @@ class Client(ServerEvents, BaseClient[BaseServer]):
         self._backlog = threading.BoundedSemaphore(self.limits.server_request_backlog)
         self._lock = threading.Lock()
         self._closed = False
-
-    def _deprecation_notice(self, text: str) -> bool:
-        return write_notice(self.logger, text)
-
-    _new_task_id = staticmethod(new_task_id)
-    _task_timestamp = staticmethod(task_timestamp)
 
     def _spawn(self, op: Op[Any]) -> None:
         def job() -> None:

@@ -91,6 +91,8 @@ class _Live:
 class _HttpServer(HttpTarget, BaseServer):
     """Shared by the three HTTP transports: the pool and the exchanges."""
 
+    _browser_module = "mcp_io_sync._oauth"
+
     def __init__(self, config: ServerConfig, **kwargs: Any) -> None:
         super().__init__(config, **kwargs)
         self._pool: ConnectionPool | httpcore.ConnectionPool | None = None

@@ -10,9 +10,8 @@ from typing import TYPE_CHECKING, Any, Concatenate, Literal, ParamSpec, TypeVar
 
 import trio
 
-from mcp_io_common.notices import write_notice
-from mcp_io_common.servers import raise_first, server_class
-from mcp_io_common.task_ids import new_task_id, task_timestamp
+from mcp_io_common.client_io import ClientIO
+from mcp_io_common.servers import raise_first
 from mcp_proto import llm
 from mcp_proto.client import ClientCore
 from mcp_proto.client.base import EFFECTS, BaseClient
@@ -38,11 +37,6 @@ T = TypeVar("T")
 P = ParamSpec("P")
 
 
-def _transport_class(kind: str) -> type[BaseServer]:
-    """The server class of a transport (imported when first configured)."""
-    return server_class(__package__ or __name__, kind, BaseServer)
-
-
 def awaiting(
     op: Callable[Concatenate[ClientCore, P], Op[T]],
 ) -> Callable[Concatenate[Client, P], Coroutine[Any, Any, T]]:
@@ -60,7 +54,7 @@ _LOGGER = logging.getLogger("mcp_io_trio")
 _LOGGER.addHandler(logging.NullHandler())
 
 
-class Client(ServerEvents, BaseClient[BaseServer]):
+class Client(ClientIO[BaseServer], ServerEvents, BaseClient[BaseServer]):
     """An MCP client aggregating one or more servers (Trio API).
 
     Use it as ``async with Client(...) as client:`` (or through :func:`connect`): its
@@ -71,6 +65,7 @@ class Client(ServerEvents, BaseClient[BaseServer]):
     """
 
     logger: logging.Logger
+    _server_base = BaseServer
 
     # ------------------------------------------------------------ the shell's part
 
@@ -82,9 +77,6 @@ class Client(ServerEvents, BaseClient[BaseServer]):
 
     async def _sleep(self, seconds: float) -> None:
         await trio.sleep(seconds)
-
-    def _server_class(self, kind: str) -> type[BaseServer]:
-        return _transport_class(kind)
 
     def _server_options(self, cls: type[BaseServer]) -> dict[str, Any]:
         return {"nursery": self._get_nursery}
@@ -98,12 +90,6 @@ class Client(ServerEvents, BaseClient[BaseServer]):
         self._nursery: trio.Nursery | None = None
         self._dispatch_task: trio.lowlevel.Task | None = None
         self._nursery_cm: Any = None
-
-    def _deprecation_notice(self, text: str) -> bool:
-        return write_notice(self.logger, text)
-
-    _new_task_id = staticmethod(new_task_id)
-    _task_timestamp = staticmethod(task_timestamp)
 
     def _spawn(self, op: Op[Any]) -> None:
         async def job() -> None:

@@ -65,6 +65,8 @@ class _Running:
 class _HttpServer(HttpTarget, BaseServer):
     """Runs the machine's HTTP exchanges on one connection pool per server."""
 
+    _browser_module = "mcp_io_trio._oauth"
+
     def __init__(self, config: ServerConfig, **kwargs: Any) -> None:
         super().__init__(config, **kwargs)
         self._pool: _Pool | None = None
