@@ -102,7 +102,7 @@ class ServerBase(Generic[Sub, Lock]):
     # ------------------------------------------------------------ subscriptions
 
     @staticmethod
-    def _listen_filter(notifications: ListenFilter | Mapping[str, Any]) -> ListenFilter:
+    def _listen_filter(notifications: ListenFilter | Mapping[str, object]) -> ListenFilter:
         """What ``listen`` asks for, checked and frozen (``ValidationError`` if bad)."""
         # Subscriptions (2026-07-28) load with the first ``listen``, not with the shell.
         from mcp_proto.modern.notify_queue import ListenFilter

@@ -37,11 +37,12 @@ from mcp_proto.connection import (
     Frame,
     StartExchange,
 )
-from mcp_proto.effects import Call
+from mcp_proto.effects import Call, ProgressCallback
 from mcp_proto.errors import ConnectionError, MCPError
 from mcp_proto.handlers import Reply
 from mcp_proto.server_view import ServerView
 from mcp_proto.session import ServerInfo
+from mcp_proto.types import Tool
 
 if TYPE_CHECKING:
     # Subscriptions (2026-07-28) load with the first ``listen``, not with the shell.
@@ -331,7 +332,7 @@ class BaseServer(
 
     def listen(
         self,
-        notifications: ListenFilter | Mapping[str, Any],
+        notifications: ListenFilter | Mapping[str, object],
         callback: Listener | None = None,
         *,
         ack_timeout: float | Literal[False] | None = None,
@@ -366,8 +367,8 @@ class BaseServer(
         params: dict[str, Any] | None = None,
         *,
         timeout: float | None = None,
-        progress: Callable[..., Any] | None = None,
-        tool: Any = None,
+        progress: ProgressCallback | None = None,
+        tool: Tool | Mapping[str, object] | None = None,
         cancel_on_timeout: bool = True,
         token: CallToken | None = None,
     ) -> Any:

@@ -213,7 +213,7 @@ class Client(ClientIO[BaseServer], ServerEvents, BaseClient[BaseServer]):
     def call_tool_streaming(
         self,
         name: str,
-        arguments: Mapping[str, Any] | None = None,
+        arguments: Mapping[str, object] | None = None,
         *,
         server: ServerSelector | None = None,
         timeout: float | None = None,
@@ -359,7 +359,7 @@ class Client(ClientIO[BaseServer], ServerEvents, BaseClient[BaseServer]):
 
     def listen(
         self,
-        notifications: ListenFilter | Mapping[str, Any],
+        notifications: ListenFilter | Mapping[str, object],
         callback: Listener | None = None,
         *,
         server: ServerSelector | None = None,

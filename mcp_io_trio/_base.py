@@ -37,10 +37,12 @@ from mcp_proto.config import ServerConfig
 from mcp_proto.connection import Connection, ConnectionState
 from mcp_proto.connection import events as cev
 from mcp_proto.connection import frames as fr
+from mcp_proto.effects import ProgressCallback
 from mcp_proto.errors import MCPError
 from mcp_proto.handlers import Reply
 from mcp_proto.server_view import ServerView
 from mcp_proto.session import ServerInfo
+from mcp_proto.types import Tool
 
 if TYPE_CHECKING:
     # Subscriptions (2026-07-28) load with the first ``listen``, not with the shell.
@@ -342,7 +344,7 @@ class BaseServer(
 
     async def listen(
         self,
-        notifications: ListenFilter | Mapping[str, Any],
+        notifications: ListenFilter | Mapping[str, object],
         callback: Listener | None = None,
         *,
         ack_timeout: float | Literal[False] | None = None,
@@ -373,8 +375,8 @@ class BaseServer(
         params: dict[str, Any] | None = None,
         *,
         timeout: float | None = None,
-        progress: Callable[..., Any] | None = None,
-        tool: Any = None,
+        progress: ProgressCallback | None = None,
+        tool: Tool | Mapping[str, object] | None = None,
         cancel_on_timeout: bool = True,
     ) -> Any:
         """Start a call in the machine and wait for its result or typed error (the

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import inspect
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Concatenate, Literal, ParamSpec, TypeVar
 
 import trio
@@ -39,7 +39,7 @@ P = ParamSpec("P")
 
 def awaiting(
     op: Callable[Concatenate[ClientCore, P], Op[T]],
-) -> Callable[Concatenate[Client, P], Coroutine[Any, Any, T]]:
+) -> Callable[Concatenate[Client, P], Awaitable[T]]:
     """A public coroutine method running the core operation ``op`` to its end (its
     signature and docstring are the operation's: written once, in ``mcp_proto.client``)."""
 
@@ -223,7 +223,7 @@ class Client(ClientIO[BaseServer], ServerEvents, BaseClient[BaseServer]):
     async def call_tool_streaming(
         self,
         name: str,
-        arguments: Mapping[str, Any] | None = None,
+        arguments: Mapping[str, object] | None = None,
         *,
         server: ServerSelector | None = None,
         timeout: float | None = None,
@@ -361,7 +361,7 @@ class Client(ClientIO[BaseServer], ServerEvents, BaseClient[BaseServer]):
 
     async def listen(
         self,
-        notifications: ListenFilter | Mapping[str, Any],
+        notifications: ListenFilter | Mapping[str, object],
         callback: Listener | None = None,
         *,
         server: ServerSelector | None = None,

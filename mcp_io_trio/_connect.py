@@ -32,7 +32,7 @@ async def connect(args: ConnectArguments) -> AsyncIterator[Client]:
 
 
 def create_client(
-    mcp_server_configs: Iterable[ServerConfig | Mapping[str, Any]] = (),
+    mcp_server_configs: Iterable[ServerConfig | Mapping[str, object]] = (),
     *,
     server_definition_file: str | Path | None = None,
     logger: logging.Logger | None = None,

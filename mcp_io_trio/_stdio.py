@@ -14,7 +14,6 @@ reader task reads only between calls (notifications, server requests).
 from __future__ import annotations
 
 import functools
-import logging
 import math
 import os
 import subprocess
@@ -24,8 +23,7 @@ from typing import Any, cast
 
 import trio
 
-from mcp_io_common.lines import BoundedLines
-from mcp_io_common.notices import child_logger
+from mcp_io_common.lines import PIPE_READ, StderrLog
 from mcp_io_common.processes import (
     BIG_PIPE,
     KILL,
@@ -50,7 +48,6 @@ _READER_TASK = object()
 
 #: How long each step of stopping a process (close stdin, SIGTERM, SIGKILL) may take.
 SHUTDOWN_GRACE = 2.0
-_READ_CHUNK = 65536
 
 
 def _fileno(stream: trio.abc.Stream | trio.abc.SendStream | trio.abc.ReceiveStream | None) -> int:
@@ -78,7 +75,7 @@ class _Process:
         # the last one stopped; the reader task's wait for the pipe (a caller cancels
         # it to read itself) and its idle sleep (cancelled when a caller saw the end).
         self.stdout_fd = _fileno(process.stdout)
-        self.read_size = _READ_CHUNK
+        self.read_size = PIPE_READ
         self.leader: object = None
         # Parked callers, oldest first (a dict: added and removed in O(1)).
         self.followers: dict[_Waiter, None] = {}
@@ -200,9 +197,9 @@ class StdioServer(BaseServer):
             return False  # the machine learns of the end from the reader
         queue = proc.outq
         if len(messages) == 1:
-            small = len(messages[0]) < _READ_CHUNK
+            small = len(messages[0]) < PIPE_READ
         else:
-            small = max(map(len, messages)) < _READ_CHUNK
+            small = max(map(len, messages)) < PIPE_READ
         # (An empty queue means nothing is pending: a flush holding the lock has
         # written everything, or waits for the pipe with the rest still queued.)
         if small and not queue:
@@ -359,7 +356,7 @@ class StdioServer(BaseServer):
             # A full read: a large message (or a flood) is arriving: bigger pipes,
             # bigger reads until the pipe is drained again (a 1 MiB read buffer for
             # every small answer would cost its allocation each time).
-            proc.read_size = BIG_PIPE if full else _READ_CHUNK
+            proc.read_size = BIG_PIPE if full else PIPE_READ
             if full and not proc.big_pipes:
                 proc.big_pipes = True
                 enlarge_pipes(proc.process.stdout, proc.process.stdin)
@@ -443,19 +440,12 @@ class StdioServer(BaseServer):
         """Drain the child's stderr continuously (STDIO-5) into the log, bounded."""
         stderr = proc.process.stderr
         assert stderr is not None
-        log = child_logger(self._logger, "stderr")  # (a LoggerAdapter has no getChild)
-        lines = BoundedLines(self._limits.max_stderr_line)
+        log = StderrLog(self._logger, self.name, self._limits.max_stderr_line)
         with proc.stderr_scope:
             while True:
                 try:
-                    chunk = await stderr.receive_some(_READ_CHUNK)
+                    chunk = await stderr.receive_some(PIPE_READ)
                 except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
                     return
-                for line in lines.feed(chunk) if chunk else lines.end():
-                    self._stderr_line(log, line)
-                if not chunk:
+                if not log.feed(chunk):
                     return
-
-    def _stderr_line(self, log: Any, line: bytes) -> None:
-        if log.isEnabledFor(logging.INFO):
-            log.info("[%s] %s", self.name, line.decode("utf-8", "replace"))

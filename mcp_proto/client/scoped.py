@@ -181,7 +181,7 @@ class ServerMethods:
     def call_tool_as_task(
         self,
         name: str,
-        arguments: Mapping[str, Any] | None = None,
+        arguments: Mapping[str, object] | None = None,
         *,
         ttl: int | None = None,
         timeout: float | None = None,
@@ -209,7 +209,7 @@ class ServerMethods:
         return self._core().cancel_task(task, server=self.name)
 
     @scoped
-    def update_task(self, task: Task | str, input_responses: Mapping[str, Any]) -> Op[Task]:
+    def update_task(self, task: Task | str, input_responses: Mapping[str, object]) -> Op[Task]:
         return self._core().update_task(task, input_responses, server=self.name)
 
     @scoped
