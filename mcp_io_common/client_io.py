@@ -1,16 +1,26 @@
 """The hooks of :class:`mcp_proto.client.base.BaseClient` both shells fill alike, none
 of which waits: which server class serves a transport, how a deprecation notice is
 written (DEP-11..14), and the entropy and wall clock of client-side tasks (the core has
-neither). A shell's ``Client`` derives from :class:`ClientIO` before ``BaseClient``."""
+neither). A shell's ``Client`` derives from :class:`ClientIO` before ``BaseClient``.
+
+Also the documentation of the public methods each shell writes its own way (they wait:
+blocking, or ``async``): the shell's method has no docstring of its own and
+``help()``/``inspect.getdoc`` show the one here (the methods made from core operations
+carry the operation's, ``blocking``/``awaiting``)."""
 
 from __future__ import annotations
 
 import logging
-from typing import Generic, TypeVar
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 from .notices import write_notice
 from .servers import server_class
 from .task_ids import new_task_id, task_timestamp
+
+if TYPE_CHECKING:
+    from mcp_proto.client.router import ServerSelector
+    from mcp_proto.modern.notify_queue import ListenFilter
 
 __all__ = ["ClientIO"]
 
@@ -35,3 +45,74 @@ class ClientIO(Generic[S]):
 
     _new_task_id = staticmethod(new_task_id)
     _task_timestamp = staticmethod(task_timestamp)
+
+    # ------------------------------------------------------------ the public API's docs
+
+    def connect_all(self) -> Any:  # pragma: no cover - each shell's
+        """Connect every server now instead of on first use, all at once (ten servers
+        that each take a second to start are ready in about a second, not ten).
+
+        Raises:
+            MCPError: the first failure in server order, once every server has been
+                tried (the others stay connected).
+        """
+        raise NotImplementedError
+
+    def call_tool_streaming(
+        self,
+        name: str,
+        arguments: Mapping[str, object] | None = None,
+        *,
+        server: ServerSelector | None = None,
+        timeout: float | None = None,
+    ) -> Any:  # pragma: no cover - each shell's
+        """Call a tool and iterate its chunks as they arrive (TOOL-7): a ``{"type":
+        "progress", ...}`` chunk per progress notification, then the result, checked
+        as ``call_tool`` checks it (SCH-3); a failed call raises its error after the
+        chunks before it. Leaving the iteration early cancels the call
+        (``notifications/cancelled``): ``break`` or ``close()`` in the blocking shell;
+        under Trio close the async iterator promptly with ``contextlib.aclosing(...)``
+        (else it is closed when collected). Bounded: see
+        :class:`mcp_proto.client.streaming.ToolStream`. The call starts at the first
+        ``next()``."""
+        raise NotImplementedError
+
+    def call_tools(
+        self, calls: Iterable[Mapping[str, Any]], *, concurrent: bool = False
+    ) -> Any:  # pragma: no cover - each shell's
+        """Call several tools; results in the order of ``calls`` (TOOL-6).
+
+        By default one after the other. With ``concurrent=True`` every request is sent
+        before any answer is awaited (blocking shell: over stdio in one write, on one
+        thread, no thread per call; Trio: one task each), so the server may run them in
+        any order; if calls fail, the first failure in ``calls`` order is raised once
+        all have finished."""
+        raise NotImplementedError
+
+    def subscribe_resource(
+        self, uri: str, *, server: ServerSelector | None = None
+    ) -> Any:  # pragma: no cover - each shell's
+        """Updates of ``uri`` reach ``on_notification`` callbacks. A handshake-era
+        server gets ``resources/subscribe``; a 2026-07-28 server a listen subscription
+        for the URI, confirmed by an acknowledgment naming it (RES-7, RES-9)."""
+        raise NotImplementedError
+
+    def unsubscribe_resource(
+        self, uri: str, *, server: ServerSelector | None = None
+    ) -> Any:  # pragma: no cover - each shell's
+        """Stop the updates of ``uri``: on a 2026-07-28 server its listen subscription
+        ends (``True``, also when none was open); a handshake-era server gets
+        ``resources/unsubscribe``."""
+        raise NotImplementedError
+
+    def listen(
+        self,
+        notifications: ListenFilter | Mapping[str, object],
+        callback: Any = None,
+        *,
+        server: ServerSelector | None = None,
+        ack_timeout: float | Literal[False] | None = None,
+    ) -> Any:  # pragma: no cover - each shell's
+        """Open a ``subscriptions/listen`` subscription on a 2026-07-28 server (the
+        only one, or ``server=``); see ``BaseServer.listen``."""
+        raise NotImplementedError

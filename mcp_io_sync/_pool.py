@@ -305,7 +305,7 @@ class _Stream(PoolStream["ConnectionPool", "_Connection", "_Response"]):
         response: _Response
         try:
             if isinstance(conn, PlainConnection):
-                response = conn.send(req.method, target.url.target, req.head, req.content, timeouts)
+                response = conn.send(req)
             else:
                 request = httpcore.Request(
                     req.method,

@@ -14,7 +14,7 @@ from mcp_io_common.client_io import ClientIO
 from mcp_io_common.servers import raise_first
 from mcp_proto import llm
 from mcp_proto.client import ClientCore
-from mcp_proto.client.base import EFFECTS, BaseClient
+from mcp_proto.client.base import EFFECTS
 from mcp_proto.client.router import ServerSelector
 from mcp_proto.client.streaming import END, ToolStream
 from mcp_proto.connection import CallCancelledError
@@ -54,7 +54,7 @@ _LOGGER = logging.getLogger("mcp_io_trio")
 _LOGGER.addHandler(logging.NullHandler())
 
 
-class Client(ClientIO[BaseServer], ServerEvents, BaseClient[BaseServer]):
+class Client(ClientIO[BaseServer], ServerEvents):
     """An MCP client aggregating one or more servers (Trio API).
 
     Use it as ``async with Client(...) as client:`` (or through :func:`connect`): its
@@ -182,8 +182,7 @@ class Client(ClientIO[BaseServer], ServerEvents, BaseClient[BaseServer]):
     # ------------------------------------------------------------ servers
 
     async def connect_all(self) -> None:
-        """Connect every server now instead of on first use, all at once; raises the
-        first failure in server order once every server has been tried."""
+        # (docstring: mcp_io_common/client_io.py)
         raise_first(await self._each_server(lambda server: server.ensure_connected()))
 
     async def _each_server(
@@ -228,13 +227,7 @@ class Client(ClientIO[BaseServer], ServerEvents, BaseClient[BaseServer]):
         server: ServerSelector | None = None,
         timeout: float | None = None,
     ) -> AsyncIterator[Mapping[str, Any]]:
-        """Call a tool and iterate its chunks as they arrive (TOOL-7): a ``{"type":
-        "progress", ...}`` chunk per progress notification, then the result, checked
-        as ``call_tool`` checks it (SCH-3); a failed call raises its error after the
-        chunks before it. Leaving the iteration early cancels the call
-        (``notifications/cancelled``): close it promptly with
-        ``contextlib.aclosing(...)`` (else it is closed when collected). Bounded: see
-        :class:`mcp_proto.client.streaming.ToolStream`."""
+        # (docstring: mcp_io_common/client_io.py)
         woken = [trio.Event()]
         stream = ToolStream(wake=lambda: woken[0].set())
         scope = trio.CancelScope()
@@ -272,11 +265,7 @@ class Client(ClientIO[BaseServer], ServerEvents, BaseClient[BaseServer]):
     async def call_tools(
         self, calls: Iterable[Mapping[str, Any]], *, concurrent: bool = False
     ) -> list[ToolResult]:
-        """Call several tools; results in the order of ``calls`` (TOOL-6).
-
-        By default one after the other. With ``concurrent=True`` all run at once (one
-        task each), so the server may run them in any order; if calls fail, the first
-        failure in ``calls`` order is raised once all have finished."""
+        # (docstring: mcp_io_common/client_io.py)
         if not concurrent:
             return await self._run(self._core.call_tools(calls))
         ops = self._core.tool_call_ops(calls)
@@ -307,9 +296,7 @@ class Client(ClientIO[BaseServer], ServerEvents, BaseClient[BaseServer]):
     read_resource = awaiting(ClientCore.read_resource)
 
     async def subscribe_resource(self, uri: str, *, server: ServerSelector | None = None) -> bool:
-        """Updates of ``uri`` reach ``on_notification`` callbacks. A handshake-era
-        server gets ``resources/subscribe``; a 2026-07-28 server a listen subscription
-        for the URI, confirmed by an acknowledgment naming it (RES-7, RES-9)."""
+        # (docstring: mcp_io_common/client_io.py)
         return await self._run(self._subscribe_op(uri, server))
 
     async def unsubscribe_resource(self, uri: str, *, server: ServerSelector | None = None) -> bool:
@@ -367,8 +354,7 @@ class Client(ClientIO[BaseServer], ServerEvents, BaseClient[BaseServer]):
         server: ServerSelector | None = None,
         ack_timeout: float | Literal[False] | None = None,
     ) -> Subscription:
-        """Open a ``subscriptions/listen`` subscription on a 2026-07-28 server (the
-        only one, or ``server=``); see ``BaseServer.listen``."""
+        # (docstring: mcp_io_common/client_io.py)
         return await self._listen_target(server).listen(
             notifications, callback, ack_timeout=ack_timeout
         )

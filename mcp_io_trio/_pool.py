@@ -382,9 +382,7 @@ class _Stream(PoolStream["AsyncConnectionPool", "_Connection", "_Response"]):
         response: _Response
         try:
             if isinstance(conn, PlainConnection):
-                response = await conn.send(
-                    req.method, target.url.target, req.head, req.content, timeouts
-                )
+                response = await conn.send(req)
                 # Closing the response of a plain connection on _FastStream has no
                 # checkpoint: it cannot be cancelled half-way, so needs no shielded scope.
                 self._bare = type(conn.stream) is _FastStream
