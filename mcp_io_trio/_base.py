@@ -358,7 +358,7 @@ class BaseServer(
         flt = self._listen_filter(notifications)
         await self.ensure_connected()  # the era decides whether there is listen at all
         sub_id = self._conn.start_listen(flt, now=trio.current_time(), ack_timeout=ack_timeout)
-        sub = Subscription(self, sub_id, flt, logger=self._logger, spawn=self._spawn)
+        sub = Subscription(self, sub_id, flt, logger=self._logger)
         if callback is not None:
             sub.on_notification(callback)
         self._subscriptions[sub_id] = sub
