@@ -17,13 +17,12 @@ from typing import Any
 from mcp_io_common.lines import PIPE_READ, StderrLog
 from mcp_io_common.processes import (
     BIG_PIPE,
-    KILL,
-    TERMINATE,
     ended,
     enlarge_pipes,
     group_alive,
     server_group,
-    signal_group,
+    shutdown_signals,
+    signal_server,
     started,
 )
 from mcp_proto.config import ServerConfig
@@ -145,11 +144,8 @@ class _Process:
                 pass
 
     def stop(self, graceful: bool = True) -> None:
-        """Close stdin and wait; then SIGTERM and wait; then SIGKILL and wait: bounded in
-        time (STDIO-6). Signals go to the server's process group and every wait is for
-        the whole group, so a server started through a launcher (``npx``, ``sh -c``)
-        ends with everything it started (issue 8, item 6). Not ``graceful`` (its output
-        ended or lost the framing): no wait for a clean exit before SIGTERM."""
+        """Close stdin, then the steps of ``shutdown_signals`` (STDIO-6), each bounded
+        by ``SHUTDOWN_GRACE``."""
         self.alive = False
         with self.cond:
             self.cond.notify_all()
@@ -161,23 +157,13 @@ class _Process:
         except OSError:
             pass
         try:
-            if self._wait_all(time.monotonic() + (SHUTDOWN_GRACE if graceful else 0.0)):
-                return
-            for sig in (TERMINATE, KILL):
-                self._signal(sig)
+            for sig in shutdown_signals(graceful):
+                if sig is not None:
+                    signal_server(self.pgid, p, sig)
                 if self._wait_all(time.monotonic() + SHUTDOWN_GRACE):
                     return
         finally:
             ended(self.pgid)
-
-    def _signal(self, sig: int) -> None:
-        if self.pgid is not None and signal_group(self.pgid, sig):
-            return
-        if self.popen.poll() is None:  # no group of its own: the child alone
-            try:
-                self.popen.send_signal(sig)
-            except OSError:
-                pass
 
     def _wait_all(self, deadline: float) -> bool:
         """Wait until the child exited (reaped) and its group is empty, or ``deadline``."""

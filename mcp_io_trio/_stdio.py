@@ -26,13 +26,12 @@ import trio
 from mcp_io_common.lines import PIPE_READ, StderrLog
 from mcp_io_common.processes import (
     BIG_PIPE,
-    KILL,
-    TERMINATE,
     ended,
     enlarge_pipes,
     group_alive,
     server_group,
-    signal_group,
+    shutdown_signals,
+    signal_server,
     started,
 )
 from mcp_proto.config import ServerConfig
@@ -87,11 +86,8 @@ class _Process:
         self.stderr_scope = trio.CancelScope()
 
     async def stop(self, graceful: bool = True) -> None:
-        """Close stdin and wait; then SIGTERM and wait; then SIGKILL and wait: bounded in
-        time (STDIO-6). Signals go to the server's process group and every wait is for
-        the whole group, so a server started through a launcher (``npx``, ``sh -c``)
-        ends with everything it started (issue 8, item 6). Not ``graceful`` (the
-        connection already failed, e.g. it lost the framing): no wait for a clean exit."""
+        """Close stdin, then the steps of ``shutdown_signals`` (STDIO-6), each bounded
+        by ``SHUTDOWN_GRACE``."""
         p = self.process
         self.outq.clear()
         with trio.CancelScope(shield=True):
@@ -101,24 +97,15 @@ class _Process:
             except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
                 pass
             try:
-                for sig in (None, TERMINATE, KILL) if graceful else (TERMINATE, KILL):
+                for sig in shutdown_signals(graceful):
                     if sig is not None:
-                        self._signal(sig)
+                        signal_server(self.pgid, p, sig)
                     if await self._wait_all(trio.current_time() + SHUTDOWN_GRACE):
                         break
             finally:
                 ended(self.pgid)
         self.reader_scope.cancel()
         self.stderr_scope.cancel()
-
-    def _signal(self, sig: int) -> None:
-        if self.pgid is not None and signal_group(self.pgid, sig):
-            return
-        if self.process.returncode is None:  # no group of its own: the child alone
-            try:
-                self.process.send_signal(sig)
-            except OSError:
-                pass
 
     async def _wait_all(self, deadline: float) -> bool:
         """Wait until the child exited (reaped) and its group is empty, or ``deadline``."""
