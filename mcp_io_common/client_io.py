@@ -11,16 +11,11 @@ carry the operation's, ``blocking``/``awaiting``)."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
+from typing import Any, Generic, TypeVar
 
 from .notices import write_notice
 from .servers import server_class
 from .task_ids import new_task_id, task_timestamp
-
-if TYPE_CHECKING:
-    from mcp_proto.client.router import ServerSelector
-    from mcp_proto.modern.notify_queue import ListenFilter
 
 __all__ = ["ClientIO"]
 
@@ -47,8 +42,9 @@ class ClientIO(Generic[S]):
     _task_timestamp = staticmethod(task_timestamp)
 
     # ------------------------------------------------------------ the public API's docs
+    # (Each shell's method, with its own signature, overrides these.)
 
-    def connect_all(self) -> Any:  # pragma: no cover - each shell's
+    def connect_all(self, *args: Any, **kwargs: Any) -> Any:  # pragma: no cover
         """Connect every server now instead of on first use, all at once (ten servers
         that each take a second to start are ready in about a second, not ten).
 
@@ -58,14 +54,7 @@ class ClientIO(Generic[S]):
         """
         raise NotImplementedError
 
-    def call_tool_streaming(
-        self,
-        name: str,
-        arguments: Mapping[str, object] | None = None,
-        *,
-        server: ServerSelector | None = None,
-        timeout: float | None = None,
-    ) -> Any:  # pragma: no cover - each shell's
+    def call_tool_streaming(self, *args: Any, **kwargs: Any) -> Any:  # pragma: no cover
         """Call a tool and iterate its chunks as they arrive (TOOL-7): a ``{"type":
         "progress", ...}`` chunk per progress notification, then the result, checked
         as ``call_tool`` checks it (SCH-3); a failed call raises its error after the
@@ -77,9 +66,7 @@ class ClientIO(Generic[S]):
         ``next()``."""
         raise NotImplementedError
 
-    def call_tools(
-        self, calls: Iterable[Mapping[str, Any]], *, concurrent: bool = False
-    ) -> Any:  # pragma: no cover - each shell's
+    def call_tools(self, *args: Any, **kwargs: Any) -> Any:  # pragma: no cover
         """Call several tools; results in the order of ``calls`` (TOOL-6).
 
         By default one after the other. With ``concurrent=True`` every request is sent
@@ -89,30 +76,19 @@ class ClientIO(Generic[S]):
         all have finished."""
         raise NotImplementedError
 
-    def subscribe_resource(
-        self, uri: str, *, server: ServerSelector | None = None
-    ) -> Any:  # pragma: no cover - each shell's
+    def subscribe_resource(self, *args: Any, **kwargs: Any) -> Any:  # pragma: no cover
         """Updates of ``uri`` reach ``on_notification`` callbacks. A handshake-era
         server gets ``resources/subscribe``; a 2026-07-28 server a listen subscription
         for the URI, confirmed by an acknowledgment naming it (RES-7, RES-9)."""
         raise NotImplementedError
 
-    def unsubscribe_resource(
-        self, uri: str, *, server: ServerSelector | None = None
-    ) -> Any:  # pragma: no cover - each shell's
+    def unsubscribe_resource(self, *args: Any, **kwargs: Any) -> Any:  # pragma: no cover
         """Stop the updates of ``uri``: on a 2026-07-28 server its listen subscription
         ends (``True``, also when none was open); a handshake-era server gets
         ``resources/unsubscribe``."""
         raise NotImplementedError
 
-    def listen(
-        self,
-        notifications: ListenFilter | Mapping[str, object],
-        callback: Any = None,
-        *,
-        server: ServerSelector | None = None,
-        ack_timeout: float | Literal[False] | None = None,
-    ) -> Any:  # pragma: no cover - each shell's
+    def listen(self, *args: Any, **kwargs: Any) -> Any:  # pragma: no cover
         """Open a ``subscriptions/listen`` subscription on a 2026-07-28 server (the
         only one, or ``server=``); see ``BaseServer.listen``."""
         raise NotImplementedError

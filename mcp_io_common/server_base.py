@@ -20,9 +20,6 @@ from mcp_proto.connection import Connection
 from mcp_proto.connection.events import ListenEnded
 from mcp_proto.errors import ValidationError
 from mcp_proto.limits import Limits
-from mcp_proto.modern.discover import EraCache
-from mcp_proto.modern.meta import Extensions, HostMeta
-from mcp_proto.types import Implementation
 
 if TYPE_CHECKING:
     from mcp_proto.modern.notify_queue import ListenFilter
@@ -47,15 +44,14 @@ class ServerBase(Generic[Sub, Lock]):
         config: ServerConfig,
         *,
         name: str,
-        client_info: Implementation,
-        capabilities: Callable[[], dict[str, Any]],
         limits: Limits,
         logger: logging.Logger,
         on_event: Callable[[Any, object], None],
-        request_meta: HostMeta = None,
-        extensions: Extensions = (),
-        era_cache: EraCache | None = None,
+        **machine: Any,
     ) -> None:
+        """``machine``: the rest of :class:`~mcp_proto.connection.Connection`'s
+        arguments, as the client gives them (client info, capabilities, the 2026-07-28
+        request ``_meta``, extensions and era cache)."""
         self.config = config
         self.name = name
         self._limits = limits
@@ -65,17 +61,7 @@ class ServerBase(Generic[Sub, Lock]):
         # The shell owns randomness: the machine draws its retry jitter from here.
         self._random = random.Random()
         self._conn: Connection = Connection(
-            config,
-            name=name,
-            client_info=client_info,
-            capabilities=capabilities,
-            limits=limits,
-            random=self._random.random,
-            # Issue 10: the 2026-07-28 era (per-request _meta, extensions, the client's
-            # era cache: one per client, LIFE-18).
-            request_meta=request_meta,
-            extensions=extensions,
-            era_cache=era_cache,
+            config, name=name, limits=limits, random=self._random.random, **machine
         )
         # Open subscriptions/listen handles by sub id (their events come from the
         # machine like every other; the client routes them: NOTIF-3).
