@@ -32,12 +32,12 @@ from typing import Any
 import attrs
 import httpcore
 
+from mcp_io_common.custom_pool import check_pool_settings, custom_pool
 from mcp_io_common.httpcore_glue import (
     HTTPCORE_ERRORS,
     MAX_CONNECTIONS,
     enc,
     exchange_failure,
-    httpcore_proxy,
     str_headers,
 )
 from mcp_proto.config import ServerConfig
@@ -124,7 +124,7 @@ class _HttpServer(BaseServer):
             # Token expiry is kept across restarts: the OAuth flow runs on wall time.
             provider.clock = time.time
         self._ssl_context: ssl.SSLContext | None = self._http.ssl_context
-        self._proxy: str | None = self._http.proxy
+        check_pool_settings(self._http, asynchronous=False)
         self._pool: ConnectionPool | httpcore.ConnectionPool | None = None
         # Exchanges started and not finished (guarded by _lock), by xid; aborts that
         # came before their exchange started.
@@ -171,14 +171,10 @@ class _HttpServer(BaseServer):
         self._conn.oauth_reply(reply, time.monotonic())
 
     def _new_pool(self) -> ConnectionPool | httpcore.ConnectionPool:
-        # TLS verification stays on unless the caller hands in its own context.
-        if self._proxy:
-            return httpcore.ConnectionPool(
-                ssl_context=self._ssl_context,
-                proxy=httpcore_proxy(self._proxy),
-                max_connections=MAX_CONNECTIONS,
-                retries=0,
-            )
+        # httpcore's pool for a proxy, a network backend or the host's factory (CUST-1).
+        custom = custom_pool(self._http, asynchronous=False)
+        if custom is not None:
+            return custom  # type: ignore[no-any-return]
         return ConnectionPool(ssl_context=self._ssl_context, max_connections=MAX_CONNECTIONS)
 
     def _start(self, frame: StartExchange) -> None:
