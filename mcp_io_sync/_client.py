@@ -12,6 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Concatenate, Literal, ParamSpec, TypeVar
 
 from mcp_io_common.notices import write_notice
+from mcp_io_common.proxy_env import proxy_environment
 from mcp_io_common.servers import raise_first, server_class
 from mcp_io_common.task_ids import new_task_id, task_timestamp
 from mcp_proto import llm
@@ -81,6 +82,9 @@ class Client(ServerEvents, BaseClient[BaseServer]):
 
     def _clock(self) -> float:
         return time.monotonic()
+
+    def _proxy_environment(self) -> Mapping[str, str]:
+        return proxy_environment()  # trust_env: HTTP_PROXY, NO_PROXY, ...
 
     def _sleep(self, seconds: float) -> None:
         time.sleep(seconds)
