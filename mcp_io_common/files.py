@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from mcp_proto.config import (
@@ -14,7 +15,7 @@ from mcp_proto.config import (
     parse_server_definitions,
 )
 
-__all__ = ["file_workspace", "load_definition_file", "read_definition_file"]
+__all__ = ["client_configs", "file_workspace", "load_definition_file", "read_definition_file"]
 
 
 def read_definition_file(path: str | Path) -> object:
@@ -64,3 +65,16 @@ def load_definition_file(path: str | Path, logger: logging.Logger) -> list[Serve
     for warning in warnings:
         logger.warning("%s: %s", path, warning)
     return parsed
+
+
+def client_configs(
+    configs: Iterable[ServerConfig | Mapping[str, object]],
+    definition_file: str | Path | None,
+    logger: logging.Logger,
+) -> list[ServerConfig | Mapping[str, object]]:
+    """``create_client``'s servers: ``configs``, then those of ``definition_file``
+    (its problems logged to ``logger``)."""
+    out = list(configs)
+    if definition_file is not None:
+        out.extend(load_definition_file(definition_file, logger))
+    return out

@@ -22,6 +22,7 @@ __all__ = [
     "RequestTarget",
     "enc",
     "exchange_failure",
+    "exchange_timeouts",
     "httpcore_proxy",
     "str_headers",
 ]
@@ -82,6 +83,16 @@ class RequestTarget:
         if content is not None:
             head.append((b"Content-Length", b"%d" % len(content)))
         return head
+
+
+def exchange_timeouts(
+    read_timeout: float | None, read: float | None
+) -> dict[str, dict[str, float | None]]:
+    """httpcore's ``extensions`` for one exchange: the server's ``read_timeout`` bounds
+    connecting, writing and waiting for a pooled connection; ``read`` (the frame's: a
+    stream may have none) bounds each read."""
+    rt = read_timeout
+    return {"timeout": {"connect": rt, "write": rt, "pool": rt, "read": read}}
 
 
 def exchange_failure(exc: Exception) -> ExchangeFailure:

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from importlib import import_module
 from typing import Any
 
-__all__ = ["MODERN_EXPORTS", "OAUTH_EXPORTS", "lazy_attributes"]
+__all__ = ["MODERN_EXPORTS", "OAUTH_EXPORTS", "SHELL_EXPORTS", "lazy_attributes", "shell_lazy"]
 
 
 def lazy_attributes(module: str, where: dict[str, str]) -> Callable[[str], Any]:
@@ -25,6 +25,28 @@ def lazy_attributes(module: str, where: dict[str, str]) -> Callable[[str], Any]:
 
     return __getattr__
 
+
+def shell_lazy(shell: str) -> Callable[[str], Any]:
+    """The module ``__getattr__`` of the shell package ``shell``: the 2026-07-28
+    revision's names, its ``BrowserOAuth`` and its ``Subscription`` (``_listen``)."""
+    return lazy_attributes(
+        shell, {**MODERN_EXPORTS, **OAUTH_EXPORTS[shell], "Subscription": f"{shell}._listen"}
+    )
+
+
+#: The names each shell package exports of its own (after ``mcp_proto.exports``'s):
+#: the same API in both shells.
+SHELL_EXPORTS = (
+    "BrowserOAuth",
+    "CacheInfo",
+    "Client",
+    "InputRequiredWait",
+    "StdioServer",
+    "Subscription",
+    "connect",
+    "create_client",
+    "header_params",
+)
 
 #: Where each shell's ``BrowserOAuth`` lives (issue 21): loaded at first use, so a
 #: client without OAuth never loads the OAuth core.

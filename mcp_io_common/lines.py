@@ -1,8 +1,17 @@
-"""A child's stderr cut into bounded lines, without I/O (both shells' stderr readers)."""
+"""A child's stderr cut into bounded lines and logged, without I/O (both shells'
+stderr readers)."""
 
 from __future__ import annotations
 
-__all__ = ["BoundedLines"]
+import logging
+from typing import Any, Final
+
+from .notices import child_logger
+
+__all__ = ["PIPE_READ", "BoundedLines", "StderrLog"]
+
+#: The most bytes one read of a server process's pipe takes.
+PIPE_READ: Final = 65536
 
 
 class BoundedLines:
@@ -44,3 +53,24 @@ class BoundedLines:
         buf.clear()
         self._skipping = False
         return last
+
+
+class StderrLog:
+    """A server process's stderr, in chunks as read, to the ``stderr`` child of the
+    server's logger at INFO, one record per line, bounded (STDIO-5: :class:`BoundedLines`)."""
+
+    __slots__ = ("_lines", "_log", "_name")
+
+    def __init__(self, logger: Any, name: str, max_line: int) -> None:
+        self._log = child_logger(logger, "stderr")  # (a LoggerAdapter has no getChild)
+        self._lines = BoundedLines(max_line)
+        self._name = name
+
+    def feed(self, chunk: bytes | bytearray) -> bool:
+        """Log the lines ``chunk`` completes (``b""``: the end, with an unterminated last
+        line); False at the end."""
+        log = self._log
+        for line in self._lines.feed(chunk) if chunk else self._lines.end():
+            if log.isEnabledFor(logging.INFO):
+                log.info("[%s] %s", self._name, line.decode("utf-8", "replace"))
+        return bool(chunk)

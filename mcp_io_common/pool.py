@@ -35,7 +35,14 @@ import httpcore
 
 from .httpcore_glue import RequestTarget
 
-__all__ = ["KEEPALIVE_EXPIRY", "PoolConnection", "PoolFront", "PoolRequest", "PoolState"]
+__all__ = [
+    "KEEPALIVE_EXPIRY",
+    "PoolConnection",
+    "PoolFront",
+    "PoolRequest",
+    "PoolState",
+    "PoolStream",
+]
 
 #: Seconds an idle connection is kept for reuse: under the 5 s after which a Node server
 #: closes it (the npm peers, many MCP servers), so the client is the one that closes.
@@ -184,6 +191,29 @@ class PoolRequest:
 
 S = TypeVar("S")
 R = TypeVar("R")
+Pool = TypeVar("Pool")
+
+
+class PoolStream(Generic[Pool, C, R]):
+    """What both shells' ``_Stream`` (``pool.stream(...)``'s context manager: a class,
+    not a generator, since it runs once per request) keep: the request, then the
+    connection and the response it got, handed back once by :meth:`_taken` on exit."""
+
+    __slots__ = ("_conn", "_pool", "_request", "_response")
+
+    def __init__(self, pool: Pool, request: PoolRequest) -> None:
+        self._pool = pool
+        self._request = request
+        self._conn: C | None = None
+        self._response: R | None = None
+
+    def _taken(self) -> tuple[C, R] | None:
+        """The connection and the response to close and release (None: nothing got)."""
+        conn, response = self._conn, self._response
+        self._conn = self._response = None
+        if conn is None or response is None:
+            return None
+        return conn, response
 
 
 class PoolFront(Generic[C, S, R]):

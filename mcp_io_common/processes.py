@@ -24,7 +24,9 @@ __all__ = [
     "group_alive",
     "kill_started",
     "server_group",
+    "shutdown_signals",
     "signal_group",
+    "signal_server",
     "started",
 ]
 
@@ -84,6 +86,29 @@ def signal_group(pgid: int, sig: int) -> bool:
     except (ProcessLookupError, PermissionError):
         return False
     return True
+
+
+def signal_server(pgid: int | None, process: Any, sig: int) -> None:
+    """Send ``sig`` to a server process's group (``pgid``), or to the child alone if it
+    has no group of its own and still runs (``process``: a ``subprocess.Popen`` or a
+    ``trio.Process``)."""
+    if pgid is not None and signal_group(pgid, sig):
+        return
+    if process.poll() is None:
+        try:
+            process.send_signal(sig)
+        except OSError:
+            pass
+
+
+def shutdown_signals(graceful: bool) -> tuple[int | None, ...]:
+    """Stopping a server process (STDIO-6): after its stdin is closed, each step sends
+    this signal (``None``: none, the wait for a clean exit) to its whole group and waits
+    a grace period for the group to be gone. Signals go to the group and every wait is
+    for the whole group, so a server started through a launcher (``npx``, ``sh -c``)
+    ends with everything it started (issue 8, item 6). Not ``graceful`` (its output
+    ended or lost the framing): no wait for a clean exit before SIGTERM."""
+    return (None, TERMINATE, KILL) if graceful else (TERMINATE, KILL)
 
 
 def group_alive(pgid: int) -> bool:

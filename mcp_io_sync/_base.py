@@ -24,12 +24,12 @@ queued before its result is handed over.
 from __future__ import annotations
 
 import logging
-import random
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
+from mcp_io_common.server_base import ServerBase
 from mcp_proto.client.scoped import BlockingMethods
 from mcp_proto.config import ServerConfig
 from mcp_proto.connection import (
@@ -37,16 +37,12 @@ from mcp_proto.connection import (
     Frame,
     StartExchange,
 )
-from mcp_proto.connection.events import ListenEnded
-from mcp_proto.effects import Call
-from mcp_proto.errors import ConnectionError, MCPError, ValidationError
+from mcp_proto.effects import Call, ProgressCallback
+from mcp_proto.errors import ConnectionError, MCPError
 from mcp_proto.handlers import Reply
-from mcp_proto.limits import Limits
-from mcp_proto.modern.discover import EraCache
-from mcp_proto.modern.meta import Extensions, HostMeta
 from mcp_proto.server_view import ServerView
 from mcp_proto.session import ServerInfo
-from mcp_proto.types import Implementation
+from mcp_proto.types import Tool
 
 if TYPE_CHECKING:
     # Subscriptions (2026-07-28) load with the first ``listen``, not with the shell.
@@ -84,7 +80,9 @@ class CallToken:
             server._cancel_call(cid)
 
 
-class BaseServer(EventDispatch, ServerView, BlockingMethods):
+class BaseServer(
+    ServerBase["Subscription", threading.RLock], EventDispatch, ServerView, BlockingMethods
+):
     """One MCP server (blocking shell). Thread-safe: any thread may call
     :meth:`request`; the transport's reader (or the thread running an HTTP exchange)
     feeds the machine and wakes callers."""
@@ -92,40 +90,8 @@ class BaseServer(EventDispatch, ServerView, BlockingMethods):
     type = "base"
     _conn: Connection
 
-    def __init__(
-        self,
-        config: ServerConfig,
-        *,
-        name: str,
-        client_info: Implementation,
-        capabilities: Callable[[], dict[str, Any]],
-        limits: Limits,
-        logger: logging.Logger,
-        on_event: Callable[[BaseServer, object], None],
-        request_meta: HostMeta = None,
-        extensions: Extensions = (),
-        era_cache: EraCache | None = None,
-    ) -> None:
-        self.config = config
-        self.name = name
-        self._limits = limits
-        self._logger = logger
-        self._on_event = on_event
-        # The shell owns randomness: the machine draws its retry jitter from here.
-        self._random = random.Random()
-        self._conn = Connection(
-            config,
-            name=name,
-            client_info=client_info,
-            capabilities=capabilities,
-            limits=limits,
-            random=self._random.random,
-            # Issue 10: the 2026-07-28 era (per-request _meta, extensions, the client's
-            # era cache: one per client, LIFE-18).
-            request_meta=request_meta,
-            extensions=extensions,
-            era_cache=era_cache,
-        )
+    def __init__(self, config: ServerConfig, **kwargs: Any) -> None:
+        super().__init__(config, **kwargs)  # the machine: ServerBase
         # Guards the machine and the tables below; never held while blocking.
         self._lock = threading.RLock()
         # Held while queued events are dispatched, so that they reach the client in
@@ -145,9 +111,6 @@ class BaseServer(EventDispatch, ServerView, BlockingMethods):
         # Set by close() (the client's, final): no request may start the server again.
         self._closed = False
         self._timer: Timer | None = None
-        # Open subscriptions/listen handles by sub id (their events come from the
-        # machine like every other; the client routes them: NOTIF-3).
-        self._subscriptions: dict[int, Subscription] = {}
 
     # ------------------------------------------------------------ transport hooks
 
@@ -369,7 +332,7 @@ class BaseServer(EventDispatch, ServerView, BlockingMethods):
 
     def listen(
         self,
-        notifications: ListenFilter | Mapping[str, Any],
+        notifications: ListenFilter | Mapping[str, object],
         callback: Listener | None = None,
         *,
         ack_timeout: float | Literal[False] | None = None,
@@ -378,14 +341,9 @@ class BaseServer(EventDispatch, ServerView, BlockingMethods):
         handshake-era server raises ``CapabilityError``). ``callback(method, params)``
         runs on the subscription's own thread. ``ack_timeout``: ``None`` is the
         server's ``read_timeout``, ``False`` waits for ever (SUB-5)."""
-        from mcp_proto.modern.notify_queue import ListenFilter
-
         from ._listen import Subscription
 
-        try:
-            flt = ListenFilter.coerce(notifications)
-        except (TypeError, ValueError) as exc:
-            raise ValidationError(f"bad notification filter: {exc}") from None
+        flt = self._listen_filter(notifications)
         self.ensure_connected()  # the era decides whether there is listen at all
         box: list[Subscription] = []
 
@@ -403,38 +361,14 @@ class BaseServer(EventDispatch, ServerView, BlockingMethods):
     def _close_listen(self, sub_id: int) -> None:
         self._pump(False, lambda: self._conn.close_listen(sub_id, now=time.monotonic()))
 
-    def _listen_event(self, event: Any) -> Subscription | None:
-        """The handle an event of a subscription is for (forgotten at its end)."""
-        if type(event) is ListenEnded:
-            return self._subscriptions.pop(event.sub_id, None)
-        return self._subscriptions.get(event.sub_id)
-
-    # ------------------------------------------------------------ requests
-
-    @property
-    def log_level(self) -> str | None:
-        """The level a 2026-07-28 connection carries as ``_meta`` (LIFE-15)."""
-        return self._conn.log_level
-
-    def set_era_log_level(self, level: str | None) -> None:
-        """Carry ``level`` as ``_meta`` on this server's next 2026-07-28 requests."""
-        with self._lock:
-            self._conn.log_level = level
-
-    def set_header(self, name: str, value: str | None) -> None:
-        """Replace (``None``: remove) one configured HTTP header from the next request
-        on (``client.set_authorization``; the machine refuses a stdio server)."""
-        with self._lock:
-            self._conn.set_header(name, value)
-
     def request(
         self,
         method: str,
         params: dict[str, Any] | None = None,
         *,
         timeout: float | None = None,
-        progress: Callable[..., Any] | None = None,
-        tool: Any = None,
+        progress: ProgressCallback | None = None,
+        tool: Tool | Mapping[str, object] | None = None,
         cancel_on_timeout: bool = True,
         token: CallToken | None = None,
     ) -> Any:

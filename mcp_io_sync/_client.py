@@ -11,13 +11,12 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Concatenate, Literal, ParamSpec, TypeVar
 
-from mcp_io_common.notices import write_notice
+from mcp_io_common.client_io import ClientIO
 from mcp_io_common.proxy_env import proxy_environment
-from mcp_io_common.servers import raise_first, server_class
-from mcp_io_common.task_ids import new_task_id, task_timestamp
+from mcp_io_common.servers import raise_first
 from mcp_proto import llm
 from mcp_proto.client import ClientCore
-from mcp_proto.client.base import EFFECTS, BaseClient
+from mcp_proto.client.base import EFFECTS
 from mcp_proto.client.router import ServerSelector
 from mcp_proto.client.streaming import END, ToolStream
 from mcp_proto.connection import CallCancelledError
@@ -40,11 +39,6 @@ T = TypeVar("T")
 P = ParamSpec("P")
 
 
-def _transport_class(kind: str) -> type[BaseServer]:
-    """The server class of a transport (imported when first configured)."""
-    return server_class(__package__ or __name__, kind, BaseServer)
-
-
 def blocking(
     op: Callable[Concatenate[ClientCore, P], Op[T]],
 ) -> Callable[Concatenate[Client, P], T]:
@@ -62,7 +56,7 @@ _LOGGER = logging.getLogger("mcp_io_sync")
 _LOGGER.addHandler(logging.NullHandler())
 
 
-class Client(ServerEvents, BaseClient[BaseServer]):
+class Client(ClientIO[BaseServer], ServerEvents):
     """An MCP client aggregating one or more servers (blocking API).
 
     Every method runs a ``mcp_proto.ClientCore`` operation; :class:`BaseClient` holds
@@ -74,6 +68,7 @@ class Client(ServerEvents, BaseClient[BaseServer]):
     """
 
     logger: logging.Logger
+    _server_base = BaseServer
 
     # ------------------------------------------------------------ the shell's part
 
@@ -89,9 +84,6 @@ class Client(ServerEvents, BaseClient[BaseServer]):
     def _sleep(self, seconds: float) -> None:
         time.sleep(seconds)
 
-    def _server_class(self, kind: str) -> type[BaseServer]:
-        return _transport_class(kind)
-
     def _init_io(self) -> None:
         self._dispatch_queue: queue.Queue[Callable[[], Any] | None] = queue.Queue(
             self.limits.max_queued_notifications
@@ -103,12 +95,6 @@ class Client(ServerEvents, BaseClient[BaseServer]):
         self._backlog = threading.BoundedSemaphore(self.limits.server_request_backlog)
         self._lock = threading.Lock()
         self._closed = False
-
-    def _deprecation_notice(self, text: str) -> bool:
-        return write_notice(self.logger, text)
-
-    _new_task_id = staticmethod(new_task_id)
-    _task_timestamp = staticmethod(task_timestamp)
 
     def _spawn(self, op: Op[Any]) -> None:
         def job() -> None:
@@ -199,13 +185,7 @@ class Client(ServerEvents, BaseClient[BaseServer]):
     # ------------------------------------------------------------ servers
 
     def connect_all(self) -> None:
-        """Connect every server now instead of on first use, all at once (ten servers
-        that each take a second to start are ready in about a second, not ten).
-
-        Raises:
-            MCPError: the first failure in server order, once every server has been
-                tried (the others stay connected).
-        """
+        # (docstring: mcp_io_common/client_io.py)
         raise_first(self._connect_each())
 
     def _connect_each(self) -> list[MCPError | None]:
@@ -231,18 +211,12 @@ class Client(ServerEvents, BaseClient[BaseServer]):
     def call_tool_streaming(
         self,
         name: str,
-        arguments: Mapping[str, Any] | None = None,
+        arguments: Mapping[str, object] | None = None,
         *,
         server: ServerSelector | None = None,
         timeout: float | None = None,
     ) -> Iterator[Mapping[str, Any]]:
-        """Call a tool and iterate its chunks as they arrive (TOOL-7): a ``{"type":
-        "progress", ...}`` chunk per progress notification, then the result, checked
-        as ``call_tool`` checks it (SCH-3); a failed call raises its error after the
-        chunks before it. Leaving the iteration early (``break``, ``close()``) cancels
-        the call (``notifications/cancelled``). Bounded: see
-        :class:`mcp_proto.client.streaming.ToolStream`. The call starts at the first
-        ``next()``."""
+        # (docstring: mcp_io_common/client_io.py)
         cond = threading.Condition()
         stream = ToolStream(lock=cond, wake=cond.notify_all)
         token = CallToken()
@@ -302,12 +276,7 @@ class Client(ServerEvents, BaseClient[BaseServer]):
     def call_tools(
         self, calls: Iterable[Mapping[str, Any]], *, concurrent: bool = False
     ) -> list[ToolResult]:
-        """Call several tools; results in the order of ``calls`` (TOOL-6).
-
-        By default one after the other. With ``concurrent=True`` every request is sent
-        before any answer is awaited (over stdio, in one write on one thread: no thread
-        per call), so the server may run them in any order; if calls fail, the first
-        failure in ``calls`` order is raised once all have finished."""
+        # (docstring: mcp_io_common/client_io.py)
         if not concurrent:
             return self._run(self._core.call_tools(calls))
         return self._run_all(self._core.tool_call_ops(calls))
@@ -323,9 +292,7 @@ class Client(ServerEvents, BaseClient[BaseServer]):
     read_resource = blocking(ClientCore.read_resource)
 
     def subscribe_resource(self, uri: str, *, server: ServerSelector | None = None) -> bool:
-        """Updates of ``uri`` reach ``on_notification`` callbacks. A handshake-era
-        server gets ``resources/subscribe``; a 2026-07-28 server a listen subscription
-        for the URI, confirmed by an acknowledgment naming it (RES-7, RES-9)."""
+        # (docstring: mcp_io_common/client_io.py)
         return self._run(self._subscribe_op(uri, server))
 
     def unsubscribe_resource(self, uri: str, *, server: ServerSelector | None = None) -> bool:
@@ -377,14 +344,13 @@ class Client(ServerEvents, BaseClient[BaseServer]):
 
     def listen(
         self,
-        notifications: ListenFilter | Mapping[str, Any],
+        notifications: ListenFilter | Mapping[str, object],
         callback: Listener | None = None,
         *,
         server: ServerSelector | None = None,
         ack_timeout: float | Literal[False] | None = None,
     ) -> Subscription:
-        """Open a ``subscriptions/listen`` subscription on a 2026-07-28 server (the
-        only one, or ``server=``); see ``BaseServer.listen``."""
+        # (docstring: mcp_io_common/client_io.py)
         return self._listen_target(server).listen(notifications, callback, ack_timeout=ack_timeout)
 
     def _start_op(self, op: Op[Any], what: str) -> None:

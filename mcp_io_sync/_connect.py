@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from mcp_io_common.connecting import ConnectArguments, takes_connect_arguments
-from mcp_io_common.files import load_definition_file
+from mcp_io_common.files import client_configs
 from mcp_proto.config import ServerConfig
 from mcp_proto.targets import connect_all
 
@@ -32,7 +32,7 @@ def connect(args: ConnectArguments) -> Client:
 
 
 def create_client(
-    mcp_server_configs: Iterable[ServerConfig | Mapping[str, Any]] = (),
+    mcp_server_configs: Iterable[ServerConfig | Mapping[str, object]] = (),
     *,
     server_definition_file: str | Path | None = None,
     logger: logging.Logger | None = None,
@@ -42,7 +42,5 @@ def create_client(
 
     Servers connect lazily, on first use.
     """
-    configs = list(mcp_server_configs)
-    if server_definition_file is not None:
-        configs.extend(load_definition_file(server_definition_file, logger or _LOGGER))
+    configs = client_configs(mcp_server_configs, server_definition_file, logger or _LOGGER)
     return Client(configs, logger=logger, **client_kwargs)

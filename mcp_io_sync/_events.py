@@ -16,9 +16,9 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 from mcp_proto import events as ev
-from mcp_proto.client import ClientCore
+from mcp_proto.client.base import BaseClient
 from mcp_proto.effects import Op
-from mcp_proto.handlers import BUSY, FAILED, Reply
+from mcp_proto.handlers import BUSY, FAILED
 
 from ._base import BaseServer
 
@@ -28,20 +28,16 @@ T = TypeVar("T")
 NotificationCallback = Callable[[BaseServer, str, dict[str, Any]], Any]
 
 
-class ServerEvents:
+class ServerEvents(BaseClient[BaseServer]):
     """The servers' events, for :class:`~mcp_io_sync.Client` (which sets these)."""
 
     logger: logging.Logger
-    _core: ClientCore
-    _servers: dict[str, BaseServer]
-    _callbacks: list[NotificationCallback]
     _dispatch_queue: queue.Queue[Callable[[], Any] | None]
     _dispatcher: threading.Thread | None
     _workers: ThreadPoolExecutor
     _backlog: threading.BoundedSemaphore
     _lock: threading.Lock
     _closed: bool
-    _answer_op: Callable[[str, ev.ServerRequest], Op[Reply]]  # BaseClient's
 
     def _run(self, op: Op[T]) -> T:  # pragma: no cover - the client's
         raise NotImplementedError

@@ -22,22 +22,22 @@ from __future__ import annotations
 
 import select
 import socket
-import ssl
 import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-import attrs
 import httpcore
 
 from mcp_io_common.custom_pool import check_pool_settings, custom_pool
+from mcp_io_common.http_target import HttpTarget
 from mcp_io_common.httpcore_glue import (
     HTTPCORE_ERRORS,
     MAX_CONNECTIONS,
     enc,
     exchange_failure,
+    exchange_timeouts,
     str_headers,
 )
 from mcp_proto.config import ServerConfig
@@ -50,7 +50,7 @@ from mcp_proto.connection import (
     OpenTransport,
     StartExchange,
 )
-from mcp_proto.http_settings import HttpSettings, RequestHeadersError
+from mcp_proto.http_settings import RequestHeadersError
 
 from ._base import BaseServer
 from ._plain import PlainResponse
@@ -88,43 +88,14 @@ class _Live:
                 pass
 
 
-class _HttpServer(BaseServer):
+class _HttpServer(HttpTarget, BaseServer):
     """Shared by the three HTTP transports: the pool and the exchanges."""
 
-    def __init__(
-        self,
-        config: ServerConfig,
-        *,
-        ssl_context: ssl.SSLContext | None = None,
-        proxy: str | None = None,
-        http_settings: HttpSettings | None = None,
-        **kwargs: Any,
-    ) -> None:
-        if config.oauth is not None and config.oauth_provider is None and config.endpoint_url:
-            # A definition file's "oauth" entry (issue 21): its provider, with the
-            # browser step of this shell.
-            from mcp_io_common.oauth_config import provider_from_settings
+    _browser_module = "mcp_io_sync._oauth"
 
-            from ._oauth import BrowserOAuth
-
-            oauth = provider_from_settings(config.endpoint_url, config.oauth)
-            BrowserOAuth(oauth)
-            config = attrs.evolve(config, oauth_provider=oauth)
-        url = config.endpoint_url
-        if url is None:
-            raise ValueError(f"server {kwargs.get('name')!r}: an HTTP transport needs a URL")
-        # CUST-1: what the host's configure_http left (the client core called it).
-        self._http = http_settings or HttpSettings(
-            str(kwargs.get("name")), url, ssl_context=ssl_context, proxy=proxy
-        )
+    def __init__(self, config: ServerConfig, **kwargs: Any) -> None:
         super().__init__(config, **kwargs)
-        self.url: str = url
-        provider: Any = config.oauth_provider
-        if provider is not None and provider.clock is None:
-            # Token expiry is kept across restarts: the OAuth flow runs on wall time.
-            provider.clock = time.time
-        self._ssl_context: ssl.SSLContext | None = self._http.ssl_context
-        check_pool_settings(self._http, asynchronous=False)
+        check_pool_settings(self._http, asynchronous=False)  # CUST-1
         self._pool: ConnectionPool | httpcore.ConnectionPool | None = None
         # Exchanges started and not finished (guarded by _lock), by xid; aborts that
         # came before their exchange started.
@@ -255,10 +226,6 @@ class _HttpServer(BaseServer):
 
     # ------------------------------------------------------------ running an exchange
 
-    def _timeouts(self, read: float | None) -> dict[str, Any]:
-        rt = self.read_timeout
-        return {"timeout": {"connect": rt, "write": rt, "pool": rt, "read": read}}
-
     def _run_exchange(self, frame: StartExchange, waiter: _Waiter | None) -> StartExchange | None:
         """Run ``frame`` on this thread and feed the machine. With ``waiter`` (the
         caller whose call this POST carries), the rest of the response is left to an
@@ -284,7 +251,7 @@ class _HttpServer(BaseServer):
                 frame.url,
                 headers=enc(self._http.headers_for(frame.url, frame.headers)),
                 content=frame.body,
-                extensions=self._timeouts(frame.read_timeout),
+                extensions=exchange_timeouts(self.read_timeout, frame.read_timeout),
             )
             response = cm.__enter__()
         except _ERRORS as exc:

@@ -10,43 +10,28 @@ waits for the acknowledgment.
 
 from __future__ import annotations
 
-import logging
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from mcp_proto.client.subscription import ListenEvent, SubscriptionView
+from mcp_io_common.subscription import Listener, SubscriptionBase
+from mcp_proto.client.subscription import ListenEvent
 from mcp_proto.connection.events import ListenNotification
-from mcp_proto.modern.notify_queue import ListenFilter
 
 if TYPE_CHECKING:
     from ._base import BaseServer
 
 __all__ = ["Listener", "Subscription"]
 
-#: A listener: called with (method, params) for each notification, in order.
-Listener = Callable[[str, dict[str, Any]], Any]
 
-
-class Subscription(SubscriptionView):
+class Subscription(SubscriptionBase):
     """One subscription on one 2026-07-28 server (``server.listen`` / ``client.listen``);
     its listeners run on a thread of its own."""
 
     server: BaseServer
 
-    def __init__(
-        self,
-        server: BaseServer,
-        sub_id: int,
-        requested: ListenFilter,
-        *,
-        logger: logging.Logger,
-        max_pending: int | None = None,
-        max_pending_bytes: int | None = None,
-    ) -> None:
-        self._init_view(server, sub_id, requested, logger, max_pending, max_pending_bytes)
+    def _init_io(self) -> None:
         self._cond = threading.Condition()
-        self._listeners: list[Listener] = []
         self._thread: threading.Thread | None = None
 
     def on_notification(self, listener: Listener) -> Listener:

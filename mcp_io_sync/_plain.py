@@ -12,6 +12,7 @@ from collections.abc import Iterator
 import httpcore
 
 from mcp_io_common.http11 import END, READ_SIZE, PlainConnectionBase, PlainResponseBase
+from mcp_io_common.pool import PoolRequest
 
 __all__ = ["PlainConnection", "PlainResponse"]
 
@@ -27,22 +28,16 @@ class PlainConnection(PlainConnectionBase):
         if stream is not None:
             stream.close()
 
-    def send(
-        self,
-        method: bytes,
-        target: bytes,
-        headers: list[tuple[bytes, bytes]],
-        body: bytes | None,
-        timeouts: dict[str, float | None],
-    ) -> PlainResponse:
-        """Send a request and read its response's head."""
+    def send(self, req: PoolRequest) -> PlainResponse:
+        """Send ``req`` and read its response's head."""
+        timeouts = req.timeouts
         address = self._begin()
         http = self.http
         try:
             if address is not None:
                 self.stream = self._backend.connect_tcp(*address, timeout=timeouts.get("connect"))
             stream = self.stream
-            data = http.request(method, target, headers, body)
+            data = http.request(req.method, req.target.url.target, req.head, req.content)
             try:
                 stream.write(data, timeout=timeouts.get("write"))
             except httpcore.WriteError:

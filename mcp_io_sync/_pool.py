@@ -24,13 +24,12 @@ import socket
 import ssl
 import threading
 import time
-import types
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import httpcore
 
-from mcp_io_common.pool import KEEPALIVE_EXPIRY, PoolFront, PoolRequest, PoolState
+from mcp_io_common.pool import KEEPALIVE_EXPIRY, PoolFront, PoolRequest, PoolState, PoolStream
 
 from ._plain import PlainConnection, PlainResponse
 
@@ -54,7 +53,7 @@ class FastBackend(httpcore.NetworkBackend):
         port: int,
         timeout: float | None = None,
         local_address: str | None = None,
-        socket_options: Any = None,
+        socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
     ) -> httpcore.NetworkStream:
         stream = self._inner.connect_tcp(
             host, port, timeout=timeout, local_address=local_address, socket_options=socket_options
@@ -65,7 +64,10 @@ class FastBackend(httpcore.NetworkBackend):
         return _FastStream(stream, sock, self._busy)
 
     def connect_unix_socket(
-        self, path: str, timeout: float | None = None, socket_options: Any = None
+        self,
+        path: str,
+        timeout: float | None = None,
+        socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
     ) -> httpcore.NetworkStream:  # pragma: no cover - not used by the transports
         return self._inner.connect_unix_socket(path, timeout, socket_options)
 
@@ -291,17 +293,10 @@ class ConnectionPool(PoolFront["_Connection", "_Stream", "_Response"]):
         self.close()
 
 
-class _Stream:
-    """``with pool.stream(...) as response``: a class, not a generator, since it runs
-    once per request."""
+class _Stream(PoolStream["ConnectionPool", "_Connection", "_Response"]):
+    """``with pool.stream(...) as response``."""
 
-    __slots__ = ("_conn", "_pool", "_request", "_response")
-
-    def __init__(self, pool: ConnectionPool, request: PoolRequest) -> None:
-        self._pool = pool
-        self._request = request
-        self._conn: _Connection | None = None
-        self._response: _Response | None = None
+    __slots__ = ()
 
     def __enter__(self) -> _Response:
         pool, req = self._pool, self._request
@@ -310,7 +305,7 @@ class _Stream:
         response: _Response
         try:
             if isinstance(conn, PlainConnection):
-                response = conn.send(req.method, target.url.target, req.head, req.content, timeouts)
+                response = conn.send(req)
             else:
                 request = httpcore.Request(
                     req.method,
@@ -326,16 +321,11 @@ class _Stream:
         self._conn, self._response = conn, response
         return response
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: types.TracebackType | None,
-    ) -> None:
-        conn, response = self._conn, self._response
-        self._conn = self._response = None
-        if conn is None or response is None:
+    def __exit__(self, *exc: object) -> None:
+        taken = self._taken()
+        if taken is None:
             return
+        conn, response = taken
         try:
             response.close()
         finally:

@@ -7,7 +7,6 @@ frames (spawn, write, stop the process) and feeds it what stdout delivers.
 
 from __future__ import annotations
 
-import logging
 import os
 import select
 import subprocess
@@ -15,17 +14,15 @@ import threading
 import time
 from typing import Any
 
-from mcp_io_common.lines import BoundedLines
-from mcp_io_common.notices import child_logger
+from mcp_io_common.lines import PIPE_READ, StderrLog
 from mcp_io_common.processes import (
     BIG_PIPE,
-    KILL,
-    TERMINATE,
     ended,
     enlarge_pipes,
     group_alive,
     server_group,
-    signal_group,
+    shutdown_signals,
+    signal_server,
     started,
 )
 from mcp_proto.config import ServerConfig
@@ -41,7 +38,6 @@ __all__ = ["StdioServer"]
 # Shutdown (STDIO-6): close stdin and give the server (its whole process group) this
 # long to exit by itself, then SIGTERM the group and the same again, then SIGKILL.
 SHUTDOWN_GRACE = 2.0
-_READ_CHUNK = 65536
 # Reads a caller does for others after its own answer arrived (see _read_until).
 _DRAIN_READS = 8
 # Buffers per writev call (IOV_MAX is 1024 on Linux).
@@ -99,7 +95,7 @@ class _Process:
         self.bg_selecting = False  # the background reader is blocked in select()
         self.wake_r, self.wake_w = os.pipe()
         os.set_blocking(self.wake_w, False)
-        self.read_size = _READ_CHUNK  # grows while reads come back full (a large message)
+        self.read_size = PIPE_READ  # grows while reads come back full (a large message)
         self.big_pipes = False  # the pipes were enlarged for large messages
         self.finished = False  # the end of stdout was read (or the process was replaced)
 
@@ -108,13 +104,13 @@ class _Process:
         assert stdin is not None
         try:
             fd = stdin.fileno()
-            if len(frames) == 1 and len(frames[0]) < _READ_CHUNK:
+            if len(frames) == 1 and len(frames[0]) < PIPE_READ:
                 data = frame(frames[0])
                 written = os.write(fd, data)
                 if written < len(data):  # interrupted by a signal: finish the rest
                     _write_all(fd, [data[written:]])
                 return
-            if not self.big_pipes and max(map(len, frames)) >= _READ_CHUNK:
+            if not self.big_pipes and max(map(len, frames)) >= PIPE_READ:
                 self.big_pipes = True
                 enlarge_pipes(fd, self.popen.stdout)
             # Gathered, not joined: copying a large message to append its newline costs
@@ -148,11 +144,8 @@ class _Process:
                 pass
 
     def stop(self, graceful: bool = True) -> None:
-        """Close stdin and wait; then SIGTERM and wait; then SIGKILL and wait: bounded in
-        time (STDIO-6). Signals go to the server's process group and every wait is for
-        the whole group, so a server started through a launcher (``npx``, ``sh -c``)
-        ends with everything it started (issue 8, item 6). Not ``graceful`` (its output
-        ended or lost the framing): no wait for a clean exit before SIGTERM."""
+        """Close stdin, then the steps of ``shutdown_signals`` (STDIO-6), each bounded
+        by ``SHUTDOWN_GRACE``."""
         self.alive = False
         with self.cond:
             self.cond.notify_all()
@@ -164,23 +157,13 @@ class _Process:
         except OSError:
             pass
         try:
-            if self._wait_all(time.monotonic() + (SHUTDOWN_GRACE if graceful else 0.0)):
-                return
-            for sig in (TERMINATE, KILL):
-                self._signal(sig)
+            for sig in shutdown_signals(graceful):
+                if sig is not None:
+                    signal_server(self.pgid, p, sig)
                 if self._wait_all(time.monotonic() + SHUTDOWN_GRACE):
                     return
         finally:
             ended(self.pgid)
-
-    def _signal(self, sig: int) -> None:
-        if self.pgid is not None and signal_group(self.pgid, sig):
-            return
-        if self.popen.poll() is None:  # no group of its own: the child alone
-            try:
-                self.popen.send_signal(sig)
-            except OSError:
-                pass
 
     def _wait_all(self, deadline: float) -> bool:
         """Wait until the child exited (reaped) and its group is empty, or ``deadline``."""
@@ -560,8 +543,8 @@ class StdioServer(BaseServer):
             if not proc.big_pipes:
                 proc.big_pipes = True
                 enlarge_pipes(fd, proc.popen.stdin)
-        elif got < _READ_CHUNK:
-            proc.read_size = _READ_CHUNK
+        elif got < PIPE_READ:
+            proc.read_size = PIPE_READ
         if got:
             self._pump(False, self._got_data, proc, got)
             return
@@ -593,18 +576,11 @@ class StdioServer(BaseServer):
         stderr = proc.popen.stderr
         assert stderr is not None
         fd = stderr.fileno()
-        log = child_logger(self._logger, "stderr")  # (a LoggerAdapter has no getChild)
-        lines = BoundedLines(self._limits.max_stderr_line)
+        log = StderrLog(self._logger, self.name, self._limits.max_stderr_line)
         while True:
             try:
-                chunk = os.read(fd, _READ_CHUNK)
+                chunk = os.read(fd, PIPE_READ)
             except OSError:
                 return
-            for line in lines.feed(chunk) if chunk else lines.end():
-                self._stderr_line(log, line)
-            if not chunk:
+            if not log.feed(chunk):
                 return
-
-    def _stderr_line(self, log: Any, line: bytes) -> None:
-        if log.isEnabledFor(logging.INFO):
-            log.info("[%s] %s", self.name, line.decode("utf-8", "replace"))

@@ -1,17 +1,8 @@
 """The blocking shell's WebSocket transport (issue 25): one TCP (or TLS) socket and a
-reader thread.
-
-Every rule (the upgrade, framing, masking, Ping/Pong, Close codes, limits, what an end
-means) is the machine's (``mcp_proto.connection``, on ``mcp_proto.websocket``). This
-module performs its frames: ``OpenTransport`` connects the socket, ``Write`` writes
-bytes as they are (already framed by the machine), ``CloseTransport`` closes it; a
-reader thread feeds what arrives to ``receive_data`` and the socket's end to
-``receive_eof``.
-
-With ``proxy=`` the socket first goes to the proxy (TLS to it for an ``https://``
-one) and through an HTTP ``CONNECT`` tunnel whose request and answer are
-``mcp_proto.proxy_tunnel``'s; this module only moves the bytes and bounds the waits
-by the connect deadline (``read_timeout``).
+reader thread. What it performs and leaves to the machine, and its proxy tunnel, are
+described in ``mcp_io_common/websocket.py``: ``OpenTransport`` connects the socket (and
+tunnels it through the proxy), ``Write`` writes to it, ``CloseTransport`` closes it,
+and the reader thread feeds the machine what arrives.
 """
 
 from __future__ import annotations
@@ -20,25 +11,18 @@ import socket
 import ssl
 import threading
 import time
-from typing import Any, Final
+from typing import Any
 
+from mcp_io_common.websocket import READ_CHUNK, TUNNEL_CHUNK, WebSocketTarget
 from mcp_proto.config import ServerConfig
 from mcp_proto.connection import CloseTransport, Frame, OpenTransport, Write
 from mcp_proto.errors import ConnectionError
-from mcp_proto.proxy_tunnel import ProxyEndpoint, ProxyTunnel, parse_proxy_url
-from mcp_proto.websocket import parse_ws_url
+from mcp_proto.proxy_tunnel import ProxyEndpoint, ProxyTunnel
+from mcp_proto.websocket import CLOSE_WAIT, parse_ws_url
 
 from ._base import BaseServer
 
 __all__ = ["WebSocketServer"]
-
-_READ_CHUNK: Final = 65536
-#: The proxy's answer head is read in small pieces (it is small; what follows it is
-#: the server's and never comes before the client speaks).
-_TUNNEL_CHUNK: Final = 4096
-#: After our Close frame, how long the server gets to close the TCP connection first
-#: (RFC 6455 § 7.1.1: the server closes it; the client waits, then closes anyway).
-CLOSE_WAIT: Final = 2.0
 
 
 class _TlsInTls:
@@ -66,7 +50,7 @@ class _TlsInTls:
         self._flush(wait=True)
 
     def _feed(self) -> bool:
-        data = self._outer.recv(_READ_CHUNK)
+        data = self._outer.recv(READ_CHUNK)
         with self._lock:
             if data:
                 self._incoming.write(data)
@@ -157,24 +141,11 @@ class _Socket:
             pass
 
 
-class WebSocketServer(BaseServer):
+class WebSocketServer(WebSocketTarget, BaseServer):
     """One MCP server reached over WebSocket (blocking shell)."""
 
-    type = "websocket"
-
-    def __init__(
-        self,
-        config: ServerConfig,
-        *,
-        ssl_context: ssl.SSLContext | None = None,
-        proxy: str | None = None,
-        **kwargs: Any,
-    ) -> None:
+    def __init__(self, config: ServerConfig, **kwargs: Any) -> None:
         super().__init__(config, **kwargs)
-        assert config.url is not None
-        self.url: str = config.url
-        self._ssl_context = ssl_context
-        self._proxy = proxy
         self._sock: _Socket | None = None
         self._closing: list[_Socket] = []
 
@@ -198,7 +169,7 @@ class WebSocketServer(BaseServer):
         timeout = self.config.read_timeout
         deadline = time.monotonic() + timeout
         proxy = self._proxy_endpoint()
-        where = f"the proxy {proxy.display}" if proxy is not None else self.url
+        where = self._where(proxy)
         try:
             if proxy is None:
                 sock = socket.create_connection((host, port), timeout=timeout)
@@ -213,7 +184,7 @@ class WebSocketServer(BaseServer):
             if proxy is not None:
                 sock = self._tunnel(sock, proxy, host, port, deadline)
             if tls:
-                context = self._ssl_context or ssl.create_default_context()
+                context = self._tls_context()
                 sock.settimeout(max(deadline - time.monotonic(), 0.001))
                 if isinstance(sock, ssl.SSLSocket):  # an https:// proxy's TLS is under it
                     inner = _TlsInTls(sock, context, host)
@@ -231,14 +202,6 @@ class WebSocketServer(BaseServer):
             ) from exc
         return sock
 
-    def _proxy_endpoint(self) -> ProxyEndpoint | None:
-        if not self._proxy:
-            return None
-        try:
-            return parse_proxy_url(self._proxy)
-        except ValueError as exc:  # (its message never quotes credentials)
-            raise ConnectionError(f"server {self.name!r}: {exc}") from None
-
     def _tunnel(
         self, sock: socket.socket, proxy: ProxyEndpoint, host: str, port: int, deadline: float
     ) -> socket.socket:
@@ -246,7 +209,7 @@ class WebSocketServer(BaseServer):
         the socket then carries the bytes to ``host:port``."""
         if proxy.tls:
             try:
-                context = self._ssl_context or ssl.create_default_context()
+                context = self._tls_context()
                 sock.settimeout(max(deadline - time.monotonic(), 0.001))
                 sock = context.wrap_socket(sock, server_hostname=proxy.host)
             except (OSError, ssl.SSLError) as exc:
@@ -266,7 +229,7 @@ class WebSocketServer(BaseServer):
                     tunnel.handle_timeout(time.monotonic())
                 sock.settimeout(max(remaining, 0.001))
                 try:
-                    data = sock.recv(_TUNNEL_CHUNK)
+                    data = sock.recv(TUNNEL_CHUNK)
                 except TimeoutError:
                     tunnel.handle_timeout(time.monotonic())
                     continue
@@ -324,7 +287,7 @@ class WebSocketServer(BaseServer):
         raw = sock.sock
         while True:
             try:
-                data = raw.recv(_READ_CHUNK)
+                data = raw.recv(READ_CHUNK)
             except OSError:
                 data = b""
             if not data:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mcp_io_common.lazy import MODERN_EXPORTS, OAUTH_EXPORTS, lazy_attributes
+from mcp_io_common.lazy import SHELL_EXPORTS, shell_lazy
 from mcp_proto import deprecations as deprecations
 from mcp_proto._util import export_order as _export_order
 from mcp_proto.exports import *  # noqa: F403 (errors, value types, results, config helpers)
@@ -26,19 +26,7 @@ from ._connect import create_client as create_client
 from ._stdio import StdioServer as StdioServer
 
 # The names all of mcp-proto exports (mcp_proto.exports), then this shell's own.
-__all__ = [
-    *__all__,
-    "BrowserOAuth",
-    "CacheInfo",
-    "Client",
-    "InputRequiredWait",
-    "StdioServer",
-    "Subscription",
-    "connect",
-    "create_client",
-    "header_params",
-]
-__all__.sort(key=_export_order)
+__all__ = sorted([*__all__, *SHELL_EXPORTS], key=_export_order)
 
 if TYPE_CHECKING:
     from mcp_proto.modern.cache import CacheInfo as CacheInfo
@@ -48,9 +36,6 @@ if TYPE_CHECKING:
     from ._listen import Subscription as Subscription
     from ._oauth import BrowserOAuth as BrowserOAuth
 else:  # the 2026-07-28 revision's names load at first use, not with the package
-    __getattr__ = lazy_attributes(
-        __name__,
-        {**MODERN_EXPORTS, **OAUTH_EXPORTS[__name__], "Subscription": "mcp_io_trio._listen"},
-    )
+    __getattr__ = shell_lazy(__name__)
 
 __version__ = "0.1.0"

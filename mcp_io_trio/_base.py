@@ -17,16 +17,17 @@ keep-alive, close order) is the machine's. Single-threaded: no locks around it.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import logging
 import math
-import random
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
 import trio
 
 from mcp_io_common.notices import write_notice
+from mcp_io_common.server_base import ServerBase
 from mcp_proto import deprecations
 from mcp_proto._util import NEED_DATA
 from mcp_proto.client.base import CANCELLED_REASON
@@ -36,14 +37,12 @@ from mcp_proto.config import ServerConfig
 from mcp_proto.connection import Connection, ConnectionState
 from mcp_proto.connection import events as cev
 from mcp_proto.connection import frames as fr
-from mcp_proto.errors import MCPError, ValidationError
+from mcp_proto.effects import ProgressCallback
+from mcp_proto.errors import MCPError
 from mcp_proto.handlers import Reply
-from mcp_proto.limits import Limits
-from mcp_proto.modern.discover import EraCache
-from mcp_proto.modern.meta import Extensions, HostMeta
 from mcp_proto.server_view import ServerView
 from mcp_proto.session import ServerInfo
-from mcp_proto.types import Implementation
+from mcp_proto.types import Tool
 
 if TYPE_CHECKING:
     # Subscriptions (2026-07-28) load with the first ``listen``, not with the shell.
@@ -60,46 +59,20 @@ __all__ = ["BaseServer"]
 _CLOSE_SLACK = 10.0
 
 
-class BaseServer(ServerView, AwaitingMethods):
+class BaseServer(
+    ServerBase["Subscription", contextlib.nullcontext[None]], ServerView, AwaitingMethods
+):
     """One MCP server (Trio shell). Its background tasks run in the client's nursery."""
 
     type = "base"
+    _conn: Connection
 
     def __init__(
-        self,
-        config: ServerConfig,
-        *,
-        name: str,
-        client_info: Implementation,
-        capabilities: Callable[[], dict[str, Any]],
-        limits: Limits,
-        logger: logging.Logger,
-        on_event: Callable[[BaseServer, object], None],
-        nursery: Callable[[], trio.Nursery],
-        request_meta: HostMeta = None,
-        extensions: Extensions = (),
-        era_cache: EraCache | None = None,
+        self, config: ServerConfig, *, nursery: Callable[[], trio.Nursery], **kwargs: Any
     ) -> None:
-        self.config = config
-        self.name = name
-        self._limits = limits
-        self._logger = logger
-        self._on_event = on_event
+        super().__init__(config, **kwargs)  # the machine: ServerBase
         self._nursery = nursery
-        self._random = random.Random()  # jitter for the machine's retry backoff
-        self._conn: Connection = Connection(
-            config,
-            name=name,
-            client_info=client_info,
-            capabilities=capabilities,
-            limits=limits,
-            random=self._random.random,
-            # Issue 10: the 2026-07-28 era (per-request _meta, extensions, the client's
-            # era cache: one per client, LIFE-18).
-            request_meta=request_meta,
-            extensions=extensions,
-            era_cache=era_cache,
-        )
+        self._lock = contextlib.nullcontext()  # single-threaded: nothing to guard
         self._calls: dict[int, _Waiter] = {}  # call id -> its parked caller
         #: Trio's clock: ``trio.current_time`` until a transport opens, then the run's
         #: clock itself (the same time without two layers of calls per input).
@@ -121,8 +94,6 @@ class BaseServer(ServerView, AwaitingMethods):
         self._timer_deadline = math.inf
         self._timer_scope: trio.CancelScope | None = None
         self._timer_running = False
-        # Open subscriptions/listen handles by sub id (the client routes their events).
-        self._subscriptions: dict[int, Subscription] = {}
 
     # ------------------------------------------------------------ transport hooks
 
@@ -373,7 +344,7 @@ class BaseServer(ServerView, AwaitingMethods):
 
     async def listen(
         self,
-        notifications: ListenFilter | Mapping[str, Any],
+        notifications: ListenFilter | Mapping[str, object],
         callback: Listener | None = None,
         *,
         ack_timeout: float | Literal[False] | None = None,
@@ -382,17 +353,12 @@ class BaseServer(ServerView, AwaitingMethods):
         handshake-era server raises ``CapabilityError``). ``callback(method, params)``
         (plain or ``async def``) runs in the subscription's own task. ``ack_timeout``:
         ``None`` is the server's ``read_timeout``, ``False`` waits for ever (SUB-5)."""
-        from mcp_proto.modern.notify_queue import ListenFilter
-
         from ._listen import Subscription
 
-        try:
-            flt = ListenFilter.coerce(notifications)
-        except (TypeError, ValueError) as exc:
-            raise ValidationError(f"bad notification filter: {exc}") from None
+        flt = self._listen_filter(notifications)
         await self.ensure_connected()  # the era decides whether there is listen at all
         sub_id = self._conn.start_listen(flt, now=trio.current_time(), ack_timeout=ack_timeout)
-        sub = Subscription(self, sub_id, flt, logger=self._logger, spawn=self._spawn)
+        sub = Subscription(self, sub_id, flt, logger=self._logger)
         if callback is not None:
             sub.on_notification(callback)
         self._subscriptions[sub_id] = sub
@@ -403,36 +369,14 @@ class BaseServer(ServerView, AwaitingMethods):
         self._conn.close_listen(sub_id, now=trio.current_time())
         await self._pump()
 
-    def _listen_event(self, event: Any) -> Subscription | None:
-        """The handle an event of a subscription is for (forgotten at its end)."""
-        if type(event) is cev.ListenEnded:
-            return self._subscriptions.pop(event.sub_id, None)
-        return self._subscriptions.get(event.sub_id)
-
-    # ------------------------------------------------------------ requests
-
-    @property
-    def log_level(self) -> str | None:
-        """The level a 2026-07-28 connection carries as ``_meta`` (LIFE-15)."""
-        return self._conn.log_level
-
-    def set_era_log_level(self, level: str | None) -> None:
-        """Carry ``level`` as ``_meta`` on this server's next 2026-07-28 requests."""
-        self._conn.log_level = level
-
-    def set_header(self, name: str, value: str | None) -> None:
-        """Replace (``None``: remove) one configured HTTP header from the next request
-        on (``client.set_authorization``; the machine refuses a stdio server)."""
-        self._conn.set_header(name, value)
-
     async def request(
         self,
         method: str,
         params: dict[str, Any] | None = None,
         *,
         timeout: float | None = None,
-        progress: Callable[..., Any] | None = None,
-        tool: Any = None,
+        progress: ProgressCallback | None = None,
+        tool: Tool | Mapping[str, object] | None = None,
         cancel_on_timeout: bool = True,
     ) -> Any:
         """Start a call in the machine and wait for its result or typed error (the

@@ -5,18 +5,17 @@ from __future__ import annotations
 import functools
 import inspect
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Concatenate, Literal, ParamSpec, TypeVar
 
 import trio
 
-from mcp_io_common.notices import write_notice
+from mcp_io_common.client_io import ClientIO
 from mcp_io_common.proxy_env import proxy_environment
-from mcp_io_common.servers import raise_first, server_class
-from mcp_io_common.task_ids import new_task_id, task_timestamp
+from mcp_io_common.servers import raise_first
 from mcp_proto import llm
 from mcp_proto.client import ClientCore
-from mcp_proto.client.base import EFFECTS, BaseClient
+from mcp_proto.client.base import EFFECTS
 from mcp_proto.client.router import ServerSelector
 from mcp_proto.client.streaming import END, ToolStream
 from mcp_proto.connection import CallCancelledError
@@ -39,14 +38,9 @@ T = TypeVar("T")
 P = ParamSpec("P")
 
 
-def _transport_class(kind: str) -> type[BaseServer]:
-    """The server class of a transport (imported when first configured)."""
-    return server_class(__package__ or __name__, kind, BaseServer)
-
-
 def awaiting(
     op: Callable[Concatenate[ClientCore, P], Op[T]],
-) -> Callable[Concatenate[Client, P], Coroutine[Any, Any, T]]:
+) -> Callable[Concatenate[Client, P], Awaitable[T]]:
     """A public coroutine method running the core operation ``op`` to its end (its
     signature and docstring are the operation's: written once, in ``mcp_proto.client``)."""
 
@@ -61,7 +55,7 @@ _LOGGER = logging.getLogger("mcp_io_trio")
 _LOGGER.addHandler(logging.NullHandler())
 
 
-class Client(ServerEvents, BaseClient[BaseServer]):
+class Client(ClientIO[BaseServer], ServerEvents):
     """An MCP client aggregating one or more servers (Trio API).
 
     Use it as ``async with Client(...) as client:`` (or through :func:`connect`): its
@@ -72,6 +66,7 @@ class Client(ServerEvents, BaseClient[BaseServer]):
     """
 
     logger: logging.Logger
+    _server_base = BaseServer
 
     # ------------------------------------------------------------ the shell's part
 
@@ -87,9 +82,6 @@ class Client(ServerEvents, BaseClient[BaseServer]):
     async def _sleep(self, seconds: float) -> None:
         await trio.sleep(seconds)
 
-    def _server_class(self, kind: str) -> type[BaseServer]:
-        return _transport_class(kind)
-
     def _server_options(self, cls: type[BaseServer]) -> dict[str, Any]:
         return {"nursery": self._get_nursery}
 
@@ -102,12 +94,6 @@ class Client(ServerEvents, BaseClient[BaseServer]):
         self._nursery: trio.Nursery | None = None
         self._dispatch_task: trio.lowlevel.Task | None = None
         self._nursery_cm: Any = None
-
-    def _deprecation_notice(self, text: str) -> bool:
-        return write_notice(self.logger, text)
-
-    _new_task_id = staticmethod(new_task_id)
-    _task_timestamp = staticmethod(task_timestamp)
 
     def _spawn(self, op: Op[Any]) -> None:
         async def job() -> None:
@@ -200,8 +186,7 @@ class Client(ServerEvents, BaseClient[BaseServer]):
     # ------------------------------------------------------------ servers
 
     async def connect_all(self) -> None:
-        """Connect every server now instead of on first use, all at once; raises the
-        first failure in server order once every server has been tried."""
+        # (docstring: mcp_io_common/client_io.py)
         raise_first(await self._each_server(lambda server: server.ensure_connected()))
 
     async def _each_server(
@@ -241,18 +226,12 @@ class Client(ServerEvents, BaseClient[BaseServer]):
     async def call_tool_streaming(
         self,
         name: str,
-        arguments: Mapping[str, Any] | None = None,
+        arguments: Mapping[str, object] | None = None,
         *,
         server: ServerSelector | None = None,
         timeout: float | None = None,
     ) -> AsyncIterator[Mapping[str, Any]]:
-        """Call a tool and iterate its chunks as they arrive (TOOL-7): a ``{"type":
-        "progress", ...}`` chunk per progress notification, then the result, checked
-        as ``call_tool`` checks it (SCH-3); a failed call raises its error after the
-        chunks before it. Leaving the iteration early cancels the call
-        (``notifications/cancelled``): close it promptly with
-        ``contextlib.aclosing(...)`` (else it is closed when collected). Bounded: see
-        :class:`mcp_proto.client.streaming.ToolStream`."""
+        # (docstring: mcp_io_common/client_io.py)
         woken = [trio.Event()]
         stream = ToolStream(wake=lambda: woken[0].set())
         scope = trio.CancelScope()
@@ -290,11 +269,7 @@ class Client(ServerEvents, BaseClient[BaseServer]):
     async def call_tools(
         self, calls: Iterable[Mapping[str, Any]], *, concurrent: bool = False
     ) -> list[ToolResult]:
-        """Call several tools; results in the order of ``calls`` (TOOL-6).
-
-        By default one after the other. With ``concurrent=True`` all run at once (one
-        task each), so the server may run them in any order; if calls fail, the first
-        failure in ``calls`` order is raised once all have finished."""
+        # (docstring: mcp_io_common/client_io.py)
         if not concurrent:
             return await self._run(self._core.call_tools(calls))
         ops = self._core.tool_call_ops(calls)
@@ -325,9 +300,7 @@ class Client(ServerEvents, BaseClient[BaseServer]):
     read_resource = awaiting(ClientCore.read_resource)
 
     async def subscribe_resource(self, uri: str, *, server: ServerSelector | None = None) -> bool:
-        """Updates of ``uri`` reach ``on_notification`` callbacks. A handshake-era
-        server gets ``resources/subscribe``; a 2026-07-28 server a listen subscription
-        for the URI, confirmed by an acknowledgment naming it (RES-7, RES-9)."""
+        # (docstring: mcp_io_common/client_io.py)
         return await self._run(self._subscribe_op(uri, server))
 
     async def unsubscribe_resource(self, uri: str, *, server: ServerSelector | None = None) -> bool:
@@ -379,14 +352,13 @@ class Client(ServerEvents, BaseClient[BaseServer]):
 
     async def listen(
         self,
-        notifications: ListenFilter | Mapping[str, Any],
+        notifications: ListenFilter | Mapping[str, object],
         callback: Listener | None = None,
         *,
         server: ServerSelector | None = None,
         ack_timeout: float | Literal[False] | None = None,
     ) -> Subscription:
-        """Open a ``subscriptions/listen`` subscription on a 2026-07-28 server (the
-        only one, or ``server=``); see ``BaseServer.listen``."""
+        # (docstring: mcp_io_common/client_io.py)
         return await self._listen_target(server).listen(
             notifications, callback, ack_timeout=ack_timeout
         )

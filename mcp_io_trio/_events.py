@@ -16,9 +16,9 @@ from typing import Any, TypeVar
 import trio
 
 from mcp_proto import events as ev
-from mcp_proto.client import ClientCore
+from mcp_proto.client.base import BaseClient
 from mcp_proto.effects import Op
-from mcp_proto.handlers import BUSY, FAILED, Reply
+from mcp_proto.handlers import BUSY, FAILED
 from mcp_proto.limits import Limits
 
 from ._base import BaseServer
@@ -36,21 +36,17 @@ async def _maybe_await(value: Any) -> Any:
     return value
 
 
-class ServerEvents:
+class ServerEvents(BaseClient[BaseServer]):
     """The servers' events, for :class:`~mcp_io_trio.Client` (which sets these)."""
 
     logger: logging.Logger
     limits: Limits
-    _core: ClientCore
-    _servers: dict[str, BaseServer]
-    _callbacks: list[NotificationCallback]
     _send_job: trio.MemorySendChannel[Callable[[], Any]]
     _receive_job: trio.MemoryReceiveChannel[Callable[[], Any]]
     _limiter: trio.CapacityLimiter
     _backlog: int
     _nursery: trio.Nursery | None
     _dispatch_task: trio.lowlevel.Task | None
-    _answer_op: Callable[[str, ev.ServerRequest], Op[Reply]]  # BaseClient's
 
     async def _run(self, op: Op[T]) -> T:  # pragma: no cover - the client's
         raise NotImplementedError

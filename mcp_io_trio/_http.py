@@ -16,27 +16,26 @@ cancels it. Who performs it:
 
 from __future__ import annotations
 
-import ssl
-import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, Union
 
-import attrs
 import httpcore
 import trio
 
 from mcp_io_common.custom_pool import check_pool_settings, custom_pool
+from mcp_io_common.http_target import HttpTarget
 from mcp_io_common.httpcore_glue import (
     HTTPCORE_ERRORS,
     MAX_CONNECTIONS,
     enc,
     exchange_failure,
+    exchange_timeouts,
     str_headers,
 )
 from mcp_proto.config import ServerConfig
 from mcp_proto.connection import ExchangeFailure
 from mcp_proto.connection import frames as fr
-from mcp_proto.http_settings import HttpSettings, RequestHeadersError
+from mcp_proto.http_settings import RequestHeadersError
 
 from ._base import BaseServer
 from ._chunks import Next, read_chunks
@@ -63,43 +62,14 @@ class _Running:
         self.ended = False
 
 
-class _HttpServer(BaseServer):
+class _HttpServer(HttpTarget, BaseServer):
     """Runs the machine's HTTP exchanges on one connection pool per server."""
 
-    def __init__(
-        self,
-        config: ServerConfig,
-        *,
-        ssl_context: ssl.SSLContext | None = None,
-        proxy: str | None = None,
-        http_settings: HttpSettings | None = None,
-        **kwargs: Any,
-    ) -> None:
-        if config.oauth is not None and config.oauth_provider is None and config.endpoint_url:
-            # A definition file's "oauth" entry (issue 21): its provider, with the
-            # browser step of this shell.
-            from mcp_io_common.oauth_config import provider_from_settings
+    _browser_module = "mcp_io_trio._oauth"
 
-            from ._oauth import BrowserOAuth
-
-            oauth = provider_from_settings(config.endpoint_url, config.oauth)
-            BrowserOAuth(oauth)
-            config = attrs.evolve(config, oauth_provider=oauth)
-        url = config.endpoint_url
-        if url is None:
-            raise ValueError(f"server {kwargs.get('name')!r}: an HTTP transport needs a URL")
-        # CUST-1: what the host's configure_http left (the client core called it).
-        self._http = http_settings or HttpSettings(
-            str(kwargs.get("name")), url, ssl_context=ssl_context, proxy=proxy
-        )
+    def __init__(self, config: ServerConfig, **kwargs: Any) -> None:
         super().__init__(config, **kwargs)
-        self.url: str = url
-        provider: Any = config.oauth_provider
-        if provider is not None and provider.clock is None:
-            # Token expiry is kept across restarts: the OAuth flow runs on wall time.
-            provider.clock = time.time
-        self._ssl_context: ssl.SSLContext | None = self._http.ssl_context
-        check_pool_settings(self._http, asynchronous=True)
+        check_pool_settings(self._http, asynchronous=True)  # CUST-1
         self._pool: _Pool | None = None
         self._exchanges: dict[int, _Running] = {}
         self._own: _Running | None = None  # see _start_exchange
@@ -194,10 +164,6 @@ class _HttpServer(BaseServer):
             self._some_ended.set()
             self._some_ended = None
 
-    def _timeouts(self, read: float | None) -> dict[str, Any]:
-        rt = self.read_timeout
-        return {"timeout": {"connect": rt, "write": rt, "pool": rt, "read": read}}
-
     async def _exchange(self, running: _Running) -> None:
         await self._perform_exchange(running)
 
@@ -224,7 +190,7 @@ class _HttpServer(BaseServer):
                         else enc(self._http.headers_for(frame.url, frame.headers))
                     ),
                     content=frame.body,
-                    extensions=self._timeouts(frame.read_timeout),
+                    extensions=exchange_timeouts(self.read_timeout, frame.read_timeout),
                 )
                 response = await owner.__aenter__()
                 try:

@@ -10,47 +10,30 @@ task waits for the acknowledgment.
 from __future__ import annotations
 
 import inspect
-import logging
 import math
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import trio
 
-from mcp_proto.client.subscription import ListenEvent, SubscriptionView
+from mcp_io_common.subscription import Listener, SubscriptionBase
+from mcp_proto.client.subscription import ListenEvent
 from mcp_proto.connection.events import ListenNotification
-from mcp_proto.modern.notify_queue import ListenFilter
 
 if TYPE_CHECKING:
     from ._base import BaseServer
 
 __all__ = ["Listener", "Subscription"]
 
-#: A listener: called with (method, params) for each notification, in order; may be
-#: an ``async def``.
-Listener = Callable[[str, dict[str, Any]], Any]
 
-
-class Subscription(SubscriptionView):
+class Subscription(SubscriptionBase):
     """One subscription on one 2026-07-28 server (``await server.listen(...)`` /
     ``await client.listen(...)``): ``close`` and ``wait_acknowledged`` are coroutines."""
 
     server: BaseServer
 
-    def __init__(
-        self,
-        server: BaseServer,
-        sub_id: int,
-        requested: ListenFilter,
-        *,
-        logger: logging.Logger,
-        spawn: Callable[..., bool],
-        max_pending: int | None = None,
-        max_pending_bytes: int | None = None,
-    ) -> None:
-        self._init_view(server, sub_id, requested, logger, max_pending, max_pending_bytes)
-        self._spawn = spawn
-        self._listeners: list[Listener] = []
+    def _init_io(self) -> None:
+        self._spawn: Callable[..., bool] = self.server._spawn  # in the client's nursery
         self._changed = trio.Event()  # set (and replaced) on every change
         self._running = False  # the listener task was started
 

@@ -10,6 +10,7 @@ import httpcore
 import trio
 
 from mcp_io_common.http11 import END, READ_SIZE, PlainConnectionBase, PlainResponseBase
+from mcp_io_common.pool import PoolRequest
 
 __all__ = ["PlainConnection", "PlainResponse"]
 
@@ -25,15 +26,9 @@ class PlainConnection(PlainConnectionBase):
         if stream is not None:
             await stream.aclose()
 
-    async def send(
-        self,
-        method: bytes,
-        target: bytes,
-        headers: list[tuple[bytes, bytes]],
-        body: bytes | None,
-        timeouts: dict[str, float | None],
-    ) -> PlainResponse:
-        """Send a request and read its response's head."""
+    async def send(self, req: PoolRequest) -> PlainResponse:
+        """Send ``req`` and read its response's head."""
+        timeouts = req.timeouts
         address = self._begin()
         http = self.http
         try:
@@ -42,7 +37,7 @@ class PlainConnection(PlainConnectionBase):
                     *address, timeout=timeouts.get("connect")
                 )
             stream = self.stream
-            data = http.request(method, target, headers, body)
+            data = http.request(req.method, req.target.url.target, req.head, req.content)
             try:
                 await stream.write(data, timeout=timeouts.get("write"))
             except httpcore.WriteError:

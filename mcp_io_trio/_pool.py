@@ -31,8 +31,7 @@ import math
 import select
 import socket
 import ssl
-import types
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Iterable
 from typing import Any
 
 import httpcore
@@ -50,7 +49,7 @@ except ImportError:  # pragma: no cover - a future httpcore
             return None
 
 
-from mcp_io_common.pool import KEEPALIVE_EXPIRY, PoolFront, PoolRequest, PoolState
+from mcp_io_common.pool import KEEPALIVE_EXPIRY, PoolFront, PoolRequest, PoolState, PoolStream
 
 from ._plain import PlainConnection, PlainResponse
 
@@ -79,7 +78,7 @@ class FastBackend(httpcore.AsyncNetworkBackend):
         port: int,
         timeout: float | None = None,
         local_address: str | None = None,
-        socket_options: Any = None,
+        socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
     ) -> httpcore.AsyncNetworkStream:
         stream = await self._inner.connect_tcp(
             host, port, timeout=timeout, local_address=local_address, socket_options=socket_options
@@ -93,7 +92,10 @@ class FastBackend(httpcore.AsyncNetworkBackend):
         return _FastStream(sock)
 
     async def connect_unix_socket(
-        self, path: str, timeout: float | None = None, socket_options: Any = None
+        self,
+        path: str,
+        timeout: float | None = None,
+        socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
     ) -> httpcore.AsyncNetworkStream:  # pragma: no cover - not used by the transports
         return await self._inner.connect_unix_socket(path, timeout, socket_options)
 
@@ -364,17 +366,13 @@ class AsyncConnectionPool(PoolFront["_Connection", "_Stream", Coroutine[Any, Any
         await self.aclose()
 
 
-class _Stream:
-    """``async with pool.stream(...) as response``: a class, not a generator, since it
-    runs once per request."""
+class _Stream(PoolStream["AsyncConnectionPool", "_Connection", "_Response"]):
+    """``async with pool.stream(...) as response``."""
 
-    __slots__ = ("_bare", "_conn", "_pool", "_request", "_response")
+    __slots__ = ("_bare",)
 
     def __init__(self, pool: AsyncConnectionPool, request: PoolRequest) -> None:
-        self._pool = pool
-        self._request = request
-        self._conn: _Connection | None = None
-        self._response: _Response | None = None
+        super().__init__(pool, request)
         self._bare = False
 
     async def __aenter__(self) -> _Response:
@@ -384,9 +382,7 @@ class _Stream:
         response: _Response
         try:
             if isinstance(conn, PlainConnection):
-                response = await conn.send(
-                    req.method, target.url.target, req.head, req.content, timeouts
-                )
+                response = await conn.send(req)
                 # Closing the response of a plain connection on _FastStream has no
                 # checkpoint: it cannot be cancelled half-way, so needs no shielded scope.
                 self._bare = type(conn.stream) is _FastStream
@@ -409,16 +405,11 @@ class _Stream:
         self._conn, self._response = conn, response
         return response
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: types.TracebackType | None,
-    ) -> None:
-        conn, response = self._conn, self._response
-        self._conn = self._response = None
-        if conn is None or response is None:
+    async def __aexit__(self, *exc: object) -> None:
+        taken = self._taken()
+        if taken is None:
             return
+        conn, response = taken
         try:
             if self._bare:
                 await response.aclose()

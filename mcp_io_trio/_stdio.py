@@ -14,7 +14,6 @@ reader task reads only between calls (notifications, server requests).
 from __future__ import annotations
 
 import functools
-import logging
 import math
 import os
 import subprocess
@@ -24,17 +23,15 @@ from typing import Any, cast
 
 import trio
 
-from mcp_io_common.lines import BoundedLines
-from mcp_io_common.notices import child_logger
+from mcp_io_common.lines import PIPE_READ, StderrLog
 from mcp_io_common.processes import (
     BIG_PIPE,
-    KILL,
-    TERMINATE,
     ended,
     enlarge_pipes,
     group_alive,
     server_group,
-    signal_group,
+    shutdown_signals,
+    signal_server,
     started,
 )
 from mcp_proto.config import ServerConfig
@@ -50,7 +47,6 @@ _READER_TASK = object()
 
 #: How long each step of stopping a process (close stdin, SIGTERM, SIGKILL) may take.
 SHUTDOWN_GRACE = 2.0
-_READ_CHUNK = 65536
 
 
 def _fileno(stream: trio.abc.Stream | trio.abc.SendStream | trio.abc.ReceiveStream | None) -> int:
@@ -78,7 +74,7 @@ class _Process:
         # the last one stopped; the reader task's wait for the pipe (a caller cancels
         # it to read itself) and its idle sleep (cancelled when a caller saw the end).
         self.stdout_fd = _fileno(process.stdout)
-        self.read_size = _READ_CHUNK
+        self.read_size = PIPE_READ
         self.leader: object = None
         # Parked callers, oldest first (a dict: added and removed in O(1)).
         self.followers: dict[_Waiter, None] = {}
@@ -90,11 +86,8 @@ class _Process:
         self.stderr_scope = trio.CancelScope()
 
     async def stop(self, graceful: bool = True) -> None:
-        """Close stdin and wait; then SIGTERM and wait; then SIGKILL and wait: bounded in
-        time (STDIO-6). Signals go to the server's process group and every wait is for
-        the whole group, so a server started through a launcher (``npx``, ``sh -c``)
-        ends with everything it started (issue 8, item 6). Not ``graceful`` (the
-        connection already failed, e.g. it lost the framing): no wait for a clean exit."""
+        """Close stdin, then the steps of ``shutdown_signals`` (STDIO-6), each bounded
+        by ``SHUTDOWN_GRACE``."""
         p = self.process
         self.outq.clear()
         with trio.CancelScope(shield=True):
@@ -104,24 +97,15 @@ class _Process:
             except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
                 pass
             try:
-                for sig in (None, TERMINATE, KILL) if graceful else (TERMINATE, KILL):
+                for sig in shutdown_signals(graceful):
                     if sig is not None:
-                        self._signal(sig)
+                        signal_server(self.pgid, p, sig)
                     if await self._wait_all(trio.current_time() + SHUTDOWN_GRACE):
                         break
             finally:
                 ended(self.pgid)
         self.reader_scope.cancel()
         self.stderr_scope.cancel()
-
-    def _signal(self, sig: int) -> None:
-        if self.pgid is not None and signal_group(self.pgid, sig):
-            return
-        if self.process.returncode is None:  # no group of its own: the child alone
-            try:
-                self.process.send_signal(sig)
-            except OSError:
-                pass
 
     async def _wait_all(self, deadline: float) -> bool:
         """Wait until the child exited (reaped) and its group is empty, or ``deadline``."""
@@ -200,9 +184,9 @@ class StdioServer(BaseServer):
             return False  # the machine learns of the end from the reader
         queue = proc.outq
         if len(messages) == 1:
-            small = len(messages[0]) < _READ_CHUNK
+            small = len(messages[0]) < PIPE_READ
         else:
-            small = max(map(len, messages)) < _READ_CHUNK
+            small = max(map(len, messages)) < PIPE_READ
         # (An empty queue means nothing is pending: a flush holding the lock has
         # written everything, or waits for the pipe with the rest still queued.)
         if small and not queue:
@@ -359,7 +343,7 @@ class StdioServer(BaseServer):
             # A full read: a large message (or a flood) is arriving: bigger pipes,
             # bigger reads until the pipe is drained again (a 1 MiB read buffer for
             # every small answer would cost its allocation each time).
-            proc.read_size = BIG_PIPE if full else _READ_CHUNK
+            proc.read_size = BIG_PIPE if full else PIPE_READ
             if full and not proc.big_pipes:
                 proc.big_pipes = True
                 enlarge_pipes(proc.process.stdout, proc.process.stdin)
@@ -443,19 +427,12 @@ class StdioServer(BaseServer):
         """Drain the child's stderr continuously (STDIO-5) into the log, bounded."""
         stderr = proc.process.stderr
         assert stderr is not None
-        log = child_logger(self._logger, "stderr")  # (a LoggerAdapter has no getChild)
-        lines = BoundedLines(self._limits.max_stderr_line)
+        log = StderrLog(self._logger, self.name, self._limits.max_stderr_line)
         with proc.stderr_scope:
             while True:
                 try:
-                    chunk = await stderr.receive_some(_READ_CHUNK)
+                    chunk = await stderr.receive_some(PIPE_READ)
                 except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
                     return
-                for line in lines.feed(chunk) if chunk else lines.end():
-                    self._stderr_line(log, line)
-                if not chunk:
+                if not log.feed(chunk):
                     return
-
-    def _stderr_line(self, log: Any, line: bytes) -> None:
-        if log.isEnabledFor(logging.INFO):
-            log.info("[%s] %s", self.name, line.decode("utf-8", "replace"))

@@ -1,16 +1,8 @@
 """The Trio shell's WebSocket transport (issue 25): one TCP (or TLS) stream and a
-reader task.
-
-Every rule (the upgrade, framing, masking, Ping/Pong, Close codes, limits, what an end
-means) is the machine's (``mcp_proto.connection``, on ``mcp_proto.websocket``). This
-module performs its frames: ``OpenTransport`` opens the stream, ``Write`` sends bytes
-as they are (already framed by the machine), ``CloseTransport`` closes it; a reader
-task feeds what arrives to ``receive_data`` and the stream's end to ``receive_eof``.
-
-With ``proxy=`` the stream first goes to the proxy (TLS to it for an ``https://``
-one) and through an HTTP ``CONNECT`` tunnel whose request and answer are
-``mcp_proto.proxy_tunnel``'s; this module only moves the bytes and bounds the waits
-by the connect deadline (``read_timeout``).
+reader task. What it performs and leaves to the machine, and its proxy tunnel, are
+described in ``mcp_io_common/websocket.py``: ``OpenTransport`` opens the stream (TLS
+over an ``https://`` proxy's TLS is trio's layered streams), ``Write`` sends on it,
+``CloseTransport`` closes it, and the reader task feeds the machine what arrives.
 """
 
 from __future__ import annotations
@@ -21,22 +13,16 @@ from typing import Any, Final
 
 import trio
 
+from mcp_io_common.websocket import READ_CHUNK, TUNNEL_CHUNK, WebSocketTarget
 from mcp_proto.config import ServerConfig
 from mcp_proto.errors import ConnectionError
-from mcp_proto.proxy_tunnel import ProxyEndpoint, ProxyTunnel, parse_proxy_url
-from mcp_proto.websocket import parse_ws_url
+from mcp_proto.proxy_tunnel import ProxyEndpoint, ProxyTunnel
+from mcp_proto.websocket import CLOSE_WAIT, parse_ws_url
 
 from ._base import BaseServer
 
 __all__ = ["WebSocketServer"]
 
-_READ_CHUNK: Final = 65536
-#: The proxy's answer head is read in small pieces (it is small; what follows it is
-#: the server's and never comes before the client speaks).
-_TUNNEL_CHUNK: Final = 4096
-#: After our Close frame, how long the server gets to close the TCP connection first
-#: (RFC 6455 § 7.1.1: the server closes it; the client waits, then closes anyway).
-CLOSE_WAIT: Final = 2.0
 _STREAM_ERRORS: Final = (trio.BrokenResourceError, trio.ClosedResourceError, OSError)
 
 
@@ -52,37 +38,19 @@ class _Link:
         self.alive = True  # False once detached: nothing more of it reaches the machine
 
 
-class WebSocketServer(BaseServer):
+class WebSocketServer(WebSocketTarget, BaseServer):
     """One MCP server reached over WebSocket (Trio shell)."""
 
-    type = "websocket"
-
-    def __init__(
-        self,
-        config: ServerConfig,
-        *,
-        ssl_context: ssl.SSLContext | None = None,
-        proxy: str | None = None,
-        **kwargs: Any,
-    ) -> None:
+    def __init__(self, config: ServerConfig, **kwargs: Any) -> None:
         super().__init__(config, **kwargs)
-        assert config.url is not None
-        self.url: str = config.url
-        self._ssl_context = ssl_context
-        self._proxy = proxy
         self._link: _Link | None = None
 
     # ------------------------------------------------------------ open / close
 
     async def _open_transport(self) -> None:
         tls, host, port, _, _ = parse_ws_url(self.url)
-        proxy = None
-        if self._proxy:
-            try:
-                proxy = parse_proxy_url(self._proxy)
-            except ValueError as exc:  # (its message never quotes credentials)
-                raise ConnectionError(f"server {self.name!r}: {exc}") from None
-        where = f"the proxy {proxy.display}" if proxy is not None else self.url
+        proxy = self._proxy_endpoint()
+        where = self._where(proxy)
         try:
             stream = await self._open_stream(tls, host, port, proxy)
         except trio.TooSlowError:
@@ -113,7 +81,7 @@ class WebSocketServer(BaseServer):
                 else:
                     stream = await trio.open_tcp_stream(proxy.host, proxy.port)
                     if proxy.tls:
-                        context = self._ssl_context or ssl.create_default_context()
+                        context = self._tls_context()
                         stream = trio.SSLStream(stream, context, server_hostname=proxy.host)
                         await stream.do_handshake()
                     # The tunnel's deadline is the connect's: read_timeout from its start.
@@ -123,7 +91,7 @@ class WebSocketServer(BaseServer):
                     await self._tunnel(stream, tunnel)
                     tunnel = None
                 if tls:
-                    context = self._ssl_context or ssl.create_default_context()
+                    context = self._tls_context()
                     # (Over an https:// proxy this is TLS inside TLS: trio layers streams.)
                     stream = trio.SSLStream(stream, context, server_hostname=host)
                     await stream.do_handshake()
@@ -149,7 +117,7 @@ class WebSocketServer(BaseServer):
             ) from exc
         while True:
             try:
-                got = await stream.receive_some(_TUNNEL_CHUNK)
+                got = await stream.receive_some(TUNNEL_CHUNK)
                 data = got if type(got) is bytes else bytes(got)
             except _STREAM_ERRORS:
                 data = b""  # reset: the tunnel says the proxy closed it
@@ -215,7 +183,7 @@ class WebSocketServer(BaseServer):
         with link.reader_scope:
             while True:
                 try:
-                    got = await link.stream.receive_some(_READ_CHUNK)
+                    got = await link.stream.receive_some(READ_CHUNK)
                     data = got if type(got) is bytes else bytes(got)
                 except (*_STREAM_ERRORS, trio.BusyResourceError):
                     data = b""

@@ -67,6 +67,7 @@ if TYPE_CHECKING:
     from wsproto.events import Event as WsEvent
 
 __all__ = [
+    "CLOSE_WAIT",
     "MCP_SUBPROTOCOL",
     "WebSocketClient",
     "WsEnded",
@@ -75,6 +76,11 @@ __all__ = [
     "WsPong",
     "parse_ws_url",
 ]
+
+#: After the client's Close frame, how long the server gets to close the TCP
+#: connection first (RFC 6455 § 7.1.1: the server closes it; the client waits, then
+#: closes anyway).
+CLOSE_WAIT: Final = 2.0
 
 #: The subprotocol MCP is spoken under (SEP-1288; the SDKs' servers require it).
 MCP_SUBPROTOCOL: Final = "mcp"

@@ -155,10 +155,11 @@ ALLOWED: dict[str, frozenset[str] | None] = {
     "mcp_proto.results": None,  # the typed results the client's methods return
     # The task handle, and which notifications announce a task's status (the CLI).
     "mcp_proto.tasks": frozenset({"STATUS_NOTIFICATIONS", "Task", "TaskPage", "TaskStatus"}),
-    # Where a WebSocket server's socket goes (host, port, TLS), the OAuth value types a
+    # Where a WebSocket server's socket goes (host, port, TLS) and how long its close waits
+    # (RFC 6455 § 7.1.1), the OAuth value types a
     # file storage keeps, and what BrowserOAuth and a definition file's "oauth" entry
     # hand the provider (the browser step's effect and answer; issue 21).
-    "mcp_proto.websocket": frozenset({"parse_ws_url"}),
+    "mcp_proto.websocket": frozenset({"CLOSE_WAIT", "parse_ws_url"}),
     # What a server's configure_http settled (issue 24 item 8, CUST-1): the TLS context,
     # the proxy and the per-request headers the core computes; a shell only uses them.
     "mcp_proto.http_settings": frozenset({"HttpSettings", "RequestHeadersError"}),

@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Coroutine, Mapping
-from typing import TYPE_CHECKING, Any, Concatenate, Generic, ParamSpec, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Concatenate, Final, Generic, ParamSpec, TypeVar, overload
 
 from ..modern import SUBSCRIPTION_RESTART_MIN_INTERVAL
 from ..types import Implementation
+from .router import _INVALIDATES
 
 if TYPE_CHECKING:
     from ..effects import Op, ProgressCallback
@@ -39,11 +40,34 @@ if TYPE_CHECKING:
     from . import ClientCore
     from .base import BaseClient
 
-__all__ = ["AwaitingMethods", "BlockingMethods", "ServerMethods", "scoped"]
+__all__ = [
+    "CACHE_INVALIDATING",
+    "AwaitingMethods",
+    "BlockingMethods",
+    "ServerMethods",
+    "invalidates_cache",
+    "scoped",
+]
 
 F = TypeVar("F", bound=Callable[..., Any])
 P = ParamSpec("P")
 T = TypeVar("T")
+
+
+#: The notifications that make something the client caches for their server stale: its
+#: tool, prompt and resource lists (TOOL-16, PROMPT-4, RES-14; with the 2026-07-28
+#: result cache's pages, CACHE-14) and a cached read of an updated resource (its entry
+#: is dropped: ``mcp_proto/modern/cache.py``, ``ResultCache.invalidate_for``).
+CACHE_INVALIDATING: Final = frozenset({*_INVALIDATES, "notifications/resources/updated"})
+
+
+def invalidates_cache(method: str) -> bool:
+    """Whether a notification ``method`` runs the ``on_cache_invalidation`` hooks."""
+    return method in CACHE_INVALIDATING
+
+
+def _is_cache_hook(callback: object) -> bool:
+    return getattr(callback, "_cache_hook", False) is True
 
 
 class scoped(Generic[P, T]):
@@ -157,7 +181,7 @@ class ServerMethods:
     def call_tool_as_task(
         self,
         name: str,
-        arguments: Mapping[str, Any] | None = None,
+        arguments: Mapping[str, object] | None = None,
         *,
         ttl: int | None = None,
         timeout: float | None = None,
@@ -185,7 +209,7 @@ class ServerMethods:
         return self._core().cancel_task(task, server=self.name)
 
     @scoped
-    def update_task(self, task: Task | str, input_responses: Mapping[str, Any]) -> Op[Task]:
+    def update_task(self, task: Task | str, input_responses: Mapping[str, object]) -> Op[Task]:
         return self._core().update_task(task, input_responses, server=self.name)
 
     @scoped
@@ -311,6 +335,30 @@ class ServerMethods:
 
         scoped.__wrapped__ = callback  # type: ignore[attr-defined]
         self._owner()._callbacks.append(scoped)
+        return callback
+
+    def on_cache_invalidation(self, callback: F) -> F:
+        """Register ``callback(server, method, params)`` for this server's notifications
+        that invalidate what the client caches for it (:data:`CACHE_INVALIDATING`: a
+        ``list_changed`` of tools, prompts or resources, a ``resources/updated``);
+        usable as a decorator. NOTIF-3's invalidation step: the client's caches are
+        already dropped when it runs (a ``list_tools`` there refetches), and it runs
+        before every ``on_notification`` callback of that notification, where those
+        run (the dispatcher thread or task: it may make requests; plain or ``async``
+        under Trio; one that raises is logged and stops nothing, NOTIF-7)."""
+        name = self.name
+
+        def hook(server: Any, method: str, params: dict[str, Any]) -> Any:
+            if server.name == name and invalidates_cache(method):
+                return callback(server, method, params)
+            return None
+
+        hook.__wrapped__ = callback  # type: ignore[attr-defined]
+        hook._cache_hook = True  # type: ignore[attr-defined]
+        callbacks: list[Any] = self._owner()._callbacks
+        # Ahead of the notification callbacks, after the hooks registered before it.
+        at = next((i for i, c in enumerate(callbacks) if not _is_cache_hook(c)), len(callbacks))
+        callbacks.insert(at, hook)
         return callback
 
     def on_sampling_request(self, handler: F) -> F:

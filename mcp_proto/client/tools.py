@@ -66,7 +66,7 @@ class ToolOps(Router):
     def call_tool(
         self,
         name: str,
-        arguments: Mapping[str, Any] | None = None,
+        arguments: Mapping[str, object] | None = None,
         *,
         server: ServerSelector | None = None,
         progress: ProgressCallback | None = None,
@@ -224,7 +224,7 @@ class ToolOps(Router):
             raise ValidationError(message)
         yield Log("WARNING", f"structured output check failed: {message}")
 
-    def call_tools(self, calls: Iterable[Mapping[str, Any]]) -> Op[list[ToolResult]]:
+    def call_tools(self, calls: Iterable[Mapping[str, object]]) -> Op[list[ToolResult]]:
         """Call several tools one after the other (TOOL-6); keys ``name``,
         ``arguments`` (or ``parameters``), ``server``."""
         results = []

@@ -37,10 +37,10 @@ class UtilityOps(Router):
 
     def complete(
         self,
-        ref: Mapping[str, Any],
-        argument: Mapping[str, Any],
+        ref: Mapping[str, object],
+        argument: Mapping[str, object],
         *,
-        context: Mapping[str, Any] | None = None,
+        context: Mapping[str, object] | None = None,
         server: ServerSelector | None = None,
     ) -> Op[CompletionResult]:
         """``completion/complete`` (COMP-1): a
@@ -101,7 +101,7 @@ class UtilityOps(Router):
         if self._roots:
             self._deprecated("roots")  # DEP-2: an empty list exposes nothing
 
-    def set_roots(self, roots: Iterable[Root | Mapping[str, Any]]) -> Op[None]:
+    def set_roots(self, roots: Iterable[Root | Mapping[str, object]]) -> Op[None]:
         """Replace the roots and tell connected servers (ROOT-1, ROOT-3): failures to
         notify are logged, never raised. A server connected before roots were first
         registered did not get the ``roots`` capability and is not told (CAP-5); it
@@ -161,7 +161,7 @@ class UtilityOps(Router):
     def send_rpc(
         self,
         method: str,
-        params: Mapping[str, Any] | None = None,
+        params: Mapping[str, object] | None = None,
         *,
         server: ServerSelector | None = None,
         timeout: float | None = None,
@@ -177,7 +177,7 @@ class UtilityOps(Router):
     def send_notification(
         self,
         method: str,
-        params: Mapping[str, Any] | None = None,
+        params: Mapping[str, object] | None = None,
         *,
         server: ServerSelector | None = None,
     ) -> Op[None]:

@@ -115,3 +115,36 @@ def test_a_server_object_sets_its_own_client_info(shell: Shell) -> None:
     assert before == {"name": "c", "version": "1"}
     assert refused
     assert after == {"name": "per-server", "version": "2.0"}
+
+
+def test_a_server_objects_cache_invalidation_hook(shell: Shell) -> None:
+    """§E3 ``on_cache_invalidation``, NOTIF-3/NOTIF-4: the hook runs for its own
+    server's ``list_changed`` only, with the client's caches already dropped (listing
+    the tools there refetches: the new tool is in it), and before the client's
+    ``on_notification`` callbacks for that notification."""
+    changed = "notifications/tools/list_changed"
+    order: list[tuple[str, str, str]] = []  # (who, server, method)
+    listed: list[str] = []  # what the hook's list_tools returned
+
+    async def scenario(client: Any) -> str:
+        one, two = client.servers[0], client.servers[1]
+        assert "dynamic_1" not in [t.name for t in await got(one.list_tools())]  # cached
+        await got(two.list_tools())
+
+        async def hook(server: Any, method: str, params: dict[str, Any]) -> None:
+            listed.extend(t.name for t in await got(server.list_tools()))
+            order.append(("hook", server.name, method))
+
+        one.on_cache_invalidation(shell.callback(hook))
+        client.on_notification(lambda s, method, params: order.append(("host", s.name, method)))
+        await got(two.call_tool("change_tools", {}))
+        await shell.wait_for(lambda: len(order) >= 1)  # two's, first
+        added = text_of(await got(one.call_tool("change_tools", {})))
+        await shell.wait_for(lambda: len(order) >= 3)
+        await client.flush_callbacks()
+        return added
+
+    configs = [{"name": n, "command": SDK_SERVER, "read_timeout": 20} for n in ("one", "two")]
+    added = shell.run_client(scenario, configs)
+    assert order == [("host", "two", changed), ("hook", "one", changed), ("host", "one", changed)]
+    assert added == "dynamic_1" and added in listed  # refetched after the invalidation

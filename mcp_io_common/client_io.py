@@ -1,0 +1,94 @@
+"""The hooks of :class:`mcp_proto.client.base.BaseClient` both shells fill alike, none
+of which waits: which server class serves a transport, how a deprecation notice is
+written (DEP-11..14), and the entropy and wall clock of client-side tasks (the core has
+neither). A shell's ``Client`` derives from :class:`ClientIO` before ``BaseClient``.
+
+Also the documentation of the public methods each shell writes its own way (they wait:
+blocking, or ``async``): the shell's method has no docstring of its own and
+``help()``/``inspect.getdoc`` show the one here (the methods made from core operations
+carry the operation's, ``blocking``/``awaiting``)."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Generic, TypeVar
+
+from .notices import write_notice
+from .servers import server_class
+from .task_ids import new_task_id, task_timestamp
+
+__all__ = ["ClientIO"]
+
+S = TypeVar("S")
+
+
+class ClientIO(Generic[S]):
+    """``S``: the shell's server class, set as :attr:`_server_base`."""
+
+    _server_base: type[S]
+    logger: logging.Logger
+
+    def _server_class(self, kind: str) -> type[S]:
+        """The server class of a transport, in the shell's package (imported when a
+        server of that transport is first configured)."""
+        base = self._server_base
+        package = base.__module__.rpartition(".")[0]  # (not a subclass's module)
+        return server_class(package, kind, base)
+
+    def _deprecation_notice(self, text: str) -> bool:
+        return write_notice(self.logger, text)
+
+    _new_task_id = staticmethod(new_task_id)
+    _task_timestamp = staticmethod(task_timestamp)
+
+    # ------------------------------------------------------------ the public API's docs
+    # (Each shell's method, with its own signature, overrides these.)
+
+    def connect_all(self, *args: Any, **kwargs: Any) -> Any:  # pragma: no cover
+        """Connect every server now instead of on first use, all at once (ten servers
+        that each take a second to start are ready in about a second, not ten).
+
+        Raises:
+            MCPError: the first failure in server order, once every server has been
+                tried (the others stay connected).
+        """
+        raise NotImplementedError
+
+    def call_tool_streaming(self, *args: Any, **kwargs: Any) -> Any:  # pragma: no cover
+        """Call a tool and iterate its chunks as they arrive (TOOL-7): a ``{"type":
+        "progress", ...}`` chunk per progress notification, then the result, checked
+        as ``call_tool`` checks it (SCH-3); a failed call raises its error after the
+        chunks before it. Leaving the iteration early cancels the call
+        (``notifications/cancelled``): ``break`` or ``close()`` in the blocking shell;
+        under Trio close the async iterator promptly with ``contextlib.aclosing(...)``
+        (else it is closed when collected). Bounded: see
+        :class:`mcp_proto.client.streaming.ToolStream`. The call starts at the first
+        ``next()``."""
+        raise NotImplementedError
+
+    def call_tools(self, *args: Any, **kwargs: Any) -> Any:  # pragma: no cover
+        """Call several tools; results in the order of ``calls`` (TOOL-6).
+
+        By default one after the other. With ``concurrent=True`` every request is sent
+        before any answer is awaited (blocking shell: over stdio in one write, on one
+        thread, no thread per call; Trio: one task each), so the server may run them in
+        any order; if calls fail, the first failure in ``calls`` order is raised once
+        all have finished."""
+        raise NotImplementedError
+
+    def subscribe_resource(self, *args: Any, **kwargs: Any) -> Any:  # pragma: no cover
+        """Updates of ``uri`` reach ``on_notification`` callbacks. A handshake-era
+        server gets ``resources/subscribe``; a 2026-07-28 server a listen subscription
+        for the URI, confirmed by an acknowledgment naming it (RES-7, RES-9)."""
+        raise NotImplementedError
+
+    def unsubscribe_resource(self, *args: Any, **kwargs: Any) -> Any:  # pragma: no cover
+        """Stop the updates of ``uri``: on a 2026-07-28 server its listen subscription
+        ends (``True``, also when none was open); a handshake-era server gets
+        ``resources/unsubscribe``."""
+        raise NotImplementedError
+
+    def listen(self, *args: Any, **kwargs: Any) -> Any:  # pragma: no cover
+        """Open a ``subscriptions/listen`` subscription on a 2026-07-28 server (the
+        only one, or ``server=``); see ``BaseServer.listen``."""
+        raise NotImplementedError

@@ -1,0 +1,105 @@
+"""What both shells' server objects hold and do alike, without waiting: the machine
+they drive (``mcp_proto.connection.Connection``, built from the client's arguments),
+the settings a caller changes on it, and the table of open listen subscriptions.
+
+Each shell's ``BaseServer`` derives from :class:`ServerBase` first and adds what waits
+(feeding the machine, performing its frames, waking callers): threads and locks in
+``mcp_io_sync/_base.py``, parked tasks in ``mcp_io_trio/_base.py``.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+from mcp_proto.config import ServerConfig
+from mcp_proto.connection import Connection
+from mcp_proto.connection.events import ListenEnded
+from mcp_proto.errors import ValidationError
+from mcp_proto.limits import Limits
+
+if TYPE_CHECKING:
+    from mcp_proto.modern.notify_queue import ListenFilter
+
+__all__ = ["ServerBase"]
+
+Sub = TypeVar("Sub")
+Lock = TypeVar("Lock", bound=AbstractContextManager[Any])
+
+
+class ServerBase(Generic[Sub, Lock]):
+    """A server object's machine and the state around it that does not wait. ``Sub``:
+    the shell's subscription handle; ``Lock``: the type of its ``_lock``."""
+
+    #: Held around a change of the machine's settings: the blocking shell's machine
+    #: lock (any thread may call); a no-op in a single-threaded shell.
+    _lock: Lock
+    _conn: Connection
+
+    def __init__(
+        self,
+        config: ServerConfig,
+        *,
+        name: str,
+        limits: Limits,
+        logger: logging.Logger,
+        on_event: Callable[[Any, object], None],
+        **machine: Any,
+    ) -> None:
+        """``machine``: the rest of :class:`~mcp_proto.connection.Connection`'s
+        arguments, as the client gives them (client info, capabilities, the 2026-07-28
+        request ``_meta``, extensions and era cache)."""
+        self.config = config
+        self.name = name
+        self._limits = limits
+        self._logger = logger
+        #: ``on_event(server, event)``: hands the client what this server dispatched.
+        self._on_event = on_event
+        # The shell owns randomness: the machine draws its retry jitter from here.
+        self._random = random.Random()
+        self._conn: Connection = Connection(
+            config, name=name, limits=limits, random=self._random.random, **machine
+        )
+        # Open subscriptions/listen handles by sub id (their events come from the
+        # machine like every other; the client routes them: NOTIF-3).
+        self._subscriptions: dict[int, Sub] = {}
+
+    # ------------------------------------------------------------ settings
+
+    @property
+    def log_level(self) -> str | None:
+        """The level a 2026-07-28 connection carries as ``_meta`` (LIFE-15)."""
+        return self._conn.log_level
+
+    def set_era_log_level(self, level: str | None) -> None:
+        """Carry ``level`` as ``_meta`` on this server's next 2026-07-28 requests."""
+        with self._lock:
+            self._conn.log_level = level
+
+    def set_header(self, name: str, value: str | None) -> None:
+        """Replace (``None``: remove) one configured HTTP header from the next request
+        on (``client.set_authorization``; the machine refuses a stdio server)."""
+        with self._lock:
+            self._conn.set_header(name, value)
+
+    # ------------------------------------------------------------ subscriptions
+
+    @staticmethod
+    def _listen_filter(notifications: ListenFilter | Mapping[str, object]) -> ListenFilter:
+        """What ``listen`` asks for, checked and frozen (``ValidationError`` if bad)."""
+        # Subscriptions (2026-07-28) load with the first ``listen``, not with the shell.
+        from mcp_proto.modern.notify_queue import ListenFilter
+
+        try:
+            return ListenFilter.coerce(notifications)
+        except (TypeError, ValueError) as exc:
+            raise ValidationError(f"bad notification filter: {exc}") from None
+
+    def _listen_event(self, event: Any) -> Sub | None:
+        """The handle an event of a subscription is for (forgotten at its end)."""
+        if type(event) is ListenEnded:
+            return self._subscriptions.pop(event.sub_id, None)
+        return self._subscriptions.get(event.sub_id)

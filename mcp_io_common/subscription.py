@@ -1,0 +1,41 @@
+"""What both shells' ``Subscription`` handles (``subscriptions/listen``, 2026-07-28) are
+built from alike: :class:`mcp_proto.client.subscription.SubscriptionView` (what the
+handle shows) over the machine's subscription state, and the listeners registered on it.
+Each shell adds how the listeners run and how a caller waits (a thread and a condition
+in ``mcp_io_sync/_listen.py``, a task and an event in ``mcp_io_trio/_listen.py``)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from mcp_proto.client.subscription import SubscriptionView
+from mcp_proto.modern.notify_queue import ListenFilter
+
+__all__ = ["Listener", "SubscriptionBase"]
+
+#: A listener: called with (method, params) for each notification, in order (under
+#: Trio it may be an ``async def``).
+Listener = Callable[[str, dict[str, Any]], Any]
+
+
+class SubscriptionBase(SubscriptionView):
+    """A subscription handle's state; :meth:`_init_io` is the shell's part of building it."""
+
+    def __init__(
+        self,
+        server: Any,  # the shell's BaseServer (each shell's class says which)
+        sub_id: int,
+        requested: ListenFilter,
+        *,
+        logger: logging.Logger,
+        max_pending: int | None = None,
+        max_pending_bytes: int | None = None,
+    ) -> None:
+        self._init_view(server, sub_id, requested, logger, max_pending, max_pending_bytes)
+        self._listeners: list[Listener] = []
+        self._init_io()
+
+    def _init_io(self) -> None:
+        """The shell's own state (how listeners run and callers wait)."""
