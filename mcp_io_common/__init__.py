@@ -8,6 +8,8 @@ HTTP library, and then lives here, once:
 * ``commands``: looking a command's first word up the way the child will see it;
 * ``files``: reading an ``mcpServers`` definition file;
 * ``httpcore_glue``: header encoding, request targets, httpcore's exceptions;
+* ``custom_pool``: httpcore's pool where the host asked for a proxy, a network backend
+  or its own pool factory (CUST-1);
 * ``servers``: which class serves a transport, which failure of several to raise;
 * ``connecting``: ``connect``'s arguments and their docs, planned by the core;
 * ``pool``: the rules of both shells' HTTP/1.1 connection pools (which connection, for

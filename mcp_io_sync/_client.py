@@ -12,6 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Concatenate, Literal, ParamSpec, TypeVar
 
 from mcp_io_common.client_io import ClientIO
+from mcp_io_common.proxy_env import proxy_environment
 from mcp_io_common.servers import raise_first
 from mcp_proto import llm
 from mcp_proto.client import ClientCore
@@ -76,6 +77,9 @@ class Client(ClientIO[BaseServer], ServerEvents):
 
     def _clock(self) -> float:
         return time.monotonic()
+
+    def _proxy_environment(self) -> Mapping[str, str]:
+        return proxy_environment()  # trust_env: HTTP_PROXY, NO_PROXY, ...
 
     def _sleep(self, seconds: float) -> None:
         time.sleep(seconds)

@@ -30,6 +30,7 @@ from typing import Any
 
 import httpcore
 
+from mcp_io_common.custom_pool import check_pool_settings, custom_pool
 from mcp_io_common.http_target import HttpTarget
 from mcp_io_common.httpcore_glue import (
     HTTPCORE_ERRORS,
@@ -37,7 +38,6 @@ from mcp_io_common.httpcore_glue import (
     enc,
     exchange_failure,
     exchange_timeouts,
-    httpcore_proxy,
     str_headers,
 )
 from mcp_proto.config import ServerConfig
@@ -95,6 +95,7 @@ class _HttpServer(HttpTarget, BaseServer):
 
     def __init__(self, config: ServerConfig, **kwargs: Any) -> None:
         super().__init__(config, **kwargs)
+        check_pool_settings(self._http, asynchronous=False)  # CUST-1
         self._pool: ConnectionPool | httpcore.ConnectionPool | None = None
         # Exchanges started and not finished (guarded by _lock), by xid; aborts that
         # came before their exchange started.
@@ -141,14 +142,10 @@ class _HttpServer(HttpTarget, BaseServer):
         self._conn.oauth_reply(reply, time.monotonic())
 
     def _new_pool(self) -> ConnectionPool | httpcore.ConnectionPool:
-        # TLS verification stays on unless the caller hands in its own context.
-        if self._proxy:
-            return httpcore.ConnectionPool(
-                ssl_context=self._ssl_context,
-                proxy=httpcore_proxy(self._proxy),
-                max_connections=MAX_CONNECTIONS,
-                retries=0,
-            )
+        # httpcore's pool for a proxy, a network backend or the host's factory (CUST-1).
+        custom = custom_pool(self._http, asynchronous=False)
+        if custom is not None:
+            return custom  # type: ignore[no-any-return]
         return ConnectionPool(ssl_context=self._ssl_context, max_connections=MAX_CONNECTIONS)
 
     def _start(self, frame: StartExchange) -> None:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Concatenate, Literal, ParamSpec, TypeVar
 import trio
 
 from mcp_io_common.client_io import ClientIO
+from mcp_io_common.proxy_env import proxy_environment
 from mcp_io_common.servers import raise_first
 from mcp_proto import llm
 from mcp_proto.client import ClientCore
@@ -74,6 +75,9 @@ class Client(ClientIO[BaseServer], ServerEvents):
 
     def _clock(self) -> float:
         return trio.current_time()
+
+    def _proxy_environment(self) -> Mapping[str, str]:
+        return proxy_environment()  # trust_env: HTTP_PROXY, NO_PROXY, ...
 
     async def _sleep(self, seconds: float) -> None:
         await trio.sleep(seconds)

@@ -22,6 +22,7 @@ from typing import Any, Union
 import httpcore
 import trio
 
+from mcp_io_common.custom_pool import check_pool_settings, custom_pool
 from mcp_io_common.http_target import HttpTarget
 from mcp_io_common.httpcore_glue import (
     HTTPCORE_ERRORS,
@@ -29,7 +30,6 @@ from mcp_io_common.httpcore_glue import (
     enc,
     exchange_failure,
     exchange_timeouts,
-    httpcore_proxy,
     str_headers,
 )
 from mcp_proto.config import ServerConfig
@@ -69,6 +69,7 @@ class _HttpServer(HttpTarget, BaseServer):
 
     def __init__(self, config: ServerConfig, **kwargs: Any) -> None:
         super().__init__(config, **kwargs)
+        check_pool_settings(self._http, asynchronous=True)  # CUST-1
         self._pool: _Pool | None = None
         self._exchanges: dict[int, _Running] = {}
         self._own: _Running | None = None  # see _start_exchange
@@ -79,14 +80,10 @@ class _HttpServer(HttpTarget, BaseServer):
         self._heads: dict[tuple[tuple[str, str], ...], list[tuple[bytes, bytes]]] = {}
 
     def _new_pool(self) -> _Pool:
-        # TLS verification stays on unless the caller hands in its own context.
-        if self._proxy:
-            return httpcore.AsyncConnectionPool(
-                ssl_context=self._ssl_context,
-                proxy=httpcore_proxy(self._proxy),
-                max_connections=MAX_CONNECTIONS,
-                retries=0,
-            )
+        # httpcore's pool for a proxy, a network backend or the host's factory (CUST-1).
+        custom = custom_pool(self._http, asynchronous=True)
+        if custom is not None:
+            return custom  # type: ignore[no-any-return]
         return AsyncConnectionPool(ssl_context=self._ssl_context, max_connections=MAX_CONNECTIONS)
 
     async def _open_transport(self) -> None:

@@ -11,7 +11,21 @@ after the defaults are applied). It may change them in place; what it leaves is 
 * ``headers``: sent on every request to the server, as the config's ``headers``;
 * ``request_headers``: a callable with no argument returning a mapping of header names
   to values, called for each HTTP request the client sends to the server's origin
-  (never for another origin, such as an OAuth authorization server).
+  (never for another origin, such as an OAuth authorization server);
+* ``pool_factory``: a callable taking the settings and returning the connection pool
+  the server's transport uses: an ``httpcore.ConnectionPool`` in the blocking shell, an
+  ``httpcore.AsyncConnectionPool`` in the Trio shell (``uds=``, ``local_address=``,
+  ``socket_options=``, ``http2=``, ...), or any object with httpcore's ``stream()`` and
+  ``close()`` / ``aclose()``. It is called each time the transport opens (again after a
+  reconnection) and the client closes what it returned when the transport closes. The
+  pool is the factory's whole: ``ssl_context`` and ``proxy`` reach the server only if
+  it passes them on (they are in the settings it receives);
+* ``network_backend``: an ``httpcore.NetworkBackend`` (blocking shell) or
+  ``httpcore.AsyncNetworkBackend`` (Trio shell) through which every connection to the
+  server is opened (with httpcore's pool, ``ssl_context`` and ``proxy`` applied).
+
+Without ``pool_factory``, ``network_backend`` or ``proxy`` each shell keeps its own
+hand-written pool (the fast path; mcp_io_common/custom_pool.py).
 
 Headers the protocol owns (``Accept``, ``Content-Type``, ``MCP-Protocol-Version``,
 ``Mcp-Session-Id``, ``Mcp-Method``, ``Mcp-Name``, ``Last-Event-ID``, ...) are refused
@@ -58,10 +72,20 @@ class HttpSettings:
     """One HTTP server's connection settings, handed to ``configure_http``.
 
     ``name`` and ``url`` are read-only; ``ssl_context``, ``proxy``, ``headers`` (a dict,
-    changed in place or replaced) and ``request_headers`` may be changed.
+    changed in place or replaced), ``request_headers``, ``pool_factory`` and
+    ``network_backend`` may be changed.
     """
 
-    __slots__ = ("_name", "_url", "headers", "proxy", "request_headers", "ssl_context")
+    __slots__ = (
+        "_name",
+        "_url",
+        "headers",
+        "network_backend",
+        "pool_factory",
+        "proxy",
+        "request_headers",
+        "ssl_context",
+    )
 
     def __init__(
         self,
@@ -78,6 +102,8 @@ class HttpSettings:
         self.proxy: str | None = proxy
         self.headers: dict[str, str] = dict(headers or {})
         self.request_headers: Callable[[], Mapping[str, str]] | None = None
+        self.pool_factory: Callable[[HttpSettings], Any] | None = None
+        self.network_backend: Any = None
 
     @property
     def name(self) -> str:
@@ -105,6 +131,23 @@ class HttpSettings:
             )
         if self.request_headers is not None and not callable(self.request_headers):
             raise ValueError("configure_http: request_headers must be a callable or None")
+        if self.pool_factory is not None and not callable(self.pool_factory):
+            raise ValueError(
+                f"configure_http: pool_factory must be a callable or None, "
+                f"got {self.pool_factory!r:.40}"
+            )
+        backend = self.network_backend
+        if backend is not None and not callable(getattr(backend, "connect_tcp", None)):
+            raise ValueError(
+                "configure_http: network_backend must be an httpcore NetworkBackend "
+                f"(or AsyncNetworkBackend in the Trio shell), got {type(backend).__name__}"
+            )
+        if self.pool_factory is not None and backend is not None:
+            # The factory builds the whole pool: a backend beside it would be ignored.
+            raise ValueError(
+                "configure_http: set pool_factory or network_backend, not both (a factory "
+                "passes the backend it wants to the pool it builds)"
+            )
 
     def headers_for(self, url: str, headers: tuple[tuple[str, str], ...]) -> list[tuple[str, str]]:
         """The headers of a request to ``url`` that the machine built with ``headers``:

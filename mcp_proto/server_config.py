@@ -585,7 +585,11 @@ def http_config(
     HTTP-5: with ``endpoint`` left at ``None`` the URL is used as given: its path is the
     endpoint (``https://h/api`` → ``/api``, ``https://h`` → ``/``). An explicit
     ``endpoint`` wins and the base URL's path is dropped (as the Ruby client does);
-    ``endpoint="/rpc"`` gives the Ruby client's default path.
+    ``endpoint="/rpc"`` gives the Ruby client's default path. That default is not
+    taken (CONN-17 names it): the seeds' examples pass ``endpoint="/rpc"`` explicitly,
+    and ``connect``'s fallback chain, ``connect(transport="http")`` and ``plain_http``
+    file entries build through this function, where a default path would send a bare
+    origin's requests elsewhere than the URL says (docs/http.md).
 
     ``protocol`` is ``"auto"`` (probe with ``server/discover``, else ``initialize``),
     ``"modern"`` or ``"legacy"`` (LIFE-8); ``discover_timeout`` bounds the probe (None:

@@ -165,6 +165,9 @@ ALLOWED: dict[str, frozenset[str] | None] = {
     "mcp_proto.http_settings": frozenset({"HttpSettings", "RequestHeadersError"}),
     # A proxy's CONNECT tunnel: its rules are the core's, the shells move the bytes.
     "mcp_proto.proxy_tunnel": frozenset({"ProxyEndpoint", "ProxyTunnel", "parse_proxy_url"}),
+    # Which of the environment's variables name proxies (the shells read os.environ,
+    # the core decides which proxy a URL takes: trust_env).
+    "mcp_proto.proxy_env": frozenset({"proxy_variables"}),
     "mcp_proto.oauth": frozenset(
         {
             "AuthorizationRecord",

@@ -154,6 +154,14 @@ def _add_global_options(parser: argparse.ArgumentParser, *, top: bool) -> None:
         "(Streamable HTTP and plain HTTP)",
     )
     opts.add_argument(
+        "--proxy",
+        metavar="URL",
+        default=default(None),
+        help="reach URL servers (-c URL or --config) through this proxy: "
+        "http://[user:password@]host:port, https://... or socks5://...; without it, "
+        "HTTP_PROXY / HTTPS_PROXY / NO_PROXY apply",
+    )
+    opts.add_argument(
         "--protocol",
         choices=("auto", "modern", "legacy"),
         default=default(None),
@@ -360,6 +368,19 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
             opts.url = opts.connect.strip()
     if opts.headers and opts.config is None and opts.url is None:
         raise UsageError(f"{PROG}: --header applies to an http(s) URL server, not a command")
+    if opts.proxy is not None:
+        if opts.config is None and opts.url is None:
+            raise UsageError(f"{PROG}: --proxy applies to a URL server, not a command")
+        proxy_scheme = urlsplit(opts.proxy.strip()).scheme.lower()
+        if (
+            proxy_scheme not in ("http", "https", "socks5", "socks5h")
+            or not urlsplit(opts.proxy.strip()).hostname
+        ):
+            # Never quoted: the URL may hold the proxy's password.
+            raise UsageError(
+                f"{PROG}: --proxy expects an http://, https:// or socks5:// URL with a host"
+            )
+        opts.proxy = opts.proxy.strip()
     if opts.url is not None and (opts.env_vars or opts.cwd is not None):
         raise UsageError(f"{PROG}: --env and --cwd apply to a server command, not a URL")
     if opts.transport is not None:

@@ -159,7 +159,8 @@ def open_client(
         configs = load_config(opts)
         if len({c.read_timeout for c in configs}) == 1:
             opts.effective_timeout = configs[0].read_timeout
-        client = create_client(configs, **_handlers(opts))
+        proxy = {"proxy": opts.proxy} if opts.proxy is not None else {}
+        client = create_client(configs, **proxy, **_handlers(opts))
         try:
             return client, _connect_each(client, report)
         except BaseException:
@@ -175,6 +176,8 @@ def open_client(
     if opts.url is not None:
         if opts.headers:
             kwargs["headers"] = opts.headers
+        if opts.proxy is not None:
+            kwargs["proxy"] = opts.proxy
         login = stored_login(opts.url)  # `mcp-proto login URL` stored a token (issue 21)
         if login is not None:
             kwargs["oauth_provider"] = login

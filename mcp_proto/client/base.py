@@ -183,6 +183,7 @@ class BaseClient(ClientFacade[S], Generic[S]):
         limits: Limits | None = None,
         ssl_context: object | None = None,
         proxy: str | None = None,
+        trust_env: bool = True,
         configure_http: Callable[[HttpSettings], None] | None = None,
         request_meta: HostMeta = None,
         extensions: Extensions = (),
@@ -198,6 +199,11 @@ class BaseClient(ClientFacade[S], Generic[S]):
         names = unique_server_names(configs)
         # Options only an HTTP transport takes.
         self._http_options: dict[str, Any] = {"ssl_context": ssl_context, "proxy": proxy}
+        if not isinstance(trust_env, bool):
+            raise ValueError(f"trust_env must be True or False, got {trust_env!r:.40}")
+        # Without proxy=, each HTTP or WebSocket server's proxy comes from the
+        # environment's HTTP_PROXY/HTTPS_PROXY/NO_PROXY (mcp_proto/proxy_env.py).
+        self._trust_env = trust_env
         # CUST-1: called once per HTTP server (not WebSocket: its own options).
         self._configure_http = check_configure_http(configure_http)
         # The 2026-07-28 era (issue 10): host metadata on every modern request
@@ -321,11 +327,42 @@ class BaseClient(ClientFacade[S], Generic[S]):
 
     # ------------------------------------------------------------ server objects
 
+    def _proxy_environment(self) -> Mapping[str, str]:
+        """The environment's proxy variables (the shell's: the core reads none)."""
+        return {}
+
+    def _server_proxy(self, name: str, config: ServerConfig) -> str | None:
+        """``proxy=``, else (``trust_env``) the one the environment names for the
+        server's URL, else none (mcp_proto/proxy_env.py)."""
+        proxy: str | None = self._http_options["proxy"]
+        url = config.endpoint_url
+        if proxy is not None or not self._trust_env or not url:
+            return proxy
+        environ = self._proxy_environment()
+        if not environ:
+            return None
+        from ..proxy_env import proxy_for_url  # lazy: only with proxy variables set
+
+        found = proxy_for_url(url, environ)
+        if found is None:
+            return None
+        if config.type == "websocket" and not found.url.lower().startswith(("http:", "https:")):
+            # A WebSocket goes through an HTTP CONNECT tunnel only (issue 25).
+            self.logger.warning(
+                "server %s: %s names a proxy WebSocket cannot use (not http:// or "
+                "https://); connecting directly",
+                name,
+                found.variable,
+            )
+            return None
+        self.logger.debug("server %s: proxy from %s", name, found.variable)
+        return found.url
+
     def _make_server(self, name: str, config: ServerConfig) -> S:
         cls = self._server_class(config.type)
         extra: dict[str, Any] = {}
         if config.type == "websocket":
-            extra = self._http_options
+            extra = {**self._http_options, "proxy": self._server_proxy(name, config)}
         elif config.type != "stdio":
             # CUST-1: the host's hook, once per HTTP server, before the machine reads
             # the headers; the core entry follows what it left (CACHE-6, CACHE-9).
@@ -335,7 +372,7 @@ class BaseClient(ClientFacade[S], Generic[S]):
                 config.endpoint_url or "",
                 self._configure_http,
                 self._http_options["ssl_context"],
-                self._http_options["proxy"],
+                self._server_proxy(name, config),
             )
             self._core.http_configured(name, config.headers, settings.request_headers)
             extra = {"http_settings": settings}

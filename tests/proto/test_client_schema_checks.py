@@ -79,3 +79,43 @@ def test_format_gives_one_partial_warning(mode: str) -> None:
     driver.run(core.call_tool("t"))
     (log,) = driver.logs
     assert "partial" in log.message and "format" in log.message
+
+
+@pytest.mark.parametrize("mode", ["warn", "strict"])
+def test_the_partial_warning_names_each_unevaluated_keyword(mode: str) -> None:
+    """SCH-7: the warning names the keywords left unevaluated (``contentSchema`` and
+    ``format``, sorted), and the check still refuses what the evaluated keywords
+    refuse (strict) or warns about it (warn)."""
+    schema = {
+        "type": "object",
+        "properties": {
+            "d": {"type": "string", "format": "date"},
+            "blob": {"type": "string", "contentMediaType": "application/json", "contentSchema": {}},
+        },
+        "required": ["d"],
+    }
+    t = tool("t", outputSchema=schema)
+    core, driver = setup(
+        {
+            "s": FakeServer(
+                script={
+                    "tools/list": {"tools": [t]},
+                    "tools/call": {"content": [], "structuredContent": {"d": 5}},
+                }
+            )
+        },
+        validate_structured_content=mode,
+    )
+    if mode == "strict":
+        with pytest.raises(ValidationError, match="expected string, got integer"):
+            driver.run(core.call_tool("t"))
+        messages = [log.message for log in driver.logs]
+    else:
+        driver.run(core.call_tool("t"))
+        messages = [log.message for log in driver.logs]
+        assert any("structured output check failed" in m for m in messages)
+    partial = [m for m in messages if "validation is partial" in m]
+    assert partial == [
+        "tool 't' on server 's': output schema validation is partial "
+        "(contentSchema, format not evaluated)"
+    ]

@@ -692,6 +692,21 @@ def test_a_malformed_requested_schema_is_warned_about(schema: Any, says: str) ->
     assert says in driver.logs[0].message
 
 
+def test_a_catastrophic_content_pattern_is_bounded_and_rejects() -> None:
+    """ELIC-7: the answer's pattern checks run under the validator's whole-instance work
+    budget (mcp_proto/schema.py): a backtracking pattern a server put in its form
+    against a long answer fails the check (-32603, never transmitted) instead of
+    hanging the client; the same pattern with a short answer is accepted."""
+    pattern = "^(?:a+(?!b))+$"  # a lookahead: fancy-regex's backtracking engine
+    schema = {"type": "object", "properties": {"code": {"type": "string", "pattern": pattern}}}
+    params = {"message": "m", "requestedSchema": schema}
+    reply, _ = elicit({"code": "aaaa"}, params)
+    assert reply.result == {"action": "accept", "content": {"code": "aaaa"}}
+    reply, driver = elicit({"code": "a" * 40 + "!"}, params)
+    assert reply.is_error and reply.code == -32603
+    assert any("work budget" in log.message for log in driver.logs)
+
+
 def test_sep1034_defaults_do_not_overwrite_answers() -> None:
     reply, _ = elicit({"name": "Ada", "color": "green", "subscribe": True})
     assert reply.result == {

@@ -83,6 +83,56 @@ def test_a_servers_own_hook_wins_and_owned_headers_are_refused() -> None:
         streamable_http_config(URL, configure_http="not callable")
 
 
+class _Backend:
+    """Shaped like an httpcore network backend (the core never imports httpcore)."""
+
+    def connect_tcp(self, host: str, port: int) -> None:  # pragma: no cover - never called
+        raise AssertionError
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"pool_factory": "not callable"}, "pool_factory must be a callable"),
+        ({"network_backend": object()}, "network_backend must be an httpcore NetworkBackend"),
+        (
+            {"pool_factory": lambda s: None, "network_backend": _Backend()},
+            "pool_factory or network_backend, not both",
+        ),
+    ],
+)
+def test_a_bad_pool_factory_or_network_backend_is_refused(
+    changes: dict[str, Any], message: str
+) -> None:
+    """CUST-1's factories are checked when the hook returns, naming the field."""
+
+    def hook(s: HttpSettings) -> None:
+        for key, value in changes.items():
+            setattr(s, key, value)
+
+    with pytest.raises(ValueError, match=message):
+        apply_configure_http(streamable_http_config(URL), "s", URL, hook, None, None)
+
+
+def test_a_pool_factory_or_network_backend_is_kept() -> None:
+    backend = _Backend()
+
+    def factory(s: HttpSettings) -> object:
+        return object()  # pragma: no cover - the shells call it
+
+    def hook(s: HttpSettings) -> None:
+        s.pool_factory = factory
+
+    _, settings = apply_configure_http(streamable_http_config(URL), "s", URL, hook, None, None)
+    assert settings.pool_factory is factory and settings.network_backend is None
+
+    def hook2(s: HttpSettings) -> None:
+        s.network_backend = backend
+
+    _, settings = apply_configure_http(streamable_http_config(URL), "s", URL, hook2, None, None)
+    assert settings.network_backend is backend and settings.pool_factory is None
+
+
 def test_per_request_headers_disable_result_reuse() -> None:
     """CUST-3 / CACHE-9: what a request carries is unknown before it is sent, as with
     a request_meta callable: nothing of that server's results is reused."""

@@ -8,6 +8,7 @@ Start it over stdio (the default; the SDK serves both the ``initialize`` handsha
     python tests/servers/sdk_server.py --transport streamable-http --port 8765 \
         [--stateless] [--json-response] [--path /]
     python tests/servers/sdk_server.py --transport sse --port 8765
+    python tests/servers/sdk_server.py --transport streamable-http --uds /tmp/mcp.sock
     python tests/servers/sdk_server.py --era legacy ...   # or --era modern (default: dual)
 
 ``--era`` narrows the dual-era server to one era, on every transport (for the dual-era
@@ -602,6 +603,9 @@ def main(argv: list[str] | None = None) -> None:
         "--ssl-certfile", default=None, help="streamable-http: serve HTTPS with this certificate"
     )
     parser.add_argument("--ssl-keyfile", default=None, help="with --ssl-certfile: its key")
+    parser.add_argument(
+        "--uds", default=None, help="streamable-http: listen on this UNIX socket, not a port"
+    )
     args = parser.parse_args(argv)
     if args.era != "dual":
         restrict_era(args.era)
@@ -611,6 +615,13 @@ def main(argv: list[str] | None = None) -> None:
         serve_mounted(args.mount, args.host, args.port)
     elif args.transport == "sse":
         mcp.run(transport="sse", host=args.host, port=args.port)
+    elif args.uds is not None:
+        # A UNIX socket (tests/shells/test_http_pool_factory.py: a pool built with
+        # httpcore's uds= through configure_http's pool_factory).
+        import uvicorn
+
+        app = mcp.streamable_http_app(streamable_http_path=args.path, host=args.host)
+        uvicorn.run(app, uds=args.uds, log_level="warning")
     elif args.ssl_certfile is not None:
         # HTTPS (tests/shells/test_http_custom.py: a private CA through configure_http).
         import uvicorn

@@ -225,3 +225,38 @@ def test_hostile_proxies_fail_the_connect_with_a_typed_error(
     assert "hidden-pw" not in str(info.value)
     # The client did send the credentials, to the proxy only, in the CONNECT.
     assert "CONNECT mcp.invalid:8000 HTTP/1.1" in log and "Proxy-Authorization: Basic" in log
+
+
+# ---------------------------------------------------------------------- the environment
+
+
+def test_ws_through_the_environments_http_proxy(
+    shell: Shell, sdk1: str, proxy: Proxy, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``ws://`` reads ``HTTP_PROXY`` (``wss://`` reads ``HTTPS_PROXY``), as httpx's
+    ``trust_env`` does for HTTP (mcp_proto/proxy_env.py); ``trust_env=False`` and
+    ``NO_PROXY`` go direct (the proxy's log is unchanged by them: checked last)."""
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+        monkeypatch.delenv(name.lower(), raising=False)
+    before = proxy.connects().count(_target(sdk1))
+    monkeypatch.setenv("HTTP_PROXY", proxy.url)
+    assert run(shell, sdk1, echo) == "via proxy"
+    assert proxy.saw(_target(sdk1), before + 1)
+    monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")  # nothing listens there
+    assert run(shell, sdk1, echo, trust_env=False) == "via proxy"
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+    assert run(shell, sdk1, echo) == "via proxy"
+
+
+def test_ws_ignores_an_environment_socks_proxy_with_a_warning(
+    shell: Shell, sdk1: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+        monkeypatch.delenv(name.lower(), raising=False)
+    monkeypatch.setenv("ALL_PROXY", "socks5://127.0.0.1:9")
+    assert run(shell, sdk1, echo) == "via proxy"
+    assert any(
+        "ALL_PROXY names a proxy WebSocket cannot use" in m for m in shell.log.messages()
+    )
