@@ -123,6 +123,9 @@ class InputRequiredFailure(InputRequiredError):
             request_state=continuation.request_state,
             request_method=continuation.method,
             request_params=continuation.params,
+            # HYG-4 / MRTR-8: the answers already produced are on the public error too,
+            # so a host that rebuilds the error from its fields keeps them.
+            input_responses=dict(continuation.answered),
         )
         self.reason: FailureReason = reason
         self.continuation = continuation
@@ -350,6 +353,15 @@ def result_view(parsed: tuple[dict[str, Any] | None, str | None]) -> Mapping[str
     return out
 
 
+def _kept_answers(error: InputRequiredError) -> dict[str, Any]:
+    """The answers an error says were produced (MRTR-8), kept only for input requests
+    it still lists: anything else cannot be re-sent as an ``inputResponses`` key."""
+    given, requests = error.input_responses, error.input_requests
+    if not isinstance(given, Mapping) or not isinstance(requests, Mapping):
+        return {}
+    return {k: v for k, v in given.items() if isinstance(k, str) and k in requests}
+
+
 def resume_op(
     server: str,
     error: InputRequiredError,
@@ -374,6 +386,7 @@ def resume_op(
             error.request_params if isinstance(error.request_params, Mapping) else None,
             error.request_state,
             error.input_requests if isinstance(error.input_requests, Mapping) else None,
+            _kept_answers(error),
         )
     else:
         raise ValueError("this InputRequiredError is not resumable")
