@@ -17,7 +17,7 @@ from mcp_proto import llm
 from mcp_proto.client import ClientCore
 from mcp_proto.client.base import EFFECTS, BaseClient
 from mcp_proto.client.router import ServerSelector
-from mcp_proto.client.streaming import END, ToolStream
+from mcp_proto.client.streaming import END, ToolChunk, ToolStream
 from mcp_proto.connection import CallCancelledError
 from mcp_proto.effects import Attempt, Call, CallHost, Connect, Op, TryConnect
 from mcp_proto.errors import MCPError
@@ -241,11 +241,13 @@ class Client(ServerEvents, BaseClient[BaseServer]):
         *,
         server: ServerSelector | None = None,
         timeout: float | None = None,
-    ) -> AsyncIterator[Mapping[str, Any]]:
-        """Call a tool and iterate its chunks as they arrive (TOOL-7): a ``{"type":
-        "progress", ...}`` chunk per progress notification, then the result, checked
-        as ``call_tool`` checks it (SCH-3); a failed call raises its error after the
-        chunks before it. Leaving the iteration early cancels the call
+    ) -> AsyncIterator[ToolChunk]:
+        """Call a tool and iterate its chunks as they arrive (TOOL-7): the call's
+        progress, log messages, input requests and task statuses (``ProgressChunk``,
+        ``LogChunk``, ``InputChunk``, ``TaskChunk`` of
+        :mod:`mcp_proto.client.streaming`), then the result, checked as ``call_tool``
+        checks it (SCH-3); a failed call raises its error after the chunks before it.
+        Leaving the iteration early cancels the call
         (``notifications/cancelled``): close it promptly with
         ``contextlib.aclosing(...)`` (else it is closed when collected). Bounded: see
         :class:`mcp_proto.client.streaming.ToolStream`."""
@@ -276,7 +278,7 @@ class Client(ServerEvents, BaseClient[BaseServer]):
                     continue
                 if chunk is END:
                     return
-                yield chunk  # type: ignore[misc]
+                yield chunk  # type: ignore[misc]  # (END and None are not chunks)
         finally:
             if not stream.ended:
                 scope.cancel()

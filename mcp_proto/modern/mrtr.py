@@ -207,6 +207,7 @@ def input_required_op(
     first_result: Any = _SEND,
     continuation: Continuation | None = None,
     pace: Pace = Pace(),
+    on_input: Callable[[Mapping[str, Any]], Any] | None = None,
 ) -> Op[Any]:
     """Send ``method`` (or take its ``first_result`` already received) and see the
     ``input_required`` rounds through to the complete result (MRTR-1).
@@ -222,6 +223,8 @@ def input_required_op(
       wait (the call's timeout, else the transport's read timeout: MRTR-7).
     - ``timeout`` is passed on to each ``Call``.
     - ``continuation`` resumes an interrupted exchange (see :func:`resume_op`).
+    - ``on_input(requests)`` (host code) is shown each round's input requests before
+      they are answered (``call_tool_streaming``'s ``InputChunk``).
     """
     base = {k: v for k, v in (params or {}).items() if k not in _RETRY_KEYS}
     state: str | None = None
@@ -312,6 +315,8 @@ def input_required_op(
             rounds += 1
             if rounds > MAX_ROUNDS:
                 raise failure("rounds", f"more than {MAX_ROUNDS} input_required rounds")
+            if on_input is not None:
+                yield CallHost(on_input, (dict(requests),))
             yield from answer()
             continue
         # Only a requestState: an out-of-band wait (MRTR-4).
