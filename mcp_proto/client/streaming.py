@@ -31,8 +31,9 @@ is the pure buffer between the call and the consumer. Its chunks, typed records 
 Bounded (issue 23: a consumer that does not keep up does not grow memory): at most
 ``max_pending`` chunks wait; past that the oldest waiting one is dropped (news that a
 newer chunk supersedes) and counted in ``dropped``. A chunk holds one message at most,
-and the connection refuses messages over ``Limits.max_message_size``: the buffer holds
-at most ``max_pending`` such messages, whatever the server sends.
+and the connection refuses messages over ``Limits.max_line_size`` (a stdio line, an SSE
+event): the buffer holds at most ``max_pending`` such messages, whatever the server
+sends.
 
 A shell runs :meth:`ToolStream.op` where it may wait (a thread, a Trio task), hands the
 stream its lock and wake-up, and iterates :meth:`ToolStream.take`. Leaving the
