@@ -68,6 +68,24 @@ def test_http_a_log_on_a_calls_own_stream_is_that_calls() -> None:
     assert c not in (a, b)
 
 
+def test_http_a_log_on_the_get_stream_is_nobodys_even_with_one_call_in_flight() -> None:
+    # Streamable HTTP has a stream per request: the standalone GET stream's messages
+    # SHOULD be unrelated to any request (2025-11-25 basic/transports.mdx § Listening
+    # for Messages from the Server), so "the only request in flight" does not apply.
+    h = Harness(streamable_http_config(URL))
+    get = connect_http(h)
+    assert get is not None
+    cid = h.conn.start_call("tools/call", {"name": "a"}, now=0.0, progress=True)
+    (post,) = h.exchanges()
+    h.conn.exchange_head(post.xid, 200, SSE_HEAD, 0.0)
+    h.conn.exchange_data(get.xid, sse(log("server-wide")), 0.0)
+    h.conn.exchange_data(post.xid, sse(result(body_of(post)["id"], {})), 0.0)
+    assert kinds(h.take_events()) == [
+        NotificationReceived("notifications/message", log_params("server-wide")),
+        CallSucceeded(cid, "tools/call", {}),
+    ]
+
+
 def test_http_progress_and_logs_of_a_call_keep_their_order() -> None:
     h = Harness(streamable_http_config(URL))
     connect_http(h)
