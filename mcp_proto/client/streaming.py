@@ -38,7 +38,10 @@ sends.
 A shell runs :meth:`ToolStream.op` where it may wait (a thread, a Trio task), hands the
 stream its lock and wake-up, and iterates :meth:`ToolStream.take`. Leaving the
 iteration early is the shell's to turn into a cancellation of the call (the connection
-then sends ``notifications/cancelled``, 2025-11-25 basic/utilities/cancellation.mdx).
+then sends ``notifications/cancelled``, 2025-11-25 basic/utilities/cancellation.mdx);
+when the call had become a task still running (:attr:`ToolStream.running_task`), the
+shell cancels that with ``tasks/cancel`` once the call has stopped (both task
+revisions: ``tasks/cancel``, never ``notifications/cancelled``, for a task).
 """
 
 from __future__ import annotations
@@ -165,6 +168,7 @@ class StreamSink:
         self._stream.put(InputChunk(dict(requests)))
 
     def on_task(self, task: Task) -> None:
+        self._stream.task = task
         self._stream.put(TaskChunk(task))
 
 
@@ -194,6 +198,8 @@ class ToolStream:
         self._delivered_end = False
         #: Chunks dropped because the consumer did not keep up.
         self.dropped = 0
+        #: The task the call runs as, as last seen (``None``: not a task).
+        self.task: Task | None = None
         #: The call's progress callback (the core and the shells find the hooks on it).
         self.sink = StreamSink(self)
 
@@ -255,6 +261,14 @@ class ToolStream:
     def ended(self) -> bool:
         """The call has an outcome (chunks may still wait)."""
         return self._ended
+
+    @property
+    def running_task(self) -> Task | None:
+        """The task the call runs as, unless it was last seen finished: what a
+        consumer leaving early leaves running on the server (the shells cancel it with
+        ``tasks/cancel``, TASK-19: never ``notifications/cancelled`` for a task)."""
+        task = self.task
+        return task if task is not None and not task.is_terminal else None
 
     @property
     def exhausted(self) -> bool:

@@ -217,3 +217,37 @@ def test_the_per_server_object_streams_too(shell: Shell) -> None:
     *progress, result = shell.run(scenario, SDK_SERVER, protocol="legacy")
     assert progress == [ProgressChunk(1, 2, "step 1/2"), ProgressChunk(2, 2, "step 2/2")]
     assert text_of(result) == "done"
+
+
+def test_leaving_a_task_stream_early_cancels_the_task(shell: Shell) -> None:
+    # A streamed call that became a task: leaving after its first chunk ends the wait
+    # at once (the poll interval here is an hour; the blocking shell's worker was
+    # asleep in it) and cancels the task with tasks/cancel (TASK-19).
+    async def scenario(c: Any) -> tuple[Any, Any]:
+        stream = c.call_tool_streaming("poll_hour", {}, timeout=3600)
+        first = await first_then_close(stream)
+        assert isinstance(first, TaskChunk) and first.status == "working"
+        return first.task, await c.get_task(first.task)
+
+    task, after = shell.run(scenario, MODERN, extensions=[EXTENSION], deadline=30)
+    assert after.task_id == task.task_id and after.status.value == "cancelled"
+
+
+@pytest.mark.peer
+@pytest.mark.skipif(not PEERS_NODE_MODULES.is_dir(), reason="make peers not run")
+def test_leaving_a_2025_task_stream_early_cancels_the_task(shell: Shell, tmp_path: Path) -> None:
+    log = tmp_path / "tap.jsonl"
+
+    async def scenario(c: Any) -> tuple[Any, Any]:
+        stream = c.call_tool_streaming("simulate-research-query", {"topic": "x"}, timeout=60)
+        first = await first_then_close(stream)
+        assert isinstance(first, TaskChunk) and first.status == "working"
+        return first.task, await c.get_task(first.task)
+
+    command = [sys.executable, str(TAP), str(log), "--", *EVERYTHING]
+    task, after = shell.run(scenario, command, protocol="legacy")
+    assert after.status.value == "cancelled"
+    sent = _wire(log, "c2s")
+    cancels = [m["params"] for m in sent if m.get("method") == "tasks/cancel"]
+    assert cancels == [{"taskId": task.task_id}]
+    assert not [m for m in sent if m.get("method") == "notifications/cancelled"]
