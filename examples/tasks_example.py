@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from mcp_io_sync import Task, connect
+from mcp_io_sync import LogChunk, ProgressChunk, Task, ToolResult, connect
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = [sys.executable, str(ROOT / "examples" / "demo_server.py")]
@@ -35,10 +35,12 @@ def clarify(message: str, schema: Any) -> dict[str, Any]:
 def main(argv: list[str]) -> int:
     with connect(DEMO) as client:
         for chunk in client.call_tool_streaming("countdown", {"seconds": 1}, timeout=30):
-            if chunk.get("type") == "progress":
-                print(f"  chunk: progress {chunk['progress']:g}/{chunk['total']:g}")
-            else:
-                print("streamed countdown:", chunk["content"][0]["text"])
+            if isinstance(chunk, ProgressChunk):
+                print(f"  chunk: progress {chunk.progress:g}/{chunk.total or 0:g}")
+            elif isinstance(chunk, LogChunk):
+                print(f"  chunk: log [{chunk.level}] {chunk.data}")
+            elif isinstance(chunk, ToolResult):
+                print("streamed countdown:", chunk.text)
 
     server = argv or EVERYTHING
     with connect(server, protocol="legacy", elicitation_handler=clarify) as client:

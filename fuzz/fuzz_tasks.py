@@ -8,9 +8,11 @@ next poll of a working task, and through the client's task store as a server's
 ``tasks/*`` request.
 
 Contract: every parser returns its value or raises ``RemoteProtocolError``;
-``Task.from_dict`` returns a handle or raises ``ValueError``/``TypeError``; a handle
-round-trips through ``to_dict``; ``TaskWatch.observe`` raises only ``MCPError``s and
-its next action is one of the actions; the store answers every request with a reply.
+``Task.from_dict`` / ``Task.from_json`` (of the raw bytes too) return a handle or raise
+``ValueError``/``TypeError``; a handle round-trips through ``to_dict`` and its JSON text;
+``LogChunk.from_params`` takes any params object; ``TaskWatch.observe`` raises only
+``MCPError``s and its next action is one of the actions; the store answers every
+request with a reply.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import Any
 
 from _fuzzlib import Reader, Target, json_input, json_value
 
+from mcp_proto.client.streaming import LogChunk
 from mcp_proto.errors import MCPError, RemoteProtocolError
 from mcp_proto.handlers import Reply
 from mcp_proto.tasks import (
@@ -74,8 +77,10 @@ def check(data: bytes) -> None:
                 continue
             for task in value.tasks if hasattr(value, "tasks") else (value,):
                 assert isinstance(task, Task)
-                again = Task.from_dict(json.loads(json.dumps(task.to_dict(), default=str)))
+                text = json.dumps(task.to_dict(), default=str)
+                again = Task.from_dict(json.loads(text))
                 assert again == task and again.era == task.era
+                assert Task.from_json(text) == task  # TASK-16: as another process reads it
         try:
             observed = parse_task(document, era=era)
         except RemoteProtocolError:
@@ -91,6 +96,15 @@ def check(data: bytes) -> None:
         Task.from_dict(document)
     except (ValueError, TypeError):
         pass
+    try:
+        Task.from_json(data)  # the bytes as another process's handle, or a bare id
+    except (ValueError, TypeError):
+        pass
+    if isinstance(document, dict):
+        # A notifications/message's params as call_tool_streaming shows them (LogChunk).
+        chunk = LogChunk.from_params(document)
+        assert chunk.level is None or isinstance(chunk.level, str)
+        assert chunk.logger is None or isinstance(chunk.logger, str)
     store = ClientTaskStore(new_id=lambda: "t1", timestamp=lambda: "now", max_tasks=1)
     store.create("elicitation/create", 1000, now=0.0)
     params = document.get("task", document) if isinstance(document, dict) else document

@@ -55,13 +55,15 @@ class ClientIO(Generic[S]):
         raise NotImplementedError
 
     def call_tool_streaming(self, *args: Any, **kwargs: Any) -> Any:  # pragma: no cover
-        """Call a tool and iterate its chunks as they arrive (TOOL-7): a ``{"type":
-        "progress", ...}`` chunk per progress notification, then the result, checked
-        as ``call_tool`` checks it (SCH-3); a failed call raises its error after the
-        chunks before it. Leaving the iteration early cancels the call
-        (``notifications/cancelled``): ``break`` or ``close()`` in the blocking shell;
-        under Trio close the async iterator promptly with ``contextlib.aclosing(...)``
-        (else it is closed when collected). Bounded: see
+        """Call a tool and iterate its chunks as they arrive (TOOL-7): the call's
+        progress, log messages, input requests and task statuses (``ProgressChunk``,
+        ``LogChunk``, ``InputChunk``, ``TaskChunk`` of
+        :mod:`mcp_proto.client.streaming`), then the result, checked as ``call_tool``
+        checks it (SCH-3); a failed call raises its error after the chunks before it.
+        Leaving the iteration early cancels the call (``notifications/cancelled``, or
+        ``tasks/cancel`` for a call running as a task): ``break`` or ``close()`` in the
+        blocking shell; under Trio close the async iterator promptly with
+        ``contextlib.aclosing(...)`` (else it is closed when collected). Bounded: see
         :class:`mcp_proto.client.streaming.ToolStream`. The call starts at the first
         ``next()``."""
         raise NotImplementedError

@@ -18,11 +18,12 @@ from mcp_proto import llm
 from mcp_proto.client import ClientCore
 from mcp_proto.client.base import EFFECTS
 from mcp_proto.client.router import ServerSelector
-from mcp_proto.client.streaming import END, ToolStream
+from mcp_proto.client.streaming import END, ToolChunk, ToolStream
 from mcp_proto.connection import CallCancelledError
 from mcp_proto.effects import Attempt, Call, CallHost, Effect, Op, TryConnect
 from mcp_proto.errors import MCPError
 from mcp_proto.results import ToolResult
+from mcp_proto.tasks import Task
 
 from ._base import BaseServer, CallToken
 from ._events import ServerEvents
@@ -215,14 +216,17 @@ class Client(ClientIO[BaseServer], ServerEvents):
         *,
         server: ServerSelector | None = None,
         timeout: float | None = None,
-    ) -> Iterator[Mapping[str, Any]]:
+    ) -> Iterator[ToolChunk]:
         # (docstring: mcp_io_common/client_io.py)
         cond = threading.Condition()
         stream = ToolStream(lock=cond, wake=cond.notify_all)
-        token = CallToken()
+        token, left = CallToken(), threading.Event()
         op = stream.op(self._core, name, arguments, server=server, timeout=timeout)
         worker = threading.Thread(
-            target=self._run_streaming, args=(op, token, stream), name="mcp-stream", daemon=True
+            target=self._run_streaming,
+            args=(op, token, stream, left),
+            name="mcp-stream",
+            daemon=True,
         )
         worker.start()
         try:
@@ -234,16 +238,33 @@ class Client(ClientIO[BaseServer], ServerEvents):
                         chunk = stream.take()
                 if chunk is END:
                     return
-                yield chunk  # type: ignore[misc]
+                yield chunk  # type: ignore[misc]  # (END and None are not chunks)
         finally:
             if not stream.ended:
                 token.cancel()
+                left.set()
             worker.join()
+            task = stream.running_task if left.is_set() else None
+            if task is not None:
+                self._cancel_left_task(task)
 
-    def _run_streaming(self, op: Op[None], token: CallToken, stream: ToolStream) -> None:
+    def _cancel_left_task(self, task: Task) -> None:
+        """A streamed call left early had become this running task: ``tasks/cancel``
+        (TASK-19); whether that works does not change what the consumer did."""
+        try:
+            self.cancel_task(task)
+        except MCPError as exc:
+            self.logger.warning(
+                "tasks/cancel of %r (a stream left early) failed: %s", task.task_id, exc
+            )
+
+    def _run_streaming(
+        self, op: Op[None], token: CallToken, stream: ToolStream, left: threading.Event
+    ) -> None:
         """``_run`` for a streaming call, on its own thread: its requests carry
         ``token`` (the consumer cancels them through it); once cancelled, the operation
-        is told so before any further effect."""
+        is told so before any further effect. The operation's sleeps (a task's poll
+        interval, up to the call's timeout) end when the consumer leaves (``left``)."""
         value: Any = None
         error: BaseException | None = None
         try:
@@ -268,6 +289,9 @@ class Client(ClientIO[BaseServer], ServerEvents):
                         error = None
                     except MCPError as exc:
                         value, error = None, exc
+                elif type(effect) is CallHost and effect.fn == self._sleep:
+                    left.wait(effect.args[0])
+                    value, error = None, None
                 else:
                     value, error = self._outcome(effect)
         except BaseException as exc:  # a bug of the client: the consumer sees it

@@ -20,6 +20,7 @@ from mcp_proto import deprecations
 from mcp_proto.client.routing import CONNECTION_ENDED, ProgressDue, RequestDue, SettleDue
 from mcp_proto.connection import (
     CallFailed,
+    CallLog,
     CallProgress,
     CallSucceeded,
     Closed,
@@ -105,7 +106,7 @@ class EventDispatch:
             wake = waiter.event
             if wake is not None:
                 wake.set()
-        elif kind is CallProgress:
+        elif kind is CallProgress or kind is CallLog:  # (a call's log: its progress channel)
             callback = self._progress.get(event.call_id)
             if callback is not None:
                 self._progressed.add(event.call_id)

@@ -517,7 +517,7 @@ class BaseServer(
                 return
             if isinstance(event, (cev.CallSucceeded, cev.CallFailed)):
                 self._finish_call(event)
-            elif isinstance(event, cev.CallProgress):
+            elif isinstance(event, (cev.CallProgress, cev.CallLog)):  # (the progress channel)
                 callback = self._progress.get(event.call_id)
                 if callback is not None:
                     self._progressed.add(event.call_id)

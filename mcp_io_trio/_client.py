@@ -17,11 +17,12 @@ from mcp_proto import llm
 from mcp_proto.client import ClientCore
 from mcp_proto.client.base import EFFECTS
 from mcp_proto.client.router import ServerSelector
-from mcp_proto.client.streaming import END, ToolStream
+from mcp_proto.client.streaming import END, ToolChunk, ToolStream
 from mcp_proto.connection import CallCancelledError
 from mcp_proto.effects import Attempt, Call, CallHost, Connect, Op, TryConnect
 from mcp_proto.errors import MCPError
 from mcp_proto.results import ToolResult
+from mcp_proto.tasks import Task
 
 from ._base import BaseServer
 from ._events import ServerEvents
@@ -230,7 +231,7 @@ class Client(ClientIO[BaseServer], ServerEvents):
         *,
         server: ServerSelector | None = None,
         timeout: float | None = None,
-    ) -> AsyncIterator[Mapping[str, Any]]:
+    ) -> AsyncIterator[ToolChunk]:
         # (docstring: mcp_io_common/client_io.py)
         woken = [trio.Event()]
         stream = ToolStream(wake=lambda: woken[0].set())
@@ -259,12 +260,27 @@ class Client(ClientIO[BaseServer], ServerEvents):
                     continue
                 if chunk is END:
                     return
-                yield chunk  # type: ignore[misc]
+                yield chunk  # type: ignore[misc]  # (END and None are not chunks)
         finally:
-            if not stream.ended:
+            left = not stream.ended
+            if left:
                 scope.cancel()
             with trio.CancelScope(shield=True):
                 await finished.wait()
+                task = stream.running_task if left else None
+                if task is not None:
+                    await self._cancel_left_task(task)
+
+    async def _cancel_left_task(self, task: Task) -> None:
+        """A streamed call left early had become this running task: ``tasks/cancel``
+        (TASK-19; bounded, as any request, by the server's read timeout); whether that
+        works does not change what the consumer did."""
+        try:
+            await self.cancel_task(task)
+        except MCPError as exc:
+            self.logger.warning(
+                "tasks/cancel of %r (a stream left early) failed: %s", task.task_id, exc
+            )
 
     async def call_tools(
         self, calls: Iterable[Mapping[str, Any]], *, concurrent: bool = False

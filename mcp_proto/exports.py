@@ -11,6 +11,11 @@ from __future__ import annotations
 
 from ._util import export_order
 from .client.facade import NotificationHandle as NotificationHandle
+from .client.streaming import InputChunk as InputChunk
+from .client.streaming import LogChunk as LogChunk
+from .client.streaming import ProgressChunk as ProgressChunk
+from .client.streaming import TaskChunk as TaskChunk
+from .client.streaming import ToolChunk as ToolChunk
 from .config import http_config as http_config
 from .config import sse_config as sse_config
 from .config import stdio_config as stdio_config
@@ -51,10 +56,13 @@ __all__ = [
     "EmbeddedResource",
     "ImageContent",
     "Implementation",
+    "InputChunk",
     "Limits",
+    "LogChunk",
     "NotificationHandle",
     "Prompt",
     "PromptMessage",
+    "ProgressChunk",
     "PromptResult",
     "Resource",
     "ResourceContent",
@@ -64,10 +72,12 @@ __all__ = [
     "ResourceTemplatePage",
     "Root",
     "Task",
+    "TaskChunk",
     "TaskPage",
     "TaskStatus",
     "TextContent",
     "Tool",
+    "ToolChunk",
     "ToolResult",
     "http_config",
     "parse_tool_content",

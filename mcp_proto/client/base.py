@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any, Final, Generic, Literal, Protocol, TypeVa
 from .. import events as ev
 from ..config import ServerConfig, config_from_dict, redact_config
 from ..connection.events import (
+    CallLog,
     ListenAcknowledged,
     ListenEnded,
     ListenInterrupted,
@@ -80,6 +81,7 @@ from . import ClientCore
 from .facade import ClientFacade
 from .router import ServerEntry, ServerSelector
 from .routing import ConnectionEnded, ProgressDue, RequestDue, SettleDue, notification_note
+from .streaming import hook
 
 if TYPE_CHECKING:
     from ..modern.mrtr import InputRequiredWait
@@ -687,7 +689,15 @@ class BaseClient(ClientFacade[S], Generic[S]):
         kind = type(event)
         if kind is ProgressDue:
             callback, progress = event.callback, event.progress
-            self._submit(lambda: callback(progress.progress, progress.total, progress.message))
+            if type(progress) is CallLog:
+                # The call's own log message (call_tool_streaming's LogChunk); a plain
+                # progress callback has no use for it.
+                on_log = hook(callback, "on_log")
+                if on_log is not None:
+                    params = progress.params
+                    self._submit(lambda: on_log(params))
+            else:
+                self._submit(lambda: callback(progress.progress, progress.total, progress.message))
         elif kind is SettleDue:
             self._settle_after_callbacks(event.waiter)
         elif kind is RequestDue:

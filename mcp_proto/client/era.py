@@ -239,6 +239,7 @@ def rounds(
     if result_type(first, method=method) == "complete":
         return first
     from ..modern.mrtr import input_required_op
+    from .streaming import hook
 
     entry = core._entry(server)
     op = input_required_op(
@@ -253,6 +254,7 @@ def rounds(
         wait_limit=timeout if timeout is not None else entry.read_timeout,
         capabilities=core.capabilities,
         on_wait=core.on_input_required_wait,
+        on_input=hook(progress, "on_input"),
     )
     return (yield from run_rounds(core, server, op, progress, tool))
 

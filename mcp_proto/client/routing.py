@@ -14,7 +14,7 @@ from typing import Any, Final
 
 from .._record import Record
 from .._util import sanitize_peer_text
-from ..connection.events import CallProgress, ServerRequest
+from ..connection.events import CallLog, CallProgress, ServerRequest
 
 __all__ = [
     "HANDLED_NOTIFICATIONS",
@@ -52,9 +52,9 @@ class ProgressDue(Record):
 
     __slots__ = ("callback", "progress")
     callback: Callable[..., Any]
-    progress: CallProgress
+    progress: CallProgress | CallLog  # (a call's log message: its progress channel)
 
-    def __init__(self, callback: Callable[..., Any], progress: CallProgress) -> None:
+    def __init__(self, callback: Callable[..., Any], progress: CallProgress | CallLog) -> None:
         _set(self, "callback", callback)
         _set(self, "progress", progress)
 

@@ -18,7 +18,7 @@ server is served by them, and this server's handshake declares them (CAP-1).
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Coroutine, Mapping
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Concatenate, Final, Generic, ParamSpec, TypeVar, overload
 
 from ..modern import SUBSCRIPTION_RESTART_MIN_INTERVAL
@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from ..types import Prompt, ResourceContent, Tool
     from . import ClientCore
     from .base import BaseClient
+    from .streaming import ToolChunk
 
 __all__ = [
     "CACHE_INVALIDATING",
@@ -146,17 +147,6 @@ class ServerMethods:
         return self._core().call_tool(
             name, arguments, server=self.name, progress=progress, timeout=timeout
         )
-
-    def call_tool_streaming(
-        self,
-        name: str,
-        arguments: Mapping[str, object] | None = None,
-        *,
-        timeout: float | None = None,
-    ) -> Any:
-        # An iterator in the blocking shell, an async iterator under Trio: each shell
-        # builds it (the core's ToolStream), so it is not a scoped operation.
-        return self._owner().call_tool_streaming(name, arguments, server=self.name, timeout=timeout)
 
     @scoped
     def list_prompts(self, *, cache: bool = True) -> Op[list[Prompt]]:
@@ -380,6 +370,21 @@ class ServerMethods:
 class BlockingMethods(ServerMethods):
     """The per-server methods of a blocking shell: each returns its value."""
 
+    def call_tool_streaming(
+        self,
+        name: str,
+        arguments: Mapping[str, object] | None = None,
+        *,
+        timeout: float | None = None,
+    ) -> Iterator[ToolChunk]:
+        """This server's tool ``name`` as a stream of chunks (see the client's
+        ``call_tool_streaming``; the shell builds the iterator, so it is not a scoped
+        core operation)."""
+        chunks: Iterator[ToolChunk] = self._owner().call_tool_streaming(
+            name, arguments, server=self.name, timeout=timeout
+        )
+        return chunks
+
     def cleanup(self) -> None:  # pragma: no cover - the shell's server class has it
         raise NotImplementedError
 
@@ -392,6 +397,20 @@ class BlockingMethods(ServerMethods):
 
 class AwaitingMethods(ServerMethods):
     """The per-server methods of an async shell: each returns a coroutine of its value."""
+
+    def call_tool_streaming(
+        self,
+        name: str,
+        arguments: Mapping[str, object] | None = None,
+        *,
+        timeout: float | None = None,
+    ) -> AsyncIterator[ToolChunk]:
+        """This server's tool ``name`` as an async stream of chunks (see the client's
+        ``call_tool_streaming``): ``async for chunk in server.call_tool_streaming(...)``."""
+        chunks: AsyncIterator[ToolChunk] = self._owner().call_tool_streaming(
+            name, arguments, server=self.name, timeout=timeout
+        )
+        return chunks
 
     async def cleanup(self) -> None:  # pragma: no cover - the shell's server class has it
         raise NotImplementedError

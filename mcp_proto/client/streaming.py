@@ -2,21 +2,46 @@
 
 The call is ``call_tool`` itself (routing, argument checks, tasks, the output-schema
 check of the result: SCH-3 holds because the last chunk *is* ``call_tool``'s checked
-result); what the stream adds is where its progress goes. :class:`ToolStream` is the
-pure buffer between the call and the consumer:
+result); what the stream adds is where the call's interim news goes. :class:`ToolStream`
+is the pure buffer between the call and the consumer. Its chunks, typed records with a
+``type`` tag, in the order they arrived:
 
-- each ``notifications/progress`` of the call becomes a chunk ``{"type": "progress",
-  "progress": p, "total": t, "message": m}`` as it arrives;
+- :class:`ProgressChunk` (``"progress"``): a ``notifications/progress`` of the call;
+- :class:`LogChunk` (``"log"``): a ``notifications/message`` of the call. Which ones are
+  the call's is the connection's to tell (``mcp_proto.connection.events.CallLog``): over
+  Streamable HTTP the ones on the call's own response stream (2026-07-28
+  basic/transports/streamable-http.mdx § Receiving Messages: they MUST relate to the
+  request; 2025-11-25 basic/transports.mdx: SHOULD); on a single shared channel (stdio,
+  WebSocket, the legacy SSE stream) nothing names the request, so a log message counts
+  as the call's when the call was the only request in flight to that server, and as
+  nobody's otherwise. Every log message still reaches the client's logger and
+  ``on_notification`` as always;
+- :class:`InputChunk` (``"input_required"``): the partial results of the call. MCP has
+  no partial *content*; what a server sends before the final result is an
+  ``input_required`` result (2026-07-28 basic/patterns/mrtr) or a task's
+  ``inputRequests`` (SEP-2663). The chunk shows the input requests, which the client
+  then answers with the registered handlers, as ``call_tool`` does;
+- :class:`TaskChunk` (``"task"``): the call runs as a task (a 2025-11-25
+  ``taskSupport: "required"`` tool, or a 2026-07-28 ``resultType: "task"`` answer with
+  the extension declared): the task when it is created and at each change of its status
+  or status message seen while polling;
 - the call's outcome ends the stream: its :class:`~mcp_proto.results.ToolResult` is the
-  last chunk, or its error is raised to the consumer after the chunks before it;
-- bounded (issue 23: a consumer that does not keep up does not grow memory): at most
-  ``max_pending`` progress chunks wait; past that the oldest waiting one is dropped
-  (each newer one supersedes it) and counted in ``dropped``.
+  last chunk, or its error is raised to the consumer after the chunks before it.
+
+Bounded (issue 23: a consumer that does not keep up does not grow memory): at most
+``max_pending`` chunks wait; past that the oldest waiting one is dropped (news that a
+newer chunk supersedes) and counted in ``dropped``. A chunk holds one message at most,
+and the connection refuses messages over ``Limits.max_line_size`` (a stdio line, an SSE
+event): the buffer holds at most ``max_pending`` such messages, whatever the server
+sends.
 
 A shell runs :meth:`ToolStream.op` where it may wait (a thread, a Trio task), hands the
 stream its lock and wake-up, and iterates :meth:`ToolStream.take`. Leaving the
 iteration early is the shell's to turn into a cancellation of the call (the connection
-then sends ``notifications/cancelled``, 2025-11-25 basic/utilities/cancellation.mdx).
+then sends ``notifications/cancelled``, 2025-11-25 basic/utilities/cancellation.mdx);
+when the call had become a task still running (:attr:`ToolStream.running_task`), the
+shell cancels that with ``tasks/cancel`` once the call has stopped (both task
+revisions: ``tasks/cancel``, never ``notifications/cancelled``, for a task).
 """
 
 from __future__ import annotations
@@ -24,18 +49,94 @@ from __future__ import annotations
 import contextlib
 from collections import deque
 from collections.abc import Callable, Mapping
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal, Union
+
+import attrs
 
 from ..effects import Op
 from ..errors import MCPError
 from ..results import ToolResult
 
-__all__ = ["END", "MAX_PENDING_CHUNKS", "ToolStream"]
+if TYPE_CHECKING:
+    from ..tasks import Task
 
-#: Progress chunks waiting for a slow consumer before the oldest is dropped.
+__all__ = [
+    "END",
+    "MAX_PENDING_CHUNKS",
+    "InputChunk",
+    "LogChunk",
+    "ProgressChunk",
+    "StreamSink",
+    "TaskChunk",
+    "ToolChunk",
+    "ToolStream",
+    "hook",
+]
+
+#: Chunks waiting for a slow consumer before the oldest is dropped.
 MAX_PENDING_CHUNKS: Final = 64
 
 _NO_LOCK: Final = contextlib.nullcontext()
+
+
+@attrs.frozen
+class ProgressChunk:
+    """A ``notifications/progress`` of the call (2025-11-25 basic/utilities/progress)."""
+
+    type: ClassVar[Literal["progress"]] = "progress"
+    progress: float
+    total: float | None = None
+    message: str | None = None
+
+
+@attrs.frozen
+class LogChunk:
+    """A ``notifications/message`` of the call (server/utilities/logging): ``level``
+    as the server sent it (``"info"``, ...; ``None`` when it sent none or not a
+    string), its ``logger`` and ``data`` (any JSON value), unchanged."""
+
+    type: ClassVar[Literal["log"]] = "log"
+    level: str | None
+    data: Any = None
+    logger: str | None = None
+
+    @classmethod
+    def from_params(cls, params: Mapping[str, Any]) -> LogChunk:
+        level, logger = params.get("level"), params.get("logger")
+        return cls(
+            level if isinstance(level, str) else None,
+            params.get("data"),
+            logger if isinstance(logger, str) else None,
+        )
+
+
+@attrs.frozen
+class InputChunk:
+    """The server asked for input before the final result (an ``input_required``
+    result, or a 2026-07-28 task's ``inputRequests``): key → the request. The client
+    answers them with the registered handlers next."""
+
+    type: ClassVar[Literal["input_required"]] = "input_required"
+    requests: Mapping[str, Any]
+
+
+@attrs.frozen
+class TaskChunk:
+    """The task the call runs as, when it was created or its status changed."""
+
+    type: ClassVar[Literal["task"]] = "task"
+    task: Task
+
+    @property
+    def status(self) -> str:
+        return self.task.status.value
+
+
+#: What ``call_tool_streaming`` yields: interim chunks, then the result.
+ToolChunk = Union[ProgressChunk, LogChunk, InputChunk, TaskChunk, ToolResult]
+
+#: A chunk before the last one.
+_Interim = Union[ProgressChunk, LogChunk, InputChunk, TaskChunk]
 
 
 class _End:
@@ -45,6 +146,30 @@ class _End:
 
 #: What :meth:`ToolStream.take` returns once the last chunk was taken.
 END: Final = _End()
+
+
+class StreamSink:
+    """The call's progress callback, with the hooks the core and the shells look for
+    on it (``on_log``, ``on_input``, ``on_task``): a plain progress callback has none,
+    and then nothing of this reaches it."""
+
+    __slots__ = ("_stream",)
+
+    def __init__(self, stream: ToolStream) -> None:
+        self._stream = stream
+
+    def __call__(self, progress: float, total: float | None, message: str | None) -> None:
+        self._stream.put(ProgressChunk(progress, total, message))
+
+    def on_log(self, params: Mapping[str, Any]) -> None:
+        self._stream.put(LogChunk.from_params(params))
+
+    def on_input(self, requests: Mapping[str, Any]) -> None:
+        self._stream.put(InputChunk(dict(requests)))
+
+    def on_task(self, task: Task) -> None:
+        self._stream.task = task
+        self._stream.put(TaskChunk(task))
 
 
 class ToolStream:
@@ -66,19 +191,22 @@ class ToolStream:
         self._lock = lock if lock is not None else _NO_LOCK
         self._wake = wake
         self._max = max_pending
-        self._pending: deque[Mapping[str, Any]] = deque()
+        self._pending: deque[_Interim] = deque()
         self._result: ToolResult | None = None
         self._error: BaseException | None = None
         self._ended = False
         self._delivered_end = False
-        #: Progress chunks dropped because the consumer did not keep up.
+        #: Chunks dropped because the consumer did not keep up.
         self.dropped = 0
+        #: The task the call runs as, as last seen (``None``: not a task).
+        self.task: Task | None = None
+        #: The call's progress callback (the core and the shells find the hooks on it).
+        self.sink = StreamSink(self)
 
     # ------------------------------------------------------------ the call's side
 
-    def progress(self, progress: float, total: float | None, message: str | None) -> None:
-        """The call's progress callback: one chunk, the oldest dropped when full."""
-        chunk = {"type": "progress", "progress": progress, "total": total, "message": message}
+    def put(self, chunk: _Interim) -> None:
+        """One interim chunk, the oldest waiting one dropped when full."""
         with self._lock:
             if self._ended:
                 return  # (a late notification after the outcome: nothing to stream)
@@ -87,6 +215,10 @@ class ToolStream:
                 self.dropped += 1
             self._pending.append(chunk)
             self._changed()
+
+    def progress(self, progress: float, total: float | None, message: str | None) -> None:
+        """A progress callback: one :class:`ProgressChunk`."""
+        self.put(ProgressChunk(progress, total, message))
 
     def finish(self, result: ToolResult) -> None:
         with self._lock:
@@ -112,11 +244,11 @@ class ToolStream:
         server: Any = None,
         timeout: float | None = None,
     ) -> Op[None]:
-        """``core.call_tool`` with this stream as its progress callback; its outcome
-        ends the stream (an error is kept for the consumer, not raised here)."""
+        """``core.call_tool`` with this stream's :attr:`sink` as its progress callback;
+        its outcome ends the stream (an error is kept for the consumer, not raised)."""
         try:
             result = yield from core.call_tool(
-                name, arguments, server=server, progress=self.progress, timeout=timeout
+                name, arguments, server=server, progress=self.sink, timeout=timeout
             )
         except MCPError as exc:
             self.fail(exc)
@@ -131,11 +263,19 @@ class ToolStream:
         return self._ended
 
     @property
+    def running_task(self) -> Task | None:
+        """The task the call runs as, unless it was last seen finished: what a
+        consumer leaving early leaves running on the server (the shells cancel it with
+        ``tasks/cancel``, TASK-19: never ``notifications/cancelled`` for a task)."""
+        task = self.task
+        return task if task is not None and not task.is_terminal else None
+
+    @property
     def exhausted(self) -> bool:
         """Every chunk, the last included, was taken."""
         return self._delivered_end
 
-    def take(self) -> Mapping[str, Any] | _End | None:
+    def take(self) -> ToolChunk | _End | None:
         """The next chunk, or ``None`` while none is ready (wait for a wake-up); after
         the last chunk :data:`END`. A failed call raises its error (once) in place of
         the last chunk."""
@@ -151,3 +291,9 @@ class ToolStream:
                 raise self._error
             assert self._result is not None
             return self._result
+
+
+def hook(progress: Any, name: Literal["on_log", "on_input", "on_task"]) -> Any:
+    """The ``name`` hook of a call's progress callback (a :class:`StreamSink`), or
+    ``None`` for a plain callback."""
+    return getattr(progress, name, None) if type(progress) is StreamSink else None

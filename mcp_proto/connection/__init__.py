@@ -105,7 +105,8 @@ Outputs:
   now)``; the OAuth flow's own requests are ordinary ``StartExchange`` frames to other
   origins (``mcp_proto.connection._oauth``).
 * ``next_event() -> Event | NEED_DATA`` (:mod:`.events`): ``Connected``,
-  ``ConnectFailed``, ``CallSucceeded``, ``CallFailed``, ``CallProgress``,
+  ``ConnectFailed``, ``CallSucceeded``, ``CallFailed``, ``CallProgress``, ``CallLog``
+  (a call's own log message, for a call started with ``progress=True``),
   ``ServerRequest``, ``NotificationReceived``, ``LogMessage``, ``MessageDiscarded``,
   ``Disconnected``, ``Closed``, ``Diagnostic(level, message)``. ``Connected`` comes
   after every completed handshake (a reconnect, or a new session after an expiry).
@@ -142,8 +143,9 @@ their process ``SHUTDOWN_GRACE`` and pool sizes): ``CLOSE_ANSWER_WAIT`` (0.5 s),
 (300 s), ``DELETE_TIMEOUT`` (5 s), ``KEEPALIVE_MISSES`` (3), ``PING_TIMEOUT_FACTOR``
 (2.5 ping intervals), ``DISCOVER_TIMEOUT`` (5 s).
 
-Ordering: a ``CallProgress`` is always emitted before its call's result event; drivers
-run the progress callbacks emitted before a result before returning that result.
+Ordering: a ``CallProgress`` (or ``CallLog``) is always emitted before its call's
+result event; drivers run the progress callbacks emitted before a result before
+returning that result (a ``CallLog`` goes along the same channel).
 
 After every operation or input the driver drains ``frames_to_send()`` and performs
 them in order, drains ``next_event()``, and re-arms its one timer at
@@ -172,6 +174,7 @@ from ._machine import Connection, ConnectionState
 from .events import (
     CallCancelledError,
     CallFailed,
+    CallLog,
     CallProgress,
     CallSucceeded,
     Closed,
@@ -215,6 +218,7 @@ __all__ = [
     "AbortExchange",
     "CallCancelledError",
     "CallFailed",
+    "CallLog",
     "CallProgress",
     "CallSucceeded",
     "CloseTransport",

@@ -76,6 +76,9 @@ class HttpTransport(HttpStreams):
     def __init__(self, port: TransportPort, *, streamable: bool) -> None:
         super().__init__(port)
         self.streamable = streamable
+        # Streamable HTTP: a request's notifications come on its own response stream
+        # (2025-11-25 basic/transports.mdx § Sending Messages to the Server, item 6).
+        self.single_channel = not streamable
         self._heads: tuple[tuple[str | None, str | None], tuple[tuple[str, str], ...]] | None
         self._heads = None
 

@@ -164,7 +164,7 @@ class HttpStreams(Transport):
                 if ex.rid is not None and port.listens_on(ex.rid):
                     port.deliver_listen(ex.rid, event.data.encode("utf-8"), now)
                 else:
-                    port.deliver(event.data.encode("utf-8"))
+                    port.deliver(event.data.encode("utf-8"), ex.rid)
             else:
                 self.on_event(ex, event, now)
         # A priming event carries only an id: it still moves this stream's cursor.

@@ -64,6 +64,7 @@ from ._transport import Outgoing, Transport, TransportPort
 from .events import (
     CallCancelledError,
     CallFailed,
+    CallLog,
     CallProgress,
     CallSucceeded,
     Closed,
@@ -146,6 +147,10 @@ class _NoListen:
 
 
 _NO_LISTEN: Final = _NoListen()
+
+#: How a delivered text is seen to hold a log message before it is parsed (CallLog).
+_LOG_TEXT: Final = '"notifications/message"'
+_LOG_BYTES: Final = b'"notifications/message"'
 
 
 def _make_transport(kind: str, port: TransportPort) -> Transport:
@@ -344,6 +349,9 @@ class Connection:
         # Server requests of the current session not answered yet: an answer to
         # anything else (a request of an expired session, a second answer) is dropped.
         self._asked: set[jsonrpc.RequestId] = set()
+        # Log messages delivered for a request (CallLog), by id of the session's event
+        # (the event is kept: its identity is checked when it is drained).
+        self._log_origins: dict[int, tuple[NotificationReceived, jsonrpc.RequestId]] = {}
         self._transport = _make_transport(config.type, self._port)
         # subscriptions/listen (SUB rows): a stand-in until the first subscription, so
         # a program that never listens neither loads nor consults the listen rules.
@@ -856,6 +864,7 @@ class Connection:
         session = Session(client_info=self.client_info, capabilities=caps, limits=self.limits)
         self._session = session
         self._asked = set()
+        self._log_origins.clear()
         self.state = ConnectionState.HANDSHAKING
         return session
 
@@ -1079,11 +1088,28 @@ class Connection:
     def _diagnostic(self, level: str, message: str, deprecation: str = "") -> None:
         self._events.append(Diagnostic(level, message, deprecation))
 
-    def _deliver(self, message: bytes | str) -> None:
-        """A JSON text from the server (transports call this)."""
+    def _deliver(self, message: bytes | str, origin: jsonrpc.RequestId | None = None) -> None:
+        """A JSON text from the server (transports call this). ``origin``: the request
+        whose response stream carried it (Streamable HTTP)."""
         session = self._session
-        if session is not None and session.state is not SessionState.CLOSED:
+        if session is None or session.state is SessionState.CLOSED:
+            return
+        if _LOG_TEXT not in message if isinstance(message, str) else _LOG_BYTES not in message:
             session.receive_message(message)
+            return
+        # A log message: whose call is it (CallLog)? The request whose stream carried
+        # it; on one shared channel, the only request in flight, if there is one.
+        if origin is None and self._transport.single_channel and session.pending_count == 1:
+            origin = next(iter(session._pending))
+        queue = session._events
+        before = len(queue)
+        session.receive_message(message)
+        if origin is None:
+            return
+        for i in range(before, len(queue)):
+            event = queue[i]
+            if type(event) is NotificationReceived and event.method == "notifications/message":
+                self._log_origins[id(event)] = (event, origin)
 
     def _after(self, now: float) -> None:
         """After every input: route the session's events, send what may go, flush."""
@@ -1281,7 +1307,21 @@ class Connection:
             else:
                 if isinstance(event, ServerRequest):
                     self._asked.add(event.request_id)
+                elif self._log_origins and type(event) is NotificationReceived:
+                    self._call_log(event)
                 self._events.append(event)
+        if self._log_origins:
+            self._log_origins.clear()  # each names an event drained above (or routed)
+
+    def _call_log(self, event: NotificationReceived) -> None:
+        """A log message delivered for a request (``_deliver``): a ``CallLog`` for its
+        call, when that call takes progress (the streams of ``call_tool_streaming``)."""
+        entry = self._log_origins.pop(id(event), None)
+        if entry is None or entry[0] is not event:
+            return
+        call = self._calls.by_rid(entry[1])
+        if call is not None and call.progress:
+            self._events.append(CallLog(call.call_id, event.params))
 
     def _on_response(self, session: Session, event: ResponseReceived, now: float) -> None:
         rid = event.request_id

@@ -77,8 +77,9 @@ class TransportPort(Protocol):
     def emit(self, frame: Frame) -> None:
         """A frame for the driver (in order with the connection's own)."""
 
-    def deliver(self, message: bytes | str) -> None:
-        """A JSON text read from the server, for the session."""
+    def deliver(self, message: bytes | str, origin: jsonrpc.RequestId | None = None) -> None:
+        """A JSON text read from the server, for the session. ``origin``: the request
+        whose own response stream carried it (Streamable HTTP), if any."""
 
     def deliver_listen(self, rid: jsonrpc.RequestId, data: bytes, now: float) -> None:
         """A message read on the stream of listen request ``rid``."""
@@ -157,6 +158,11 @@ class Outgoing:
 
 class Transport:
     """Default behaviour: what a transport without that feature does."""
+
+    #: Every server message comes on one channel (stdio, WebSocket, the legacy SSE
+    #: stream): a notification cannot name the request it relates to, so a call's
+    #: log messages are told by there being one request in flight (``CallLog``).
+    single_channel: bool = True
 
     def __init__(self, port: TransportPort) -> None:
         self.port = port

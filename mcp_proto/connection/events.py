@@ -26,6 +26,7 @@ _set = object.__setattr__  # (frozen: Record refuses setattr)
 __all__ = [
     "CallCancelledError",
     "CallFailed",
+    "CallLog",
     "CallProgress",
     "CallSucceeded",
     "Closed",
@@ -125,6 +126,25 @@ class CallProgress(Record):
         _set(self, "progress", progress)
         _set(self, "total", total)
         _set(self, "message", message)
+
+
+class CallLog(Record):
+    """A ``notifications/message`` of a call started with ``progress=True``, reported
+    on the call's progress channel (before its outcome, as :class:`CallProgress`). It
+    is the call's when it came on the call's own response stream (Streamable HTTP:
+    2026-07-28 basic/transports/streamable-http.mdx § Receiving Messages, such
+    notifications MUST relate to the request), or, on a single-channel transport
+    (stdio, WebSocket, legacy SSE), while the call was the only request in flight. The
+    notification itself is still delivered as always (``NotificationReceived``);
+    ``params`` are its params, unchanged."""
+
+    __slots__ = ("call_id", "params")
+    call_id: int
+    params: dict[str, Any]
+
+    def __init__(self, call_id: int, params: dict[str, Any]) -> None:
+        _set(self, "call_id", call_id)
+        _set(self, "params", params)
 
 
 class Disconnected(Record):
@@ -235,6 +255,7 @@ Event = Union[
     CallSucceeded,
     CallFailed,
     CallProgress,
+    CallLog,
     Disconnected,
     Closed,
     Diagnostic,

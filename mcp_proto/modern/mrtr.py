@@ -123,6 +123,9 @@ class InputRequiredFailure(InputRequiredError):
             request_state=continuation.request_state,
             request_method=continuation.method,
             request_params=continuation.params,
+            # HYG-4 / MRTR-8: the answers already produced are on the public error too,
+            # so a host that rebuilds the error from its fields keeps them.
+            input_responses=dict(continuation.answered),
         )
         self.reason: FailureReason = reason
         self.continuation = continuation
@@ -204,6 +207,7 @@ def input_required_op(
     first_result: Any = _SEND,
     continuation: Continuation | None = None,
     pace: Pace = Pace(),
+    on_input: Callable[[Mapping[str, Any]], Any] | None = None,
 ) -> Op[Any]:
     """Send ``method`` (or take its ``first_result`` already received) and see the
     ``input_required`` rounds through to the complete result (MRTR-1).
@@ -219,6 +223,8 @@ def input_required_op(
       wait (the call's timeout, else the transport's read timeout: MRTR-7).
     - ``timeout`` is passed on to each ``Call``.
     - ``continuation`` resumes an interrupted exchange (see :func:`resume_op`).
+    - ``on_input(requests)`` (host code) is shown each round's input requests before
+      they are answered (``call_tool_streaming``'s ``InputChunk``).
     """
     base = {k: v for k, v in (params or {}).items() if k not in _RETRY_KEYS}
     state: str | None = None
@@ -309,6 +315,8 @@ def input_required_op(
             rounds += 1
             if rounds > MAX_ROUNDS:
                 raise failure("rounds", f"more than {MAX_ROUNDS} input_required rounds")
+            if on_input is not None:
+                yield CallHost(on_input, (dict(requests),))
             yield from answer()
             continue
         # Only a requestState: an out-of-band wait (MRTR-4).
@@ -350,6 +358,15 @@ def result_view(parsed: tuple[dict[str, Any] | None, str | None]) -> Mapping[str
     return out
 
 
+def _kept_answers(error: InputRequiredError) -> dict[str, Any]:
+    """The answers an error says were produced (MRTR-8), kept only for input requests
+    it still lists: anything else cannot be re-sent as an ``inputResponses`` key."""
+    given, requests = error.input_responses, error.input_requests
+    if not isinstance(given, Mapping) or not isinstance(requests, Mapping):
+        return {}
+    return {k: v for k, v in given.items() if isinstance(k, str) and k in requests}
+
+
 def resume_op(
     server: str,
     error: InputRequiredError,
@@ -374,6 +391,7 @@ def resume_op(
             error.request_params if isinstance(error.request_params, Mapping) else None,
             error.request_state,
             error.input_requests if isinstance(error.input_requests, Mapping) else None,
+            _kept_answers(error),
         )
     else:
         raise ValueError("this InputRequiredError is not resumable")

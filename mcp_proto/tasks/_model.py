@@ -21,6 +21,7 @@ Both parse into one :class:`Task` handle. Parsers accept everything the schemas 
 from __future__ import annotations
 
 import enum
+import json
 from collections.abc import Mapping
 from typing import Any, Final, Literal
 
@@ -279,7 +280,33 @@ class Task:
             result=result if isinstance(result, Mapping) else task.result,
         )
 
-    from_json = from_dict  # §E1 alias
+    def to_json(self) -> str:
+        """:meth:`to_dict` as JSON text: what one process writes for another (TASK-16)."""
+        return json.dumps(self.to_dict(), ensure_ascii=False, separators=(",", ":"))
+
+    @classmethod
+    def from_json(
+        cls,
+        data: Mapping[str, Any] | str | bytes,
+        *,
+        server: str | None = None,
+        era: Era | None = None,
+    ) -> Task:
+        """§E1's ``Task.from_json``: :meth:`from_dict`, also from the JSON text of
+        :meth:`to_json` (a ``str`` or ``bytes`` holding a JSON object, as another process
+        wrote it: TASK-16). Any other string is a bare task id, as for :meth:`from_dict`.
+        Text that starts as an object but is not JSON is a ``ValueError``."""
+        if isinstance(data, bytes):
+            data = data.decode("utf-8")
+        if isinstance(data, str) and data.lstrip().startswith("{"):
+            try:
+                parsed = json.loads(data)
+            except ValueError as exc:
+                raise ValueError(f"not a serialised task handle: {exc}") from None
+            if not isinstance(parsed, Mapping):  # pragma: no cover - "{" parses to a dict
+                raise ValueError("not a serialised task handle")
+            data = parsed
+        return cls.from_dict(data, server=server, era=era)
 
 
 @attrs.frozen

@@ -29,6 +29,7 @@ from .. import deprecations
 from ..client import era as _era
 from ..client._intercept import intercept
 from ..client.router import PASS_THROUGH
+from ..client.streaming import hook
 from ..client.tools import ToolOps, _check_required
 from ..effects import Call, CallHost, Connect, Log, Op, PeekEra
 from ..errors import (
@@ -284,7 +285,9 @@ class TaskOps(ToolOps):
         if wait is None:
             holder.append(task)
             return {"resultType": "complete", "content": [], _TASK_MARK: task.task_id}
-        done = yield from self._wait(task, timeout=wait, fresh=True, cancel_on_timeout=True)
+        done = yield from self._wait(
+            task, timeout=wait, fresh=True, cancel_on_timeout=True, progress=effect.progress
+        )
         return (yield from self._final_result(done))
 
     # ------------------------------------------------------------------ call_tool
@@ -350,7 +353,9 @@ class TaskOps(ToolOps):
             )
         params = dict(effect.params or {})
         task = yield from self._create_legacy(owner, params, None, tool, effect.timeout)
-        done = yield from self._wait(task, timeout=wait, fresh=True, cancel_on_timeout=True)
+        done = yield from self._wait(
+            task, timeout=wait, fresh=True, cancel_on_timeout=True, progress=effect.progress
+        )
         return (yield from self._final_result(done))
 
     def _tool_named(self, effect: Call) -> Tool | None:
@@ -531,11 +536,25 @@ class TaskOps(ToolOps):
         )
 
     def _wait(
-        self, task: Task, *, timeout: float | None, fresh: bool, cancel_on_timeout: bool
+        self,
+        task: Task,
+        *,
+        timeout: float | None,
+        fresh: bool,
+        cancel_on_timeout: bool,
+        progress: Any = None,
     ) -> Op[Task]:
+        """Poll ``task`` to its end (see :meth:`wait_for_task`). ``progress``: the
+        creating call's progress callback; a ``call_tool_streaming`` one is shown the
+        task at the start and at each change of status or message, and the input
+        requests before they are answered (TaskChunk, InputChunk)."""
         owner = task.server or self._default_server(None)
         clock = self.clock or _era._no_clock
         sleep = self.sleep or _era._no_clock
+        on_task, on_input = hook(progress, "on_task"), hook(progress, "on_input")
+        if on_task is not None:
+            yield CallHost(on_task, (task,))
+        shown = (task.status, task.status_message)
         now: float = yield CallHost(clock)
         limit = DEFAULT_WAIT_TIMEOUT if timeout is None else timeout
         watch = TaskWatch(task, now=now, timeout=limit, fresh=fresh)
@@ -553,8 +572,13 @@ class TaskOps(ToolOps):
                 observed = yield from self._fetch(owner, watch.task, _remaining(watch, now))
                 now = yield CallHost(clock)
                 watch.observe(observed, now)
+                if on_task is not None and (observed.status, observed.status_message) != shown:
+                    shown = (observed.status, observed.status_message)
+                    yield CallHost(on_task, (watch.task,))
                 continue
             elif isinstance(action, Answer):
+                if on_input is not None:
+                    yield CallHost(on_input, (action.requests,))
                 yield from self._answer(owner, watch, action.requests)
             elif isinstance(action, FetchResult):
                 # 2025-11-25 § Input Required Status: the server sends its requests on

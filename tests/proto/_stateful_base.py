@@ -169,7 +169,7 @@ class _Base(RuleBasedStateMachine):
             self.ended.add(event.call_id)
             if isinstance(event, events.CallFailed):
                 assert isinstance(event.error, MCPError), repr(event.error)
-        elif isinstance(event, events.CallProgress):
+        elif isinstance(event, (events.CallProgress, events.CallLog)):
             assert event.call_id in self.with_progress, "progress for a call that wanted none"
             assert event.call_id not in self.ended, "progress after the call's end"
         elif isinstance(event, (events.ConnectFailed, events.Disconnected)):

@@ -584,3 +584,23 @@ def test_notification_notes_are_bounded() -> None:
     assert long is not None and len(long) < 400 and "truncated from 10000" in long
     odd = notification_note("s", "notifications/cancelled", {"requestId": None})
     assert odd == "server 's' cancelled its request None"
+
+
+def test_a_calls_log_goes_to_a_stream_sink_and_not_to_a_plain_callback() -> None:
+    # CallLog rides the call's progress channel (call_tool_streaming's LogChunk): a
+    # stream's sink gets it, in order with progress; a plain progress callback not.
+    from mcp_proto.client.streaming import LogChunk, ProgressChunk, ToolStream
+    from mcp_proto.connection import CallLog
+
+    c = client()
+    (server,) = c.servers
+    stream = ToolStream()
+    params = {"level": "info", "logger": "db", "data": "step 1"}
+    c._on_server_event(server, ProgressDue(stream.sink, CallLog(3, params)))
+    c._on_server_event(server, ProgressDue(stream.sink, CallProgress(3, 1.0, None, None)))
+    plain: list[Any] = []
+    c._on_server_event(server, ProgressDue(lambda *a: plain.append(a), CallLog(4, params)))
+    assert stream.take() is None  # queued for the host callbacks, not run on the reader
+    c.drain()
+    assert [stream.take(), stream.take()] == [LogChunk("info", "step 1", "db"), ProgressChunk(1.0)]
+    assert plain == []

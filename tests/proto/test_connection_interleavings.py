@@ -34,6 +34,7 @@ from mcp_proto.config import http_config, sse_config, stdio_config, streamable_h
 from mcp_proto.connection import (
     AbortExchange,
     CallFailed,
+    CallLog,
     CallProgress,
     CallSucceeded,
     Closed,
@@ -105,6 +106,7 @@ class ConnectionMachine(RuleBasedStateMachine):
                     CallSucceeded,
                     CallFailed,
                     CallProgress,
+                    CallLog,
                     Disconnected,
                     Closed,
                     Diagnostic,
@@ -120,7 +122,7 @@ class ConnectionMachine(RuleBasedStateMachine):
                 self.ended.add(event.call_id)
                 if isinstance(event, CallFailed):
                     assert isinstance(event.error, MCPError)
-            elif isinstance(event, CallProgress):
+            elif isinstance(event, (CallProgress, CallLog)):
                 assert event.call_id in self.started and event.call_id not in self.ended
             elif isinstance(event, (ConnectFailed, Disconnected)):
                 assert isinstance(event.error, MCPError)

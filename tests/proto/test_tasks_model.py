@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import attrs
 import pytest
 from _proto_support import json_values
 from _tasks_support import legacy_task, modern_task
@@ -116,6 +117,27 @@ def test_to_dict_from_dict_round_trip(era: str) -> None:
     )
     assert ("ttl" if era == "legacy" else "ttlMs") in again.to_dict()  # always present
     assert Task.from_dict(again.to_dict(), server="other").server == "other"  # TASK-7
+
+
+@pytest.mark.parametrize("era", ["legacy", "modern"])
+def test_a_handle_read_back_from_its_json_text(era: str) -> None:
+    # TASK-16: what one process writes (to_json) another reads (from_json, §E1), as
+    # text or bytes; it is the same handle, not a task whose id is the text.
+    wire = (
+        legacy_task()
+        if era == "legacy"
+        else modern_task(status="input_required", inputRequests={"k": {"method": "roots/list"}})
+    )
+    task = attrs.evolve(parse_task(wire, era=era, server="srv"), answered=frozenset({"k"}))  # type: ignore[arg-type]
+    text = task.to_json()
+    assert json.loads(text) == task.to_dict()
+    for data in (text, text.encode(), " \n" + text, task.to_dict()):
+        again = Task.from_json(data)
+        assert again.to_dict() == task.to_dict() and again.task_id == task.task_id
+    assert Task.from_json(text, server="other").server == "other"
+    assert Task.from_json("t-1", server="s").task_id == "t-1"  # a bare id, as from_dict
+    with pytest.raises(ValueError):
+        Task.from_json("{not json")
 
 
 def test_from_dict_refuses_garbage_with_value_error() -> None:

@@ -24,7 +24,7 @@ from _proto_support import drive
 import mcp_io_sync
 import mcp_io_trio
 from mcp_proto.client import ClientCore, ServerEntry
-from mcp_proto.client.scoped import ServerMethods
+from mcp_proto.client.scoped import AwaitingMethods, BlockingMethods, ServerMethods
 from mcp_proto.client.tools import ToolOps
 from mcp_proto.config import stdio_config
 from mcp_proto.connection import CallFailed
@@ -193,8 +193,13 @@ def test_status_notes_of_both_eras() -> None:
 def test_call_tool_streaming_is_an_iterator_in_each_shell() -> None:
     assert inspect.isgeneratorfunction(mcp_io_sync.Client.call_tool_streaming)
     assert inspect.isasyncgenfunction(mcp_io_trio.Client.call_tool_streaming)
-    params = inspect.signature(ServerMethods.call_tool_streaming).parameters
-    assert "server" not in params and "timeout" in params
+    # The per-server objects (§E3), typed per shell: an iterator, an async iterator.
+    for methods, returns in ((BlockingMethods, "Iterator"), (AwaitingMethods, "AsyncIterator")):
+        sig = inspect.signature(methods.call_tool_streaming)
+        assert "server" not in sig.parameters and "timeout" in sig.parameters
+        assert str(sig.return_annotation) == f"{returns}[ToolChunk]"
+    assert issubclass(mcp_io_sync.StdioServer, BlockingMethods)
+    assert issubclass(mcp_io_trio.StdioServer, AwaitingMethods)
 
 
 def test_a_2026_request_declares_no_client_tasks() -> None:

@@ -10,7 +10,11 @@ import pytest
 from _proto_support import drive
 
 from mcp_proto.client import ClientCore, ServerEntry
-from mcp_proto.client.streaming import END, ToolStream
+from mcp_proto.client.streaming import (
+    END,
+    ProgressChunk,
+    ToolStream,
+)
 from mcp_proto.effects import Call, Connect, Effect
 from mcp_proto.errors import ServerError, ValidationError
 from mcp_proto.handlers import Handlers
@@ -53,10 +57,8 @@ def test_progress_chunks_then_the_checked_result() -> None:
     answer = {"content": [], "structuredContent": {"sum": 3}}
     drive(stream.op(core, "add", {"a": 1}), _perform(answer))
     *progress, result = _all(stream)
-    assert progress == [
-        {"type": "progress", "progress": 1, "total": 2, "message": "half"},
-        {"type": "progress", "progress": 2, "total": 2, "message": None},
-    ]
+    assert progress == [ProgressChunk(1, 2, "half"), ProgressChunk(2, 2, None)]
+    assert progress[0].type == "progress"
     assert isinstance(result, ToolResult) and result.structured_content == {"sum": 3}
     assert stream.exhausted and stream.take() is END
 
@@ -74,8 +76,8 @@ def test_a_failed_call_raises_after_its_chunks(answer: Any, error: type[Exceptio
     )
     stream = ToolStream()
     drive(stream.op(core, "add", {}), _perform(answer))
-    assert stream.take()["progress"] == 1  # type: ignore[index]
-    assert stream.take()["progress"] == 2  # type: ignore[index]
+    assert stream.take() == ProgressChunk(1, 2, "half")
+    assert stream.take() == ProgressChunk(2, 2, None)
     with pytest.raises(error):
         stream.take()
     assert stream.take() is END
@@ -90,7 +92,7 @@ def test_a_slow_consumer_keeps_a_bounded_buffer() -> None:
     stream.finish(ToolResult.from_wire({"content": []}, server="s"))
     stream.progress(5000, None, None)  # after the outcome: nothing more is kept
     chunks = _all(stream)
-    assert [c["progress"] for c in chunks[:-1]] == [997, 998, 999]  # the newest kept
+    assert chunks[:-1] == [ProgressChunk(i) for i in (997, 998, 999)]  # the newest kept
     assert isinstance(chunks[-1], ToolResult)
     with pytest.raises(ValueError):
         ToolStream(max_pending=0)

@@ -40,6 +40,8 @@ tools
     slow(seconds: float)    sleeps; records "slow:done" / "slow:cancelled" (see events) and prints
                             "SLOW DONE seconds=S" / "SLOW CANCELLED seconds=S" to stderr
     progress(steps, delay=0.01)  progress i/steps, message "step i/steps", then "done"
+    chatty(steps, delay=0.01)    per step: ctx.info "working on step i" (logger
+                            "sdk_server"), then progress i/steps; then "done"
     sample(prompt)          sends sampling/createMessage, returns the text the client answered
     elicit_name()           elicits a form {name: string}; returns JSON {"action", "content"}
     list_roots()            sends roots/list; returns the roots as JSON list [{"uri", "name"}]
@@ -206,6 +208,17 @@ async def progress(steps: int, ctx: Context, delay: float = 0.01) -> str:
     """Report progress 1..steps (total=steps, message "step i/steps"), then return "done"."""
     for i in range(1, steps + 1):
         await ctx.report_progress(i, steps, f"step {i}/{steps}")
+        if delay > 0:
+            await anyio.sleep(delay)
+    return "done"
+
+
+@mcp.tool(structured_output=False)
+async def chatty(steps: int, ctx: Context, delay: float = 0.01) -> str:
+    """Per step: log "working on step i" at info, then report progress i/steps."""
+    for i in range(1, steps + 1):
+        await ctx.info(f"working on step {i}", logger_name="sdk_server")
+        await ctx.report_progress(i, steps)
         if delay > 0:
             await anyio.sleep(delay)
     return "done"

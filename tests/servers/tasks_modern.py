@@ -2,6 +2,12 @@
 (SEP-2663), for behaviours no published server produces yet.
 
     python tests/servers/tasks_modern.py          # stdio, newline-delimited JSON-RPC
+    python tests/servers/tasks_modern.py --port N # Streamable HTTP on 127.0.0.1:N/mcp
+
+Over HTTP (for clients in several processes sharing its tasks: TASK-16) each POST is
+answered with one ``application/json`` response (2026-07-28
+basic/transports/streamable-http.mdx allows JSON or SSE), a notification with 202;
+there is no session and no GET stream.
 
 :class:`TasksServer` is the logic, pure (``handle(message, now)``), so the tests in
 ``tests/proto`` can drive it in-process; ``main`` runs it over stdio with the
@@ -296,7 +302,55 @@ class TasksServer:
         return _error(rid, -32601, "Method not found")
 
 
+def serve_http(port: int) -> int:
+    """The same server over Streamable HTTP on 127.0.0.1:``port`` (path ``/mcp``)."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    server, lock = TasksServer(), threading.Lock()
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, format: str, *args: Any) -> None:
+            pass  # quiet: the tests read messages, not access logs
+
+        def do_POST(self) -> None:
+            body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            try:
+                with lock:
+                    reply = server.handle(json.loads(body), time.monotonic())
+            except AssertionError as exc:
+                sys.stderr.write(f"{exc}\n")
+                self.send_error(500)
+                return
+            if reply is None:
+                self.send_response(202)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
+            data = json.dumps(reply, separators=(",", ":")).encode("utf-8")
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_GET(self) -> None:
+            self.send_error(405)  # no standalone stream in 2026-07-28
+
+        do_DELETE = do_GET
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+    httpd.daemon_threads = True
+    try:
+        httpd.serve_forever()
+    finally:
+        httpd.server_close()
+    return 0
+
+
 def main() -> int:
+    if len(sys.argv) == 3 and sys.argv[1] == "--port":
+        return serve_http(int(sys.argv[2]))
     server = TasksServer()
     for line in sys.stdin:
         line = line.strip()

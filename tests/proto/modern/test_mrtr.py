@@ -345,6 +345,48 @@ def test_answers_already_produced_are_kept_on_resume() -> None:
     assert sent_params(shell)[-1]["requestState"] == "s"
 
 
+def test_a_partial_failure_shows_and_keeps_the_answers_already_produced() -> None:
+    # HYG-4 / MRTR-8: of two inputs the second handler fails. The answer the first
+    # produced is on the public error (InputRequiredError.input_responses, §B), and an
+    # error rebuilt from those public fields (another host, another process) resumes
+    # without putting the answered request back to a handler.
+    asked: list[str] = []
+
+    def elicit(message: str) -> Any:
+        asked.append(message)
+        if message == "second" and len(asked) < 3:
+            raise RuntimeError("not now")
+        return {"action": "accept", "content": {"n": len(asked)}}
+
+    def form(msg: str) -> dict[str, Any]:
+        return {
+            "method": "elicitation/create",
+            "params": {"message": msg, "requestedSchema": {"type": "object"}},
+        }
+
+    handlers = Handlers(elicitation=elicit)
+    shell = Shell([needs({"a": form("first"), "b": form("second")}, "s")])
+    with pytest.raises(InputRequiredFailure) as info:
+        shell.run(handlers=handlers)
+    first_answer = {"action": "accept", "content": {"n": 1}}
+    assert info.value.input_responses == {"a": first_answer}
+    rebuilt = errors.InputRequiredError(
+        "interrupted",
+        input_requests=info.value.input_requests,
+        request_state=info.value.request_state,
+        request_method=info.value.request_method,
+        request_params=info.value.request_params,
+        input_responses=info.value.input_responses,
+    )
+    shell.results = [DONE]
+    assert shell.resume(rebuilt, handlers=handlers) == DONE
+    assert asked == ["first", "second", "second"]  # "first" was not asked again
+    assert sent_params(shell)[-1]["inputResponses"] == {
+        "a": first_answer,
+        "b": {"action": "accept", "content": {"n": 3}},
+    }
+
+
 def test_a_failed_retry_carries_the_continuation() -> None:
     shell = Shell([needs({"confirm": FORM}, "s"), errors.TransportError("reset")])
     with pytest.raises(InputRequiredFailure) as info:
