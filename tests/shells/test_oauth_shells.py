@@ -251,9 +251,10 @@ def test_browser_oauth_listens_on_loopback_redirects_only(shell: Shell) -> None:
     )
     with pytest.raises(ValueError, match="loopback"):
         shell.mod.BrowserOAuth(provider)
-    default = OAuthProvider("https://mcp.example.com/mcp", random_bytes=os.urandom)
-    with pytest.raises(ValueError, match="callback_port"):
-        shell.mod.BrowserOAuth(default, callback_port=9999)
+    # A callback port of its own is the callback server's: the redirect URI follows
+    # it (AUTH-2; tests/shells/test_oauth_authenticate.py), never a non-loopback one.
+    with pytest.raises(ValueError, match="loopback"):
+        shell.mod.BrowserOAuth(provider, callback_port=9999)
 
 
 def test_a_definition_file_names_the_oauth_client(
