@@ -15,21 +15,21 @@ from typing import Any
 
 import httpcore
 
-from mcp_io_common.httpcore_glue import HTTPCORE_ERRORS, enc, str_headers
 from mcp_io_common.oauth_callback import (
-    EXCHANGE_TIMEOUTS,
     MAX_REQUEST_HEAD,
     NOT_FOUND,
     RECEIVED,
     BrowserOAuthBase,
     FlowRun,
     callback_query,
-    exchange_error,
     listen_error,
 )
-from mcp_proto.oauth import AuthorizationResponse, HttpRequest, HttpResponse, Token
+from mcp_proto.oauth import AuthorizationResponse, Token
 
-__all__ = ["BrowserOAuth"]
+from . import _oauth_client as oauth_client
+from ._oauth_client import drive
+
+__all__ = ["BrowserOAuth", "oauth_client"]
 
 
 class BrowserOAuth(BrowserOAuthBase):
@@ -76,7 +76,7 @@ class BrowserOAuth(BrowserOAuthBase):
         provider = self.provider
         with self._listen() as server, httpcore.ConnectionPool() as pool:
             start = provider.start_authorization_flow(None, time.time())
-            url, state = self._drive(FlowRun(start, self._logger), pool)
+            url, state = drive(FlowRun(start, self._logger), pool)
             assert isinstance(url, str) and isinstance(state, str)
             self._present(url, show)
             query = self._wait(server, time.monotonic() + wait)
@@ -85,7 +85,7 @@ class BrowserOAuth(BrowserOAuthBase):
             finish = provider.complete_authorization_flow(
                 f"{provider.redirect_uri}?{query}", expected_state=state, now=time.time()
             )
-            token = self._drive(FlowRun(finish, self._logger), pool)
+            token = drive(FlowRun(finish, self._logger), pool)
         assert isinstance(token, Token)
         return token
 
@@ -139,40 +139,3 @@ class BrowserOAuth(BrowserOAuthBase):
         except OSError:
             pass
         return query
-
-    # ------------------------------------------------------------ the flow's exchanges
-
-    @staticmethod
-    def _drive(run: FlowRun, pool: httpcore.ConnectionPool) -> Any:
-        try:
-            request = run.next(None)
-            while request is not None:
-                request = run.next(_fetch(pool, request))
-        finally:
-            run.close()
-        return run.result
-
-
-def _fetch(pool: httpcore.ConnectionPool, request: HttpRequest) -> HttpResponse:
-    """One exchange of the flow, its body read up to ``max_response_bytes + 1`` (the
-    flow refuses a larger one: an endless document costs a bounded read)."""
-    bound = request.max_response_bytes
-    parts: list[bytes] = []
-    size = 0
-    try:
-        with pool.stream(
-            request.method,
-            request.url,
-            headers=enc(list(request.headers)),
-            content=request.body,
-            extensions={"timeout": EXCHANGE_TIMEOUTS},
-        ) as response:
-            for chunk in response.iter_stream():
-                parts.append(chunk)
-                size += len(chunk)
-                if bound is not None and size > bound:
-                    break
-            status, headers = response.status, str_headers(response.headers)
-    except (*HTTPCORE_ERRORS, OSError) as exc:
-        raise exchange_error(request, exc) from exc
-    return HttpResponse(status, tuple(headers), b"".join(parts), time.time())

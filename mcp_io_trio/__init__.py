@@ -37,6 +37,7 @@ __all__ = [
     "connect",
     "create_client",
     "header_params",
+    "oauth_client",
 ]
 __all__.sort(key=_export_order)
 
@@ -47,6 +48,7 @@ if TYPE_CHECKING:
 
     from ._listen import Subscription as Subscription
     from ._oauth import BrowserOAuth as BrowserOAuth
+    from ._oauth import oauth_client as oauth_client
 else:  # the 2026-07-28 revision's names load at first use, not with the package
     __getattr__ = lazy_attributes(
         __name__,

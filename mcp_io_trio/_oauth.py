@@ -15,21 +15,21 @@ from typing import Any
 import httpcore
 import trio
 
-from mcp_io_common.httpcore_glue import HTTPCORE_ERRORS, enc, str_headers
 from mcp_io_common.oauth_callback import (
-    EXCHANGE_TIMEOUTS,
     MAX_REQUEST_HEAD,
     NOT_FOUND,
     RECEIVED,
     BrowserOAuthBase,
     FlowRun,
     callback_query,
-    exchange_error,
     listen_error,
 )
-from mcp_proto.oauth import AuthorizationResponse, HttpRequest, HttpResponse, Token
+from mcp_proto.oauth import AuthorizationResponse, Token
 
-__all__ = ["BrowserOAuth"]
+from . import _oauth_client as oauth_client
+from ._oauth_client import drive
+
+__all__ = ["BrowserOAuth", "oauth_client"]
 
 _Listener = trio.SocketListener
 
@@ -67,7 +67,7 @@ class BrowserOAuth(BrowserOAuthBase):
         provider = self.provider
         async with self._listen() as listener, httpcore.AsyncConnectionPool() as pool:
             start = provider.start_authorization_flow(None, time.time())
-            url, state = await self._drive(FlowRun(start, self._logger), pool)
+            url, state = await drive(FlowRun(start, self._logger), pool)
             assert isinstance(url, str) and isinstance(state, str)
             await self._present(url, show)
             query = await self._wait(listener, wait)
@@ -76,7 +76,7 @@ class BrowserOAuth(BrowserOAuthBase):
             finish = provider.complete_authorization_flow(
                 f"{provider.redirect_uri}?{query}", expected_state=state, now=time.time()
             )
-            token = await self._drive(FlowRun(finish, self._logger), pool)
+            token = await drive(FlowRun(finish, self._logger), pool)
         assert isinstance(token, Token)
         return token
 
@@ -125,39 +125,3 @@ class BrowserOAuth(BrowserOAuthBase):
         except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
             return None
         return query
-
-    # ------------------------------------------------------------ the flow's exchanges
-
-    @staticmethod
-    async def _drive(run: FlowRun, pool: httpcore.AsyncConnectionPool) -> Any:
-        try:
-            request = run.next(None)
-            while request is not None:
-                request = run.next(await _fetch(pool, request))
-        finally:
-            run.close()
-        return run.result
-
-
-async def _fetch(pool: httpcore.AsyncConnectionPool, request: HttpRequest) -> HttpResponse:
-    """One exchange of the flow, its body read up to ``max_response_bytes + 1``."""
-    bound = request.max_response_bytes
-    parts: list[bytes] = []
-    size = 0
-    try:
-        async with pool.stream(
-            request.method,
-            request.url,
-            headers=enc(list(request.headers)),
-            content=request.body,
-            extensions={"timeout": EXCHANGE_TIMEOUTS},
-        ) as response:
-            async for chunk in response.aiter_stream():
-                parts.append(chunk)
-                size += len(chunk)
-                if bound is not None and size > bound:
-                    break
-            status, headers = response.status, str_headers(response.headers)
-    except (*HTTPCORE_ERRORS, OSError) as exc:
-        raise exchange_error(request, exc) from exc
-    return HttpResponse(status, tuple(headers), b"".join(parts), time.time())

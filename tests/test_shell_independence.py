@@ -184,6 +184,8 @@ ALLOWED: dict[str, frozenset[str] | None] = {
             "HttpResponse",
             "Notice",
             "check_redirect_uri",
+            # oauth_client (§E5, AUTH-33): a configuration with a provider attached.
+            "OAuthStorage",
         }
     ),
     # Definition files: the rule for ${workspaceFolder} is the core's, the shells give
