@@ -20,6 +20,7 @@ OAuth core: tests/test_oauth_import.py).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -28,6 +29,7 @@ from ..errors import ConnectionError, MCPError, UnauthorizedError
 from ..http import unauthorized_error
 from ..oauth import (
     MAX_AUTHORIZATIONS,
+    BearerChallenge,
     HttpRequest,
     HttpResponse,
     Notice,
@@ -74,6 +76,9 @@ class OAuthSession:
         self._status = 401
         self._ex: dict[int, _AuthExchange] = {}
         self._parked: list[tuple[Exchange, StartExchange]] = []
+        # Streams refused meanwhile: what reopens each once authorized, and what ends
+        # it if the flow fails.
+        self._streams: list[tuple[Callable[[float], None], Callable[[MCPError, float], None]]] = []
         self._asking = False  # an OAuthInteraction is with the host
         # Authorizations since one last proved useful (a request sent again after one
         # succeeded): at most MAX_AUTHORIZATIONS in a row for the whole connection, not
@@ -165,20 +170,64 @@ class OAuthSession:
             self._send_again(ex, request, now, authorizations=ex.authorizations + 1)
             return True
         self._parked.append((ex, request))
-        if self._flow is None:
-            wall = self._wall(now)
-            self.provider._tick(wall)
-            # The token that was refused (expired ones included: a refresh may help).
-            presented = token if sent is not None else None
-            if presented is None and token is not None and token.is_expired(wall):
-                presented = token
-            self._status = ex.status
-            self._refusal = unauthorized_error(ex.status, header)
-            self._flow = self.provider.authorize(
-                challenge, wall, status=ex.status, presented=presented
-            )
-            self._step(None, None, now)
+        self._join(ex.status, header, challenge, sent, token, now)
         return True
+
+    def refused_stream(
+        self,
+        ex: Exchange,
+        reopen: Callable[[float], None],
+        give_up: Callable[[MCPError, float], None],
+        now: float,
+    ) -> bool:
+        """A stream (the Streamable HTTP GET stream, the legacy HTTP+SSE event stream)
+        was answered 401, or 403 ``insufficient_scope``; its head is in ``ex``. True: a
+        flow will ``reopen`` it with the token (or ``give_up`` with the flow's error);
+        False: its refusal stands (no OAuth can help, or the authorization bound is
+        reached). MCP ``basic/authorization`` asks for the token "in every HTTP request
+        from client to server", the GET included; a refused one is authorized the same
+        way as a POST."""
+        request, ex.refused = ex.refused, None
+        if request is None or ex.status not in (401, 403):
+            return False
+        header = ex.www_authenticate
+        challenge = bearer_challenge(header)
+        if ex.status == 403 and (challenge is None or not challenge.insufficient_scope):
+            return False
+        if self._flow is None and self._streak >= MAX_AUTHORIZATIONS:
+            return False
+        sent = _header(request.headers, "authorization")
+        token = self.provider.current_token()
+        current = token.authorization_header() if token is not None else None
+        if self._flow is None and sent is not None and current is not None and sent != current:
+            reopen(now)  # sent with a token replaced since: open it with the new one
+            return True
+        self._streams.append((reopen, give_up))
+        self._join(ex.status, header, challenge, sent, token, now)
+        return True
+
+    def _join(
+        self,
+        status: int,
+        header: str | None,
+        challenge: BearerChallenge | None,
+        sent: str | None,
+        token: Token | None,
+        now: float,
+    ) -> None:
+        """Start the flow for a refusal, unless one runs (its end answers this one too)."""
+        if self._flow is not None:
+            return
+        wall = self._wall(now)
+        self.provider._tick(wall)
+        # The token that was refused (expired ones included: a refresh may help).
+        presented = token if sent is not None else None
+        if presented is None and token is not None and token.is_expired(wall):
+            presented = token
+        self._status = status
+        self._refusal = unauthorized_error(status, header)
+        self._flow = self.provider.authorize(challenge, wall, status=status, presented=presented)
+        self._step(None, None, now)
 
     def _send_again(
         self,
@@ -297,13 +346,19 @@ class OAuthSession:
     def _resume(self, now: float) -> None:
         self._streak += 1
         parked, self._parked = self._parked, []
+        streams, self._streams = self._streams, []
         for ex, request in parked:
             self._send_again(ex, request, now, authorizations=ex.authorizations + 1)
+        for reopen, _give_up in streams:
+            reopen(now)
 
     def _fail(self, error: MCPError, now: float) -> None:
         parked, self._parked = self._parked, []
+        streams, self._streams = self._streams, []
         for ex, _request in parked:
             self.transport._attempt_error(ex, error, now)
+        for _reopen, give_up in streams:
+            give_up(error, now)
 
     # ------------------------------------------------------------ the flow's exchanges
 
@@ -351,6 +406,7 @@ class OAuthSession:
             self._flow.close()
             self._flow = None
         self._parked.clear()
+        self._streams.clear()
         self._asking = False
 
 

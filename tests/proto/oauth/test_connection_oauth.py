@@ -251,3 +251,70 @@ def test_the_authorization_bound_holds_for_the_connection_not_each_request() -> 
         (failed,) = d.h.take_events(CallFailed)
         assert isinstance(failed.error, InsufficientScopeError)
     assert d.interactions - before == MAX_AUTHORIZATIONS
+
+
+# ---------------------------------------------------------------- the GET stream
+
+
+def _get_stream_server(d: Driver, refusals: int) -> Any:
+    """``Driver.serve``, but the GET stream is refused (401 ``invalid_token``, as for a
+    token revoked while the session lives) ``refusals`` times, then opened (an SSE head
+    and nothing more: the stream stays open)."""
+    gets: list[StartExchange] = []
+
+    def serve(f: StartExchange) -> None:
+        if f.method != "GET":
+            d.serve(f)
+            return
+        gets.append(f)
+        if len(gets) <= refusals:
+            challenge = f'Bearer error="invalid_token", resource_metadata="{d.world.prm_url}"'
+            d.h.reply_status(f, 401, headers=[("WWW-Authenticate", challenge)])
+            return
+        d.h.conn.exchange_head(f.xid, 200, [("Content-Type", "text/event-stream")], d.h.now)
+
+    serve.gets = gets  # type: ignore[attr-defined]
+    return serve
+
+
+def test_a_401_on_the_get_stream_authorizes_and_opens_it_again_with_the_new_token() -> None:
+    world = World(URL, [FakeAS(AS)])
+    d = Driver(world)
+    serve = _get_stream_server(d, refusals=1)
+    d.h.conn.connect(d.h.now)
+    assert d.h.take_frames() == [OpenTransport()]
+    d.h.conn.transport_opened(d.h.now)
+    d.run(serve)
+    assert [type(e) for e in d.h.take_events(Connected, ConnectFailed)] == [Connected]
+    first, again = serve.gets
+    assert header(first, "Authorization") == "Bearer at-1@" + AS
+    # The refused token had a refresh token: refreshed, no second browser trip.
+    assert header(again, "Authorization") == "Bearer at-2@" + AS
+    assert d.interactions == 1
+    assert [r.url for r in world.wire if r.url.startswith(AS)] == [
+        AS + "/register",
+        AS + "/token",
+        AS + "/token",
+    ]
+    # Requests keep flowing with the new token.
+    d.h.conn.start_call("tools/list", now=d.h.now)
+    d.run(serve)
+    assert len(d.h.take_events(CallSucceeded)) == 1
+    assert header(d.mcp[-1], "Authorization") == "Bearer at-2@" + AS
+
+
+def test_a_get_stream_refused_for_ever_stops_at_the_authorization_bound() -> None:
+    world = World(URL, [FakeAS(AS)])
+    d = Driver(world)
+    serve = _get_stream_server(d, refusals=1000)
+    d.h.conn.connect(d.h.now)
+    d.h.take_frames()
+    d.h.conn.transport_opened(d.h.now)
+    d.run(serve)
+    assert [type(e) for e in d.h.take_events(Connected, ConnectFailed)] == [Connected]
+    # One GET, then one more per authorization, then the stream stays closed: the
+    # connection is not taken down by its optional stream.
+    assert 1 < len(serve.gets) <= MAX_AUTHORIZATIONS + 1
+    d.h.conn.start_call("tools/list", now=d.h.now)
+    d.run(serve)
+    assert d.h.take_events(CallSucceeded)
