@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from .. import deprecations
 from ..errors import ConnectionError, MCPError, UnauthorizedError
 from ..http import unauthorized_error
 from ..oauth import (
@@ -305,10 +306,7 @@ class OAuthSession:
                 self._fetch(effect, now)
                 return
             if isinstance(effect, Notice):
-                level = "warning" if effect.kind in ("deprecation", "migration") else "info"
-                self.transport.port.diagnostic(
-                    level, f"server {self.transport.port.name!r}: OAuth: {effect.message}"
-                )
+                self._notice(effect)
                 continue
             if self.provider.handler is None:
                 error = UnauthorizedError(_NO_HANDLER)
@@ -316,6 +314,20 @@ class OAuthSession:
             self._asking = True
             self.transport.port.emit(OAuthInteraction(effect, self.provider.handler))
             return
+
+    def _notice(self, notice: Notice) -> None:
+        """A flow's notice as the server's log record. A deprecation (DEP-7: dynamic
+        registration) goes through the registry, as every deprecation notice does: the
+        registry's text, once per process, announced by the driver with the host's
+        logger (DEP-11, DEP-12); the rest as WARNING (a migration) or INFO."""
+        port = self.transport.port
+        key = notice.deprecation
+        if notice.kind == "deprecation" and key:
+            if deprecations.state(key) == "due":
+                port.diagnostic("warning", deprecations.REGISTRY[key].notice, deprecation=key)
+            return
+        level = "warning" if notice.kind == "migration" else "info"
+        port.diagnostic(level, f"server {port.name!r}: OAuth: {notice.message}")
 
     def reply(self, value: Any, now: float) -> None:
         """The host's answer to an ``OAuthInteraction`` (an exception: it failed)."""

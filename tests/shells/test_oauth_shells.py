@@ -105,6 +105,9 @@ async def whoami(client: Any) -> dict[str, Any]:
 def test_connect_authorizes_through_a_real_authorization_server(
     shell: Shell, peer: dict[str, str]
 ) -> None:
+    from mcp_proto import deprecations
+
+    deprecations.reset()  # (DEP-7's notice is once per process: this test checks it)
     resource, issuer = peer["resource"], peer["issuer"]
     browser = Browser()
     storage = MemoryStorage()
@@ -133,7 +136,10 @@ def test_connect_authorizes_through_a_real_authorization_server(
     for record in shell.log.records:
         text = record.getMessage() + repr(record.args)
         assert not [s for s in secrets if s and s in text], record.getMessage()
-    assert shell.log.messages(logging.WARNING)  # (the DCR deprecation is logged)
+    # The DCR deprecation (DEP-7), through the registry: its text, once.
+    notice = deprecations.REGISTRY["oauth_dcr"].notice
+    assert shell.log.messages(logging.WARNING).count(notice) == 1
+    assert deprecations.state("oauth_dcr") == "announced"
 
 
 def test_without_a_handler_the_connect_fails_saying_how_to_authorize(

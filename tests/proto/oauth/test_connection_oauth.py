@@ -318,3 +318,32 @@ def test_a_get_stream_refused_for_ever_stops_at_the_authorization_bound() -> Non
     d.h.conn.start_call("tools/list", now=d.h.now)
     d.run(serve)
     assert d.h.take_events(CallSucceeded)
+
+
+# ---------------------------------------------------------------- DEP-7
+
+
+def test_the_dcr_notice_goes_through_the_deprecation_registry_once() -> None:
+    from mcp_proto import deprecations
+    from mcp_proto.connection import Diagnostic
+
+    deprecations.reset()
+    try:
+        world = World(URL, [FakeAS(AS)])
+        d = Driver(world)
+        connect(d)
+        notices = [e for e in d.h.take_events(Diagnostic) if e.deprecation]
+        # The registry's text and key: the driver announces it with the host's logger
+        # (DEP-11), spent once written (DEP-12).
+        assert [(n.level, n.deprecation) for n in notices] == [("warning", "oauth_dcr")]
+        assert notices[0].message == deprecations.REGISTRY["oauth_dcr"].notice
+        deprecations.announce("oauth_dcr", lambda text: None)  # (what a driver does)
+        assert deprecations.state("oauth_dcr") == "announced"
+
+        # Another server registering dynamically in the same process: not again.
+        other = Driver(World(URL, [FakeAS(AS)]))
+        connect(other)
+        assert any(r.url == AS + "/register" for r in other.world.wire)
+        assert [e for e in other.h.take_events(Diagnostic) if e.deprecation] == []
+    finally:
+        deprecations.reset()
