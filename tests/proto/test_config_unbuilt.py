@@ -29,7 +29,9 @@ from mcp_proto.errors import TransportDetectionError
 from mcp_proto.server_config import check_unbuilt_options
 from mcp_proto.targets import TargetOptions, plan_targets
 
-OAUTH = "oauth_provider must be an mcp_proto.oauth.OAuthProvider, got object"
+OAUTH = (
+    "oauth_provider must be an mcp_proto.oauth.OAuthProvider, got object"
+)
 
 BUILDERS: dict[str, Callable[..., ServerConfig]] = {
     "stdio": lambda **kw: stdio_config("python server.py", **kw),

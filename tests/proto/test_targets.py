@@ -203,7 +203,8 @@ def test_a_site_root_that_answers_404_to_everything_names_the_usual_paths(
 ) -> None:
     (plan,) = plan_targets(target)
     failures = [
-        (config, _http_error(status)) for config, status in zip(plan.configs, statuses, strict=True)
+        (config, _http_error(status))
+        for config, status in zip(plan.configs, statuses, strict=True)
     ]
     message = str(fallback_error(plan, failures))
     root = target.rstrip("/")
