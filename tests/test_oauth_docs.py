@@ -18,7 +18,7 @@ def test_the_doc_says_plainly_what_is_wired_and_what_is_not() -> None:
     text = DOC.replace("\n", " ")
     assert "`connect(url, oauth_provider=OAuthProvider(...))`" in text
     assert "`streamable_http_config`/`http_config`/`sse_config`) authorizes" in text
-    assert 'Not built yet: an `"oauth"` entry on a definition file\'s `sse` server' in text
+    assert "`http`/`streamable_http`/`sse` entry of an `mcpServers` file" in text
 
 
 def test_every_public_name_of_the_core_is_documented() -> None:

@@ -12,15 +12,18 @@ with the 401.
 
 from __future__ import annotations
 
+import json
 import os
+from pathlib import Path
 from typing import Any
 
+import httpcore
 import pytest
 
-from mcp_proto.oauth import MemoryStorage, OAuthProvider
+from mcp_proto.oauth import MemoryStorage, OAuthProvider, OpenAuthorization
 
 from .conftest import Shell
-from .test_oauth_shells import Browser, peer, whoami
+from .test_oauth_shells import Browser, free_port, in_background, peer, whoami
 
 __all__ = ["peer"]  # the module-scoped oidc-provider fixture, shared
 
@@ -60,3 +63,34 @@ def test_without_a_handler_the_sse_connect_fails_saying_how_to_authorize(
     with pytest.raises(UnauthorizedError) as info:
         shell.run(never, peer["sseResource"], transport="sse", oauth_provider=provider)
     assert "handler" in str(info.value)
+
+
+def test_a_definition_file_names_the_oauth_client_of_an_sse_server(
+    shell: Shell, peer: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import webbrowser
+
+    sse = peer["sseResource"]
+    port = free_port()
+    browser = Browser()
+
+    def user(url: str) -> None:
+        landing = browser.handle(OpenAuthorization(url, f"http://localhost:{port}/callback"))
+        httpcore.request("GET", landing.replace("localhost", "127.0.0.1"))
+
+    monkeypatch.setattr(webbrowser, "open", in_background(user))
+    doc = {
+        "mcpServers": {
+            "legacy": {
+                "type": "sse",
+                "url": sse,
+                "oauth": {"callbackPort": port, "scopes": ["mcp:read"]},
+            }
+        }
+    }
+    path = tmp_path / "mcp.json"
+    path.write_text(json.dumps(doc))
+    facts = shell.run_client(whoami, server_definition_file=str(path))
+    assert facts["aud"] == [sse]
+    assert facts["scope"].split() == ["mcp:read"]  # the entry's scope was asked for
+    assert len(browser.opened) == 1

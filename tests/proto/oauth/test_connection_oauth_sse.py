@@ -22,7 +22,7 @@ from mcp_proto.connection import (
     StartExchange,
 )
 from mcp_proto.errors import UnauthorizedError
-from mcp_proto.oauth import HttpRequest, OAuthProvider, OpenAuthorization
+from mcp_proto.oauth import MAX_AUTHORIZATIONS, HttpRequest, OAuthProvider, OpenAuthorization
 from mcp_proto.targets import TargetOptions, plan_targets
 
 from ._fake import FakeAS, World, counter_random
@@ -55,6 +55,7 @@ class SseDriver:
         self.mcp: list[StartExchange] = []  # requests to the MCP server, as sent
         self.stream: StartExchange | None = None
         self.interactions = 0
+        self.refuse_stream_always = False  # a server refusing every token (a 401 loop)
 
     def _browse(self, effect: Any) -> str:
         assert isinstance(effect, OpenAuthorization)
@@ -78,7 +79,11 @@ class SseDriver:
                 elif isinstance(f, StartExchange) and f.url in (URL, ENDPOINT):
                     self.mcp.append(f)
                     refused = self.world.resource(HttpRequest(f.method, f.url, f.headers))
-                    if refused.status != 200 and self._needs_token(f):
+                    if self.refuse_stream_always and f.method == "GET":
+                        prm = self.world.prm_url
+                        challenge = f'Bearer error="invalid_token", resource_metadata="{prm}"'
+                        h.reply_status(f, 401, headers=[("WWW-Authenticate", challenge)])
+                    elif refused.status != 200 and self._needs_token(f):
                         h.reply_status(f, refused.status, headers=refused.headers)
                     else:
                         self.serve(f)
@@ -174,3 +179,18 @@ def test_connect_hands_the_provider_to_an_sse_target() -> None:
     (auto,) = plan_targets("http://127.0.0.1:9/api", options=TargetOptions(oauth_provider=provider))
     assert [c.type for c in auto.configs] == ["streamable_http", "sse", "http"]
     assert all(c.oauth_provider is provider for c in auto.configs)
+
+
+def test_an_event_stream_refused_for_ever_is_bounded_and_typed() -> None:
+    world = World(URL, [FakeAS(AS)])
+    d = SseDriver(world)
+    d.refuse_stream_always = True
+    d.h.conn.connect(d.h.now)
+    d.h.take_frames()
+    d.h.conn.transport_opened(d.h.now)
+    d.run()
+    (failed,) = d.h.take_events(ConnectFailed)
+    assert isinstance(failed.error, UnauthorizedError)
+    gets = [f for f in d.mcp if f.method == "GET"]
+    # The first GET, then one more per authorization, MAX_AUTHORIZATIONS in a row.
+    assert len(gets) == MAX_AUTHORIZATIONS + 1
