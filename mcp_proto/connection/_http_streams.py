@@ -310,6 +310,8 @@ class HttpStreams(Transport):
         opened meanwhile, or the transport was reset)."""
         if self._get_xid is None:
             self._open_get(now)
+            if self._get_xid is not None:  # its 2xx proves the authorization (the bound)
+                self._ex[self._get_xid].authorizations = 1
 
     def _get_refused(self, error: MCPError, now: float) -> None:
         """The GET stream's OAuth flow failed: the stream stays closed (it is optional;

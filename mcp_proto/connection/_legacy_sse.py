@@ -291,6 +291,8 @@ class LegacySseTransport(HttpTransport):
         """The event stream's OAuth flow gave a token: open the stream again."""
         if self._stream_xid is None and self._endpoint is None:
             self.opened(now)
+            if self._stream_xid is not None:  # its 2xx proves the authorization (the bound)
+                self._ex[self._stream_xid].authorizations = 1
 
     def exchange_data(self, xid: int, data: bytes, now: float) -> None:
         ex = self._ex.get(xid)

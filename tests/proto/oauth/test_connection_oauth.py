@@ -347,3 +347,39 @@ def test_the_dcr_notice_goes_through_the_deprecation_registry_once() -> None:
         assert [e for e in other.h.take_events(Diagnostic) if e.deprecation] == []
     finally:
         deprecations.reset()
+
+
+def test_a_get_stream_refused_now_and_then_is_authorized_each_time() -> None:
+    # A token revoked again and again over a long session: each refusal of the GET
+    # stream is answered, as the reopened stream's 2xx proves the authorization worked
+    # (the bound counts authorizations in a row that proved nothing, not all of them).
+    world = World(URL, [FakeAS(AS)])
+    d = Driver(world)
+    gets: list[StartExchange] = []
+
+    def serve(f: StartExchange) -> None:
+        if f.method != "GET":
+            d.serve(f)
+            return
+        gets.append(f)
+        if len(gets) % 2:
+            challenge = f'Bearer error="invalid_token", resource_metadata="{world.prm_url}"'
+            d.h.reply_status(f, 401, headers=[("WWW-Authenticate", challenge)])
+        else:
+            d.h.conn.exchange_head(f.xid, 200, [("Content-Type", "text/event-stream")], d.h.now)
+
+    d.h.conn.connect(d.h.now)
+    d.h.take_frames()
+    d.h.conn.transport_opened(d.h.now)
+    d.run(serve)
+    assert [type(e) for e in d.h.take_events(Connected, ConnectFailed)] == [Connected]
+    rounds = MAX_AUTHORIZATIONS + 2
+    for _ in range(rounds - 1):
+        assert len(gets) % 2 == 0  # the stream is open
+        d.h.conn.exchange_end(gets[-1].xid, d.h.now)  # the server closes it
+        d.h.advance(d.h.now + 120)  # its reconnect delay
+        d.run(serve)
+    assert len(gets) == 2 * rounds
+    tokens = [header(g, "Authorization") for g in gets]
+    # Each reopened stream carries a token newer than the one refused just before.
+    assert all(tokens[i] != tokens[i + 1] for i in range(0, len(tokens), 2))
