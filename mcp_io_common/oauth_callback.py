@@ -281,6 +281,15 @@ class BrowserOAuthBase:
             )
         return effect
 
+    def _check_grant(self) -> None:
+        """``authenticate`` runs the authorization code flow: a user in a browser."""
+        grant = self.provider.grant
+        if grant != "authorization_code":
+            raise ValueError(
+                f"authenticate() runs the authorization code flow; this provider's grant is "
+                f"{grant!r} (a connection obtains that token by itself)"
+            )
+
     def _show_url(self, url: str) -> None:
         """``auto_open_browser=False``: the user opens the URL."""
         self._logger.warning("open this URL to authorize: %s", url)

@@ -71,6 +71,7 @@ class BrowserOAuth(BrowserOAuthBase):
         at most ``timeout`` seconds (default: the constructor's, 300) for the redirect
         (``OAuthCallbackTimeoutError``), exchange the code
         (``complete_authorization_flow``) and return the stored token."""
+        self._check_grant()
         wait = self.timeout if timeout is None else timeout
         show = self.auto_open_browser if auto_open_browser is None else auto_open_browser
         provider = self.provider

@@ -62,6 +62,7 @@ class BrowserOAuth(BrowserOAuthBase):
         self, *, timeout: float | None = None, auto_open_browser: bool | None = None
     ) -> Token:
         """Authorize now (AUTH-2); see ``mcp_io_sync.BrowserOAuth.authenticate``."""
+        self._check_grant()
         wait = self.timeout if timeout is None else timeout
         show = self.auto_open_browser if auto_open_browser is None else auto_open_browser
         provider = self.provider

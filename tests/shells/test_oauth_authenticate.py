@@ -15,6 +15,7 @@ import json
 import logging
 import os
 import socket
+import threading
 from functools import partial
 from typing import Any
 
@@ -33,7 +34,7 @@ from mcp_proto.oauth import (
 )
 
 from .conftest import Shell
-from .test_oauth_shells import Browser, free_port, in_background, peer, whoami
+from .test_oauth_shells import Browser, free_port, peer, whoami
 
 __all__ = ["peer"]  # the module-scoped oidc-provider fixture, shared
 
@@ -73,11 +74,19 @@ def test_authenticate_returns_a_token_the_resource_accepts(
         landing = browser.handle(OpenAuthorization(url, f"http://localhost:{port}/oauth/cb"))
         landed.append(httpcore.request("GET", landing.replace("localhost", "127.0.0.1")).status)
 
+    threads: list[threading.Thread] = []
+
+    def opener(url: str) -> bool:  # returns at once, as webbrowser.open does
+        threads.append(threading.Thread(target=user, args=(url,), daemon=True))
+        threads[-1].start()
+        return True
+
     auth = shell.mod.BrowserOAuth(
-        provider, callback_port=port, callback_path="/oauth/cb", opener=in_background(user)
+        provider, callback_port=port, callback_path="/oauth/cb", opener=opener
     )
     assert provider.redirect_uri == f"http://localhost:{port}/oauth/cb"
     token = authenticate(shell, auth, timeout=60)
+    threads[0].join(30)  # (the browser reads the listener's page after the flow took it)
     assert isinstance(token, Token)
     assert token.issuer == issuer and token.refresh_token
     assert landed == [200] and len(browser.opened) == 1
@@ -195,3 +204,17 @@ def test_browser_oauth_aligns_the_provider(shell: Shell) -> None:
     assert provider.redirect_uri == "http://localhost:9999/done"
     assert (auth.host, auth.port, auth.path) == ("127.0.0.1", 9999, "/done")
     assert provider.handler is not None
+
+
+def test_authenticate_is_the_authorization_code_flow(shell: Shell) -> None:
+    from mcp_proto.oauth import ClientInfo
+
+    provider = OAuthProvider(
+        "https://mcp.example.com/mcp",
+        random_bytes=os.urandom,
+        grant="client_credentials",
+        client_info=ClientInfo("app", "secret", issuer="https://auth.example.com"),
+    )
+    auth = shell.mod.BrowserOAuth(provider, callback_port=free_port())
+    with pytest.raises(ValueError, match="client_credentials"):
+        authenticate(shell, auth, timeout=5)
