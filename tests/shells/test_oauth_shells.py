@@ -200,6 +200,13 @@ def test_browser_oauth_receives_the_redirect_on_its_loopback_listener(
     assert provider.handler is not None
     facts = shell.run(whoami, resource, oauth_provider=provider, protocol="legacy")
     assert facts["aud"] == [resource]
+    # (The browser reads the listener's page after the flow took the redirect: wait for
+    # its thread rather than race it.)
+    import time
+
+    end = time.monotonic() + 30
+    while len(seen) < 2 and time.monotonic() < end:
+        time.sleep(0.01)
     assert seen == [404, 200]
 
 
