@@ -71,8 +71,9 @@ def connect_arguments(
     ``initialize`` handshake, ``"modern"`` speaks 2026-07-28 only
     (``IncompatibleServerError`` from a handshake-era server), ``"legacy"`` the
     handshake only; ``discover_timeout`` bounds the probe (docs/usage.md, "The protocol
-    era"). ``oauth_provider`` is not supported yet: it raises ``ValueError`` before
-    anything starts. Every other keyword goes to :class:`Client`. The servers are connected
+    era"). ``oauth_provider`` (an ``mcp_proto.oauth.OAuthProvider``) authorizes an
+    HTTP server: Streamable HTTP, plain HTTP or HTTP+SSE (docs/oauth.md). Every other
+    keyword goes to :class:`Client`. The servers are connected
     before this returns; on failure nothing is left running. The fallback chain stops
     at the first answer that proves an MCP server is there (a 401/403, a JSON-RPC
     answer): that error is raised as it is.
@@ -86,7 +87,7 @@ def connect_arguments(
         ConnectionError: the server could not be reached or refused the handshake.
         IncompatibleServerError: ``protocol="modern"`` and the server speaks only the
             handshake era (a ``ConnectionError``).
-        ValueError: an invalid option, or one not supported yet (``oauth_provider``).
+        ValueError: an invalid option (an ``oauth_provider`` that is not one).
     """
     plans = plan_targets(
         target,

@@ -46,13 +46,14 @@ SHELL_EXPORTS = (
     "connect",
     "create_client",
     "header_params",
+    "oauth_client",
 )
 
-#: Where each shell's ``BrowserOAuth`` lives (issue 21): loaded at first use, so a
-#: client without OAuth never loads the OAuth core.
+#: Where each shell's ``BrowserOAuth`` and ``oauth_client`` (§E5) live (issue 21):
+#: loaded at first use, so a client without OAuth never loads the OAuth core.
 OAUTH_EXPORTS = {
-    "mcp_io_sync": {"BrowserOAuth": "mcp_io_sync._oauth"},
-    "mcp_io_trio": {"BrowserOAuth": "mcp_io_trio._oauth"},
+    "mcp_io_sync": {"BrowserOAuth": "mcp_io_sync._oauth", "oauth_client": "mcp_io_sync._oauth"},
+    "mcp_io_trio": {"BrowserOAuth": "mcp_io_trio._oauth", "oauth_client": "mcp_io_trio._oauth"},
 }
 
 #: The 2026-07-28 revision's names both shells export, and where each lives.

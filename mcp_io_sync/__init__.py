@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 
     from ._listen import Subscription as Subscription
     from ._oauth import BrowserOAuth as BrowserOAuth
+    from ._oauth import oauth_client as oauth_client
 else:  # the 2026-07-28 revision's names load at first use, not with the package
     __getattr__ = shell_lazy(__name__)
 

@@ -106,7 +106,7 @@ _URL_KEYS: Final = frozenset(_URL_FIELDS)
 _ERA_KEYS: Final = frozenset({"protocol", "discover_timeout", "request_meta", "extensions"})
 _KEYS_BY_TYPE: Final[Mapping[str, frozenset[str]]] = {
     "stdio": _COMMON_KEYS | _ERA_KEYS | {"command", "args", "env", "cwd", "max_line_size"},
-    "sse": _COMMON_KEYS | _URL_KEYS | {"headers", "ping"},
+    "sse": _COMMON_KEYS | _URL_KEYS | {"headers", "ping", "oauth_provider", "oauth"},
     "http": _COMMON_KEYS
     | _ERA_KEYS
     | _URL_KEYS
@@ -242,16 +242,16 @@ def _build(entry: Mapping[str, Any], kind: TransportType, name: object) -> Serve
             if entry.get(key) is not None:
                 opts[key] = entry[key]
         return websocket_config(url, **opts)
-    if kind == "sse":
-        opts.pop("endpoint", None)
-        if entry.get("ping") is not None:
-            opts["ping"] = entry["ping"]
-        return sse_config(url, **opts)
     if entry.get("oauth_provider") is not None:
         opts["oauth_provider"] = entry["oauth_provider"]
     # Issue 21: the OAuth client a host's file names; the shell builds the provider.
     oauth = check_oauth_settings(entry["oauth"]) if entry.get("oauth") is not None else None
-    if kind == "http":
+    if kind == "sse":
+        opts.pop("endpoint", None)
+        if entry.get("ping") is not None:
+            opts["ping"] = entry["ping"]
+        config = sse_config(url, **opts)
+    elif kind == "http":
         config = http_config(url, **opts)
     else:
         if entry.get("max_decompressed_body_bytes") is not None:

@@ -530,10 +530,13 @@ def sse_config(
     name: str | None = None,
     logger: Any = None,
     configure_http: Any = None,
+    oauth_provider: object | None = None,
 ) -> ServerConfig:
     """Configuration for a legacy HTTP+SSE server (deprecated transport; CONN-17).
 
     ``base_url`` is the event-stream URL, kept as given (after validation).
+    ``oauth_provider`` (an :class:`mcp_proto.oauth.OAuthProvider`) authorizes the event
+    stream and the POSTs to its endpoint (docs/oauth.md).
 
     ``logger``: this server's logger (CONN-17): the server object's messages go to it
     instead of the client's, and this configuration's warnings (a ``0.0.0.0`` host,
@@ -559,6 +562,7 @@ def sse_config(
             retry_backoff=retry_backoff,
             logger=logger,
             configure_http=configure_http,
+            oauth_provider=oauth_provider,
         )
     )
 

@@ -146,9 +146,16 @@ def _config(
 ) -> ServerConfig:
     common = _given(read_timeout=o.read_timeout, retries=o.retries, retry_backoff=o.retry_backoff)
     if kind == "sse":
-        # CONN-13: HTTP+SSE has no era to choose; the protocol option is dropped.
+        # CONN-13: HTTP+SSE has no era to choose; the protocol option is dropped. AUTH-3:
+        # the OAuth provider authorizes it too (issue 21).
         assert isinstance(target, str)
-        return sse_config(target, name=name, headers=o.headers, **common, **_given(ping=o.ping))
+        return sse_config(
+            target,
+            name=name,
+            headers=o.headers,
+            **common,
+            **_given(ping=o.ping, oauth_provider=o.oauth_provider),
+        )
     common["protocol"] = o.protocol
     if o.discover_timeout is not None:
         common["discover_timeout"] = o.discover_timeout

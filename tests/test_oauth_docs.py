@@ -17,7 +17,8 @@ def test_the_known_limit_of_the_url_check_is_documented() -> None:
 def test_the_doc_says_plainly_what_is_wired_and_what_is_not() -> None:
     text = DOC.replace("\n", " ")
     assert "`connect(url, oauth_provider=OAuthProvider(...))`" in text
-    assert "Not built yet: OAuth on the legacy HTTP+SSE transport" in text
+    assert "`streamable_http_config`/`http_config`/`sse_config`) authorizes" in text
+    assert "`http`/`streamable_http`/`sse` entry of an `mcpServers` file" in text
 
 
 def test_every_public_name_of_the_core_is_documented() -> None:

@@ -175,9 +175,21 @@ ALLOWED: dict[str, frozenset[str] | None] = {
             "ClientInfo",
             "DEFAULT_REDIRECT_URI",
             "OAuthCallbackError",
+            "OAuthCallbackPortInUseError",
+            "OAuthCallbackTimeoutError",
             "OAuthProvider",
             "OpenAuthorization",
             "Token",
+            # BrowserOAuth.authenticate runs the provider's flows outside a connection
+            # (AUTH-2): it performs their exchanges and logs their notices, as the
+            # connection machine's StartExchange frames are performed elsewhere.
+            "Flow",
+            "HttpRequest",
+            "HttpResponse",
+            "Notice",
+            "check_redirect_uri",
+            # oauth_client (§E5, AUTH-33): a configuration with a provider attached.
+            "OAuthStorage",
         }
     ),
     # Definition files: the rule for ${workspaceFolder} is the core's, the shells give

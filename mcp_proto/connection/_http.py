@@ -291,7 +291,7 @@ class HttpTransport(HttpStreams):
             oauth = self.oauth
             if oauth is not None:
                 oauth.seen(ex, status, headers)
-                if status in (401, 403) and ex.role is Role.POST:
+                if status in (401, 403) and ex.role in (Role.POST, Role.GET):
                     ex.refused = ex.request  # sent again once authorized (_oauth.py)
             ex.request = None  # (the usual head: no call to ask; the body is let go)
         ex.status = status

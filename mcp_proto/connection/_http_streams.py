@@ -298,9 +298,25 @@ class HttpStreams(Transport):
             ex.parser = SSEParser(max_event_size=self.port.max_line_size)
             return
         self._drop(ex)
+        oauth = self.oauth
+        if oauth is not None and oauth.refused_stream(ex, self._reopen_get, self._get_refused, now):
+            return  # a 401: opened again once authorized (issue 21, _oauth.py)
         if kind is ResponseKind.SERVER_ERROR:
             self._get_failed(now)
         # 405 (no GET stream offered), other 4xx, an expired session: stop.
+
+    def _reopen_get(self, now: float) -> None:
+        """The GET stream's OAuth flow gave a token: open it again (unless another
+        opened meanwhile, or the transport was reset)."""
+        if self._get_xid is None:
+            self._open_get(now)
+            if self._get_xid is not None:  # its 2xx proves the authorization (the bound)
+                self._ex[self._get_xid].authorizations = 1
+
+    def _get_refused(self, error: MCPError, now: float) -> None:
+        """The GET stream's OAuth flow failed: the stream stays closed (it is optional;
+        the requests that need the flow fail with its error themselves)."""
+        self.port.diagnostic("debug", f"server {self.port.name!r}: GET stream: {error}")
 
     def _get_failed(self, now: float) -> None:
         self._release(now)

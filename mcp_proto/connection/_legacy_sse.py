@@ -158,6 +158,11 @@ class LegacySseTransport(HttpTransport):
             ex, frame = self._queue.popleft()
             self._ex[ex.xid] = ex
             self._posting = ex.xid
+            if self.oauth is not None:
+                # The token current now (SHTTP-10), and the frame kept until its head
+                # in case a 401 sends it again once authorized (issue 21).
+                frame = self.oauth.present(frame, None)
+                ex.request = frame
             self.port.emit(frame)
 
     def _posted(self, xid: int) -> None:
@@ -220,7 +225,15 @@ class LegacySseTransport(HttpTransport):
     ) -> None:
         ex = self._ex.get(xid)
         if ex is None or ex.mode is not Mode.HEAD:
+            oauth = self.oauth
+            if ex is None and oauth is not None and oauth.owns(xid):
+                oauth.head(xid, status, headers)  # the OAuth flow's own exchange
             return
+        oauth = self.oauth
+        if oauth is not None and not 300 <= status < 400:
+            oauth.seen(ex, status, headers)
+            if status in (401, 403):
+                ex.refused = ex.request  # opened or sent again once authorized
         if ex.role is Role.STREAM:
             if 300 <= status < 400:
                 again = follow(self, ex, status, _header(headers, "location"))
@@ -230,9 +243,18 @@ class LegacySseTransport(HttpTransport):
             else:
                 ex.request = None  # (kept only until the head, as in HttpTransport)
             kind = classify_response(status, _header(headers, "content-type"), sent_session=False)
+            challenge = _header(headers, "www-authenticate")
+            if status in (401, 403) and oauth is not None:
+                ex.status, ex.www_authenticate = status, challenge
+                self._done(ex)
+                self._stream_xid = None
+                self._endpoint_at = None  # (set again when the stream is opened again)
+                if oauth.refused_stream(ex, self._reopen_stream, self._lost, now):
+                    return
             if kind is ResponseKind.UNAUTHORIZED:  # typed from facts (issue 9 item 4)
                 self._done(ex)
-                self._lost(unauthorized_error(status, _header(headers, "www-authenticate")), now)
+                self._endpoint_at = None
+                self._lost(unauthorized_error(status, challenge), now)
                 return
             if kind is not ResponseKind.SSE:
                 self._done(ex)
@@ -256,6 +278,7 @@ class LegacySseTransport(HttpTransport):
             ex.parser = SSEParser(max_event_size=self.port.max_line_size)
             return
         # A POST to the endpoint: 2xx is all it needs (answers come on the stream).
+        ex.request = None
         ex.status = status
         ex.www_authenticate = _header(headers, "www-authenticate")
         ex.mode = Mode.DRAIN if 200 <= status < 300 else Mode.ERROR
@@ -264,9 +287,19 @@ class LegacySseTransport(HttpTransport):
             self._note_taken(now)
         self._posted(xid)
 
+    def _reopen_stream(self, now: float) -> None:
+        """The event stream's OAuth flow gave a token: open the stream again."""
+        if self._stream_xid is None and self._endpoint is None:
+            self.opened(now)
+            if self._stream_xid is not None:  # its 2xx proves the authorization (the bound)
+                self._ex[self._stream_xid].authorizations = 1
+
     def exchange_data(self, xid: int, data: bytes, now: float) -> None:
         ex = self._ex.get(xid)
         if ex is None:
+            oauth = self.oauth
+            if data and oauth is not None and oauth.owns(xid):
+                oauth.data(xid, data, now)
             return
         super().exchange_data(xid, data, now)
 
@@ -286,6 +319,9 @@ class LegacySseTransport(HttpTransport):
     def exchange_failed(self, xid: int, failure: ExchangeFailure, now: float) -> None:
         ex = self._ex.get(xid)
         if ex is None:
+            oauth = self.oauth
+            if oauth is not None and oauth.owns(xid):
+                oauth.failed(xid, failure, now)
             return
         if ex.role is Role.STREAM:
             self._done(ex)

@@ -20,14 +20,17 @@ OAuth core: tests/test_oauth_import.py).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from .. import deprecations
 from ..errors import ConnectionError, MCPError, UnauthorizedError
 from ..http import unauthorized_error
 from ..oauth import (
     MAX_AUTHORIZATIONS,
+    BearerChallenge,
     HttpRequest,
     HttpResponse,
     Notice,
@@ -74,6 +77,9 @@ class OAuthSession:
         self._status = 401
         self._ex: dict[int, _AuthExchange] = {}
         self._parked: list[tuple[Exchange, StartExchange]] = []
+        # Streams refused meanwhile: what reopens each once authorized, and what ends
+        # it if the flow fails.
+        self._streams: list[tuple[Callable[[float], None], Callable[[MCPError, float], None]]] = []
         self._asking = False  # an OAuthInteraction is with the host
         # Authorizations since one last proved useful (a request sent again after one
         # succeeded): at most MAX_AUTHORIZATIONS in a row for the whole connection, not
@@ -165,20 +171,64 @@ class OAuthSession:
             self._send_again(ex, request, now, authorizations=ex.authorizations + 1)
             return True
         self._parked.append((ex, request))
-        if self._flow is None:
-            wall = self._wall(now)
-            self.provider._tick(wall)
-            # The token that was refused (expired ones included: a refresh may help).
-            presented = token if sent is not None else None
-            if presented is None and token is not None and token.is_expired(wall):
-                presented = token
-            self._status = ex.status
-            self._refusal = unauthorized_error(ex.status, header)
-            self._flow = self.provider.authorize(
-                challenge, wall, status=ex.status, presented=presented
-            )
-            self._step(None, None, now)
+        self._join(ex.status, header, challenge, sent, token, now)
         return True
+
+    def refused_stream(
+        self,
+        ex: Exchange,
+        reopen: Callable[[float], None],
+        give_up: Callable[[MCPError, float], None],
+        now: float,
+    ) -> bool:
+        """A stream (the Streamable HTTP GET stream, the legacy HTTP+SSE event stream)
+        was answered 401, or 403 ``insufficient_scope``; its head is in ``ex``. True: a
+        flow will ``reopen`` it with the token (or ``give_up`` with the flow's error);
+        False: its refusal stands (no OAuth can help, or the authorization bound is
+        reached). MCP ``basic/authorization`` asks for the token "in every HTTP request
+        from client to server", the GET included; a refused one is authorized the same
+        way as a POST."""
+        request, ex.refused = ex.refused, None
+        if request is None or ex.status not in (401, 403):
+            return False
+        header = ex.www_authenticate
+        challenge = bearer_challenge(header)
+        if ex.status == 403 and (challenge is None or not challenge.insufficient_scope):
+            return False
+        if self._flow is None and self._streak >= MAX_AUTHORIZATIONS:
+            return False
+        sent = _header(request.headers, "authorization")
+        token = self.provider.current_token()
+        current = token.authorization_header() if token is not None else None
+        if self._flow is None and sent is not None and current is not None and sent != current:
+            reopen(now)  # sent with a token replaced since: open it with the new one
+            return True
+        self._streams.append((reopen, give_up))
+        self._join(ex.status, header, challenge, sent, token, now)
+        return True
+
+    def _join(
+        self,
+        status: int,
+        header: str | None,
+        challenge: BearerChallenge | None,
+        sent: str | None,
+        token: Token | None,
+        now: float,
+    ) -> None:
+        """Start the flow for a refusal, unless one runs (its end answers this one too)."""
+        if self._flow is not None:
+            return
+        wall = self._wall(now)
+        self.provider._tick(wall)
+        # The token that was refused (expired ones included: a refresh may help).
+        presented = token if sent is not None else None
+        if presented is None and token is not None and token.is_expired(wall):
+            presented = token
+        self._status = status
+        self._refusal = unauthorized_error(status, header)
+        self._flow = self.provider.authorize(challenge, wall, status=status, presented=presented)
+        self._step(None, None, now)
 
     def _send_again(
         self,
@@ -256,10 +306,7 @@ class OAuthSession:
                 self._fetch(effect, now)
                 return
             if isinstance(effect, Notice):
-                level = "warning" if effect.kind in ("deprecation", "migration") else "info"
-                self.transport.port.diagnostic(
-                    level, f"server {self.transport.port.name!r}: OAuth: {effect.message}"
-                )
+                self._notice(effect)
                 continue
             if self.provider.handler is None:
                 error = UnauthorizedError(_NO_HANDLER)
@@ -267,6 +314,20 @@ class OAuthSession:
             self._asking = True
             self.transport.port.emit(OAuthInteraction(effect, self.provider.handler))
             return
+
+    def _notice(self, notice: Notice) -> None:
+        """A flow's notice as the server's log record. A deprecation (DEP-7: dynamic
+        registration) goes through the registry, as every deprecation notice does: the
+        registry's text, once per process, announced by the driver with the host's
+        logger (DEP-11, DEP-12); the rest as WARNING (a migration) or INFO."""
+        port = self.transport.port
+        key = notice.deprecation
+        if notice.kind == "deprecation" and key:
+            if deprecations.state(key) == "due":
+                port.diagnostic("warning", deprecations.REGISTRY[key].notice, deprecation=key)
+            return
+        level = "warning" if notice.kind == "migration" else "info"
+        port.diagnostic(level, f"server {port.name!r}: OAuth: {notice.message}")
 
     def reply(self, value: Any, now: float) -> None:
         """The host's answer to an ``OAuthInteraction`` (an exception: it failed)."""
@@ -297,13 +358,19 @@ class OAuthSession:
     def _resume(self, now: float) -> None:
         self._streak += 1
         parked, self._parked = self._parked, []
+        streams, self._streams = self._streams, []
         for ex, request in parked:
             self._send_again(ex, request, now, authorizations=ex.authorizations + 1)
+        for reopen, _give_up in streams:
+            reopen(now)
 
     def _fail(self, error: MCPError, now: float) -> None:
         parked, self._parked = self._parked, []
+        streams, self._streams = self._streams, []
         for ex, _request in parked:
             self.transport._attempt_error(ex, error, now)
+        for _reopen, give_up in streams:
+            give_up(error, now)
 
     # ------------------------------------------------------------ the flow's exchanges
 
@@ -351,6 +418,7 @@ class OAuthSession:
             self._flow.close()
             self._flow = None
         self._parked.clear()
+        self._streams.clear()
         self._asking = False
 
 

@@ -20,6 +20,8 @@ from ._effects import OAuthEffect as OAuthEffect
 from ._effects import ObtainAssertion as ObtainAssertion
 from ._effects import OpenAuthorization as OpenAuthorization
 from ._errors import OAuthCallbackError as OAuthCallbackError
+from ._errors import OAuthCallbackPortInUseError as OAuthCallbackPortInUseError
+from ._errors import OAuthCallbackTimeoutError as OAuthCallbackTimeoutError
 from ._errors import OAuthDiscoveryError as OAuthDiscoveryError
 from ._errors import OAuthError as OAuthError
 from ._errors import OAuthRegistrationError as OAuthRegistrationError
@@ -75,6 +77,8 @@ __all__ = [
     "MemoryStorage",
     "Notice",
     "OAuthCallbackError",
+    "OAuthCallbackPortInUseError",
+    "OAuthCallbackTimeoutError",
     "OAuthDiscoveryError",
     "OAuthEffect",
     "OAuthError",

@@ -11,10 +11,14 @@ carries a secret: callbacks and authorization URLs are not kept).
 
 from __future__ import annotations
 
+import builtins
+
 from ..errors import ConnectionError
 
 __all__ = [
     "OAuthCallbackError",
+    "OAuthCallbackPortInUseError",
+    "OAuthCallbackTimeoutError",
     "OAuthDiscoveryError",
     "OAuthError",
     "OAuthRegistrationError",
@@ -125,6 +129,21 @@ class OAuthCallbackError(OAuthError):
     (RFC 9207), no ``code``, or an ``error`` the authorization server reported."""
 
     reason = "callback"
+
+
+class OAuthCallbackPortInUseError(OAuthCallbackError):
+    """``BrowserOAuth`` could not listen on its callback port: another process holds
+    it. Nothing was sent: the listener opens before discovery starts (AUTH-2)."""
+
+    reason = "port_in_use"
+
+
+class OAuthCallbackTimeoutError(OAuthCallbackError, builtins.TimeoutError):
+    """``BrowserOAuth`` waited its ``timeout`` and no authorization response arrived
+    (AUTH-2); its listener is closed. Also a builtin ``TimeoutError``, as
+    ``RequestTimeoutError`` is."""
+
+    reason = "timeout"
 
 
 class OAuthTokenError(OAuthError):

@@ -22,6 +22,9 @@ tool with harmless arguments). Exit status 0 with the line
 error) with a one-line ``conformance client: <scenario>: <error>`` message.
 ``MCP_CONFORMANCE_DEBUG=1`` logs the client's debug output (httpcore included);
 ``MCP_CONFORMANCE_DEADLINE`` (seconds, default 45) bounds the whole run.
+``MCP_CONFORMANCE_SHELL=trio`` runs the ``auth/*`` scenarios through ``mcp_io_trio``
+instead (``run.sh --shell trio``): the same provider, ``connect`` awaited, the handler
+run off the event loop; the other scenarios stay on ``mcp_io_sync``.
 """
 
 from __future__ import annotations
@@ -355,12 +358,39 @@ REFUSALS: dict[str, tuple[str, str | None]] = {
 
 
 def use_tools(url: str, provider: Any) -> None:
-    """Connect with ``provider``, list the tools and call each with harmless arguments."""
+    """Connect with ``provider``, list the tools and call each with harmless arguments
+    (through the Trio shell with ``MCP_CONFORMANCE_SHELL=trio``)."""
+    if os.environ.get("MCP_CONFORMANCE_SHELL", "sync") == "trio":
+        import trio
+
+        trio.run(use_tools_trio, url, provider)
+        return
     with open_client(url, oauth_provider=provider) as client:
         for tool in client.list_tools(cache=False):
             arguments = example_arguments(tool.input_schema)
             LOG.info("calling %s(%s)", tool.name, json.dumps(arguments)[:200])
             result = client.call_tool(tool.name, arguments)
+            if result.get("isError"):
+                LOG.warning("tool %s reported an error: %s", tool.name, text_of(result)[:200])
+
+
+async def use_tools_trio(url: str, provider: Any) -> None:
+    """:func:`use_tools` over ``mcp_io_trio`` (the same options as :func:`open_client`)."""
+    import mcp_io_trio
+
+    options = {**era_option(), "oauth_provider": provider}
+    LOG.info("connecting to %s over Trio (%s)", url, options.get("protocol", "default era"))
+    async with mcp_io_trio.connect(
+        url,
+        read_timeout=float(os.environ.get("MCP_CONFORMANCE_READ_TIMEOUT", "30")),
+        client_info=CLIENT_INFO,
+        logger=logging.getLogger("mcp_io_trio"),
+        **options,
+    ) as client:
+        for tool in await client.list_tools(cache=False):
+            arguments = example_arguments(tool.input_schema)
+            LOG.info("calling %s(%s)", tool.name, json.dumps(arguments)[:200])
+            result = await client.call_tool(tool.name, arguments)
             if result.get("isError"):
                 LOG.warning("tool %s reported an error: %s", tool.name, text_of(result)[:200])
 

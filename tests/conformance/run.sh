@@ -13,6 +13,7 @@
 #     tests/conformance/run.sh --spec-version 2026-07-28      # the 2026-07-28 leg
 #     tests/conformance/run.sh -s sse-retry ...   # only these scenarios (one harness run each)
 #     tests/conformance/run.sh --list             # the leg's client scenarios, as the harness lists them
+#     tests/conformance/run.sh --shell trio ...   # the auth/* scenarios through mcp_io_trio
 #     tests/conformance/run.sh -h
 #
 # Legs: 2025-11-25 (the handshake era), 2026-07-28 (the stateless revision: client.py
@@ -42,6 +43,8 @@
 #     CONFORMANCE_CACHE            cache dir (default: <project>/.cache/conformance)
 #     CONFORMANCE_RESULTS          results dir (default: <cache>/results/<UTC time>)
 #     CONFORMANCE_VERBOSE=1        pass --verbose to the harness
+#     MCP_CONFORMANCE_SHELL        sync (default) or trio: the shell client.py runs the
+#                                  auth/* scenarios through (--shell wins)
 
 set -uo pipefail
 
@@ -80,6 +83,11 @@ while [[ $# -gt 0 ]]; do
         LIST_ONLY=1
         shift
         ;;
+    --shell)
+        [[ $# -ge 2 ]] || fail "$1 needs sync or trio"
+        export MCP_CONFORMANCE_SHELL=$2
+        shift 2
+        ;;
     -s | --scenario)
         [[ $# -ge 2 ]] || fail "$1 needs a scenario name"
         SCENARIOS+=("$2")
@@ -96,6 +104,8 @@ done
 [[ " $KNOWN_LEGS " == *" $SPEC_VERSION "* ]] ||
     fail "unknown spec version '$SPEC_VERSION' (legs: $KNOWN_LEGS)"
 BASELINE="$HERE/expected-failures-$SPEC_VERSION.yml"
+SHELL_NAME=${MCP_CONFORMANCE_SHELL:-sync}
+[[ $SHELL_NAME == sync || $SHELL_NAME == trio ]] || fail "unknown shell '$SHELL_NAME' (sync or trio)"
 
 PY=${PYTHON:-$ROOT/.venv/bin/python}
 [[ -x "$PY" ]] || fail "no python at $PY (run 'make install' or set PYTHON)"
@@ -161,7 +171,7 @@ COMMAND="exec $(printf '%q' "$PY") $(printf '%q' "$CLIENT")"
 HARNESS_ARGS=(--command "$COMMAND" --timeout "$TIMEOUT_MS" --expected-failures "$BASELINE")
 [[ "${CONFORMANCE_VERBOSE:-0}" == 1 ]] && HARNESS_ARGS+=(--verbose)
 
-log "harness $HARNESS_VERSION, node $("$NODE" --version), spec $SPEC_VERSION, timeout ${TIMEOUT_MS}ms"
+log "harness $HARNESS_VERSION, node $("$NODE" --version), spec $SPEC_VERSION, timeout ${TIMEOUT_MS}ms, auth/* over $SHELL_NAME"
 log "client: $COMMAND"
 log "results: $RESULTS"
 

@@ -20,14 +20,16 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 
 
-def run_leg(spec_version: str) -> tuple[list[str], str]:
-    """run.sh for one leg: (stdout lines, a report for assertion messages)."""
+def run_leg(spec_version: str, *extra: str) -> tuple[list[str], str]:
+    """run.sh for one leg (``extra``: more run.sh arguments): (stdout lines, a report
+    for assertion messages)."""
     # The client runs under this interpreter, so the leg tests the code pytest imports.
     env = dict(os.environ, PYTHON=sys.executable)
     env.pop("CONFORMANCE_SPEC_VERSION", None)
     env.pop("MCP_CONFORMANCE_CLIENT_PROTOCOL", None)
+    env.pop("MCP_CONFORMANCE_SHELL", None)
     proc = subprocess.run(
-        ["bash", str(HERE / "run.sh"), "--spec-version", spec_version],
+        ["bash", str(HERE / "run.sh"), "--spec-version", spec_version, *extra],
         cwd=ROOT,
         env=env,
         capture_output=True,
@@ -91,3 +93,34 @@ def test_conformance_extensions_leg() -> None:
     # back-compat ones: all 48 a strict PASS (issue 21).
     lines, report = run_leg("extensions")
     assert lines[-1] == "48 passed, 0 failed", report
+
+
+# The extension and back-compat auth scenarios of the extensions leg: the grants and
+# proofs the Trio shell runs through its own handler path (a sync handler on a worker
+# thread, the flow's exchanges on the event loop's pool).
+TRIO_EXTENSION_SUBSET = (
+    "auth/client-credentials-basic",
+    "auth/client-credentials-jwt",
+    "auth/dpop",
+    "auth/dpop-nonce",
+    "auth/wif-jwt-bearer",
+    "auth/enterprise-managed-authorization",
+    "auth/2025-03-26-oauth-metadata-backcompat",
+    "auth/2025-03-26-oauth-endpoint-fallback",
+)
+
+
+def test_conformance_auth_through_the_trio_shell() -> None:
+    # The 2025-11-25 leg with every auth/* scenario run through mcp_io_trio (run.sh
+    # --shell trio; the other legs run the same way by hand), strict, as above.
+    lines, report = run_leg("2025-11-25", "--shell", "trio")
+    assert lines[-1] == "19 passed, 0 failed", report
+    auth = {name for name in passed_scenarios(lines) if name.startswith("auth/")}
+    assert len(auth) == 14, report
+
+
+def test_conformance_extension_grants_through_the_trio_shell() -> None:
+    args = [a for name in TRIO_EXTENSION_SUBSET for a in ("-s", name)]
+    lines, report = run_leg("extensions", "--shell", "trio", *args)
+    assert passed_scenarios(lines) == set(TRIO_EXTENSION_SUBSET), report
+    assert lines[-1] == f"{len(TRIO_EXTENSION_SUBSET)} passed, 0 failed", report

@@ -2,7 +2,8 @@
 // resource in front of it, for tests/test_oauth_oidc_provider.py.
 //
 // Started by the test on 127.0.0.1 with ephemeral ports; prints one JSON line
-// {"issuer": ..., "resource": ...} on stdout once both listen, then serves until killed.
+// {"issuer": ..., "resource": ..., "sseResource": ...} on stdout once both listen, then
+// serves until killed.
 //
 // The authorization server: PKCE (required, S256), dynamic client registration, RFC 8707
 // resource indicators (tokens bound to the resource as their audience), RFC 9207 iss,
@@ -23,6 +24,11 @@
 // as a minimal MCP server would (initialize, notifications 202, tools/list with one tool
 // `whoami`, tools/call answering the token's facts as text; GET/DELETE 405), so
 // tests/shells/test_oauth_shells.py drives it through `connect` in both shells.
+//
+// The same server over the deprecated HTTP+SSE transport, a resource of its own
+// (`sseResource`, its metadata at /.well-known/oauth-protected-resource/sse): GET /sse
+// and the POSTs to the endpoint it announces answer 401 without a token for it
+// (tests/shells/test_oauth_sse.py). Bearer only there.
 
 import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
@@ -41,6 +47,8 @@ const asPort = await listen(asServer);
 const rsPort = await listen(rsServer);
 const issuer = `http://127.0.0.1:${asPort}`;
 const resource = `http://127.0.0.1:${rsPort}/mcp`;
+// The same MCP server over the deprecated HTTP+SSE transport: a resource of its own.
+const sseResource = `http://127.0.0.1:${rsPort}/sse`;
 const RESOURCE_SCOPES = 'mcp:read mcp:write';
 
 const clients = [
@@ -79,7 +87,9 @@ const provider = new Provider(issuer, {
       defaultResource: async () => undefined,
       useGrantedResource: async () => true,
       getResourceServerInfo: async (ctx, indicator) => {
-        if (indicator !== resource) throw new errors.InvalidTarget();
+        if (indicator !== resource && indicator !== sseResource) {
+          throw new errors.InvalidTarget();
+        }
         return {
           scope: RESOURCE_SCOPES,
           audience: indicator,
@@ -118,15 +128,105 @@ asServer.on('request', async (req, res) => {
   }
 });
 
+// What a request's token says, when it is good for `audience`; else undefined.
+async function tokenFacts(req, audience) {
+  const auth = req.headers.authorization ?? '';
+  const [scheme, value] = auth.split(' ', 2);
+  const token = value
+    ? (await provider.AccessToken.find(value)) ?? (await provider.ClientCredentials.find(value))
+    : undefined;
+  const aud = token ? [].concat(token.aud ?? []) : [];
+  let ok = Boolean(token) && aud.includes(audience);
+  const bound = token?.jkt;
+  if (ok && (bound || scheme === 'DPoP')) {
+    ok = scheme === 'DPoP' && bound && (await dpopProofOk(req, value, bound));
+  } else if (ok) {
+    ok = scheme === 'Bearer';
+  }
+  if (!ok) return undefined;
+  return { aud, scope: token.scope, clientId: token.clientId, dpop: Boolean(bound) };
+}
+
+// A minimal MCP server's answer to a JSON-RPC request (undefined for a notification).
+function answerTo(message, facts) {
+  if (message.id === undefined) return undefined;
+  const ok = (result) => ({ jsonrpc: '2.0', id: message.id, result });
+  if (message.method === 'initialize') {
+    return ok({
+      protocolVersion: message.params.protocolVersion,
+      capabilities: { tools: {} },
+      serverInfo: { name: 'oidc-protected-resource', version: '1' },
+    });
+  }
+  if (message.method === 'tools/list') {
+    return ok({ tools: [{ name: 'whoami', inputSchema: { type: 'object' } }] });
+  }
+  if (message.method === 'tools/call') {
+    return ok({ content: [{ type: 'text', text: JSON.stringify(facts) }] });
+  }
+  return { jsonrpc: '2.0', id: message.id, error: { code: -32601, message: 'Method not found' } };
+}
+
+async function readJson(req) {
+  const chunks = [];
+  for await (const chunk of req) chunks.push(chunk);
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+function refuse(res, prm) {
+  res.statusCode = 401;
+  res.setHeader('WWW-Authenticate', `Bearer resource_metadata="${prm}"`);
+  res.end();
+}
+
+// HTTP+SSE sessions: id -> the event stream's response.
+const sessions = new Map();
+let nextSession = 1;
+
 rsServer.on('request', async (req, res) => {
   const prm = `http://127.0.0.1:${rsPort}/.well-known/oauth-protected-resource/mcp`;
-  if (req.method === 'GET' && req.url === '/.well-known/oauth-protected-resource/mcp') {
+  const ssePrm = `http://127.0.0.1:${rsPort}/.well-known/oauth-protected-resource/sse`;
+  if (req.method === 'GET' && (req.url === '/.well-known/oauth-protected-resource/mcp'
+      || req.url === '/.well-known/oauth-protected-resource/sse')) {
     res.setHeader('Content-Type', 'application/json');
     res.end(JSON.stringify({
-      resource,
+      resource: req.url.endsWith('/sse') ? sseResource : resource,
       authorization_servers: [issuer],
       scopes_supported: RESOURCE_SCOPES.split(' '),
     }));
+    return;
+  }
+  if (req.url === '/sse' || req.url.startsWith('/messages?')) {
+    // The deprecated HTTP+SSE transport (2024-11-05): the event stream and the POSTs
+    // to its endpoint both need a token for this resource.
+    const facts = await tokenFacts(req, sseResource);
+    if (!facts) {
+      refuse(res, ssePrm);
+      return;
+    }
+    if (req.method === 'GET' && req.url === '/sse') {
+      const id = String(nextSession++);
+      sessions.set(id, res);
+      res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store' });
+      res.write(`event: endpoint\ndata: /messages?sid=${id}\n\n`);
+      req.on('close', () => sessions.delete(id));
+      return;
+    }
+    const stream = sessions.get(new URL(req.url, sseResource).searchParams.get('sid'));
+    const message = req.method === 'POST' ? await readJson(req) : undefined;
+    if (!stream || !message) {
+      res.statusCode = stream ? 400 : 404;
+      res.end();
+      return;
+    }
+    res.statusCode = 202;
+    res.end();
+    const answer = answerTo(message, facts);
+    if (answer) stream.write(`event: message\ndata: ${JSON.stringify(answer)}\n\n`);
     return;
   }
   if (req.url !== '/mcp') {
@@ -134,71 +234,30 @@ rsServer.on('request', async (req, res) => {
     res.end();
     return;
   }
-  const auth = req.headers.authorization ?? '';
-  const [scheme, value] = auth.split(' ', 2);
-  const token = value
-    ? (await provider.AccessToken.find(value)) ?? (await provider.ClientCredentials.find(value))
-    : undefined;
-  const audience = token ? [].concat(token.aud ?? []) : [];
-  let ok = Boolean(token) && audience.includes(resource);
-  const bound = token?.jkt;
-  if (ok && (bound || scheme === 'DPoP')) {
-    ok = scheme === 'DPoP' && bound && (await dpopProofOk(req, value, bound));
-  } else if (ok) {
-    ok = scheme === 'Bearer';
-  }
-  if (!ok) {
-    res.statusCode = 401;
-    res.setHeader('WWW-Authenticate', `Bearer resource_metadata="${prm}"`);
-    res.end();
+  const facts = await tokenFacts(req, resource);
+  if (!facts) {
+    refuse(res, prm);
     return;
   }
-  const facts = {
-    aud: audience, scope: token.scope, clientId: token.clientId, dpop: Boolean(bound),
-  };
   if (req.method !== 'POST') {
     res.statusCode = 405;
     res.end();
     return;
   }
-  const chunks = [];
-  for await (const chunk of req) chunks.push(chunk);
-  let message;
-  try {
-    message = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-  } catch {
-    message = undefined;
-  }
+  const message = await readJson(req);
   if (!message || typeof message.method !== 'string') {
     res.setHeader('Content-Type', 'application/json');
     res.end(JSON.stringify(facts));
     return;
   }
-  if (message.id === undefined) {
+  const answer = answerTo(message, facts);
+  if (!answer) {
     res.statusCode = 202;
     res.end();
     return;
   }
-  const answer = (result) => {
-    res.setHeader('Content-Type', 'application/json');
-    res.end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
-  };
-  if (message.method === 'initialize') {
-    answer({
-      protocolVersion: message.params.protocolVersion,
-      capabilities: { tools: {} },
-      serverInfo: { name: 'oidc-protected-resource', version: '1' },
-    });
-  } else if (message.method === 'tools/list') {
-    answer({ tools: [{ name: 'whoami', inputSchema: { type: 'object' } }] });
-  } else if (message.method === 'tools/call') {
-    answer({ content: [{ type: 'text', text: JSON.stringify(facts) }] });
-  } else {
-    res.setHeader('Content-Type', 'application/json');
-    res.end(JSON.stringify({
-      jsonrpc: '2.0', id: message.id, error: { code: -32601, message: 'Method not found' },
-    }));
-  }
+  res.setHeader('Content-Type', 'application/json');
+  res.end(JSON.stringify(answer));
 });
 
 async function dpopProofOk(req, accessToken, jkt) {
@@ -218,4 +277,4 @@ async function dpopProofOk(req, accessToken, jkt) {
   }
 }
 
-process.stdout.write(`${JSON.stringify({ issuer, resource })}\n`);
+process.stdout.write(`${JSON.stringify({ issuer, resource, sseResource })}\n`);

@@ -105,6 +105,9 @@ async def whoami(client: Any) -> dict[str, Any]:
 def test_connect_authorizes_through_a_real_authorization_server(
     shell: Shell, peer: dict[str, str]
 ) -> None:
+    from mcp_proto import deprecations
+
+    deprecations.reset()  # (DEP-7's notice is once per process: this test checks it)
     resource, issuer = peer["resource"], peer["issuer"]
     browser = Browser()
     storage = MemoryStorage()
@@ -133,7 +136,10 @@ def test_connect_authorizes_through_a_real_authorization_server(
     for record in shell.log.records:
         text = record.getMessage() + repr(record.args)
         assert not [s for s in secrets if s and s in text], record.getMessage()
-    assert shell.log.messages(logging.WARNING)  # (the DCR deprecation is logged)
+    # The DCR deprecation (DEP-7), through the registry: its text, once.
+    notice = deprecations.REGISTRY["oauth_dcr"].notice
+    assert shell.log.messages(logging.WARNING).count(notice) == 1
+    assert deprecations.state("oauth_dcr") == "announced"
 
 
 def test_without_a_handler_the_connect_fails_saying_how_to_authorize(
@@ -194,6 +200,13 @@ def test_browser_oauth_receives_the_redirect_on_its_loopback_listener(
     assert provider.handler is not None
     facts = shell.run(whoami, resource, oauth_provider=provider, protocol="legacy")
     assert facts["aud"] == [resource]
+    # (The browser reads the listener's page after the flow took the redirect: wait for
+    # its thread rather than race it.)
+    import time
+
+    end = time.monotonic() + 30
+    while len(seen) < 2 and time.monotonic() < end:
+        time.sleep(0.01)
     assert seen == [404, 200]
 
 
@@ -251,9 +264,10 @@ def test_browser_oauth_listens_on_loopback_redirects_only(shell: Shell) -> None:
     )
     with pytest.raises(ValueError, match="loopback"):
         shell.mod.BrowserOAuth(provider)
-    default = OAuthProvider("https://mcp.example.com/mcp", random_bytes=os.urandom)
-    with pytest.raises(ValueError, match="callback_port"):
-        shell.mod.BrowserOAuth(default, callback_port=9999)
+    # A callback port of its own is the callback server's: the redirect URI follows
+    # it (AUTH-2; tests/shells/test_oauth_authenticate.py), never a non-loopback one.
+    with pytest.raises(ValueError, match="loopback"):
+        shell.mod.BrowserOAuth(provider, callback_port=9999)
 
 
 def test_a_definition_file_names_the_oauth_client(

@@ -251,3 +251,135 @@ def test_the_authorization_bound_holds_for_the_connection_not_each_request() -> 
         (failed,) = d.h.take_events(CallFailed)
         assert isinstance(failed.error, InsufficientScopeError)
     assert d.interactions - before == MAX_AUTHORIZATIONS
+
+
+# ---------------------------------------------------------------- the GET stream
+
+
+def _get_stream_server(d: Driver, refusals: int) -> Any:
+    """``Driver.serve``, but the GET stream is refused (401 ``invalid_token``, as for a
+    token revoked while the session lives) ``refusals`` times, then opened (an SSE head
+    and nothing more: the stream stays open)."""
+    gets: list[StartExchange] = []
+
+    def serve(f: StartExchange) -> None:
+        if f.method != "GET":
+            d.serve(f)
+            return
+        gets.append(f)
+        if len(gets) <= refusals:
+            challenge = f'Bearer error="invalid_token", resource_metadata="{d.world.prm_url}"'
+            d.h.reply_status(f, 401, headers=[("WWW-Authenticate", challenge)])
+            return
+        d.h.conn.exchange_head(f.xid, 200, [("Content-Type", "text/event-stream")], d.h.now)
+
+    serve.gets = gets  # type: ignore[attr-defined]
+    return serve
+
+
+def test_a_401_on_the_get_stream_authorizes_and_opens_it_again_with_the_new_token() -> None:
+    world = World(URL, [FakeAS(AS)])
+    d = Driver(world)
+    serve = _get_stream_server(d, refusals=1)
+    d.h.conn.connect(d.h.now)
+    assert d.h.take_frames() == [OpenTransport()]
+    d.h.conn.transport_opened(d.h.now)
+    d.run(serve)
+    assert [type(e) for e in d.h.take_events(Connected, ConnectFailed)] == [Connected]
+    first, again = serve.gets
+    assert header(first, "Authorization") == "Bearer at-1@" + AS
+    # The refused token had a refresh token: refreshed, no second browser trip.
+    assert header(again, "Authorization") == "Bearer at-2@" + AS
+    assert d.interactions == 1
+    assert [r.url for r in world.wire if r.url.startswith(AS)] == [
+        AS + "/register",
+        AS + "/token",
+        AS + "/token",
+    ]
+    # Requests keep flowing with the new token.
+    d.h.conn.start_call("tools/list", now=d.h.now)
+    d.run(serve)
+    assert len(d.h.take_events(CallSucceeded)) == 1
+    assert header(d.mcp[-1], "Authorization") == "Bearer at-2@" + AS
+
+
+def test_a_get_stream_refused_for_ever_stops_at_the_authorization_bound() -> None:
+    world = World(URL, [FakeAS(AS)])
+    d = Driver(world)
+    serve = _get_stream_server(d, refusals=1000)
+    d.h.conn.connect(d.h.now)
+    d.h.take_frames()
+    d.h.conn.transport_opened(d.h.now)
+    d.run(serve)
+    assert [type(e) for e in d.h.take_events(Connected, ConnectFailed)] == [Connected]
+    # One GET, then one more per authorization, then the stream stays closed: the
+    # connection is not taken down by its optional stream.
+    assert 1 < len(serve.gets) <= MAX_AUTHORIZATIONS + 1
+    d.h.conn.start_call("tools/list", now=d.h.now)
+    d.run(serve)
+    assert d.h.take_events(CallSucceeded)
+
+
+# ---------------------------------------------------------------- DEP-7
+
+
+def test_the_dcr_notice_goes_through_the_deprecation_registry_once() -> None:
+    from mcp_proto import deprecations
+    from mcp_proto.connection import Diagnostic
+
+    deprecations.reset()
+    try:
+        world = World(URL, [FakeAS(AS)])
+        d = Driver(world)
+        connect(d)
+        notices = [e for e in d.h.take_events(Diagnostic) if e.deprecation]
+        # The registry's text and key: the driver announces it with the host's logger
+        # (DEP-11), spent once written (DEP-12).
+        assert [(n.level, n.deprecation) for n in notices] == [("warning", "oauth_dcr")]
+        assert notices[0].message == deprecations.REGISTRY["oauth_dcr"].notice
+        deprecations.announce("oauth_dcr", lambda text: None)  # (what a driver does)
+        assert deprecations.state("oauth_dcr") == "announced"
+
+        # Another server registering dynamically in the same process: not again.
+        other = Driver(World(URL, [FakeAS(AS)]))
+        connect(other)
+        assert any(r.url == AS + "/register" for r in other.world.wire)
+        assert [e for e in other.h.take_events(Diagnostic) if e.deprecation] == []
+    finally:
+        deprecations.reset()
+
+
+def test_a_get_stream_refused_now_and_then_is_authorized_each_time() -> None:
+    # A token revoked again and again over a long session: each refusal of the GET
+    # stream is answered, as the reopened stream's 2xx proves the authorization worked
+    # (the bound counts authorizations in a row that proved nothing, not all of them).
+    world = World(URL, [FakeAS(AS)])
+    d = Driver(world)
+    gets: list[StartExchange] = []
+
+    def serve(f: StartExchange) -> None:
+        if f.method != "GET":
+            d.serve(f)
+            return
+        gets.append(f)
+        if len(gets) % 2:
+            challenge = f'Bearer error="invalid_token", resource_metadata="{world.prm_url}"'
+            d.h.reply_status(f, 401, headers=[("WWW-Authenticate", challenge)])
+        else:
+            d.h.conn.exchange_head(f.xid, 200, [("Content-Type", "text/event-stream")], d.h.now)
+
+    d.h.conn.connect(d.h.now)
+    d.h.take_frames()
+    d.h.conn.transport_opened(d.h.now)
+    d.run(serve)
+    assert [type(e) for e in d.h.take_events(Connected, ConnectFailed)] == [Connected]
+    rounds = MAX_AUTHORIZATIONS + 2
+    for _ in range(rounds - 1):
+        assert len(gets) % 2 == 0  # the stream is open
+        d.h.conn.exchange_end(gets[-1].xid, d.h.now)  # the server closes it
+        d.h.advance(d.h.now + 120)  # its reconnect delay
+        d.run(serve)
+    assert len(gets) == 2 * rounds
+    tokens = [header(g, "Authorization") for g in gets]
+    # Each reopened stream carries a token newer than the one refused just before.
+    assert all(tokens[i] != tokens[i + 1] for i in range(0, len(tokens), 2))

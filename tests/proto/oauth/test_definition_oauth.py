@@ -70,7 +70,7 @@ def test_a_file_entry_carries_it_and_a_bad_one_is_skipped() -> None:
     configs, warnings = parse_server_definitions(doc)
     good, sse = configs
     assert (good.name, sse.name) == ("good", "sse")
-    assert sse.oauth is None  # HTTP+SSE has no OAuth here: the key is ignored, and said
+    assert sse.oauth == {"scope": "x"}  # HTTP+SSE is authorized too (its event stream's URL)
     assert good.oauth == {
         "client_id": "app",
         "client_secret": "s3cret-value",
@@ -78,5 +78,5 @@ def test_a_file_entry_carries_it_and_a_bad_one_is_skipped() -> None:
     }
     assert "s3cret-value" not in repr(good)
     assert any("'bad'" in w and "issuer" in w for w in warnings)
-    assert any("sse" in w and "oauth" in w for w in warnings)
+    assert not any("'sse'" in w for w in warnings)
     assert not any("s3cret-value" in w for w in warnings)
