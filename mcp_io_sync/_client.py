@@ -23,7 +23,6 @@ from mcp_proto.connection import CallCancelledError
 from mcp_proto.effects import Attempt, Call, CallHost, Effect, Op, TryConnect
 from mcp_proto.errors import MCPError
 from mcp_proto.results import ToolResult
-from mcp_proto.tasks import Task
 
 from ._base import BaseServer, CallToken
 from ._events import ServerEvents
@@ -244,19 +243,8 @@ class Client(ClientIO[BaseServer], ServerEvents):
                 token.cancel()
                 left.set()
             worker.join()
-            task = stream.running_task if left.is_set() else None
-            if task is not None:
-                self._cancel_left_task(task)
-
-    def _cancel_left_task(self, task: Task) -> None:
-        """A streamed call left early had become this running task: ``tasks/cancel``
-        (TASK-19); whether that works does not change what the consumer did."""
-        try:
-            self.cancel_task(task)
-        except MCPError as exc:
-            self.logger.warning(
-                "tasks/cancel of %r (a stream left early) failed: %s", task.task_id, exc
-            )
+            if left.is_set():
+                self._run(stream.leave_op(self._core))
 
     def _run_streaming(
         self, op: Op[None], token: CallToken, stream: ToolStream, left: threading.Event

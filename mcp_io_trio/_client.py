@@ -22,7 +22,6 @@ from mcp_proto.connection import CallCancelledError
 from mcp_proto.effects import Attempt, Call, CallHost, Connect, Op, TryConnect
 from mcp_proto.errors import MCPError
 from mcp_proto.results import ToolResult
-from mcp_proto.tasks import Task
 
 from ._base import BaseServer
 from ._events import ServerEvents
@@ -267,20 +266,9 @@ class Client(ClientIO[BaseServer], ServerEvents):
                 scope.cancel()
             with trio.CancelScope(shield=True):
                 await finished.wait()
-                task = stream.running_task if left else None
-                if task is not None:
-                    await self._cancel_left_task(task)
-
-    async def _cancel_left_task(self, task: Task) -> None:
-        """A streamed call left early had become this running task: ``tasks/cancel``
-        (TASK-19; bounded, as any request, by the server's read timeout); whether that
-        works does not change what the consumer did."""
-        try:
-            await self.cancel_task(task)
-        except MCPError as exc:
-            self.logger.warning(
-                "tasks/cancel of %r (a stream left early) failed: %s", task.task_id, exc
-            )
+                if left:
+                    # (bounded, as any request, by the server's read timeout)
+                    await self._run(stream.leave_op(self._core))
 
     async def call_tools(
         self, calls: Iterable[Mapping[str, Any]], *, concurrent: bool = False

@@ -39,8 +39,8 @@ A shell runs :meth:`ToolStream.op` where it may wait (a thread, a Trio task), ha
 stream its lock and wake-up, and iterates :meth:`ToolStream.take`. Leaving the
 iteration early is the shell's to turn into a cancellation of the call (the connection
 then sends ``notifications/cancelled``, 2025-11-25 basic/utilities/cancellation.mdx);
-when the call had become a task still running (:attr:`ToolStream.running_task`), the
-shell cancels that with ``tasks/cancel`` once the call has stopped (both task
+once the call has stopped, the shell runs :meth:`ToolStream.leave_op`, which cancels
+a task the call had become and that still runs with ``tasks/cancel`` (both task
 revisions: ``tasks/cancel``, never ``notifications/cancelled``, for a task).
 """
 
@@ -53,7 +53,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal, Union
 
 import attrs
 
-from ..effects import Op
+from ..effects import Log, Op
 from ..errors import MCPError
 from ..results import ToolResult
 
@@ -255,6 +255,21 @@ class ToolStream:
             return
         self.finish(result)
 
+    def leave_op(self, core: Any) -> Op[None]:
+        """What a consumer that left early owes the server once the call has ended: a
+        call that had become a task still running gets ``tasks/cancel`` (TASK-19, never
+        ``notifications/cancelled`` for a task); a failure of that is logged, since it
+        does not change what the consumer did. Nothing for any other call."""
+        task = self.running_task
+        if task is None:
+            return
+        try:
+            yield from core.cancel_task(task)
+        except MCPError as exc:
+            yield Log(
+                "warning", f"tasks/cancel of {task.task_id!r} (a stream left early) failed: {exc}"
+            )
+
     # ------------------------------------------------------------ the consumer's side
 
     @property
@@ -265,8 +280,7 @@ class ToolStream:
     @property
     def running_task(self) -> Task | None:
         """The task the call runs as, unless it was last seen finished: what a
-        consumer leaving early leaves running on the server (the shells cancel it with
-        ``tasks/cancel``, TASK-19: never ``notifications/cancelled`` for a task)."""
+        consumer leaving early leaves running on the server (:meth:`leave_op` cancels it)."""
         task = self.task
         return task if task is not None and not task.is_terminal else None
 

@@ -35,7 +35,7 @@ from mcp_proto.client.streaming import (
 from mcp_proto.errors import ServerError
 from mcp_proto.handlers import Handlers
 from mcp_proto.results import ToolResult
-from mcp_proto.tasks import TaskStatus
+from mcp_proto.tasks import Task, TaskStatus
 
 RESEARCH = tool("research", execution={"taskSupport": "required"})
 GOOD = {"content": [{"type": "text", "text": "42"}], "isError": False}
@@ -222,3 +222,57 @@ def test_the_buffer_is_bounded_whatever_the_kinds_of_chunk() -> None:
         InputChunk({"299": ELICIT}),
     ]
     assert TaskStatus.WORKING.value == "working"
+
+
+def left_stream(task: dict[str, Any]) -> ToolStream:
+    """A stream whose call had become ``task`` when its consumer left."""
+    stream = ToolStream()
+    stream.sink.on_task(Task.from_dict(task, server="s"))
+    return stream
+
+
+def test_leaving_a_call_that_became_a_running_task_cancels_the_task() -> None:
+    core, d = make(
+        {
+            "s": Peer(
+                LEGACY,
+                dict(LEGACY_CAPS),
+                {
+                    "tools/list": {"tools": [RESEARCH]},
+                    "tasks/cancel": legacy_task(status="cancelled"),
+                },
+            )
+        }
+    )
+    drive(left_stream(legacy_task()).leave_op(core), d.perform)
+    assert [c.params for c in d.sent("tasks/cancel")] == [{"taskId": "t1"}]
+    assert d.sent("notifications/cancelled") == [] and d.logs == []
+
+
+def test_leaving_a_finished_or_plain_call_sends_nothing() -> None:
+    core, d = make({"s": Peer(LEGACY, dict(LEGACY_CAPS), {"tools/list": {"tools": [RESEARCH]}})})
+    drive(left_stream(legacy_task(status="completed")).leave_op(core), d.perform)
+    drive(ToolStream().leave_op(core), d.perform)
+    assert d.calls == []
+
+
+def test_a_refused_tasks_cancel_of_a_left_stream_is_logged_not_raised() -> None:
+    refused = ServerError("no such task", code=-32602)
+    core, d = make(
+        {
+            "s": Peer(
+                LEGACY,
+                dict(LEGACY_CAPS),
+                {"tools/list": {"tools": [RESEARCH]}, "tasks/cancel": refused},
+            )
+        }
+    )
+    drive(left_stream(legacy_task()).leave_op(core), d.perform)
+    assert len(d.sent("tasks/cancel")) == 1
+    assert [(log.level, log.message) for log in d.logs] == [
+        (
+            "warning",
+            "tasks/cancel of 't1' (a stream left early) failed: tasks/cancel for task"
+            " 't1' on server 's' failed: no such task (code -32602)",
+        )
+    ]
