@@ -23,6 +23,7 @@ from mcp_proto.config import ServerConfig, http_config, streamable_http_config
 from mcp_proto.oauth import (
     DEFAULT_REDIRECT_URI,
     ClientInfo,
+    Flow,
     OAuthProvider,
     OAuthStorage,
     Token,
@@ -30,10 +31,12 @@ from mcp_proto.oauth import (
 
 __all__ = [
     "callback_query_of",
+    "completion_flow",
     "create_http_server",
     "create_streamable_http_server",
     "has_valid_token",
     "provider_of",
+    "start_flow",
 ]
 
 
@@ -148,6 +151,30 @@ def has_valid_token(server: Any, *, now: float | None = None) -> bool:
         return False
     token: Token | None = provider.current_token()
     return token is not None and not token.is_expired(time.time() if now is None else now)
+
+
+def start_flow(server: Any) -> Flow[Any]:
+    """``start_oauth_flow``'s flow for ``server`` (discovery from the well-known URIs:
+    no 401 is in hand); it returns the authorization URL and its ``state``.
+
+    Raises:
+        ValueError: the server has no OAuth provider.
+    """
+    return provider_of(server).start_authorization_flow(None, time.time())
+
+
+def completion_flow(server: Any, code: str, state: str, iss: str | None) -> Flow[Any]:
+    """``complete_oauth_flow``'s flow for ``server``: the authorization response
+    checked (``state``, RFC 9207 ``iss``), then the code exchanged; it returns the
+    token.
+
+    Raises:
+        ValueError: the server has no OAuth provider.
+    """
+    provider = provider_of(server)
+    return provider.complete_authorization_flow(
+        callback_query_of(code, state, iss), now=time.time()
+    )
 
 
 def callback_query_of(code: str, state: str, iss: str | None) -> str:

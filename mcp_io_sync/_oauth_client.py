@@ -17,11 +17,11 @@ import httpcore
 from mcp_io_common.httpcore_glue import HTTPCORE_ERRORS, enc, str_headers
 from mcp_io_common.oauth_callback import EXCHANGE_TIMEOUTS, FlowRun, exchange_error
 from mcp_io_common.oauth_client import (
-    callback_query_of,
+    completion_flow,
     create_http_server,
     create_streamable_http_server,
     has_valid_token,
-    provider_of,
+    start_flow,
 )
 from mcp_proto.oauth import Flow, HttpRequest, HttpResponse, Token
 
@@ -47,8 +47,7 @@ def start_oauth_flow(server: Any) -> str:
         ValueError: the server has no OAuth provider.
         OAuthError: discovery or registration failed (docs/oauth.md, "Errors").
     """
-    provider = provider_of(server)
-    url, _state = run_flow(provider.start_authorization_flow(None, time.time()))
+    url, _state = run_flow(start_flow(server))
     assert isinstance(url, str)
     return url
 
@@ -63,11 +62,7 @@ def complete_oauth_flow(server: Any, code: str, state: str, *, iss: str | None =
         OAuthCallbackError: an unknown ``state``, an ``iss`` mismatch... (nothing sent).
         OAuthTokenError: the token endpoint refused.
     """
-    provider = provider_of(server)
-    flow = provider.complete_authorization_flow(
-        callback_query_of(code, state, iss), now=time.time()
-    )
-    token = run_flow(flow)
+    token = run_flow(completion_flow(server, code, state, iss))
     assert isinstance(token, Token)
     return token
 

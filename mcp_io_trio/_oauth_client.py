@@ -13,11 +13,11 @@ import httpcore
 from mcp_io_common.httpcore_glue import HTTPCORE_ERRORS, enc, str_headers
 from mcp_io_common.oauth_callback import EXCHANGE_TIMEOUTS, FlowRun, exchange_error
 from mcp_io_common.oauth_client import (
-    callback_query_of,
+    completion_flow,
     create_http_server,
     create_streamable_http_server,
     has_valid_token,
-    provider_of,
+    start_flow,
 )
 from mcp_proto.oauth import Flow, HttpRequest, HttpResponse, Token
 
@@ -35,8 +35,7 @@ _LOGGER = logging.getLogger("mcp_io_trio.oauth")
 
 async def start_oauth_flow(server: Any) -> str:
     """See ``mcp_io_sync.oauth_client.start_oauth_flow``: the authorization URL."""
-    provider = provider_of(server)
-    url, _state = await run_flow(provider.start_authorization_flow(None, time.time()))
+    url, _state = await run_flow(start_flow(server))
     assert isinstance(url, str)
     return url
 
@@ -45,11 +44,7 @@ async def complete_oauth_flow(
     server: Any, code: str, state: str, *, iss: str | None = None
 ) -> Token:
     """See ``mcp_io_sync.oauth_client.complete_oauth_flow``: the token."""
-    provider = provider_of(server)
-    flow = provider.complete_authorization_flow(
-        callback_query_of(code, state, iss), now=time.time()
-    )
-    token = await run_flow(flow)
+    token = await run_flow(completion_flow(server, code, state, iss))
     assert isinstance(token, Token)
     return token
 
