@@ -1,12 +1,14 @@
-"""The loopback callback listener's I/O-free parts, shared by both shells' ``BrowserOAuth``
-(issue 21 item 5; RFC 8252 § 7.3: a native app receives the authorization response on
-a loopback redirect URI).
+"""The loopback callback listener's I/O-free parts and ``BrowserOAuth``'s flows, shared
+by both shells' ``BrowserOAuth`` (issue 21 item 5; RFC 8252 § 7.3: a native app
+receives the authorization response on a loopback redirect URI).
 
 The listener only carries bytes: it hands the redirect's full query, repeated
 parameters included, to ``OAuthProvider.complete_authorization_flow``, where the
 checks live (the recorded ``state``, RFC 9207 ``iss``, a repeated parameter refused:
-AUTH-29). What is here: where to listen, reading one request's head (bounded), and the
-two answers.
+AUTH-29). What is here: where to listen, reading one request's head (bounded), the two
+answers, and the steps of ``authorize``/``authenticate`` as flows (issue 22): they
+yield what waits (:class:`OpenBrowser`, :class:`AwaitRedirect`, an exchange), which each
+shell performs, blocking or awaited.
 """
 
 from __future__ import annotations
@@ -14,49 +16,48 @@ from __future__ import annotations
 import errno
 import ipaddress
 import logging
+import time
 import webbrowser
-from collections.abc import Callable
-from typing import Any, ClassVar, Final
+from collections.abc import Callable, Generator
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Final, TypeVar, Union
 from urllib.parse import urlsplit
 
-from mcp_proto import deprecations
-from mcp_proto.errors import MCPError, RequestTimeoutError, TransportError
 from mcp_proto.oauth import (
-    Flow,
+    AuthorizationResponse,
     HttpRequest,
-    HttpResponse,
-    Notice,
     OAuthCallbackError,
     OAuthCallbackPortInUseError,
     OAuthCallbackTimeoutError,
     OAuthProvider,
     OpenAuthorization,
+    Token,
     check_redirect_uri,
 )
 
-from .notices import write_notice
+from .oauth_exchange import exchanges
 
 __all__ = [
     "CALLBACK_TIMEOUT",
-    "EXCHANGE_TIMEOUTS",
     "MAX_REQUEST_HEAD",
     "NOT_FOUND",
     "RECEIVED",
+    "AwaitRedirect",
+    "BrowserEffect",
+    "BrowserFlow",
     "BrowserOAuthBase",
-    "FlowRun",
+    "OpenBrowser",
+    "RequestHead",
     "aligned_redirect_uri",
     "callback_query",
-    "exchange_error",
     "listen_address",
     "listen_error",
-    "log_notice",
 ]
+
+T = TypeVar("T")
 
 #: How long ``BrowserOAuth`` waits for the browser by default (§E5 ``timeout=300``).
 CALLBACK_TIMEOUT: Final = 300.0
-#: How long each exchange ``authenticate`` runs itself (metadata, registration, token)
-#: may take per phase (httpcore's connect/read/write/pool timeouts).
-EXCHANGE_TIMEOUTS: Final = dict.fromkeys(("connect", "read", "write", "pool"), 30.0)
 #: A request head longer than this is not a browser's redirect: refused, unread.
 MAX_REQUEST_HEAD: Final = 16 * 1024
 
@@ -154,67 +155,31 @@ def callback_query(head: bytes, path: str) -> str | None:
     return query
 
 
+class RequestHead:
+    """One request's head as it arrives on the listener, at most
+    :data:`MAX_REQUEST_HEAD` bytes: :meth:`feed` each chunk read, then :meth:`answer`."""
+
+    def __init__(self) -> None:
+        self._data = b""
+
+    def feed(self, chunk: bytes) -> bool:
+        """Keep ``chunk``; whether to read on (not at the connection's end, an empty
+        chunk, nor once the head is complete or past the bound)."""
+        self._data += chunk
+        data = self._data
+        return bool(chunk) and b"\r\n\r\n" not in data and len(data) <= MAX_REQUEST_HEAD
+
+    def answer(self, path: str) -> tuple[str | None, bytes]:
+        """The callback's query (``None``: not the callback on ``path``, or a head past
+        the bound, refused unread) and the bytes to send back."""
+        data = self._data
+        query = callback_query(data, path) if len(data) <= MAX_REQUEST_HEAD else None
+        return query, RECEIVED if query is not None else NOT_FOUND
+
+
 def _open_browser(url: str) -> bool:
     # Looked up at each call (not bound at import): a test or a host may replace it.
     return webbrowser.open(url)
-
-
-class FlowRun:
-    """Steps one of the provider's flows (``start_authorization_flow``,
-    ``complete_authorization_flow``) run by ``BrowserOAuth.authenticate`` outside a
-    connection: :meth:`next` returns the next HTTP exchange the flow needs, or ``None``
-    once it returned (:attr:`result`). Notices are logged (a deprecation once per
-    process, through ``mcp_proto.deprecations``: DEP-7); any other effect is refused,
-    since these flows ask the host for nothing but exchanges."""
-
-    def __init__(self, flow: Flow[Any], logger: Any) -> None:
-        self._flow = flow
-        self._logger = logger
-        self.result: Any = None
-
-    def next(self, reply: HttpResponse | None) -> HttpRequest | None:
-        value: Any = reply
-        while True:
-            try:
-                effect = self._flow.send(value)
-            except StopIteration as done:
-                self.result = done.value
-                return None
-            value = None
-            if isinstance(effect, HttpRequest):
-                return effect
-            if isinstance(effect, Notice):
-                log_notice(self._logger, effect)
-                continue
-            self._flow.close()
-            raise OAuthCallbackError(
-                f"the OAuth flow asked for {type(effect).__name__} outside a connection",
-                reason="no_handler",
-            )
-
-    def close(self) -> None:
-        self._flow.close()
-
-
-def log_notice(logger: Any, notice: Notice) -> None:
-    """A flow's notice on the host's logger: a deprecation once per process through
-    the registry (DEP-7, DEP-11), a migration as a WARNING, the rest at INFO."""
-    if notice.kind == "deprecation" and notice.deprecation:
-        deprecations.announce(notice.deprecation, lambda text: write_notice(logger, text))
-        return
-    level = logging.WARNING if notice.kind == "migration" else logging.INFO
-    logger.log(level, "OAuth: %s", notice.message)
-
-
-def exchange_error(request: HttpRequest, exc: BaseException) -> MCPError:
-    """The typed error of an exchange that failed under ``authenticate`` (no
-    connection machine to map it): a timeout is a ``RequestTimeoutError``, the rest a
-    ``TransportError``; the message names the step and its URL, never a body."""
-    what = f"OAuth {request.purpose.replace('_', ' ')} request to {request.url}"
-    detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-    if isinstance(exc, TimeoutError) or "Timeout" in type(exc).__name__:
-        return RequestTimeoutError(f"{what}: no answer in time ({detail})")
-    return TransportError(f"{what}: failed ({detail})")
 
 
 def listen_error(host: str, port: int, exc: OSError) -> OAuthCallbackError:
@@ -233,11 +198,34 @@ def listen_error(host: str, port: int, exc: OSError) -> OAuthCallbackError:
     )
 
 
+@dataclass(frozen=True)
+class OpenBrowser:
+    """Open ``url`` in the user's browser (``opener``: ``webbrowser.open`` by default,
+    which may block; the Trio shell runs it in a thread). The reply is ignored."""
+
+    url: str = field(repr=False)
+
+
+@dataclass(frozen=True)
+class AwaitRedirect:
+    """Wait at most ``timeout`` seconds, from now, on the open listener for the
+    redirect; the reply is its query string, or ``None`` when none arrived in time."""
+
+    timeout: float
+
+
+#: What ``BrowserOAuth``'s flows yield: the two above and the provider's exchanges
+#: (an ``HttpRequest``, answered with an ``HttpResponse``).
+BrowserEffect = Union[OpenBrowser, AwaitRedirect, HttpRequest]
+BrowserFlow = Generator[BrowserEffect, Any, T]
+
+
 class BrowserOAuthBase:
     """What both shells' ``BrowserOAuth`` share: the arguments and their checks, the
     provider's redirect URI aligned to the callback server, the handler installed, the
-    URL shown when no browser is opened, the errors. Each shell adds
-    ``handle``/``authorize``/``authenticate`` (blocking, or ``async``): the waiting."""
+    URL shown when no browser is opened, the errors, and the steps of ``handle``,
+    ``authorize`` and ``authenticate`` as flows. Each shell adds those methods
+    (blocking, or ``async``), which run the flows with the listener open: the waiting."""
 
     _LOGGER: ClassVar[str] = "mcp_io_common.oauth"
 
@@ -271,32 +259,69 @@ class BrowserOAuthBase:
 
     handle: Callable[[Any], Any]  # each shell's: blocking, or a coroutine function
 
-    @staticmethod
-    def _browser_step(effect: Any) -> OpenAuthorization:
-        """The effect, if it is the browser step (the only one a browser answers)."""
+    def _handler_flow(self, effect: Any) -> BrowserFlow[AuthorizationResponse]:
+        """``handle``'s flow: the browser step (the only effect a browser answers; any
+        other is refused before the listener opens) as :meth:`_authorize_flow`."""
         if not isinstance(effect, OpenAuthorization):
             raise OAuthCallbackError(
                 "BrowserOAuth answers only the browser step (no assertion source)",
                 reason="no_handler",
             )
-        return effect
+        return self._authorize_flow(effect.url, effect.redirect_uri)
 
-    def _check_grant(self) -> None:
-        """``authenticate`` runs the authorization code flow: a user in a browser."""
+    def _authorize_flow(self, url: str, redirect_uri: str) -> BrowserFlow[AuthorizationResponse]:
+        """``authorize``'s flow: the user sent to ``url``, the redirect awaited (at most
+        ``timeout`` seconds); returns what arrived, for the provider to check."""
+        query = yield from self._redirect(url, redirect_uri, self.timeout, self.auto_open_browser)
+        return AuthorizationResponse(f"{redirect_uri}?{query}", time.time())
+
+    def _authenticate_flow(
+        self, timeout: float | None, auto_open_browser: bool | None
+    ) -> BrowserFlow[Token]:
+        """``authenticate``'s flow, its arguments (``None``: the constructor's) and the
+        provider's grant checked now, before the shell opens the listener."""
         grant = self.provider.grant
-        if grant != "authorization_code":
+        if grant != "authorization_code":  # a user in a browser
             raise ValueError(
                 f"authenticate() runs the authorization code flow; this provider's grant is "
                 f"{grant!r} (a connection obtains that token by itself)"
             )
+        wait = self.timeout if timeout is None else timeout
+        show = self.auto_open_browser if auto_open_browser is None else auto_open_browser
+        return self._authenticate(wait, show)
 
-    def _show_url(self, url: str) -> None:
-        """``auto_open_browser=False``: the user opens the URL."""
-        self._logger.warning("open this URL to authorize: %s", url)
-
-    def _timed_out(self, redirect_uri: str, timeout: float | None = None) -> OAuthCallbackError:
-        waited = self.timeout if timeout is None else timeout
-        return OAuthCallbackTimeoutError(
-            f"no authorization response reached {redirect_uri} within {waited:g} s",
-            reason="timeout",
+    def _authenticate(self, wait: float, show: bool) -> BrowserFlow[Token]:
+        """Discovery and registration (``start_authorization_flow``: no 401 is in hand),
+        the browser and the redirect, then the code exchanged
+        (``complete_authorization_flow``: ``state`` and ``iss`` checked); returns the
+        stored token. The shell has the listener open before the first exchange."""
+        provider = self.provider
+        start = provider.start_authorization_flow(None, time.time())
+        url, state = yield from exchanges(start, self._logger)
+        assert isinstance(url, str) and isinstance(state, str)  # no token: no refresh
+        redirect_uri = provider.redirect_uri
+        query = yield from self._redirect(url, redirect_uri, wait, show)
+        finish = provider.complete_authorization_flow(
+            f"{redirect_uri}?{query}", expected_state=state, now=time.time()
         )
+        return (yield from exchanges(finish, self._logger))
+
+    def _redirect(self, url: str, redirect_uri: str, wait: float, show: bool) -> BrowserFlow[str]:
+        """The user sent to ``url`` (the browser opened, or with ``show`` false the URL
+        logged for the user to open), then the redirect's query awaited.
+
+        Raises:
+            OAuthCallbackTimeoutError: nothing reached ``redirect_uri`` in ``wait`` s.
+        """
+        if show:
+            yield OpenBrowser(url)
+        else:
+            self._logger.warning("open this URL to authorize: %s", url)
+        query = yield AwaitRedirect(wait)
+        if query is None:
+            raise OAuthCallbackTimeoutError(
+                f"no authorization response reached {redirect_uri} within {wait:g} s",
+                reason="timeout",
+            )
+        assert isinstance(query, str)
+        return query

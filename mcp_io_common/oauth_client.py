@@ -2,7 +2,8 @@
 parts both shells share: a server configuration with an ``OAuthProvider`` attached, the
 provider found again from it, and whether a usable token is stored. Each shell's
 ``oauth_client`` adds ``start_oauth_flow``/``complete_oauth_flow``, which run the
-provider's flows (blocking, or awaited) with ``run_flow``.
+flows built here (:func:`start_flow`, :func:`completion_flow`; blocking, or awaited)
+with ``run_flow``, and exports :data:`SHELL_EXPORTS`.
 
 Every rule is the core's (``mcp_proto.oauth.OAuthProvider``): discovery, registration,
 PKCE, the callback checks. Here the host's randomness (``os.urandom``) and clock
@@ -14,7 +15,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 from urllib.parse import urlencode
 
 import attrs
@@ -30,6 +31,7 @@ from mcp_proto.oauth import (
 )
 
 __all__ = [
+    "SHELL_EXPORTS",
     "callback_query_of",
     "completion_flow",
     "create_http_server",
@@ -38,6 +40,18 @@ __all__ = [
     "provider_of",
     "start_flow",
 ]
+
+#: What each shell's ``oauth_client`` offers (§E5, AUTH-33), the same names in both:
+#: the helpers of this module it re-exports, and the three it defines, blocking or
+#: awaited (``start_oauth_flow``, ``complete_oauth_flow``, ``run_flow``).
+SHELL_EXPORTS: Final = (
+    "complete_oauth_flow",
+    "create_http_server",
+    "create_streamable_http_server",
+    "has_valid_token",
+    "run_flow",
+    "start_oauth_flow",
+)
 
 
 def _provider(
@@ -153,17 +167,24 @@ def has_valid_token(server: Any, *, now: float | None = None) -> bool:
     return token is not None and not token.is_expired(time.time() if now is None else now)
 
 
-def start_flow(server: Any) -> Flow[Any]:
+def start_flow(server: Any) -> Flow[str]:
     """``start_oauth_flow``'s flow for ``server`` (discovery from the well-known URIs:
-    no 401 is in hand); it returns the authorization URL and its ``state``.
+    no 401 is in hand); it returns the authorization URL (the pending request is
+    stored under its ``state``).
 
     Raises:
         ValueError: the server has no OAuth provider.
     """
-    return provider_of(server).start_authorization_flow(None, time.time())
+    return _url_of(provider_of(server).start_authorization_flow(None, time.time()))
 
 
-def completion_flow(server: Any, code: str, state: str, iss: str | None) -> Flow[Any]:
+def _url_of(flow: Flow[tuple[str | None, str | Token]]) -> Flow[str]:
+    url, _state = yield from flow
+    assert isinstance(url, str)  # no token was presented: nothing to refresh
+    return url
+
+
+def completion_flow(server: Any, code: str, state: str, iss: str | None) -> Flow[Token]:
     """``complete_oauth_flow``'s flow for ``server``: the authorization response
     checked (``state``, RFC 9207 ``iss``), then the code exchanged; it returns the
     token.

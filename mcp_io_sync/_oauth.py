@@ -1,9 +1,10 @@
 """``BrowserOAuth`` for the blocking shell (issue 21, §E5, AUTH-2): the user's browser
 and a loopback listener for the redirect. The checks of the response are the core's
 (``OAuthProvider.complete_authorization_flow``); the arguments, the redirect URI's
-alignment and the errors are ``mcp_io_common.oauth_callback``'s; this module only
-listens, opens the browser, runs the flow's exchanges and carries the redirect's bytes
-back, blocking."""
+alignment, the errors and the steps of ``handle``/``authorize``/``authenticate`` (as
+flows) are ``mcp_io_common.oauth_callback``'s; this module only listens, performs
+the flows' effects (the browser opened, the redirect awaited, an exchange) and carries
+the redirect's bytes back, blocking."""
 
 from __future__ import annotations
 
@@ -11,25 +12,28 @@ import socket
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from functools import partial
+from typing import Any, TypeVar
 
 import httpcore
 
 from mcp_io_common.oauth_callback import (
-    MAX_REQUEST_HEAD,
-    NOT_FOUND,
-    RECEIVED,
+    AwaitRedirect,
+    BrowserEffect,
+    BrowserFlow,
     BrowserOAuthBase,
-    FlowRun,
-    callback_query,
+    OpenBrowser,
+    RequestHead,
     listen_error,
 )
 from mcp_proto.oauth import AuthorizationResponse, Token
 
 from . import _oauth_client as oauth_client
-from ._oauth_client import drive
+from ._oauth_client import drive, fetch
 
 __all__ = ["BrowserOAuth", "oauth_client"]
+
+T = TypeVar("T")
 
 
 class BrowserOAuth(BrowserOAuthBase):
@@ -50,17 +54,11 @@ class BrowserOAuth(BrowserOAuthBase):
 
     def handle(self, effect: Any) -> Any:
         """The provider's handler: ``OpenAuthorization`` only."""
-        step = self._browser_step(effect)
-        return self.authorize(step.url, step.redirect_uri)
+        return self._run(self._handler_flow(effect))
 
     def authorize(self, url: str, redirect_uri: str) -> AuthorizationResponse:
         """Open ``url`` and wait for the redirect; returns what arrived."""
-        with self._listen() as server:
-            self._present(url, self.auto_open_browser)
-            query = self._wait(server, time.monotonic() + self.timeout)
-        if query is None:
-            raise self._timed_out(redirect_uri)
-        return AuthorizationResponse(f"{redirect_uri}?{query}", time.time())
+        return self._run(self._authorize_flow(url, redirect_uri))
 
     def authenticate(
         self, *, timeout: float | None = None, auto_open_browser: bool | None = None
@@ -71,24 +69,21 @@ class BrowserOAuth(BrowserOAuthBase):
         at most ``timeout`` seconds (default: the constructor's, 300) for the redirect
         (``OAuthCallbackTimeoutError``), exchange the code
         (``complete_authorization_flow``) and return the stored token."""
-        self._check_grant()
-        wait = self.timeout if timeout is None else timeout
-        show = self.auto_open_browser if auto_open_browser is None else auto_open_browser
-        provider = self.provider
+        return self._run(self._authenticate_flow(timeout, auto_open_browser))
+
+    def _run(self, flow: BrowserFlow[T]) -> T:
+        """Run one of the flows with the listener open before it starts."""
         with self._listen() as server, httpcore.ConnectionPool() as pool:
-            start = provider.start_authorization_flow(None, time.time())
-            url, state = drive(FlowRun(start, self._logger), pool)
-            assert isinstance(url, str) and isinstance(state, str)
-            self._present(url, show)
-            query = self._wait(server, time.monotonic() + wait)
-            if query is None:
-                raise self._timed_out(provider.redirect_uri, wait)
-            finish = provider.complete_authorization_flow(
-                f"{provider.redirect_uri}?{query}", expected_state=state, now=time.time()
-            )
-            token = drive(FlowRun(finish, self._logger), pool)
-        assert isinstance(token, Token)
-        return token
+            return drive(flow, partial(self._perform, server, pool))
+
+    def _perform(
+        self, server: socket.socket, pool: httpcore.ConnectionPool, effect: BrowserEffect
+    ) -> Any:
+        if isinstance(effect, OpenBrowser):
+            return self._open(effect.url)
+        if isinstance(effect, AwaitRedirect):
+            return self._wait(server, time.monotonic() + effect.timeout)
+        return fetch(pool, effect)
 
     # ------------------------------------------------------------ the listener
 
@@ -100,12 +95,6 @@ class BrowserOAuth(BrowserOAuthBase):
             raise listen_error(self.host, self.port, exc) from None
         with server:
             yield server
-
-    def _present(self, url: str, auto_open_browser: bool) -> None:
-        if auto_open_browser:
-            self._open(url)
-        else:
-            self._show_url(url)
 
     def _wait(self, server: socket.socket, deadline: float) -> str | None:
         """The callback's query, or ``None`` at ``deadline``."""
@@ -124,19 +113,17 @@ class BrowserOAuth(BrowserOAuthBase):
                 return query
 
     def _serve(self, conn: socket.socket, deadline: float) -> str | None:
-        head = b""
+        head = RequestHead()
         try:
-            while b"\r\n\r\n" not in head and len(head) <= MAX_REQUEST_HEAD:
+            while True:
                 conn.settimeout(max(0.001, min(10.0, deadline - time.monotonic())))
-                chunk = conn.recv(4096)
-                if not chunk:
+                if not head.feed(conn.recv(4096)):
                     break
-                head += chunk
         except OSError:
             return None
-        query = callback_query(head, self.path) if len(head) <= MAX_REQUEST_HEAD else None
+        query, answer = head.answer(self.path)
         try:
-            conn.sendall(RECEIVED if query is not None else NOT_FOUND)
+            conn.sendall(answer)
         except OSError:
             pass
         return query

@@ -2,37 +2,38 @@
 build a server configuration with an ``OAuthProvider`` attached, start its
 authorization (the URL for the user), complete it with the redirect's ``code`` and
 ``state``, ask whether a usable token is stored. The shared parts are
-``mcp_io_common.oauth_client``'s, every rule the core's; this module runs the
+``mcp_io_common.oauth_client``'s (the flows) and ``mcp_io_common.oauth_exchange``'s
+(their steps, each exchange but its I/O), every rule the core's; this module runs the
 provider's flows, blocking: their exchanges over httpcore, each body read up to the
-bound the flow gives."""
+bound the flow gives. Its ``drive`` and ``fetch`` also run ``BrowserOAuth``'s flows."""
 
 from __future__ import annotations
 
 import logging
-import time
-from typing import Any
+from collections.abc import Callable, Generator
+from functools import partial
+from typing import Any, TypeVar
 
 import httpcore
 
-from mcp_io_common.httpcore_glue import HTTPCORE_ERRORS, enc, str_headers
-from mcp_io_common.oauth_callback import EXCHANGE_TIMEOUTS, FlowRun, exchange_error
 from mcp_io_common.oauth_client import (
+    SHELL_EXPORTS,
     completion_flow,
-    create_http_server,
-    create_streamable_http_server,
-    has_valid_token,
     start_flow,
 )
+from mcp_io_common.oauth_client import create_http_server as create_http_server
+from mcp_io_common.oauth_client import (
+    create_streamable_http_server as create_streamable_http_server,
+)
+from mcp_io_common.oauth_client import has_valid_token as has_valid_token
+from mcp_io_common.oauth_exchange import FlowExchange, FlowRun, exchanges
 from mcp_proto.oauth import Flow, HttpRequest, HttpResponse, Token
 
-__all__ = [
-    "complete_oauth_flow",
-    "create_http_server",
-    "create_streamable_http_server",
-    "has_valid_token",
-    "run_flow",
-    "start_oauth_flow",
-]
+__all__ = list(SHELL_EXPORTS)
+
+E = TypeVar("E")
+R = TypeVar("R")
+T = TypeVar("T")
 
 _LOGGER = logging.getLogger("mcp_io_sync.oauth")
 
@@ -47,9 +48,7 @@ def start_oauth_flow(server: Any) -> str:
         ValueError: the server has no OAuth provider.
         OAuthError: discovery or registration failed (docs/oauth.md, "Errors").
     """
-    url, _state = run_flow(start_flow(server))
-    assert isinstance(url, str)
-    return url
+    return run_flow(start_flow(server))
 
 
 def complete_oauth_flow(server: Any, code: str, state: str, *, iss: str | None = None) -> Token:
@@ -62,48 +61,31 @@ def complete_oauth_flow(server: Any, code: str, state: str, *, iss: str | None =
         OAuthCallbackError: an unknown ``state``, an ``iss`` mismatch... (nothing sent).
         OAuthTokenError: the token endpoint refused.
     """
-    token = run_flow(completion_flow(server, code, state, iss))
-    assert isinstance(token, Token)
-    return token
+    return run_flow(completion_flow(server, code, state, iss))
 
 
-def run_flow(flow: Flow[Any], logger: Any = None) -> Any:
+def run_flow(flow: Flow[T], logger: logging.Logger | None = None) -> T:
     """Run one of the provider's flows that needs only exchanges (notices go to
     ``logger``); returns what it returns."""
     with httpcore.ConnectionPool() as pool:
-        return drive(FlowRun(flow, logger or _LOGGER), pool)
+        return drive(exchanges(flow, logger or _LOGGER), partial(fetch, pool))
 
 
-def drive(run: FlowRun, pool: httpcore.ConnectionPool) -> Any:
-    try:
-        request = run.next(None)
-        while request is not None:
-            request = run.next(_fetch(pool, request))
-    finally:
-        run.close()
+def drive(flow: Generator[E, R, T], perform: Callable[[E], R]) -> T:
+    """Run ``flow``, each effect it yields performed by ``perform`` (blocking) and its
+    result sent back; returns what the flow returns. A failure closes the flow."""
+    with FlowRun(flow) as run:
+        effect = run.send(None)
+        while effect is not None:
+            effect = run.send(perform(effect))
     return run.result
 
 
-def _fetch(pool: httpcore.ConnectionPool, request: HttpRequest) -> HttpResponse:
-    """One exchange of the flow, its body read up to ``max_response_bytes + 1`` (the
-    flow refuses a larger one: an endless document costs a bounded read)."""
-    bound = request.max_response_bytes
-    parts: list[bytes] = []
-    size = 0
-    try:
-        with pool.stream(
-            request.method,
-            request.url,
-            headers=enc(list(request.headers)),
-            content=request.body,
-            extensions={"timeout": EXCHANGE_TIMEOUTS},
-        ) as response:
-            for chunk in response.iter_stream():
-                parts.append(chunk)
-                size += len(chunk)
-                if bound is not None and size > bound:
-                    break
-            status, headers = response.status, str_headers(response.headers)
-    except (*HTTPCORE_ERRORS, OSError) as exc:
-        raise exchange_error(request, exc) from exc
-    return HttpResponse(status, tuple(headers), b"".join(parts), time.time())
+def fetch(pool: httpcore.ConnectionPool, request: HttpRequest) -> HttpResponse:
+    """One exchange of a flow over ``pool``, its body read up to the flow's bound."""
+    exchange = FlowExchange(request)
+    with exchange.errors(), pool.stream(**exchange.stream_args()) as response:
+        for chunk in response.iter_stream():
+            if not exchange.keep(chunk):
+                break
+        return exchange.response(response)

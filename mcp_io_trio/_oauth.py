@@ -1,36 +1,37 @@
 """``BrowserOAuth`` for the Trio shell (issue 21, §E5, AUTH-2): the user's browser and a
 loopback listener for the redirect, on the event loop. The checks of the response are
 the core's (``OAuthProvider.complete_authorization_flow``); the arguments, the redirect
-URI's alignment and the errors are ``mcp_io_common.oauth_callback``'s; this module only
-listens, opens the browser, runs the flow's exchanges and carries the redirect's bytes
-back, awaiting."""
+URI's alignment, the errors and the steps of ``handle``/``authorize``/``authenticate``
+(as flows) are ``mcp_io_common.oauth_callback``'s; this module only listens, performs
+the flows' effects and carries the redirect's bytes back, awaiting."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
+from functools import partial
+from typing import Any, TypeVar
 
 import httpcore
 import trio
 
 from mcp_io_common.oauth_callback import (
-    MAX_REQUEST_HEAD,
-    NOT_FOUND,
-    RECEIVED,
+    AwaitRedirect,
+    BrowserEffect,
+    BrowserFlow,
     BrowserOAuthBase,
-    FlowRun,
-    callback_query,
+    OpenBrowser,
+    RequestHead,
     listen_error,
 )
 from mcp_proto.oauth import AuthorizationResponse, Token
 
 from . import _oauth_client as oauth_client
-from ._oauth_client import drive
+from ._oauth_client import drive, fetch
 
 __all__ = ["BrowserOAuth", "oauth_client"]
 
+T = TypeVar("T")
 _Listener = trio.SocketListener
 
 
@@ -45,41 +46,33 @@ class BrowserOAuth(BrowserOAuthBase):
     _LOGGER = "mcp_io_trio.oauth"
 
     async def handle(self, effect: Any) -> Any:
-        """The provider's handler: ``OpenAuthorization`` only."""
-        step = self._browser_step(effect)
-        return await self.authorize(step.url, step.redirect_uri)
+        """The provider's handler, awaited on the event loop: ``OpenAuthorization``
+        only."""
+        return await self._run(self._handler_flow(effect))
 
     async def authorize(self, url: str, redirect_uri: str) -> AuthorizationResponse:
-        """Open ``url`` and wait for the redirect; returns what arrived."""
-        async with self._listen() as listener:
-            await self._present(url, self.auto_open_browser)
-            query = await self._wait(listener, self.timeout)
-        if query is None:
-            raise self._timed_out(redirect_uri)
-        return AuthorizationResponse(f"{redirect_uri}?{query}", time.time())
+        """See ``mcp_io_sync.BrowserOAuth.authorize``; the wait awaited."""
+        return await self._run(self._authorize_flow(url, redirect_uri))
 
     async def authenticate(
         self, *, timeout: float | None = None, auto_open_browser: bool | None = None
     ) -> Token:
         """Authorize now (AUTH-2); see ``mcp_io_sync.BrowserOAuth.authenticate``."""
-        self._check_grant()
-        wait = self.timeout if timeout is None else timeout
-        show = self.auto_open_browser if auto_open_browser is None else auto_open_browser
-        provider = self.provider
+        return await self._run(self._authenticate_flow(timeout, auto_open_browser))
+
+    async def _run(self, flow: BrowserFlow[T]) -> T:
+        """Run one of the flows with the listener open before it starts."""
         async with self._listen() as listener, httpcore.AsyncConnectionPool() as pool:
-            start = provider.start_authorization_flow(None, time.time())
-            url, state = await drive(FlowRun(start, self._logger), pool)
-            assert isinstance(url, str) and isinstance(state, str)
-            await self._present(url, show)
-            query = await self._wait(listener, wait)
-            if query is None:
-                raise self._timed_out(provider.redirect_uri, wait)
-            finish = provider.complete_authorization_flow(
-                f"{provider.redirect_uri}?{query}", expected_state=state, now=time.time()
-            )
-            token = await drive(FlowRun(finish, self._logger), pool)
-        assert isinstance(token, Token)
-        return token
+            return await drive(flow, partial(self._perform, listener, pool))
+
+    async def _perform(
+        self, listener: _Listener, pool: httpcore.AsyncConnectionPool, effect: BrowserEffect
+    ) -> Any:
+        if isinstance(effect, OpenBrowser):  # webbrowser.open may block: not on the loop
+            return await trio.to_thread.run_sync(self._open, effect.url)
+        if isinstance(effect, AwaitRedirect):
+            return await self._wait(listener, effect.timeout)
+        return await fetch(pool, effect)
 
     # ------------------------------------------------------------ the listener
 
@@ -95,12 +88,6 @@ class BrowserOAuth(BrowserOAuthBase):
             for listener in listeners:
                 await listener.aclose()
 
-    async def _present(self, url: str, auto_open_browser: bool) -> None:
-        if auto_open_browser:
-            await trio.to_thread.run_sync(self._open, url)
-        else:
-            self._show_url(url)
-
     async def _wait(self, listener: _Listener, timeout: float) -> str | None:
         """The callback's query, or ``None`` after ``timeout`` seconds."""
         with trio.move_on_after(timeout):
@@ -113,16 +100,13 @@ class BrowserOAuth(BrowserOAuthBase):
         return None
 
     async def _serve(self, stream: trio.SocketStream) -> str | None:
-        head = b""
+        head = RequestHead()
         try:
             with trio.move_on_after(10.0):
-                while b"\r\n\r\n" not in head and len(head) <= MAX_REQUEST_HEAD:
-                    chunk = await stream.receive_some(4096)
-                    if not chunk:
-                        break
-                    head += chunk
-            query = callback_query(head, self.path) if len(head) <= MAX_REQUEST_HEAD else None
-            await stream.send_all(RECEIVED if query is not None else NOT_FOUND)
+                while head.feed(await stream.receive_some(4096)):
+                    pass
+            query, answer = head.answer(self.path)
+            await stream.send_all(answer)
         except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
             return None
         return query

@@ -8,6 +8,7 @@ would)."""
 
 from __future__ import annotations
 
+import inspect
 import socket
 from functools import partial
 from typing import Any
@@ -39,6 +40,18 @@ def call(shell: Shell, fn: Any, *args: Any, **kwargs: Any) -> Any:
     if shell.is_trio:
         return trio.run(partial(fn, *args, **kwargs))
     return fn(*args, **kwargs)
+
+
+def test_each_shell_offers_the_same_helpers(shell: Shell) -> None:
+    from mcp_io_common import oauth_client as common
+
+    helpers = shell.mod.oauth_client
+    assert helpers.__all__ == sorted(common.SHELL_EXPORTS)
+    # The configuration helpers are the shared ones; the flows run blocking or awaited.
+    for name in ("create_http_server", "create_streamable_http_server", "has_valid_token"):
+        assert getattr(helpers, name) is getattr(common, name)
+    for name in ("complete_oauth_flow", "run_flow", "start_oauth_flow"):
+        assert inspect.iscoroutinefunction(getattr(helpers, name)) is shell.is_trio
 
 
 def test_create_servers_attach_a_provider(shell: Shell) -> None:
