@@ -38,6 +38,8 @@ class HttpTarget:
     _asynchronous: ClassVar[bool]
     url: str
     read_timeout: float
+    #: The pool the exchanges run on, from the transport's opening to its close.
+    _pool: Any
     _http: HttpSettings
     _ssl_context: ssl.SSLContext | None
     _proxy: str | None
@@ -66,6 +68,12 @@ class HttpTarget:
         self._ssl_context = self._http.ssl_context
         self._proxy = self._http.proxy
         check_pool_settings(self._http, asynchronous=self._asynchronous)  # CUST-1
+        self._pool = None
+
+    def _open_pool(self) -> None:
+        """The transport opens: a new pool, unless the last one is still open."""
+        if self._pool is None:
+            self._pool = self._new_pool()
 
     def _new_pool(self) -> Any:
         """The pool the exchanges run on: httpcore's for a proxy, a network backend or

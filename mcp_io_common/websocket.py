@@ -97,6 +97,8 @@ class WebSocketTarget:
         self.url = config.url
         self._ssl_context = ssl_context
         self._proxy = proxy
+        # The open connection (the shell's own kind), None while there is none.
+        self._link: Any = None
 
     def _tls_context(self) -> ssl.SSLContext:
         """The host's context, else the default one (TLS verification stays on)."""

@@ -93,9 +93,10 @@ class _HttpServer(HttpTarget, BaseServer):
     _pool_class = ConnectionPool
     _asynchronous = False
 
+    _pool: ConnectionPool | httpcore.ConnectionPool | None
+
     def __init__(self, config: ServerConfig, **kwargs: Any) -> None:
         super().__init__(config, **kwargs)
-        self._pool: ConnectionPool | httpcore.ConnectionPool | None = None
         # Exchanges started and not finished (guarded by _lock), by xid; aborts that
         # came before their exchange started.
         self._live: dict[int, _Live] = {}
@@ -115,8 +116,7 @@ class _HttpServer(HttpTarget, BaseServer):
             assert isinstance(frame, AbortExchange)
             self._abort(frame.xid)
         elif kind is OpenTransport:
-            if self._pool is None:
-                self._pool = self._new_pool()
+            self._open_pool()
             with self._lock:
                 self._generation += 1
                 self._conn.transport_opened(time.monotonic())

@@ -11,10 +11,8 @@ import socket
 import ssl
 import threading
 import time
-from typing import Any
 
 from mcp_io_common.websocket import READ_CHUNK, TUNNEL_CHUNK, Route, WebSocketTarget
-from mcp_proto.config import ServerConfig
 from mcp_proto.connection import CloseTransport, Frame, OpenTransport, Write
 from mcp_proto.errors import ConnectionError
 from mcp_proto.websocket import CLOSE_WAIT
@@ -143,9 +141,7 @@ class _Socket:
 class WebSocketServer(WebSocketTarget, BaseServer):
     """One MCP server reached over WebSocket (blocking shell)."""
 
-    def __init__(self, config: ServerConfig, **kwargs: Any) -> None:
-        super().__init__(config, **kwargs)
-        self._sock: _Socket | None = None
+    _link: _Socket | None
 
     # ------------------------------------------------------------ frames
 
@@ -153,7 +149,7 @@ class WebSocketServer(WebSocketTarget, BaseServer):
         kind = type(frame)
         if kind is Write:
             assert isinstance(frame, Write)
-            sock = self._sock
+            sock = self._link
             if sock is not None:
                 sock.send(b"".join(frame.messages))
         elif kind is OpenTransport:
@@ -241,7 +237,7 @@ class WebSocketServer(WebSocketTarget, BaseServer):
         )
         sock.reader = reader
         with self._lock:
-            self._sock = sock
+            self._link = sock
             self._generation += 1
         reader.start()
         with self._lock:
@@ -249,7 +245,7 @@ class WebSocketServer(WebSocketTarget, BaseServer):
 
     def _close(self, graceful: bool) -> None:
         with self._lock:
-            sock, self._sock = self._sock, None
+            sock, self._link = self._link, None
         if sock is not None:
             if graceful and sock.reader is not threading.current_thread():
                 # Our Close went out just before: the server answers and closes.
@@ -263,7 +259,7 @@ class WebSocketServer(WebSocketTarget, BaseServer):
 
     def _stop_transport(self) -> None:
         with self._lock:
-            sock = self._sock
+            sock = self._link
         if sock is not None:  # pragma: no cover - close() closed it
             sock.close()
 
@@ -284,7 +280,7 @@ class WebSocketServer(WebSocketTarget, BaseServer):
 
     def _feed(self, sock: _Socket, data: bytes) -> None:
         # (under _lock) only the current connection's bytes reach the machine.
-        if sock is not self._sock:
+        if sock is not self._link:
             return
         if data:
             self._conn.receive_data(data, time.monotonic())

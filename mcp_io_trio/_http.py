@@ -66,9 +66,10 @@ class _HttpServer(HttpTarget, BaseServer):
     _pool_class = AsyncConnectionPool
     _asynchronous = True
 
+    _pool: _Pool | None
+
     def __init__(self, config: ServerConfig, **kwargs: Any) -> None:
         super().__init__(config, **kwargs)
-        self._pool: _Pool | None = None
         self._exchanges: dict[int, _Running] = {}
         self._own: _Running | None = None  # see _start_exchange
         # Set when an exchange ends, while closing waits for some to end.
@@ -78,8 +79,7 @@ class _HttpServer(HttpTarget, BaseServer):
         self._heads: dict[tuple[tuple[str, str], ...], list[tuple[bytes, bytes]]] = {}
 
     async def _open_transport(self) -> None:
-        if self._pool is None:
-            self._pool = self._new_pool()
+        self._open_pool()
 
     def _write(self, messages: list[bytes]) -> bool:  # pragma: no cover - stdio only
         raise TypeError("the machine asked an HTTP transport to write bytes")

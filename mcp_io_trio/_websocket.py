@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import ssl
 from collections.abc import Awaitable, Callable
-from typing import Any, Final
+from typing import Final
 
 import trio
 
 from mcp_io_common.websocket import READ_CHUNK, TUNNEL_CHUNK, Route, WebSocketTarget
-from mcp_proto.config import ServerConfig
 from mcp_proto.errors import ConnectionError
 from mcp_proto.proxy_tunnel import ProxyTunnel
 from mcp_proto.websocket import CLOSE_WAIT
@@ -41,9 +40,7 @@ class _Link:
 class WebSocketServer(WebSocketTarget, BaseServer):
     """One MCP server reached over WebSocket (Trio shell)."""
 
-    def __init__(self, config: ServerConfig, **kwargs: Any) -> None:
-        super().__init__(config, **kwargs)
-        self._link: _Link | None = None
+    _link: _Link | None
 
     # ------------------------------------------------------------ open / close
 
