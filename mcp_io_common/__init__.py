@@ -4,7 +4,9 @@ Neither shell imports the other (``tests/test_shell_independence.py``). What bot
 is either pure, and then lives in ``mcp_proto``, or touches the operating system or the
 HTTP library, and then lives here, once:
 
-* ``processes``: pipe sizes and the server's process group (signals, waiting);
+* ``processes``: pipe sizes and the server's process group (signals, waiting), and
+  stopping a server process (``stop_steps``, a flow each shell waits out);
+* ``stdio``: a stdio server object's facts, its process's start and its stderr log;
 * ``commands``: looking a command's first word up the way the child will see it;
 * ``files``: reading an ``mcpServers`` definition file;
 * ``httpcore_glue``: header encoding, request targets, httpcore's exceptions;
@@ -15,7 +17,8 @@ HTTP library, and then lives here, once:
 * ``pool``: the rules of both shells' HTTP/1.1 connection pools (which connection, for
   how long), without their I/O;
 * ``lines``: a child's stderr cut into bounded lines;
-* ``notices``: whether a WARNING on the host's logger would be written (DEP-12..14).
+* ``notices``: whether a WARNING on the host's logger would be written (DEP-12..14);
+* ``events``: the client's rule for callbacks queued before a call's answer.
 
 It imports neither shell nor any event-loop library, so importing ``mcp_io_sync`` never
 loads Trio and importing ``mcp_io_trio`` never loads the blocking shell.

@@ -1,6 +1,8 @@
 """OS plumbing shared by both shells' stdio transports: pipe tuning (Linux only; a
-no-op elsewhere), the server's process group (POSIX), and the groups of the servers
-still running (ended at once on demand, asked to terminate at exit)."""
+no-op elsewhere), the server's process group (POSIX), stopping a server process
+(:func:`stop_steps`: the escalation both shells run, blocking or awaited), and the
+groups of the servers still running (ended at once on demand, asked to terminate at
+exit)."""
 
 from __future__ import annotations
 
@@ -8,7 +10,10 @@ import atexit
 import os
 import signal
 import sys
-from typing import Any
+from collections.abc import Callable, Generator
+from typing import Any, Final
+
+import attrs
 
 try:
     import fcntl
@@ -18,7 +23,9 @@ except ImportError:  # pragma: no cover - not on Windows
 __all__ = [
     "BIG_PIPE",
     "KILL",
+    "SHUTDOWN_GRACE",
     "TERMINATE",
+    "StopStep",
     "ended",
     "enlarge_pipes",
     "group_alive",
@@ -28,6 +35,7 @@ __all__ = [
     "signal_group",
     "signal_server",
     "started",
+    "stop_steps",
 ]
 
 # Linux lets a pipe's buffer grow from 64 KiB to /proc/sys/fs/pipe-max-size (1 MiB by
@@ -143,6 +151,64 @@ def group_alive(pgid: int) -> bool:
 #: Signals of the escalation (close stdin first, then these, each followed by a grace).
 TERMINATE: Any = signal.SIGTERM
 KILL: Any = getattr(signal, "SIGKILL", signal.SIGTERM)
+
+#: How long each step of stopping a server (close stdin, SIGTERM, SIGKILL) may take.
+#: The shells pass it to :func:`stop_steps` from their own module (a test lengthens it
+#: there).
+SHUTDOWN_GRACE = 2.0
+
+# Descendants left in the group once the leader is gone are polled (they are not our
+# children: there is nothing to wait() on), from this pause doubling up to the next.
+_FIRST_POLL: Final = 0.002
+_LAST_POLL: Final = 0.05
+
+
+@attrs.frozen
+class StopStep:
+    """A wait :func:`stop_steps` asks of the shell: until ``until`` (on the clock it was
+    given) at the latest, for the server process to exit and be reaped (``exit``), or
+    plainly (a pause between two looks at the group). The shell sends nothing back: the
+    flow looks at the process and the group itself."""
+
+    until: float
+    exit: bool
+
+
+def stop_steps(
+    pgid: int | None,
+    process: Any,
+    graceful: bool,
+    now: Callable[[], float],
+    grace: float,
+) -> Generator[StopStep, None, None]:
+    """Stop a server process whose stdin the shell has just closed (STDIO-6): each step
+    of :func:`shutdown_signals` (its signal, if any, to the whole group) is followed by
+    a wait of up to ``grace`` for the process to exit and its group to be empty; the
+    first step that sees them gone ends the flow. ``process`` is a ``subprocess.Popen``
+    or a ``trio.Process`` (both have ``poll()``, which reaps), ``now`` the shell's
+    clock. The group is forgotten (:func:`ended`) however the flow ends, closed early
+    included: a shell runs it under ``contextlib.closing``."""
+    try:
+        for sig in shutdown_signals(graceful):
+            if sig is not None:
+                signal_server(pgid, process, sig)
+            deadline = now() + grace
+            yield StopStep(deadline, exit=True)
+            if process.poll() is None:
+                continue
+            if pgid is None:
+                return
+            pause = _FIRST_POLL
+            while group_alive(pgid):
+                moment = now()
+                if moment >= deadline:
+                    break
+                yield StopStep(min(moment + pause, deadline), exit=False)
+                pause = min(pause * 2, _LAST_POLL)
+            else:
+                return
+    finally:
+        ended(pgid)
 
 
 # ---------------------------------------------------------------- servers still running

@@ -1,10 +1,8 @@
-"""What the blocking client does with its servers' events: notifications (caches
-first, then the host callbacks on one dispatcher thread), progress, subscriptions'
-events in their routing order (NOTIF-3), and server requests on a bounded worker pool
-(UT-8). A mixin of :class:`mcp_io_sync.Client`, kept apart so that ``_client.py``
-holds the client's API and its effect loop. The routing itself, the same in every
-shell, is :class:`mcp_proto.client.base.BaseClient`'s; this module provides its
-primitives: queueing the host callbacks and serving server requests on threads."""
+"""The blocking client's primitives for its servers' events (the routing and the
+rules around it: ``mcp_io_common/events.py``): the host callbacks run on one
+dispatcher thread, server requests on a bounded worker pool (UT-8). A mixin of
+:class:`mcp_io_sync.Client`, kept apart so that ``_client.py`` holds the client's API
+and its effect loop."""
 
 from __future__ import annotations
 
@@ -15,6 +13,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
+from mcp_io_common.events import CallbackEvents
 from mcp_proto import events as ev
 from mcp_proto.client.base import BaseClient
 from mcp_proto.effects import Op
@@ -22,13 +21,12 @@ from mcp_proto.handlers import BUSY, FAILED
 
 from ._base import BaseServer
 
-__all__ = ["NotificationCallback", "ServerEvents"]
+__all__ = ["ServerEvents"]
 
 T = TypeVar("T")
-NotificationCallback = Callable[[BaseServer, str, dict[str, Any]], Any]
 
 
-class ServerEvents(BaseClient[BaseServer]):
+class ServerEvents(CallbackEvents, BaseClient[BaseServer]):
     """The servers' events, for :class:`~mcp_io_sync.Client` (which sets these)."""
 
     logger: logging.Logger
@@ -67,23 +65,17 @@ class ServerEvents(BaseClient[BaseServer]):
             return False
         return True
 
-    def _settle_after_callbacks(self, waiter: Any) -> None:
-        """A call's answer arrived after progress callbacks were queued for it: queue a
-        marker behind them, and have the caller wait for it before returning (issue 9,
-        item 6: a call returns only after those callbacks have run). Called on the
-        reading thread, in order with the queued callbacks."""
-        ran = threading.Event()
-        if not self._submit(ran.set):
-            return  # closed, or the queue overflowed (callbacks were dropped): no wait
-        dispatcher = self._dispatcher
+    def _marker(self) -> threading.Event:
+        return threading.Event()
+
+    def _settle(self, marker: threading.Event) -> Callable[[], None]:
+        dispatcher = self._dispatcher  # (started by the _submit that queued the marker)
 
         def settle() -> None:
-            # A callback calling the server itself runs on the dispatcher: the marker
-            # is behind it, so waiting there would never end.
             if threading.current_thread() is not dispatcher:
-                ran.wait()
+                marker.wait()
 
-        waiter.settle = settle
+        return settle
 
     def _dispatch_loop(self) -> None:
         while True:

@@ -30,14 +30,12 @@ from typing import Any
 
 import httpcore
 
-from mcp_io_common.custom_pool import check_pool_settings, custom_pool
 from mcp_io_common.http_target import HttpTarget
 from mcp_io_common.httpcore_glue import (
     HTTPCORE_ERRORS,
     MAX_CONNECTIONS,
     enc,
     exchange_failure,
-    exchange_timeouts,
     str_headers,
 )
 from mcp_proto.config import ServerConfig
@@ -92,11 +90,13 @@ class _HttpServer(HttpTarget, BaseServer):
     """Shared by the three HTTP transports: the pool and the exchanges."""
 
     _browser_module = "mcp_io_sync._oauth"
+    _pool_class = ConnectionPool
+    _asynchronous = False
+
+    _pool: ConnectionPool | httpcore.ConnectionPool | None
 
     def __init__(self, config: ServerConfig, **kwargs: Any) -> None:
         super().__init__(config, **kwargs)
-        check_pool_settings(self._http, asynchronous=False)  # CUST-1
-        self._pool: ConnectionPool | httpcore.ConnectionPool | None = None
         # Exchanges started and not finished (guarded by _lock), by xid; aborts that
         # came before their exchange started.
         self._live: dict[int, _Live] = {}
@@ -116,8 +116,7 @@ class _HttpServer(HttpTarget, BaseServer):
             assert isinstance(frame, AbortExchange)
             self._abort(frame.xid)
         elif kind is OpenTransport:
-            if self._pool is None:
-                self._pool = self._new_pool()
+            self._open_pool()
             with self._lock:
                 self._generation += 1
                 self._conn.transport_opened(time.monotonic())
@@ -140,13 +139,6 @@ class _HttpServer(HttpTarget, BaseServer):
     def _oauth_reply(self, reply: Any) -> None:
         # (under _lock)
         self._conn.oauth_reply(reply, time.monotonic())
-
-    def _new_pool(self) -> ConnectionPool | httpcore.ConnectionPool:
-        # httpcore's pool for a proxy, a network backend or the host's factory (CUST-1).
-        custom = custom_pool(self._http, asynchronous=False)
-        if custom is not None:
-            return custom  # type: ignore[no-any-return]
-        return ConnectionPool(ssl_context=self._ssl_context, max_connections=MAX_CONNECTIONS)
 
     def _start(self, frame: StartExchange) -> None:
         """Run ``frame`` elsewhere than on this thread: its own thread for a long-lived
@@ -246,13 +238,7 @@ class _HttpServer(HttpTarget, BaseServer):
                 self._feed_failure(xid, ExchangeFailure("network", "the transport is closed"))
             return self._next_own(waiter)
         try:
-            cm = pool.stream(
-                frame.method.encode("ascii"),
-                frame.url,
-                headers=enc(self._http.headers_for(frame.url, frame.headers)),
-                content=frame.body,
-                extensions=exchange_timeouts(self.read_timeout, frame.read_timeout),
-            )
+            cm = self._stream(pool, frame, enc(self._http.headers_for(frame.url, frame.headers)))
             response = cm.__enter__()
         except _ERRORS as exc:
             self._ended(xid)

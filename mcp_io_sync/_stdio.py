@@ -12,22 +12,22 @@ import select
 import subprocess
 import threading
 import time
+from contextlib import closing
 from typing import Any
 
-from mcp_io_common.lines import PIPE_READ, StderrLog
+from mcp_io_common.lines import PIPE_READ
 from mcp_io_common.processes import (
     BIG_PIPE,
-    ended,
+    SHUTDOWN_GRACE,
     enlarge_pipes,
-    group_alive,
     server_group,
-    shutdown_signals,
-    signal_server,
     started,
+    stop_steps,
 )
+from mcp_io_common.stdio import StdioTarget
 from mcp_proto.config import ServerConfig
 from mcp_proto.connection import CloseTransport, Frame, OpenTransport, Write
-from mcp_proto.errors import ConnectionError, TransportError
+from mcp_proto.errors import TransportError
 from mcp_proto.stdio import frame
 
 from ._base import BaseServer
@@ -35,9 +35,6 @@ from ._waiter import _Waiter
 
 __all__ = ["StdioServer"]
 
-# Shutdown (STDIO-6): close stdin and give the server (its whole process group) this
-# long to exit by itself, then SIGTERM the group and the same again, then SIGKILL.
-SHUTDOWN_GRACE = 2.0
 # Reads a caller does for others after its own answer arrived (see _read_until).
 _DRAIN_READS = 8
 # Buffers per writev call (IOV_MAX is 1024 on Linux).
@@ -60,23 +57,8 @@ def _write_all(fd: int, iov: list[bytes]) -> None:
 class _Process:
     """One spawned child with its pipes. Replaced wholesale on restart."""
 
-    def __init__(self, argv: tuple[str, ...], env: dict[str, str] | None, cwd: str | None) -> None:
-        try:
-            self.popen = subprocess.Popen(
-                argv,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                env=env,
-                cwd=cwd,
-                bufsize=0,
-                # Its own session and process group: a Ctrl-C at the host's terminal
-                # does not kill the server mid-reply (close() ends it), and closing can
-                # signal the group, which reaches what a launcher started (item 6).
-                start_new_session=True,
-            )
-        except OSError as exc:
-            raise ConnectionError(f"cannot start {argv[0]!r}: {exc.strerror or exc}") from exc
+    def __init__(self, popen: subprocess.Popen[bytes]) -> None:
+        self.popen = popen
         self.pgid = server_group(self.popen.pid)
         started(self.pgid)  # ended at once by a second Ctrl-C, asked to end at exit
         self.alive = True
@@ -144,8 +126,7 @@ class _Process:
                 pass
 
     def stop(self, graceful: bool = True) -> None:
-        """Close stdin, then the steps of ``shutdown_signals`` (STDIO-6), each bounded
-        by ``SHUTDOWN_GRACE``."""
+        """Close stdin, then wait out the steps of ``stop_steps`` (STDIO-6)."""
         self.alive = False
         with self.cond:
             self.cond.notify_all()
@@ -156,36 +137,20 @@ class _Process:
                 p.stdin.close()
         except OSError:
             pass
-        try:
-            for sig in shutdown_signals(graceful):
-                if sig is not None:
-                    signal_server(self.pgid, p, sig)
-                if self._wait_all(time.monotonic() + SHUTDOWN_GRACE):
-                    return
-        finally:
-            ended(self.pgid)
-
-    def _wait_all(self, deadline: float) -> bool:
-        """Wait until the child exited (reaped) and its group is empty, or ``deadline``."""
-        try:
-            self.popen.wait(max(0.0, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            return False
-        if self.pgid is None:
-            return True
-        # Descendants left in the group once the leader is gone: poll (no wait() for
-        # processes that are not our children), backing off to 50 ms.
-        pause = 0.002
-        while group_alive(self.pgid):
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                return False
-            time.sleep(min(pause, remaining))
-            pause = min(pause * 2, 0.05)
-        return True
+        steps = stop_steps(self.pgid, p, graceful, time.monotonic, SHUTDOWN_GRACE)
+        with closing(steps):
+            for step in steps:
+                timeout = max(0.0, step.until - time.monotonic())
+                if not step.exit:
+                    time.sleep(timeout)
+                    continue
+                try:
+                    p.wait(timeout)
+                except subprocess.TimeoutExpired:
+                    pass  # the flow sees it still runs
 
 
-class StdioServer(BaseServer):
+class StdioServer(StdioTarget, BaseServer):
     """One MCP server reached over stdio (blocking shell).
 
     A reader thread reads the child's stdout while no caller does (callers waiting
@@ -195,11 +160,10 @@ class StdioServer(BaseServer):
     (STDIO-10).
     """
 
-    type = "stdio"
+    _proc: _Process | None
 
     def __init__(self, config: ServerConfig, **kwargs: Any) -> None:
         super().__init__(config, **kwargs)
-        self._proc: _Process | None = None
         self._threads: list[threading.Thread] = []
         # Stopping a failed process runs in the background; the next one starts only
         # once it is gone (one server process at a time).
@@ -253,15 +217,13 @@ class StdioServer(BaseServer):
             stopper, self._stopper = self._stopper, None
         if stopper is not None and stopper is not threading.current_thread():
             stopper.join(3 * SHUTDOWN_GRACE)
-        env = None
-        if self.config.env:
-            env = {**os.environ, **self.config.env}
         try:
-            proc = _Process(self.config.command, env, self.config.cwd)
-        except ConnectionError as exc:
+            popen = subprocess.Popen(self.config.command, bufsize=0, **self._spawn_options())
+        except OSError as exc:
             with self._lock:
-                self._conn.transport_failed(exc, time.monotonic())
+                self._conn.transport_failed(self._start_failed(exc), time.monotonic())
             return
+        proc = _Process(popen)
         reader = threading.Thread(
             target=self._read_loop, args=(proc,), name=f"mcp-stdio-{self.name}", daemon=True
         )
@@ -480,10 +442,6 @@ class StdioServer(BaseServer):
                 return
             self._read_once(proc, fd)
 
-    # Background reader: after the last caller stops waiting it lingers this long before
-    # selecting again, so back-to-back calls do not have to wake it every time.
-    _LINGER = 0.05
-
     def _read_loop(self, proc: _Process) -> None:
         stdout = proc.popen.stdout
         assert stdout is not None
@@ -576,7 +534,7 @@ class StdioServer(BaseServer):
         stderr = proc.popen.stderr
         assert stderr is not None
         fd = stderr.fileno()
-        log = StderrLog(self._logger, self.name, self._limits.max_stderr_line)
+        log = self._stderr_log()
         while True:
             try:
                 chunk = os.read(fd, PIPE_READ)

@@ -11,14 +11,11 @@ import socket
 import ssl
 import threading
 import time
-from typing import Any
 
-from mcp_io_common.websocket import READ_CHUNK, TUNNEL_CHUNK, WebSocketTarget
-from mcp_proto.config import ServerConfig
+from mcp_io_common.websocket import READ_CHUNK, TUNNEL_CHUNK, Route, WebSocketTarget
 from mcp_proto.connection import CloseTransport, Frame, OpenTransport, Write
 from mcp_proto.errors import ConnectionError
-from mcp_proto.proxy_tunnel import ProxyEndpoint, ProxyTunnel
-from mcp_proto.websocket import CLOSE_WAIT, parse_ws_url
+from mcp_proto.websocket import CLOSE_WAIT
 
 from ._base import BaseServer
 
@@ -144,10 +141,7 @@ class _Socket:
 class WebSocketServer(WebSocketTarget, BaseServer):
     """One MCP server reached over WebSocket (blocking shell)."""
 
-    def __init__(self, config: ServerConfig, **kwargs: Any) -> None:
-        super().__init__(config, **kwargs)
-        self._sock: _Socket | None = None
-        self._closing: list[_Socket] = []
+    _link: _Socket | None
 
     # ------------------------------------------------------------ frames
 
@@ -155,7 +149,7 @@ class WebSocketServer(WebSocketTarget, BaseServer):
         kind = type(frame)
         if kind is Write:
             assert isinstance(frame, Write)
-            sock = self._sock
+            sock = self._link
             if sock is not None:
                 sock.send(b"".join(frame.messages))
         elif kind is OpenTransport:
@@ -165,32 +159,25 @@ class WebSocketServer(WebSocketTarget, BaseServer):
             self._close(frame.graceful)
 
     def _connect(self) -> socket.socket | _TlsInTls:
-        tls, host, port, _, _ = parse_ws_url(self.url)
+        route = self._route()
         timeout = self.config.read_timeout
         deadline = time.monotonic() + timeout
-        proxy = self._proxy_endpoint()
-        where = self._where(proxy)
         try:
-            if proxy is None:
-                sock = socket.create_connection((host, port), timeout=timeout)
-            else:
-                sock = socket.create_connection((proxy.host, proxy.port), timeout=timeout)
+            sock = socket.create_connection(route.hop, timeout=timeout)
         except OSError as exc:
-            raise ConnectionError(
-                f"server {self.name!r}: cannot connect to {where}: {exc}"
-            ) from exc
+            raise route.cannot_connect(exc) from exc
         try:
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            if proxy is not None:
-                sock = self._tunnel(sock, proxy, host, port, deadline)
-            if tls:
+            if route.proxy is not None:
+                sock = self._tunnel(sock, route, deadline)
+            if route.tls:
                 context = self._tls_context()
                 sock.settimeout(max(deadline - time.monotonic(), 0.001))
                 if isinstance(sock, ssl.SSLSocket):  # an https:// proxy's TLS is under it
-                    inner = _TlsInTls(sock, context, host)
+                    inner = _TlsInTls(sock, context, route.host)
                     sock.settimeout(None)
                     return inner
-                sock = context.wrap_socket(sock, server_hostname=host)
+                sock = context.wrap_socket(sock, server_hostname=route.host)
             sock.settimeout(None)
         except ConnectionError:
             sock.close()
@@ -202,11 +189,11 @@ class WebSocketServer(WebSocketTarget, BaseServer):
             ) from exc
         return sock
 
-    def _tunnel(
-        self, sock: socket.socket, proxy: ProxyEndpoint, host: str, port: int, deadline: float
-    ) -> socket.socket:
-        """``CONNECT`` through ``proxy`` (the rules are mcp_proto/proxy_tunnel.py's);
-        the socket then carries the bytes to ``host:port``."""
+    def _tunnel(self, sock: socket.socket, route: Route, deadline: float) -> socket.socket:
+        """``CONNECT`` through the route's proxy; the socket then carries the bytes to
+        the server."""
+        proxy = route.proxy
+        assert proxy is not None
         if proxy.tls:
             try:
                 context = self._tls_context()
@@ -216,11 +203,8 @@ class WebSocketServer(WebSocketTarget, BaseServer):
                 raise ConnectionError(
                     f"server {self.name!r}: TLS with the proxy {proxy.display} failed: {exc}"
                 ) from exc
-        # The tunnel's deadline is the connect's: read_timeout from its start.
         timeout = self.config.read_timeout
-        tunnel = ProxyTunnel(
-            proxy, host, port, now=deadline - timeout, timeout=timeout, server=self.name
-        )
+        tunnel = route.tunnel(deadline - timeout, timeout)
         try:
             sock.sendall(tunnel.request())
             while True:
@@ -238,9 +222,7 @@ class WebSocketServer(WebSocketTarget, BaseServer):
                 if tunnel.receive_data(data):
                     return sock
         except OSError as exc:
-            raise ConnectionError(
-                f"server {self.name!r}: writing to the proxy {proxy.display} failed: {exc}"
-            ) from exc
+            raise route.proxy_write_failed(exc) from exc
 
     def _open(self) -> None:
         try:
@@ -255,7 +237,7 @@ class WebSocketServer(WebSocketTarget, BaseServer):
         )
         sock.reader = reader
         with self._lock:
-            self._sock = sock
+            self._link = sock
             self._generation += 1
         reader.start()
         with self._lock:
@@ -263,7 +245,7 @@ class WebSocketServer(WebSocketTarget, BaseServer):
 
     def _close(self, graceful: bool) -> None:
         with self._lock:
-            sock, self._sock = self._sock, None
+            sock, self._link = self._link, None
         if sock is not None:
             if graceful and sock.reader is not threading.current_thread():
                 # Our Close went out just before: the server answers and closes.
@@ -277,7 +259,7 @@ class WebSocketServer(WebSocketTarget, BaseServer):
 
     def _stop_transport(self) -> None:
         with self._lock:
-            sock = self._sock
+            sock = self._link
         if sock is not None:  # pragma: no cover - close() closed it
             sock.close()
 
@@ -298,7 +280,7 @@ class WebSocketServer(WebSocketTarget, BaseServer):
 
     def _feed(self, sock: _Socket, data: bytes) -> None:
         # (under _lock) only the current connection's bytes reach the machine.
-        if sock is not self._sock:
+        if sock is not self._link:
             return
         if data:
             self._conn.receive_data(data, time.monotonic())

@@ -1,20 +1,19 @@
-"""What the Trio client does with its servers' events: notifications (caches first,
-then the host callbacks in one dispatcher task), progress, subscriptions' events in
-their routing order (NOTIF-3), and server requests in tasks of their own, bounded
-(UT-8). A mixin of :class:`mcp_io_trio.Client`, kept apart so that ``_client.py``
-holds the client's API and its effect loop. The routing itself, the same in every
-shell, is :class:`mcp_proto.client.base.BaseClient`'s; this module provides its
-primitives: queueing the host callbacks and serving server requests in tasks."""
+"""The Trio client's primitives for its servers' events (the routing and the rules
+around it: ``mcp_io_common/events.py``): the host callbacks (plain or ``async def``)
+run in one dispatcher task, server requests in tasks of their own under a capacity
+limiter (UT-8). A mixin of :class:`mcp_io_trio.Client`, kept apart so that
+``_client.py`` holds the client's API and its effect loop."""
 
 from __future__ import annotations
 
 import inspect
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 import trio
 
+from mcp_io_common.events import CallbackEvents
 from mcp_proto import events as ev
 from mcp_proto.client.base import BaseClient
 from mcp_proto.effects import Op
@@ -23,10 +22,9 @@ from mcp_proto.limits import Limits
 
 from ._base import BaseServer
 
-__all__ = ["NotificationCallback", "ServerEvents"]
+__all__ = ["ServerEvents"]
 
 T = TypeVar("T")
-NotificationCallback = Callable[[BaseServer, str, dict[str, Any]], Any]
 
 
 async def _maybe_await(value: Any) -> Any:
@@ -36,7 +34,7 @@ async def _maybe_await(value: Any) -> Any:
     return value
 
 
-class ServerEvents(BaseClient[BaseServer]):
+class ServerEvents(CallbackEvents, BaseClient[BaseServer]):
     """The servers' events, for :class:`~mcp_io_trio.Client` (which sets these)."""
 
     logger: logging.Logger
@@ -71,23 +69,15 @@ class ServerEvents(BaseClient[BaseServer]):
             return False
         return True
 
-    def _settle_after_callbacks(self, waiter: Any) -> None:
-        """A call's answer arrived after progress callbacks were queued for it: queue a
-        marker behind them, and have the caller wait for it before returning (issue 9,
-        item 6: a call returns only after those callbacks have run)."""
-        if self._nursery is None:
-            return  # no dispatcher task runs: nothing would ever set the marker
-        ran = trio.Event()
-        if not self._submit(ran.set):
-            return  # closed, or the queue overflowed (callbacks were dropped): no wait
+    def _marker(self) -> trio.Event | None:
+        return trio.Event() if self._nursery is not None else None
 
+    def _settle(self, marker: trio.Event) -> Callable[[], Awaitable[None]]:
         async def settle() -> None:
-            # A callback calling the server itself runs in the dispatcher task: the
-            # marker is behind it, so waiting there would never end.
             if trio.lowlevel.current_task() is not self._dispatch_task:
-                await ran.wait()
+                await marker.wait()
 
-        waiter.settle = settle
+        return settle
 
     async def _dispatch_loop(self) -> None:
         self._dispatch_task = trio.lowlevel.current_task()

@@ -22,14 +22,11 @@ from typing import Any, Union
 import httpcore
 import trio
 
-from mcp_io_common.custom_pool import check_pool_settings, custom_pool
 from mcp_io_common.http_target import HttpTarget
 from mcp_io_common.httpcore_glue import (
     HTTPCORE_ERRORS,
-    MAX_CONNECTIONS,
     enc,
     exchange_failure,
-    exchange_timeouts,
     str_headers,
 )
 from mcp_proto.config import ServerConfig
@@ -66,11 +63,13 @@ class _HttpServer(HttpTarget, BaseServer):
     """Runs the machine's HTTP exchanges on one connection pool per server."""
 
     _browser_module = "mcp_io_trio._oauth"
+    _pool_class = AsyncConnectionPool
+    _asynchronous = True
+
+    _pool: _Pool | None
 
     def __init__(self, config: ServerConfig, **kwargs: Any) -> None:
         super().__init__(config, **kwargs)
-        check_pool_settings(self._http, asynchronous=True)  # CUST-1
-        self._pool: _Pool | None = None
         self._exchanges: dict[int, _Running] = {}
         self._own: _Running | None = None  # see _start_exchange
         # Set when an exchange ends, while closing waits for some to end.
@@ -79,16 +78,8 @@ class _HttpServer(HttpTarget, BaseServer):
         # ones per connection: per session and protocol version).
         self._heads: dict[tuple[tuple[str, str], ...], list[tuple[bytes, bytes]]] = {}
 
-    def _new_pool(self) -> _Pool:
-        # httpcore's pool for a proxy, a network backend or the host's factory (CUST-1).
-        custom = custom_pool(self._http, asynchronous=True)
-        if custom is not None:
-            return custom  # type: ignore[no-any-return]
-        return AsyncConnectionPool(ssl_context=self._ssl_context, max_connections=MAX_CONNECTIONS)
-
     async def _open_transport(self) -> None:
-        if self._pool is None:
-            self._pool = self._new_pool()
+        self._open_pool()
 
     def _write(self, messages: list[bytes]) -> bool:  # pragma: no cover - stdio only
         raise TypeError("the machine asked an HTTP transport to write bytes")
@@ -181,16 +172,12 @@ class _HttpServer(HttpTarget, BaseServer):
         try:
             with running.scope:
                 # ``async with`` by hand: the response may outlive this call.
-                owner = running.pool.stream(
-                    frame.method.encode("ascii"),
-                    frame.url,
-                    headers=(
-                        self._encoded(frame.headers)
-                        if self._http.request_headers is None
-                        else enc(self._http.headers_for(frame.url, frame.headers))
-                    ),
-                    content=frame.body,
-                    extensions=exchange_timeouts(self.read_timeout, frame.read_timeout),
+                owner = self._stream(
+                    running.pool,
+                    frame,
+                    self._encoded(frame.headers)
+                    if self._http.request_headers is None
+                    else enc(self._http.headers_for(frame.url, frame.headers)),
                 )
                 response = await owner.__aenter__()
                 try:

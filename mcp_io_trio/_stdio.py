@@ -16,26 +16,23 @@ from __future__ import annotations
 import functools
 import math
 import os
-import subprocess
 from collections import deque
 from collections.abc import Awaitable, Callable
-from typing import Any, cast
+from contextlib import closing
+from typing import cast
 
 import trio
 
-from mcp_io_common.lines import PIPE_READ, StderrLog
+from mcp_io_common.lines import PIPE_READ
 from mcp_io_common.processes import (
     BIG_PIPE,
-    ended,
+    SHUTDOWN_GRACE,
     enlarge_pipes,
-    group_alive,
     server_group,
-    shutdown_signals,
-    signal_server,
     started,
+    stop_steps,
 )
-from mcp_proto.config import ServerConfig
-from mcp_proto.errors import ConnectionError
+from mcp_io_common.stdio import StdioTarget
 
 from ._base import BaseServer
 from ._waiter import _Waiter
@@ -44,9 +41,6 @@ __all__ = ["StdioServer"]
 
 #: The reading role's holder when it is the reader task (not a caller).
 _READER_TASK = object()
-
-#: How long each step of stopping a process (close stdin, SIGTERM, SIGKILL) may take.
-SHUTDOWN_GRACE = 2.0
 
 
 def _fileno(stream: trio.abc.Stream | trio.abc.SendStream | trio.abc.ReceiveStream | None) -> int:
@@ -86,8 +80,7 @@ class _Process:
         self.stderr_scope = trio.CancelScope()
 
     async def stop(self, graceful: bool = True) -> None:
-        """Close stdin, then the steps of ``shutdown_signals`` (STDIO-6), each bounded
-        by ``SHUTDOWN_GRACE``."""
+        """Close stdin, then wait out the steps of ``stop_steps`` (STDIO-6)."""
         p = self.process
         self.outq.clear()
         with trio.CancelScope(shield=True):
@@ -96,69 +89,31 @@ class _Process:
                     await p.stdin.aclose()
             except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
                 pass
-            try:
-                for sig in shutdown_signals(graceful):
-                    if sig is not None:
-                        signal_server(self.pgid, p, sig)
-                    if await self._wait_all(trio.current_time() + SHUTDOWN_GRACE):
-                        break
-            finally:
-                ended(self.pgid)
+            steps = stop_steps(self.pgid, p, graceful, trio.current_time, SHUTDOWN_GRACE)
+            with closing(steps):
+                for step in steps:
+                    with trio.move_on_at(step.until):
+                        await (p.wait() if step.exit else trio.sleep_forever())
         self.reader_scope.cancel()
         self.stderr_scope.cancel()
 
-    async def _wait_all(self, deadline: float) -> bool:
-        """Wait until the child exited (reaped) and its group is empty, or ``deadline``."""
-        with trio.move_on_at(deadline):
-            await self.process.wait()
-        if self.process.returncode is None:
-            return False
-        if self.pgid is None:
-            return True
-        # Descendants left in the group once the leader is gone: poll (they are not our
-        # children, so there is nothing to wait() on), backing off to 50 ms.
-        pause = 0.002
-        while group_alive(self.pgid):
-            remaining = deadline - trio.current_time()
-            if remaining <= 0:
-                return False
-            await trio.sleep(min(pause, remaining))
-            pause = min(pause * 2, 0.05)
-        return True
 
-
-class StdioServer(BaseServer):
+class StdioServer(StdioTarget, BaseServer):
     """One MCP server reached over stdio (Trio shell). Its reader tasks run in the
     client's nursery; a process that exited is restarted when the machine asks for a
     transport again (STDIO-10)."""
 
-    type = "stdio"
-
-    def __init__(self, config: ServerConfig, **kwargs: Any) -> None:
-        super().__init__(config, **kwargs)
-        self._proc: _Process | None = None
+    _proc: _Process | None
 
     # ------------------------------------------------------------ open / close
 
     async def _open_transport(self) -> None:
-        env = {**os.environ, **self.config.env} if self.config.env else None
         try:
             process = await trio.lowlevel.open_process(
-                list(self.config.command),
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                env=env,
-                cwd=self.config.cwd,
-                # Its own session and process group: a Ctrl-C at the host's terminal
-                # does not kill the server mid-reply (close() ends it), and closing can
-                # signal the group, which reaches what a launcher started (item 6).
-                start_new_session=True,
+                list(self.config.command), **self._spawn_options()
             )
         except OSError as exc:
-            raise ConnectionError(
-                f"cannot start {self.config.command[0]!r}: {exc.strerror or exc}"
-            ) from exc
+            raise self._start_failed(exc) from exc
         proc = _Process(process)
         self._proc = proc
         nursery = self._nursery()
@@ -382,10 +337,6 @@ class StdioServer(BaseServer):
                 return
             del followers[follower]
 
-    #: After the last caller stops waiting, the reader task waits this long before it
-    #: reads again (notifications between calls arrive at most this much later).
-    _LINGER = 0.05
-
     async def _read_loop(self, proc: _Process) -> None:
         fd = proc.stdout_fd
         with proc.reader_scope:
@@ -427,7 +378,7 @@ class StdioServer(BaseServer):
         """Drain the child's stderr continuously (STDIO-5) into the log, bounded."""
         stderr = proc.process.stderr
         assert stderr is not None
-        log = StderrLog(self._logger, self.name, self._limits.max_stderr_line)
+        log = self._stderr_log()
         with proc.stderr_scope:
             while True:
                 try:

@@ -9,15 +9,14 @@ from __future__ import annotations
 
 import ssl
 from collections.abc import Awaitable, Callable
-from typing import Any, Final
+from typing import Final
 
 import trio
 
-from mcp_io_common.websocket import READ_CHUNK, TUNNEL_CHUNK, WebSocketTarget
-from mcp_proto.config import ServerConfig
+from mcp_io_common.websocket import READ_CHUNK, TUNNEL_CHUNK, Route, WebSocketTarget
 from mcp_proto.errors import ConnectionError
-from mcp_proto.proxy_tunnel import ProxyEndpoint, ProxyTunnel
-from mcp_proto.websocket import CLOSE_WAIT, parse_ws_url
+from mcp_proto.proxy_tunnel import ProxyTunnel
+from mcp_proto.websocket import CLOSE_WAIT
 
 from ._base import BaseServer
 
@@ -41,59 +40,47 @@ class _Link:
 class WebSocketServer(WebSocketTarget, BaseServer):
     """One MCP server reached over WebSocket (Trio shell)."""
 
-    def __init__(self, config: ServerConfig, **kwargs: Any) -> None:
-        super().__init__(config, **kwargs)
-        self._link: _Link | None = None
+    _link: _Link | None
 
     # ------------------------------------------------------------ open / close
 
     async def _open_transport(self) -> None:
-        tls, host, port, _, _ = parse_ws_url(self.url)
-        proxy = self._proxy_endpoint()
-        where = self._where(proxy)
+        route = self._route()
         try:
-            stream = await self._open_stream(tls, host, port, proxy)
+            stream = await self._open_stream(route)
         except trio.TooSlowError:
             raise ConnectionError(
-                f"server {self.name!r}: connecting to {where} took more than "
+                f"server {self.name!r}: connecting to {route.where} took more than "
                 f"{self.config.read_timeout:g} s"
             ) from None
         except (*_STREAM_ERRORS, ssl.SSLError) as exc:
             # trio wraps a TLS failure in BrokenResourceError, saying nothing itself.
             detail = str(exc) or str(exc.__cause__ or "") or type(exc).__name__
-            raise ConnectionError(
-                f"server {self.name!r}: cannot connect to {where}: {detail}"
-            ) from exc
+            raise route.cannot_connect(detail) from exc
         link = self._link = _Link(stream)
         self._nursery().start_soon(self._read_loop, link)
 
-    async def _open_stream(
-        self, tls: bool, host: str, port: int, proxy: ProxyEndpoint | None
-    ) -> trio.abc.Stream:
+    async def _open_stream(self, route: Route) -> trio.abc.Stream:
         stream: trio.abc.Stream | None = None
         timeout = self.config.read_timeout
         start = trio.current_time()
         tunnel = None
+        proxy = route.proxy
         try:
             with trio.move_on_at(start + timeout) as bound:
-                if proxy is None:
-                    stream = await trio.open_tcp_stream(host, port)
-                else:
-                    stream = await trio.open_tcp_stream(proxy.host, proxy.port)
+                stream = await trio.open_tcp_stream(*route.hop)
+                if proxy is not None:
                     if proxy.tls:
                         context = self._tls_context()
                         stream = trio.SSLStream(stream, context, server_hostname=proxy.host)
                         await stream.do_handshake()
-                    # The tunnel's deadline is the connect's: read_timeout from its start.
-                    tunnel = ProxyTunnel(
-                        proxy, host, port, now=start, timeout=timeout, server=self.name
-                    )
-                    await self._tunnel(stream, tunnel)
+                    tunnel = route.tunnel(start, timeout)
+                    await self._tunnel(stream, route, tunnel)
                     tunnel = None
-                if tls:
+                if route.tls:
                     context = self._tls_context()
                     # (Over an https:// proxy this is TLS inside TLS: trio layers streams.)
-                    stream = trio.SSLStream(stream, context, server_hostname=host)
+                    stream = trio.SSLStream(stream, context, server_hostname=route.host)
                     await stream.do_handshake()
             if bound.cancelled_caught:
                 if tunnel is not None:
@@ -106,15 +93,13 @@ class WebSocketServer(WebSocketTarget, BaseServer):
                 await trio.aclose_forcefully(stream)  # (a failed TLS handshake's socket)
             raise
 
-    async def _tunnel(self, stream: trio.abc.Stream, tunnel: ProxyTunnel) -> None:
-        """``CONNECT`` through the proxy (the rules are mcp_proto/proxy_tunnel.py's);
-        the stream then carries the bytes to the server."""
+    async def _tunnel(self, stream: trio.abc.Stream, route: Route, tunnel: ProxyTunnel) -> None:
+        """``CONNECT`` through the route's proxy; the stream then carries the bytes to
+        the server."""
         try:
             await stream.send_all(tunnel.request())
         except _STREAM_ERRORS as exc:
-            raise ConnectionError(
-                f"server {self.name!r}: writing to the proxy {tunnel.proxy.display} failed: {exc}"
-            ) from exc
+            raise route.proxy_write_failed(exc) from exc
         while True:
             try:
                 got = await stream.receive_some(TUNNEL_CHUNK)
