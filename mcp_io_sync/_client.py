@@ -20,7 +20,7 @@ from mcp_proto.client.base import EFFECTS
 from mcp_proto.client.router import ServerSelector
 from mcp_proto.client.streaming import END, ToolChunk, ToolStream
 from mcp_proto.connection import CallCancelledError
-from mcp_proto.effects import Attempt, Call, CallHost, Effect, Op, TryConnect
+from mcp_proto.effects import Call, CallHost, Effect, Op
 from mcp_proto.errors import MCPError
 from mcp_proto.results import ToolResult
 
@@ -171,16 +171,6 @@ class Client(ClientIO[BaseServer], ServerEvents):
         if failures:
             raise failures[min(failures)]
         return results
-
-    def _perform_try_connect(self, effect: TryConnect) -> Attempt:
-        """One try of ``connect``'s transport chain; the core decides what comes next."""
-        if effect.config is not None:
-            self._swap_server(effect.server, effect.config).cleanup()
-        server = self._servers[effect.server]
-        try:
-            return Attempt(info=server.ensure_connected())
-        except MCPError as exc:
-            return Attempt(error=exc, server_answered=server.server_answered)
 
     # ------------------------------------------------------------ servers
 

@@ -11,7 +11,6 @@ from typing import Any
 from mcp_io_common.connecting import ConnectArguments, takes_connect_arguments
 from mcp_io_common.files import client_configs
 from mcp_proto.config import ServerConfig
-from mcp_proto.targets import connect_all
 
 from ._client import _LOGGER, Client
 
@@ -23,8 +22,8 @@ def connect(args: ConnectArguments) -> Client:
     """Connect to one server (or several: a list of targets) and return the client."""
     client = Client(args.configs, **args.client_kwargs)
     try:
-        # The core tries the transports and decides fallback (targets.connect_op).
-        client._run(connect_all([s.name for s in client.servers], args.plans))
+        # The core tries the transports and decides fallback (BaseClient._connect_op).
+        client._run(client._connect_op(args.plans))
     except BaseException:
         client.close()
         raise

@@ -12,7 +12,6 @@ from typing import Any
 from mcp_io_common.connecting import ConnectArguments, takes_connect_arguments
 from mcp_io_common.files import client_configs
 from mcp_proto.config import ServerConfig
-from mcp_proto.targets import connect_all
 
 from ._client import _LOGGER, Client
 
@@ -26,8 +25,8 @@ async def connect(args: ConnectArguments) -> AsyncIterator[Client]:
     background tasks live in its own nursery (same arguments, transport detection,
     command lookup and errors as ``mcp_io_sync.connect``)."""
     async with Client(args.configs, **args.client_kwargs) as client:
-        # The core tries the transports and decides fallback (targets.connect_op).
-        await client._run(connect_all([s.name for s in client.servers], args.plans))
+        # The core tries the transports and decides fallback (BaseClient._connect_op).
+        await client._run(client._connect_op(args.plans))
         yield client
 
 

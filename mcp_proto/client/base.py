@@ -23,7 +23,7 @@ subclass it. This class holds
 
 A shell provides its server objects (which drive ``mcp_proto.connection.Connection``)
 and these primitives: ``_clock``, ``_sleep``, ``_init_io`` (its own state), the
-effect loop ``_run`` (blocking, or a coroutine), ``_perform_try_connect``, ``_start_op``
+effect loop ``_run`` (blocking, or a coroutine), ``_start_op``
 (a property assignment that sends something: ``log_level``, ``roots``), and for the
 events ``_submit`` (queue a job for the host callbacks), ``_settle_after_callbacks``,
 ``_serve`` (run :meth:`BaseClient._answer_op` somewhere it may wait, bounded) and
@@ -32,7 +32,7 @@ events ``_submit`` (queue a job for the host callbacks), ``_settle_after_callbac
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, Generic, Literal, Protocol, TypeVar
 
 from .. import events as ev
@@ -46,6 +46,7 @@ from ..connection.events import (
 )
 from ..definitions import unique_server_names
 from ..effects import (
+    Attempt,
     AwaitAcknowledged,
     AwaitLive,
     Call,
@@ -85,6 +86,8 @@ from .streaming import hook
 
 if TYPE_CHECKING:
     from ..modern.mrtr import InputRequiredWait
+    from ..session import ServerInfo
+    from ..targets import Plan
 
 __all__ = ["EFFECTS", "BaseClient", "HostLogger", "ServerPort"]
 
@@ -100,8 +103,7 @@ _LEVELS: Final = {"DEBUG": 10, "INFO": 20, "WARNING": 30, "ERROR": 40, "CRITICAL
 
 #: Every effect an operation may yield: the client method performing it, and whether
 #: that method waits (then an async shell awaits what it returns). One table for every
-#: shell: the methods named here are :class:`BaseClient`'s, except
-#: ``_perform_try_connect`` (the shell's: it swaps a server object, which waits).
+#: shell: the methods named here are :class:`BaseClient`'s.
 EFFECTS: Final[dict[type[Any], tuple[str, bool]]] = {
     Call: ("_perform_call", True),
     Connect: ("_perform_connect", True),
@@ -152,6 +154,9 @@ class ServerPort(Protocol):
 
     @property
     def protocol_era(self) -> str | None: ...
+
+    @property
+    def server_answered(self) -> bool: ...
 
     def _listen_event(self, event: Any) -> Any: ...
 
@@ -436,11 +441,34 @@ class BaseClient(ClientFacade[S], Generic[S]):
 
     def _swap_server(self, name: str, config: ServerConfig) -> S:
         """``connect``'s fallback: a new server object for ``name`` on ``config``'s
-        transport; returns the old one, for the shell to clean up."""
+        transport; returns the old one, to be cleaned up."""
         old = self._servers[name]
         self._servers[name] = self._make_server(name, config)
         self._core.replace_type(name, config.type)
         return old
+
+    def _connect_op(self, plans: Sequence[Plan]) -> Op[list[ServerInfo]]:
+        """``connect``: the transport chain of each planned target (CONN-6,
+        :func:`mcp_proto.targets.connect_all`) for this client's servers, in order."""
+        from ..targets import connect_all  # (connect's planning: not every client's)
+
+        return connect_all(list(self._servers), plans)
+
+    def _try_connect_op(self, effect: TryConnect) -> Op[Attempt]:
+        """One try of ``connect``'s transport chain: the server rebuilt on the next
+        transport (the old object cleaned up: that waits, so it is the shell's server
+        method run as a :class:`~mcp_proto.effects.CallHost`), then connected; the
+        outcome as an :class:`~mcp_proto.effects.Attempt` (the chain decides what
+        comes next)."""
+        if effect.config is not None:
+            old = self._swap_server(effect.server, effect.config)
+            yield CallHost(old.cleanup)  # type: ignore[attr-defined]
+        try:
+            info = yield Connect(effect.server)
+        except MCPError as exc:
+            answered = self._servers[effect.server].server_answered
+            return Attempt(error=exc, server_answered=answered)
+        return Attempt(info=info)
 
     # ------------------------------------------------------------ effects
 
@@ -495,6 +523,16 @@ class BaseClient(ClientFacade[S], Generic[S]):
     def _perform_close_listen(self, effect: CloseListen) -> Any:
         return effect.subscription.close()
 
+    def _perform_try_connect(self, effect: TryConnect) -> Any:
+        # An effect made of effects: its operation, run by the shell's own loop (a
+        # blocking one returns the Attempt, an async one a coroutine of it, awaited).
+        return self._run(self._try_connect_op(effect))
+
+    def _run(self, op: Op[T]) -> Any:
+        """The shell's effect loop: perform ``op``'s effects until it returns (its
+        value; in an async shell a coroutine of it)."""
+        raise NotImplementedError  # pragma: no cover - the shell's
+
     def _perform_log(self, effect: Log) -> None:
         self.logger.log(_LEVELS.get(effect.level, 20), "%s", effect.message)
 
@@ -507,9 +545,6 @@ class BaseClient(ClientFacade[S], Generic[S]):
 
     def _perform_peek_era(self, effect: PeekEra) -> str | None:
         return self._servers[effect.server].protocol_era
-
-    def _perform_try_connect(self, effect: TryConnect) -> Any:
-        raise NotImplementedError  # pragma: no cover - the shell's
 
     # ------------------------------------------------------------ client-level rules
 

@@ -604,3 +604,65 @@ def test_a_calls_log_goes_to_a_stream_sink_and_not_to_a_plain_callback() -> None
     c.drain()
     assert [stream.take(), stream.take()] == [LogChunk("info", "step 1", "db"), ProgressChunk(1.0)]
     assert plain == []
+
+
+class FallibleServer(FakeServer):
+    """A server object whose connect fails on some transports (as a URL that does not
+    speak it: a bare HTTP status), recording its cleanup."""
+
+    failing: frozenset[str] = frozenset()
+    answered = False
+    cleaned: list[str] = []
+
+    @property
+    def server_answered(self) -> bool:
+        return self.answered
+
+    def ensure_connected(self) -> ServerInfo:
+        if self.config.type in self.failing:
+            from mcp_proto.errors import ServerError
+
+            raise ServerError("HTTP 404")
+        return super().ensure_connected()
+
+    def cleanup(self) -> None:
+        self.cleaned.append(self.config.type)
+
+
+def test_connect_tries_each_transport_through_the_shells_loop(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # connect's chain: each TryConnect is an operation of its own (rebuild the server,
+    # clean the old one up, connect) that the shell's loop runs (BaseClient._connect_op).
+    from mcp_proto.effects import CallHost, Connect, TryConnect
+    from mcp_proto.targets import plan_targets
+
+    cleaned: list[str] = []
+    monkeypatch.setattr(FallibleServer, "failing", frozenset({"streamable_http"}))
+    monkeypatch.setattr(FallibleServer, "cleaned", cleaned)
+    monkeypatch.setattr(TinyClient, "_server_class", lambda self, kind: FallibleServer)
+    plans = plan_targets("http://127.0.0.1:9/x")
+    c = client(*(plan.configs[0] for plan in plans))
+    (name,) = c._servers
+    (info,) = c._run(c._connect_op(plans))
+    assert info.protocol_version == LEGACY
+    assert c._servers[name].config.type == "sse"  # the server object was swapped
+    assert cleaned == ["streamable_http"]  # and the old one cleaned up
+    kinds = [type(e) for e in c.performed]
+    assert kinds == [TryConnect, Connect, TryConnect, CallHost, Connect]
+
+
+def test_connect_stops_at_a_server_that_answered(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The Attempt carries server_answered: proof an MCP server is there ends the chain.
+    from mcp_proto.errors import ServerError
+    from mcp_proto.targets import plan_targets
+
+    monkeypatch.setattr(FallibleServer, "failing", frozenset({"streamable_http"}))
+    monkeypatch.setattr(FallibleServer, "answered", True)
+    monkeypatch.setattr(FallibleServer, "cleaned", [])
+    monkeypatch.setattr(TinyClient, "_server_class", lambda self, kind: FallibleServer)
+    plans = plan_targets("http://127.0.0.1:9/x")
+    c = client(*(plan.configs[0] for plan in plans))
+    with pytest.raises(ServerError, match="404"):
+        c._run(c._connect_op(plans))
+    assert [s.config.type for s in c.servers] == ["streamable_http"]
