@@ -3,14 +3,12 @@ URL or a command line) or from server definitions."""
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Iterable, Mapping
-from pathlib import Path
-from typing import Any
-
-from mcp_io_common.connecting import ConnectArguments, takes_connect_arguments
-from mcp_io_common.files import client_configs
-from mcp_proto.config import ServerConfig
+from mcp_io_common.connecting import (
+    ClientArguments,
+    ConnectArguments,
+    takes_client_arguments,
+    takes_connect_arguments,
+)
 
 from ._client import _LOGGER, Client
 
@@ -30,16 +28,7 @@ def connect(args: ConnectArguments) -> Client:
     return client
 
 
-def create_client(
-    mcp_server_configs: Iterable[ServerConfig | Mapping[str, object]] = (),
-    *,
-    server_definition_file: str | Path | None = None,
-    logger: logging.Logger | None = None,
-    **client_kwargs: Any,
-) -> Client:
-    """Build a client from config objects and/or an ``{"mcpServers": {...}}`` file.
-
-    Servers connect lazily, on first use.
-    """
-    configs = client_configs(mcp_server_configs, server_definition_file, logger or _LOGGER)
-    return Client(configs, logger=logger, **client_kwargs)
+@takes_client_arguments
+def create_client(args: ClientArguments) -> Client:
+    """Build a client from server definitions; servers connect lazily, on first use."""
+    return args.client(Client, _LOGGER)
