@@ -68,16 +68,6 @@ class ClientIO(Generic[S]):
         ``next()``."""
         raise NotImplementedError
 
-    def call_tools(self, *args: Any, **kwargs: Any) -> Any:  # pragma: no cover
-        """Call several tools; results in the order of ``calls`` (TOOL-6).
-
-        By default one after the other. With ``concurrent=True`` every request is sent
-        before any answer is awaited (blocking shell: over stdio in one write, on one
-        thread, no thread per call; Trio: one task each), so the server may run them in
-        any order; if calls fail, the first failure in ``calls`` order is raised once
-        all have finished."""
-        raise NotImplementedError
-
     def subscribe_resource(self, *args: Any, **kwargs: Any) -> Any:  # pragma: no cover
         """Updates of ``uri`` reach ``on_notification`` callbacks. A handshake-era
         server gets ``resources/subscribe``; a 2026-07-28 server a listen subscription

@@ -20,9 +20,8 @@ from mcp_proto.client.base import EFFECTS
 from mcp_proto.client.router import ServerSelector
 from mcp_proto.client.streaming import END, ToolChunk, ToolStream
 from mcp_proto.connection import CallCancelledError
-from mcp_proto.effects import Call, CallHost, Effect, Op
+from mcp_proto.effects import Call, CallHost, Effect, Op, RunAll
 from mcp_proto.errors import MCPError
-from mcp_proto.results import ToolResult
 
 from ._base import BaseServer, CallToken
 from ._events import ServerEvents
@@ -134,6 +133,9 @@ class Client(ClientIO[BaseServer], ServerEvents):
             if not isinstance(effect, CallHost):
                 raise
             return None, exc
+
+    def _perform_run_all(self, effect: RunAll) -> list[Any]:
+        return self._run_all(effect.ops)
 
     def _run_all(self, ops: Sequence[Op[T]]) -> list[T]:
         """Run ``ops`` side by side on this thread: advance each to its next request,
@@ -275,13 +277,7 @@ class Client(ClientIO[BaseServer], ServerEvents):
         except BaseException as exc:  # a bug of the client: the consumer sees it
             stream.fail(exc)
 
-    def call_tools(
-        self, calls: Iterable[Mapping[str, Any]], *, concurrent: bool = False
-    ) -> list[ToolResult]:
-        # (docstring: mcp_io_common/client_io.py)
-        if not concurrent:
-            return self._run(self._core.call_tools(calls))
-        return self._run_all(self._core.tool_call_ops(calls))
+    call_tools = blocking(ClientCore.call_tools)
 
     list_prompts = blocking(ClientCore.list_prompts)
 

@@ -19,9 +19,8 @@ from mcp_proto.client.base import EFFECTS
 from mcp_proto.client.router import ServerSelector
 from mcp_proto.client.streaming import END, ToolChunk, ToolStream
 from mcp_proto.connection import CallCancelledError
-from mcp_proto.effects import Call, CallHost, Connect, Op
+from mcp_proto.effects import Call, CallHost, Connect, Op, RunAll
 from mcp_proto.errors import MCPError
-from mcp_proto.results import ToolResult
 
 from ._base import BaseServer
 from ._events import ServerEvents
@@ -173,6 +172,26 @@ class Client(ClientIO[BaseServer], ServerEvents):
                     raise
                 error = exc
 
+    async def _perform_run_all(self, effect: RunAll) -> list[Any]:
+        """The operations side by side, one task each (``call_tools(...,
+        concurrent=True)``); the first failure in order once all have finished."""
+        ops = effect.ops
+        results: list[Any] = [None] * len(ops)
+        failures: dict[int, MCPError] = {}
+
+        async def run_one(i: int) -> None:
+            try:
+                results[i] = await self._run(ops[i])
+            except MCPError as exc:
+                failures[i] = exc
+
+        async with trio.open_nursery() as nursery:
+            for i in range(len(ops)):
+                nursery.start_soon(run_one, i)
+        if failures:
+            raise failures[min(failures)]
+        return results
+
     # ------------------------------------------------------------ servers
 
     async def connect_all(self) -> None:
@@ -260,28 +279,7 @@ class Client(ClientIO[BaseServer], ServerEvents):
                     # (bounded, as any request, by the server's read timeout)
                     await self._run(stream.leave_op(self._core))
 
-    async def call_tools(
-        self, calls: Iterable[Mapping[str, Any]], *, concurrent: bool = False
-    ) -> list[ToolResult]:
-        # (docstring: mcp_io_common/client_io.py)
-        if not concurrent:
-            return await self._run(self._core.call_tools(calls))
-        ops = self._core.tool_call_ops(calls)
-        results: list[Any] = [None] * len(ops)
-        failures: dict[int, MCPError] = {}
-
-        async def run_one(i: int) -> None:
-            try:
-                results[i] = await self._run(ops[i])
-            except MCPError as exc:
-                failures[i] = exc
-
-        async with trio.open_nursery() as nursery:
-            for i in range(len(ops)):
-                nursery.start_soon(run_one, i)
-        if failures:
-            raise failures[min(failures)]
-        return results
+    call_tools = awaiting(ClientCore.call_tools)
 
     list_prompts = awaiting(ClientCore.list_prompts)
 

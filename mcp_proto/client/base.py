@@ -58,6 +58,7 @@ from ..effects import (
     Notify,
     Op,
     PeekEra,
+    RunAll,
     SetHeader,
     SetLogLevel,
     TryConnect,
@@ -114,6 +115,7 @@ EFFECTS: Final[dict[type[Any], tuple[str, bool]]] = {
     AwaitAcknowledged: ("_perform_await_acknowledged", True),
     AwaitLive: ("_perform_await_live", True),
     CloseListen: ("_perform_close_listen", True),
+    RunAll: ("_perform_run_all", True),
     Log: ("_perform_log", False),
     SetLogLevel: ("_perform_set_log_level", False),
     SetHeader: ("_perform_set_header", False),
@@ -528,6 +530,11 @@ class BaseClient(ClientFacade[S], Generic[S]):
         # blocking one returns the Attempt, an async one a coroutine of it, awaited).
         return self._run(self._try_connect_op(effect))
 
+    def _perform_run_all(self, effect: RunAll) -> Any:
+        # Side by side is the shell's (it overrides this); a driver without concurrency
+        # runs them in turn, with the same outcome.
+        return self._run(_in_turn(effect.ops))
+
     def _run(self, op: Op[T]) -> Any:
         """The shell's effect loop: perform ``op``'s effects until it returns (its
         value; in an async shell a coroutine of it)."""
@@ -820,6 +827,22 @@ class BaseClient(ClientFacade[S], Generic[S]):
             note = notification_note(server, method, params)
             if note is not None:
                 self.logger.debug("%s", note)
+
+
+def _in_turn(ops: Sequence[Op[T]]) -> Op[list[T]]:
+    """:class:`~mcp_proto.effects.RunAll`'s outcome, the operations run one after the
+    other: their results, or the first failure in order once all have run."""
+    results: list[Any] = []
+    failure: MCPError | None = None
+    for op in ops:
+        try:
+            results.append((yield from op))
+        except MCPError as exc:
+            failure = failure or exc
+            results.append(None)
+    if failure is not None:
+        raise failure
+    return results
 
 
 def _names(granted: Mapping[str, Any] | None, uri: str) -> bool:

@@ -9,7 +9,7 @@ from typing import Any, Final
 
 from .. import deprecations
 from .._schema_plain import is_plain
-from ..effects import Connect, Log, Op, PeekEra, ProgressCallback, _new_call
+from ..effects import Connect, Log, Op, PeekEra, ProgressCallback, RunAll, _new_call
 from ..errors import (
     CapabilityError,
     ConnectionError,
@@ -226,11 +226,24 @@ class ToolOps(Router):
             raise ValidationError(message)
         yield Log("WARNING", f"structured output check failed: {message}")
 
-    def call_tools(self, calls: Iterable[Mapping[str, object]]) -> Op[list[ToolResult]]:
-        """Call several tools one after the other (TOOL-6); keys ``name``,
-        ``arguments`` (or ``parameters``), ``server``."""
+    def call_tools(
+        self, calls: Iterable[Mapping[str, object]], *, concurrent: bool = False
+    ) -> Op[list[ToolResult]]:
+        """Call several tools; results in the order of ``calls`` (TOOL-6). Each call is
+        a mapping with the keys ``name``, ``arguments`` (or ``parameters``) and
+        ``server`` (optional); every entry is checked before anything is sent.
+
+        By default one after the other. With ``concurrent=True`` every request is sent
+        before any answer is awaited (blocking shell: over stdio in one write, on one
+        thread, no thread per call; Trio: one task each), so the server may run them in
+        any order; if calls fail, the first failure in ``calls`` order is raised once
+        all have finished."""
+        ops = self.tool_call_ops(calls)
+        if concurrent:
+            results: list[ToolResult] = yield RunAll(ops)
+            return results
         results = []
-        for op in self.tool_call_ops(calls):
+        for op in ops:
             results.append((yield from op))
         return results
 

@@ -666,3 +666,28 @@ def test_connect_stops_at_a_server_that_answered(monkeypatch: pytest.MonkeyPatch
     with pytest.raises(ServerError, match="404"):
         c._run(c._connect_op(plans))
     assert [s.config.type for s in c.servers] == ["streamable_http"]
+
+
+def test_call_tools_concurrent_is_one_run_all_effect_run_in_turn_without_concurrency() -> None:
+    # call_tools(concurrent=True) asks the shell to run the calls side by side (RunAll);
+    # a driver without concurrency runs them in turn (BaseClient._perform_run_all): the
+    # results in order, the first failure in order raised once every call has run.
+    from mcp_proto.effects import RunAll
+    from mcp_proto.errors import ToolNotFound
+
+    c = client()
+    (server,) = c.servers
+    server.script["tools/list"] = {"tools": [{"name": "t", "inputSchema": {"type": "object"}}]}
+    server.script["tools/call"] = {"content": [{"type": "text", "text": "ok"}]}
+    calls = [{"name": "t", "arguments": {"i": i}} for i in range(3)]
+    results = c._run(c._core.call_tools(calls, concurrent=True))
+    assert [r.text for r in results] == ["ok", "ok", "ok"]
+    assert type(c.performed[0]) is RunAll and len(c.performed[0].ops) == 3
+    sent = [params["arguments"] for method, params in server.requests if method == "tools/call"]
+    assert sent == [{"i": 0}, {"i": 1}, {"i": 2}]
+    server.requests.clear()
+    bad = [{"name": "t"}, {"name": "missing1"}, {"name": "t"}, {"name": "missing2"}]
+    with pytest.raises(ToolNotFound, match="missing1"):
+        c._run(c._core.call_tools(bad, concurrent=True))
+    # The calls after the first failure still ran.
+    assert [m for m, _ in server.requests].count("tools/call") == 2
