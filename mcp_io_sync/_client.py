@@ -16,7 +16,7 @@ from mcp_io_common.proxy_env import proxy_environment
 from mcp_io_common.servers import raise_first
 from mcp_proto import llm
 from mcp_proto.client import ClientCore
-from mcp_proto.client.base import EFFECTS
+from mcp_proto.client.base import EFFECTS, results_in_order
 from mcp_proto.client.router import ServerSelector
 from mcp_proto.client.streaming import END, ToolChunk, ToolStream
 from mcp_proto.connection import CallCancelledError
@@ -170,9 +170,7 @@ class Client(ClientIO[BaseServer], ServerEvents):
                 for (i, _), outcome in zip(items, outcomes, strict=True):
                     inputs[i] = outcome
             live = [i for i, _ in round_]
-        if failures:
-            raise failures[min(failures)]
-        return results
+        return results_in_order(results, failures)
 
     # ------------------------------------------------------------ servers
 

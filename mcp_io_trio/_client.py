@@ -15,7 +15,7 @@ from mcp_io_common.proxy_env import proxy_environment
 from mcp_io_common.servers import raise_first
 from mcp_proto import llm
 from mcp_proto.client import ClientCore
-from mcp_proto.client.base import EFFECTS
+from mcp_proto.client.base import EFFECTS, results_in_order
 from mcp_proto.client.router import ServerSelector
 from mcp_proto.client.streaming import END, ToolChunk, ToolStream
 from mcp_proto.connection import CallCancelledError
@@ -188,9 +188,7 @@ class Client(ClientIO[BaseServer], ServerEvents):
         async with trio.open_nursery() as nursery:
             for i in range(len(ops)):
                 nursery.start_soon(run_one, i)
-        if failures:
-            raise failures[min(failures)]
-        return results
+        return results_in_order(results, failures)
 
     # ------------------------------------------------------------ servers
 

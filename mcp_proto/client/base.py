@@ -90,7 +90,7 @@ if TYPE_CHECKING:
     from ..session import ServerInfo
     from ..targets import Plan
 
-__all__ = ["EFFECTS", "BaseClient", "HostLogger", "ServerPort"]
+__all__ = ["EFFECTS", "BaseClient", "HostLogger", "ServerPort", "results_in_order"]
 
 T = TypeVar("T")
 
@@ -831,17 +831,23 @@ class BaseClient(ClientFacade[S], Generic[S]):
 
 def _in_turn(ops: Sequence[Op[T]]) -> Op[list[T]]:
     """:class:`~mcp_proto.effects.RunAll`'s outcome, the operations run one after the
-    other: their results, or the first failure in order once all have run."""
-    results: list[Any] = []
-    failure: MCPError | None = None
-    for op in ops:
+    other."""
+    results: list[Any] = [None] * len(ops)
+    failures: dict[int, MCPError] = {}
+    for i, op in enumerate(ops):
         try:
-            results.append((yield from op))
+            results[i] = yield from op
         except MCPError as exc:
-            failure = failure or exc
-            results.append(None)
-    if failure is not None:
-        raise failure
+            failures[i] = exc
+    return results_in_order(results, failures)
+
+
+def results_in_order(results: list[T], failures: Mapping[int, BaseException]) -> list[T]:
+    """The outcome of a :class:`~mcp_proto.effects.RunAll` (every shell's): the
+    operations' results (by index), or the first failure in order (``failures``: by
+    index) once every one has ended."""
+    if failures:
+        raise failures[min(failures)]
     return results
 
 
