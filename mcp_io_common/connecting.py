@@ -18,6 +18,7 @@ from typing import Any, Literal, ParamSpec, TypeVar
 from mcp_proto.config import ProtocolMode, ServerConfig
 from mcp_proto.targets import Plan, TargetOptions, plan_targets
 
+from .client_io import shell_logger
 from .commands import check_commands
 from .files import client_configs
 
@@ -166,11 +167,12 @@ class ClientArguments:
         self.logger = logger
         self.client_kwargs = client_kwargs
 
-    def client(self, cls: Callable[..., C], shell_logger: logging.Logger) -> C:
+    def client(self, cls: Callable[..., C]) -> C:
         """The shell's client class ``cls`` over the configs, then the definition
-        file's servers (its problems logged to the client's logger, else to
-        ``shell_logger``)."""
-        configs = client_configs(self.configs, self.definition_file, self.logger or shell_logger)
+        file's servers (its problems logged to the client's logger, else to the
+        shell's)."""
+        logger = self.logger or shell_logger(cls.__module__)
+        configs = client_configs(self.configs, self.definition_file, logger)
         return cls(configs, logger=self.logger, **self.client_kwargs)
 
 

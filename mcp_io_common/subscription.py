@@ -39,3 +39,10 @@ class SubscriptionBase(SubscriptionView):
 
     def _init_io(self) -> None:
         """The shell's own state (how listeners run and callers wait)."""
+
+    def on_notification(self, listener: Listener) -> Listener:
+        """Add a listener (usable as a decorator)."""
+        # One append, atomic for a list (the blocking shell's dispatcher thread takes a
+        # copy of the list for each notification): no lock needed in either shell.
+        self._listeners.append(listener)
+        return listener

@@ -87,8 +87,7 @@ class BaseServer(
     :meth:`request`; the transport's reader (or the thread running an HTTP exchange)
     feeds the machine and wakes callers."""
 
-    type = "base"
-    _conn: Connection
+    _conn: Connection  # (ServerView allows None; ServerBase always has one)
 
     def __init__(self, config: ServerConfig, **kwargs: Any) -> None:
         super().__init__(config, **kwargs)  # the machine: ServerBase
@@ -337,25 +336,12 @@ class BaseServer(
         *,
         ack_timeout: float | Literal[False] | None = None,
     ) -> Subscription:
-        """Open a ``subscriptions/listen`` subscription (2026-07-28 servers; a
-        handshake-era server raises ``CapabilityError``). ``callback(method, params)``
-        runs on the subscription's own thread. ``ack_timeout``: ``None`` is the
-        server's ``read_timeout``, ``False`` waits for ever (SUB-5)."""
-        from ._listen import Subscription
-
+        # (docstring: mcp_io_common/server_base.py)
         flt = self._listen_filter(notifications)
         self.ensure_connected()  # the era decides whether there is listen at all
         box: list[Subscription] = []
-
-        def start() -> None:
-            sub_id = self._conn.start_listen(flt, now=time.monotonic(), ack_timeout=ack_timeout)
-            sub = Subscription(self, sub_id, flt, logger=self._logger)
-            if callback is not None:
-                sub.on_notification(callback)
-            self._subscriptions[sub_id] = sub
-            box.append(sub)
-
-        self._pump(False, start)
+        now = time.monotonic()
+        self._pump(False, lambda: box.append(self._open_listen(flt, callback, ack_timeout, now)))
         return box[0]
 
     def _close_listen(self, sub_id: int) -> None:

@@ -12,7 +12,6 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Concatenate, Literal, ParamSpec, TypeVar
 
 from mcp_io_common.client_io import ClientIO
-from mcp_io_common.proxy_env import proxy_environment
 from mcp_io_common.servers import raise_first
 from mcp_proto import llm
 from mcp_proto.client import ClientCore
@@ -51,10 +50,6 @@ def blocking(
     return method
 
 
-_LOGGER = logging.getLogger("mcp_io_sync")
-_LOGGER.addHandler(logging.NullHandler())
-
-
 class Client(ClientIO[BaseServer], ServerEvents):
     """An MCP client aggregating one or more servers (blocking API).
 
@@ -71,14 +66,8 @@ class Client(ClientIO[BaseServer], ServerEvents):
 
     # ------------------------------------------------------------ the shell's part
 
-    def _default_logger(self) -> logging.Logger:
-        return _LOGGER
-
     def _clock(self) -> float:
         return time.monotonic()
-
-    def _proxy_environment(self) -> Mapping[str, str]:
-        return proxy_environment()  # trust_env: HTTP_PROXY, NO_PROXY, ...
 
     def _sleep(self, seconds: float) -> None:
         time.sleep(seconds)

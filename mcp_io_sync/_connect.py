@@ -10,7 +10,7 @@ from mcp_io_common.connecting import (
     takes_connect_arguments,
 )
 
-from ._client import _LOGGER, Client
+from ._client import Client
 
 __all__ = ["connect", "create_client"]
 
@@ -31,4 +31,4 @@ def connect(args: ConnectArguments) -> Client:
 @takes_client_arguments
 def create_client(args: ClientArguments) -> Client:
     """Build a client from server definitions; servers connect lazily, on first use."""
-    return args.client(Client, _LOGGER)
+    return args.client(Client)

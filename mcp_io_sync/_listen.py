@@ -34,12 +34,6 @@ class Subscription(SubscriptionBase):
         self._cond = threading.Condition()
         self._thread: threading.Thread | None = None
 
-    def on_notification(self, listener: Listener) -> Listener:
-        """Add a listener (usable as a decorator)."""
-        with self._cond:
-            self._listeners.append(listener)
-        return listener
-
     def wait_acknowledged(self, timeout: float | None = None) -> Mapping[str, Any]:
         """Block until the server acknowledges; returns the granted filter. Raises why
         the subscription ended if it ends first (``RequestTimeoutError`` when the

@@ -64,8 +64,7 @@ class BaseServer(
 ):
     """One MCP server (Trio shell). Its background tasks run in the client's nursery."""
 
-    type = "base"
-    _conn: Connection
+    _conn: Connection  # (ServerView allows None; ServerBase always has one)
 
     def __init__(
         self, config: ServerConfig, *, nursery: Callable[[], trio.Nursery], **kwargs: Any
@@ -349,19 +348,10 @@ class BaseServer(
         *,
         ack_timeout: float | Literal[False] | None = None,
     ) -> Subscription:
-        """Open a ``subscriptions/listen`` subscription (2026-07-28 servers; a
-        handshake-era server raises ``CapabilityError``). ``callback(method, params)``
-        (plain or ``async def``) runs in the subscription's own task. ``ack_timeout``:
-        ``None`` is the server's ``read_timeout``, ``False`` waits for ever (SUB-5)."""
-        from ._listen import Subscription
-
+        # (docstring: mcp_io_common/server_base.py)
         flt = self._listen_filter(notifications)
         await self.ensure_connected()  # the era decides whether there is listen at all
-        sub_id = self._conn.start_listen(flt, now=trio.current_time(), ack_timeout=ack_timeout)
-        sub = Subscription(self, sub_id, flt, logger=self._logger)
-        if callback is not None:
-            sub.on_notification(callback)
-        self._subscriptions[sub_id] = sub
+        sub = self._open_listen(flt, callback, ack_timeout, trio.current_time())
         await self._pump()
         return sub
 

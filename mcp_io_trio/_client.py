@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any, Concatenate, Literal, ParamSpec, TypeVar
 import trio
 
 from mcp_io_common.client_io import ClientIO
-from mcp_io_common.proxy_env import proxy_environment
 from mcp_io_common.servers import raise_first
 from mcp_proto import llm
 from mcp_proto.client import ClientCore
@@ -50,10 +49,6 @@ def awaiting(
     return method
 
 
-_LOGGER = logging.getLogger("mcp_io_trio")
-_LOGGER.addHandler(logging.NullHandler())
-
-
 class Client(ClientIO[BaseServer], ServerEvents):
     """An MCP client aggregating one or more servers (Trio API).
 
@@ -69,14 +64,8 @@ class Client(ClientIO[BaseServer], ServerEvents):
 
     # ------------------------------------------------------------ the shell's part
 
-    def _default_logger(self) -> logging.Logger:
-        return _LOGGER
-
     def _clock(self) -> float:
         return trio.current_time()
-
-    def _proxy_environment(self) -> Mapping[str, str]:
-        return proxy_environment()  # trust_env: HTTP_PROXY, NO_PROXY, ...
 
     async def _sleep(self, seconds: float) -> None:
         await trio.sleep(seconds)

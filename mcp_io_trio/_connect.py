@@ -13,7 +13,7 @@ from mcp_io_common.connecting import (
     takes_connect_arguments,
 )
 
-from ._client import _LOGGER, Client
+from ._client import Client
 
 __all__ = ["connect", "create_client"]
 
@@ -34,4 +34,4 @@ async def connect(args: ConnectArguments) -> AsyncIterator[Client]:
 def create_client(args: ClientArguments) -> Client:
     """Build a client (use it with ``async with``) from server definitions; servers
     connect lazily, on first use."""
-    return args.client(Client, _LOGGER)
+    return args.client(Client)

@@ -37,11 +37,6 @@ class Subscription(SubscriptionBase):
         self._changed = trio.Event()  # set (and replaced) on every change
         self._running = False  # the listener task was started
 
-    def on_notification(self, listener: Listener) -> Listener:
-        """Add a listener (usable as a decorator)."""
-        self._listeners.append(listener)
-        return listener
-
     async def wait_acknowledged(self, timeout: float | None = None) -> Mapping[str, Any]:
         """Wait until the server acknowledges; returns the granted filter. Raises why
         the subscription ended if it ends first, or ``RequestTimeoutError`` if
