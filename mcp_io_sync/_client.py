@@ -7,13 +7,12 @@ import logging
 import queue
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Concatenate, Literal, ParamSpec, TypeVar
 
 from mcp_io_common.client_io import ClientIO
 from mcp_io_common.servers import raise_first
-from mcp_proto import llm
 from mcp_proto.client import ClientCore
 from mcp_proto.client.base import EFFECTS, results_in_order
 from mcp_proto.client.router import ServerSelector
@@ -351,14 +350,11 @@ class Client(ClientIO[BaseServer], ServerEvents):
         self._submit(done.set)
         return done.wait(timeout)
 
-    def to_openai_tools(self, tool_names: Iterable[str] | None = None) -> list[dict[str, Any]]:
-        return llm.to_openai_tools(self.list_tools(), tool_names)
+    to_openai_tools = blocking(ClientCore.to_openai_tools)
 
-    def to_anthropic_tools(self, tool_names: Iterable[str] | None = None) -> list[dict[str, Any]]:
-        return llm.to_anthropic_tools(self.list_tools(), tool_names)
+    to_anthropic_tools = blocking(ClientCore.to_anthropic_tools)
 
-    def to_google_tools(self, tool_names: Iterable[str] | None = None) -> list[dict[str, Any]]:
-        return llm.to_google_tools(self.list_tools(), tool_names)
+    to_google_tools = blocking(ClientCore.to_google_tools)
 
     def cleanup(self) -> None:
         """Stop every server (bounded: STDIO-6) and the client's threads. Idempotent;
@@ -400,9 +396,7 @@ class Client(ClientIO[BaseServer], ServerEvents):
         """Like :meth:`cleanup`, and also end every open subscription and stop the
         handler pool. Final: a request made afterwards raises ``ConnectionError``
         instead of starting a server again (that one nobody would close)."""
-        for server in self._servers.values():
-            for sub in list(server._subscriptions.values()):
-                sub.close()
+        self._run(self._end_subscriptions_op())
         raise_first(self._each_server(lambda server: server.close()))
         self._stop_dispatcher()
         with self._lock:

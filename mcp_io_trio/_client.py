@@ -5,14 +5,13 @@ from __future__ import annotations
 import functools
 import inspect
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, Concatenate, Literal, ParamSpec, TypeVar
 
 import trio
 
 from mcp_io_common.client_io import ClientIO
 from mcp_io_common.servers import raise_first
-from mcp_proto import llm
 from mcp_proto.client import ClientCore
 from mcp_proto.client.base import EFFECTS, results_in_order
 from mcp_proto.client.router import ServerSelector
@@ -360,20 +359,11 @@ class Client(ClientIO[BaseServer], ServerEvents):
         self._submit(done.set)
         await done.wait()
 
-    async def to_openai_tools(
-        self, tool_names: Iterable[str] | None = None
-    ) -> list[dict[str, Any]]:
-        return llm.to_openai_tools(await self.list_tools(), tool_names)
+    to_openai_tools = awaiting(ClientCore.to_openai_tools)
 
-    async def to_anthropic_tools(
-        self, tool_names: Iterable[str] | None = None
-    ) -> list[dict[str, Any]]:
-        return llm.to_anthropic_tools(await self.list_tools(), tool_names)
+    to_anthropic_tools = awaiting(ClientCore.to_anthropic_tools)
 
-    async def to_google_tools(
-        self, tool_names: Iterable[str] | None = None
-    ) -> list[dict[str, Any]]:
-        return llm.to_google_tools(await self.list_tools(), tool_names)
+    to_google_tools = awaiting(ClientCore.to_google_tools)
 
     async def cleanup(self) -> None:
         """Stop every server (bounded: STDIO-6). The client stays usable inside its
@@ -386,7 +376,5 @@ class Client(ClientIO[BaseServer], ServerEvents):
     async def close(self) -> None:
         """Like :meth:`cleanup`, but every open subscription ends first (the client is
         done); leaving ``async with`` does this."""
-        for server in self._servers.values():
-            for sub in list(server._subscriptions.values()):
-                await sub.close()
+        await self._run(self._end_subscriptions_op())
         await self.cleanup()

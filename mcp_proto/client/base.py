@@ -714,6 +714,13 @@ class BaseClient(ClientFacade[S], Generic[S]):
         """
         self._run_now(self._core.rotate_authorization(authorization, server=server))
 
+    def _end_subscriptions_op(self) -> Op[None]:
+        """``close()``'s first step: every open listen subscription ends (the client is
+        done; ``cleanup()`` keeps them for the next connection, SUB-22)."""
+        for server in list(self._servers.values()):
+            for sub in list(server._subscriptions.values()):
+                yield CloseListen(sub)
+
     def _listen_target(self, server: ServerSelector | None) -> S:
         """The server a ``listen`` is for: ``server=``, or the only one."""
         if server is not None:

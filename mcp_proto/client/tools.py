@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
-from .. import deprecations
+from .. import deprecations, llm
 from .._schema_plain import is_plain
 from ..effects import Connect, Log, Op, PeekEra, ProgressCallback, RunAll, _new_call
 from ..errors import (
@@ -246,6 +246,23 @@ class ToolOps(Router):
         for op in ops:
             results.append((yield from op))
         return results
+
+    def to_openai_tools(self, tool_names: Iterable[str] | None = None) -> Op[list[dict[str, Any]]]:
+        """Every server's tools (as ``list_tools`` gives them) as OpenAI function
+        definitions (LLM-1); ``tool_names``: only those."""
+        return llm.to_openai_tools((yield from self.list_tools()), tool_names)
+
+    def to_anthropic_tools(
+        self, tool_names: Iterable[str] | None = None
+    ) -> Op[list[dict[str, Any]]]:
+        """Every server's tools as Anthropic tool definitions (LLM-2); ``tool_names``:
+        only those."""
+        return llm.to_anthropic_tools((yield from self.list_tools()), tool_names)
+
+    def to_google_tools(self, tool_names: Iterable[str] | None = None) -> Op[list[dict[str, Any]]]:
+        """Every server's tools as Google function declarations (LLM-3); ``tool_names``:
+        only those."""
+        return llm.to_google_tools((yield from self.list_tools()), tool_names)
 
     def tool_call_ops(self, calls: Iterable[Mapping[str, Any]]) -> list[Op[ToolResult]]:
         """One ``call_tool`` operation per entry of a ``call_tools`` list (each entry is
