@@ -93,18 +93,6 @@ class ClientIO(Generic[S]):
         ``next()``."""
         raise NotImplementedError
 
-    def subscribe_resource(self, *args: Any, **kwargs: Any) -> Any:  # pragma: no cover
-        """Updates of ``uri`` reach ``on_notification`` callbacks. A handshake-era
-        server gets ``resources/subscribe``; a 2026-07-28 server a listen subscription
-        for the URI, confirmed by an acknowledgment naming it (RES-7, RES-9)."""
-        raise NotImplementedError
-
-    def unsubscribe_resource(self, *args: Any, **kwargs: Any) -> Any:  # pragma: no cover
-        """Stop the updates of ``uri``: on a 2026-07-28 server its listen subscription
-        ends (``True``, also when none was open); a handshake-era server gets
-        ``resources/unsubscribe``."""
-        raise NotImplementedError
-
     def listen(self, *args: Any, **kwargs: Any) -> Any:  # pragma: no cover
         """Open a ``subscriptions/listen`` subscription on a 2026-07-28 server (the
         only one, or ``server=``); see ``BaseServer.listen``."""

@@ -275,12 +275,9 @@ class Client(ClientIO[BaseServer], ServerEvents):
 
     read_resource = blocking(ClientCore.read_resource)
 
-    def subscribe_resource(self, uri: str, *, server: ServerSelector | None = None) -> bool:
-        # (docstring: mcp_io_common/client_io.py)
-        return self._run(self._subscribe_op(uri, server))
+    subscribe_resource = blocking(ClientCore.subscribe_resource)
 
-    def unsubscribe_resource(self, uri: str, *, server: ServerSelector | None = None) -> bool:
-        return self._run(self._unsubscribe_op(uri, server))
+    unsubscribe_resource = blocking(ClientCore.unsubscribe_resource)
 
     complete = blocking(ClientCore.complete)
 

@@ -277,12 +277,9 @@ class Client(ClientIO[BaseServer], ServerEvents):
 
     read_resource = awaiting(ClientCore.read_resource)
 
-    async def subscribe_resource(self, uri: str, *, server: ServerSelector | None = None) -> bool:
-        # (docstring: mcp_io_common/client_io.py)
-        return await self._run(self._subscribe_op(uri, server))
+    subscribe_resource = awaiting(ClientCore.subscribe_resource)
 
-    async def unsubscribe_resource(self, uri: str, *, server: ServerSelector | None = None) -> bool:
-        return await self._run(self._unsubscribe_op(uri, server))
+    unsubscribe_resource = awaiting(ClientCore.unsubscribe_resource)
 
     complete = awaiting(ClientCore.complete)
 

@@ -18,8 +18,10 @@ subclass it. This class holds
   subscription's listeners, the host callbacks last;
 * the client-level rules: serving a server request (the busy and failure replies are
   :data:`~mcp_proto.handlers.BUSY` / :data:`~mcp_proto.handlers.FAILED`), token
-  rotation (a :class:`~mcp_proto.effects.SetHeader`), ``subscribe_resource`` deciding
-  by the connection's era between ``resources/subscribe`` and a listen subscription.
+  rotation (a :class:`~mcp_proto.effects.SetHeader`), connect's transport chain
+  (:meth:`BaseClient._try_connect_op`). (``subscribe_resource``, deciding by the
+  connection's era between ``resources/subscribe`` and a listen subscription, is a
+  core operation: ``mcp_proto/client/resources.py``.)
 
 A shell provides its server objects (which drive ``mcp_proto.connection.Connection``)
 and these primitives: ``_clock``, ``_sleep``, ``_init_io`` (its own state), the
@@ -63,7 +65,7 @@ from ..effects import (
     SetLogLevel,
     TryConnect,
 )
-from ..errors import MCPError, ResourceReadError
+from ..errors import MCPError
 from ..handlers import FAILED, Handlers, Reply, client_capabilities, serve_request
 from ..http_settings import HttpSettings, apply_configure_http, check_configure_http
 from ..limits import Limits
@@ -257,8 +259,6 @@ class BaseClient(ClientFacade[S], Generic[S]):
         if roots is not None:
             self._core.set_initial_roots(roots)
         self._callbacks: list[Callable[..., Any]] = []
-        # subscribe_resource on 2026-07-28 servers: (server, uri) -> its subscription.
-        self._resource_subs: dict[tuple[str, str], Any] = {}
         # Handlers a server object was given of its own (server.on_sampling_request...).
         self._server_handlers: dict[str, Handlers] = {}
         # The tasks this client runs for each server (2025-11-25), bounded.
@@ -603,101 +603,6 @@ class BaseClient(ClientFacade[S], Generic[S]):
                 return reply
             yield CallHost(self._sleep, (_RESULT_POLL,))
 
-    def _subscribe_op(self, uri: str, server: ServerSelector | None) -> Op[bool]:
-        """``subscribe_resource``: the connection's era decides (RES-7, RES-9). A
-        handshake-era server gets ``resources/subscribe``; a 2026-07-28 server a listen
-        subscription for the URI, confirmed by an acknowledgment naming it (else
-        ``ResourceReadError``, as for an unconfirmed ``resources/subscribe``).
-
-        The seed's subscription paragraph (2026-07-28): a stream already assigned to
-        the URI is reused only while the server honours the URI on it now; a dropped
-        one is waited for (RES-11). One that ended, or that fails to become live again,
-        is closed and unassigned (RES-12). The acknowledgment is re-verified with the
-        assignment in place, so one that arrived in between is not missed (RES-10)."""
-        core = self._core
-        owner = yield from core._resource_owner(uri, server)
-        info = yield Connect(owner)
-        if info.protocol_era != "modern":
-            return (yield from core.subscribe_resource(uri, server=owner))
-        key = (owner, uri)
-        existing = self._resource_subs.get(key)
-        if existing is not None:
-            if not existing.closed:
-                if not existing.active or not _names(existing.acknowledged, uri):
-                    # RES-11: not honoured now (dropped, re-opening): wait for the
-                    # server's answer to the replacement, bounded by the read timeout.
-                    yield from self._confirm_live(owner, uri, existing)
-                return True
-            self._unassign(key, existing)  # RES-12: ended; a new listen replaces it
-        sub = yield Listen(owner, {"resource_subscriptions": [uri]})
-        try:
-            granted: Mapping[str, Any] = yield AwaitAcknowledged(sub)
-            if not _names(granted, uri):
-                raise ResourceReadError(
-                    f"subscribing to {uri!r} on {owner!r} was not confirmed: the "
-                    "server's acknowledgment does not name it"
-                )
-        except MCPError as exc:
-            yield CloseListen(sub)
-            if isinstance(exc, ResourceReadError):
-                raise
-            raise ResourceReadError(
-                f"subscribing to {uri!r} on {owner!r} was not confirmed: {exc}"
-            ) from exc
-        self._resource_subs[key] = sub
-        # RES-10: re-verified with the assignment in place. A later acknowledgment
-        # that no longer names the URI ended the subscription in the machine (and the
-        # assignment with it, _on_listen_event); one that came in before the
-        # assignment is seen here. Not a wait: a stream that dropped the moment it
-        # was acknowledged has still granted it (RES-13).
-        if sub.closed or not _names(sub.acknowledged or granted, uri):
-            self._unassign(key, sub)
-            yield CloseListen(sub)
-            raise ResourceReadError(
-                f"subscribing to {uri!r} on {owner!r} was not confirmed: the server "
-                f"withdrew it as it was acknowledged ({sub.error or 'no longer named'})"
-            )
-        return True
-
-    def _confirm_live(self, owner: str, uri: str, sub: Any) -> Op[None]:
-        """RES-11/RES-12: wait until the assigned subscription ``sub`` is honoured now
-        and still names ``uri``; if not, it is closed and unassigned, and the
-        subscription was not confirmed."""
-        timeout = self._core._entry(owner).read_timeout
-        try:
-            granted: Mapping[str, Any] = yield AwaitLive(sub, timeout)
-            if not _names(granted, uri):
-                raise ResourceReadError(
-                    f"subscribing to {uri!r} on {owner!r} was not confirmed: the "
-                    "re-opened stream's acknowledgment does not name it"
-                )
-        except MCPError as exc:
-            self._unassign((owner, uri), sub)
-            yield CloseListen(sub)
-            if isinstance(exc, ResourceReadError):
-                raise
-            raise ResourceReadError(
-                f"subscribing to {uri!r} on {owner!r} was not confirmed: {exc}"
-            ) from exc
-
-    def _unassign(self, key: tuple[str, str], sub: Any) -> None:
-        """Drop the assignment of ``key`` if it still names ``sub`` (not a newer one)."""
-        if self._resource_subs.get(key) is sub:
-            del self._resource_subs[key]
-
-    def _unsubscribe_op(self, uri: str, server: ServerSelector | None) -> Op[bool]:
-        """``unsubscribe_resource``: a 2026-07-28 subscription ends with its listen;
-        a handshake-era server gets ``resources/unsubscribe``."""
-        core = self._core
-        owner = yield from core._resource_owner(uri, server)
-        sub = self._resource_subs.pop((owner, uri), None)
-        if sub is not None:
-            yield CloseListen(sub)
-            return True
-        if (yield PeekEra(owner)) == "modern":
-            return True  # nothing subscribed
-        return (yield from core.unsubscribe_resource(uri, server=owner))
-
     def set_authorization(
         self, authorization: str | None, *, server: ServerSelector | None = None
     ) -> None:
@@ -809,9 +714,7 @@ class BaseClient(ClientFacade[S], Generic[S]):
                 sub._apply(event)
                 if isinstance(event, ListenEnded):
                     # RES-12: an ended stream is no longer the URI's subscription.
-                    for key, assigned in list(self._resource_subs.items()):
-                        if assigned is sub:
-                            self._unassign(key, sub)
+                    self._core._resource_ended(sub)
             return
         method, params = event.method, event.params
         try:
@@ -856,11 +759,3 @@ def results_in_order(results: list[T], failures: Mapping[int, BaseException]) ->
     if failures:
         raise failures[min(failures)]
     return results
-
-
-def _names(granted: Mapping[str, Any] | None, uri: str) -> bool:
-    """Whether an acknowledgment's granted filter names ``uri`` (RES-9)."""
-    if granted is None:
-        return False
-    uris = granted.get("resourceSubscriptions", ())
-    return isinstance(uris, (list, tuple)) and uri in uris

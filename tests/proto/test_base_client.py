@@ -294,16 +294,16 @@ def test_subscribe_resource_follows_the_connections_era() -> None:
     c = client()
     (server,) = c.servers
     server.script["resources/list"] = {"resources": [{"uri": "file:///a", "name": "a"}]}
-    assert c._run(c._subscribe_op("file:///a", None)) is True
+    assert c._run(c._core.subscribe_resource("file:///a")) is True
     assert server.requests[-1] == ("resources/subscribe", {"uri": "file:///a"})
     assert server.listens == []
     # The same client meets a 2026-07-28 server: a listen subscription, acknowledged.
     server.version = MODERN
     server.granted = {"resourceSubscriptions": ["file:///b"]}
-    assert c._run(c._subscribe_op("file:///b", "srv")) is True
+    assert c._run(c._core.subscribe_resource("file:///b", server="srv")) is True
     assert server.listens == [{"resource_subscriptions": ["file:///b"]}]
-    assert c._run(c._unsubscribe_op("file:///b", "srv")) is True
-    assert c._resource_subs == {}
+    assert c._run(c._core.unsubscribe_resource("file:///b", server="srv")) is True
+    assert c._core._resource_subs == {}
 
 
 def test_an_unconfirmed_modern_subscription_is_closed_and_a_read_error() -> None:
@@ -312,12 +312,12 @@ def test_an_unconfirmed_modern_subscription_is_closed_and_a_read_error() -> None
     server.version = MODERN
     server.granted = {"resourceSubscriptions": []}
     with pytest.raises(ResourceReadError, match="does not name it"):
-        c._run(c._subscribe_op("file:///a", "srv"))
+        c._run(c._core.subscribe_resource("file:///a", server="srv"))
     assert [type(e).__name__ for e in c.performed][-1] == "CloseListen"
     server.granted = MCPError("timed out")
     with pytest.raises(ResourceReadError, match="timed out"):
-        c._run(c._subscribe_op("file:///a", "srv"))
-    assert c._resource_subs == {}
+        c._run(c._core.subscribe_resource("file:///a", server="srv"))
+    assert c._core._resource_subs == {}
 
 
 def modern_subscribed(uri: str = "file:///a", **options: Any) -> tuple[TinyClient, FakeSub]:
@@ -326,8 +326,8 @@ def modern_subscribed(uri: str = "file:///a", **options: Any) -> tuple[TinyClien
     (server,) = c.servers
     server.version = MODERN
     server.granted = {"resourceSubscriptions": [uri]}
-    assert c._run(c._subscribe_op(uri, "srv")) is True
-    sub = c._resource_subs[("srv", uri)]
+    assert c._run(c._core.subscribe_resource(uri, server="srv")) is True
+    sub = c._core._resource_subs[("srv", uri)]
     assert isinstance(sub, FakeSub) and sub.active
     c.performed.clear()
     return c, sub
@@ -335,7 +335,7 @@ def modern_subscribed(uri: str = "file:///a", **options: Any) -> tuple[TinyClien
 
 def test_res11_a_stream_honoured_now_is_reused_without_waiting() -> None:
     c, sub = modern_subscribed()
-    assert c._run(c._subscribe_op("file:///a", "srv")) is True
+    assert c._run(c._core.subscribe_resource("file:///a", server="srv")) is True
     assert [type(e).__name__ for e in c.performed] == ["Connect"]
     assert sub.live_waits == [] and len(c.servers[0].listens) == 1
 
@@ -347,14 +347,14 @@ def test_res11_a_dropped_stream_is_waited_for_and_must_name_the_uri() -> None:
     c, sub = modern_subscribed(read_timeout=7.0)
     sub.active = False  # the stream dropped; its old acknowledgment is still there
     sub.live = {"resourceSubscriptions": ["file:///a"]}
-    assert c._run(c._subscribe_op("file:///a", "srv")) is True
+    assert c._run(c._core.subscribe_resource("file:///a", server="srv")) is True
     assert sub.live_waits == [7.0]
     assert [type(e).__name__ for e in c.performed] == ["Connect", "AwaitLive"]
     sub.active = False
     sub.live = {"resourceSubscriptions": []}
     with pytest.raises(ResourceReadError, match="does not name it"):
-        c._run(c._subscribe_op("file:///a", "srv"))
-    assert sub.closed and c._resource_subs == {}
+        c._run(c._core.subscribe_resource("file:///a", server="srv"))
+    assert sub.closed and c._core._resource_subs == {}
 
 
 def test_res12_a_stream_that_does_not_become_live_is_closed_and_unassigned() -> None:
@@ -362,9 +362,11 @@ def test_res12_a_stream_that_does_not_become_live_is_closed_and_unassigned() -> 
     sub.active = False
     sub.live = MCPError("the replacement was refused: HTTP 403")
     with pytest.raises(ResourceReadError, match="403"):
-        c._run(c._subscribe_op("file:///a", "srv"))
-    assert sub.closed and c._resource_subs == {}
-    assert c._run(c._unsubscribe_op("file:///a", "srv")) is True  # nothing to search for
+        c._run(c._core.subscribe_resource("file:///a", server="srv"))
+    assert sub.closed and c._core._resource_subs == {}
+    assert (
+        c._run(c._core.unsubscribe_resource("file:///a", server="srv")) is True
+    )  # nothing to search for
     assert [type(e).__name__ for e in c.performed][-1] == "PeekEra"
 
 
@@ -375,10 +377,10 @@ def test_res12_an_ended_stream_is_unassigned_and_replaced() -> None:
     server._listen_event = lambda event: sub  # type: ignore[attr-defined]
     sub.closed = True  # as its ListenEnded makes it
     c._on_server_event(server, ListenEnded(1, ResourceReadError("withdrawn")))
-    assert c._resource_subs == {}
-    assert c._run(c._subscribe_op("file:///a", "srv")) is True
+    assert c._core._resource_subs == {}
+    assert c._run(c._core.subscribe_resource("file:///a", server="srv")) is True
     assert len(server.listens) == 2  # a new listen, not the ended one
-    assert c._resource_subs[("srv", "file:///a")] is not sub
+    assert c._core._resource_subs[("srv", "file:///a")] is not sub
 
 
 def test_res10_an_acknowledgment_withdrawn_before_the_assignment_is_not_missed() -> None:
@@ -406,8 +408,8 @@ def test_res10_an_acknowledgment_withdrawn_before_the_assignment_is_not_missed()
 
     server.listen = listen  # type: ignore[method-assign]
     with pytest.raises(ResourceReadError, match="withdrew it"):
-        c._run(c._subscribe_op("file:///a", "srv"))
-    assert c._resource_subs == {}
+        c._run(c._core.subscribe_resource("file:///a", server="srv"))
+    assert c._core._resource_subs == {}
 
 
 def test_server_requests_get_the_handlers_reply_busy_or_failed() -> None:
