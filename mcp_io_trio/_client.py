@@ -83,13 +83,7 @@ class Client(ClientIO[BaseServer], ServerEvents):
         self._nursery_cm: Any = None
 
     def _spawn(self, op: Op[Any]) -> None:
-        async def job() -> None:
-            try:
-                await self._run(op)
-            except Exception:
-                self.logger.exception("a task the server asked for failed")
-
-        self._get_nursery().start_soon(job)
+        self._start_op(op, "a task the server asked for")  # in the nursery, logged
 
     # ------------------------------------------------------------ nursery
 
@@ -339,8 +333,10 @@ class Client(ClientIO[BaseServer], ServerEvents):
         )
 
     def _start_op(self, op: Op[Any], what: str) -> None:
-        """A property assignment cannot await: the operation runs in the background;
-        a failure is logged (await ``set_log_level`` / ``set_roots`` to see it)."""
+        """``op`` in the background, in the client's nursery, a failure logged (as
+        ``what`` failed): a property assignment, which cannot await (await
+        ``set_log_level`` / ``set_roots`` to see a failure), or a task the server asked
+        for (``_spawn``)."""
 
         async def run() -> None:
             try:
