@@ -51,6 +51,12 @@ class ServerBase(Generic[Sub, Lock]):
     #: lock (any thread may call); a no-op in a single-threaded shell.
     _lock: Lock
     _conn: Connection
+    #: The shell's monotonic clock (the "now" handed to the machine).
+    _clock: Callable[[], float]
+    #: The callers waiting for each call's outcome, by call id, and the progress
+    #: callbacks of the calls that have one (the shell's dispatch wakes and calls them).
+    _waiters: dict[int, Any]
+    _progress: dict[int, Callable[..., Any]]
 
     def __init__(
         self,
@@ -97,6 +103,46 @@ class ServerBase(Generic[Sub, Lock]):
         on (``client.set_authorization``; the machine refuses a stdio server)."""
         with self._lock:
             self._conn.set_header(name, value)
+
+    # ------------------------------------------------------------ calls
+
+    def _start_call(
+        self,
+        waiter: Any,
+        method: str,
+        params: dict[str, Any] | None,
+        timeout: float | None,
+        progress: Callable[..., Any] | None,
+        tool: Any = None,
+        cancel_on_timeout: bool = True,
+        token: Any = None,
+    ) -> int:
+        """Start a call on the machine for ``waiter`` (the blocking shell: under
+        ``_lock``); its id. ``token``: the blocking shell's cancellation handle
+        (:meth:`_bind_token`). Every request goes through here: nothing is called that
+        the call does not need."""
+        cid = self._conn.start_call(
+            method,
+            params,
+            now=self._clock(),
+            timeout=timeout,
+            progress=progress is not None,
+            tool=tool,
+            cancel_on_timeout=cancel_on_timeout,
+        )
+        self._waiters[cid] = waiter
+        if token is not None:
+            self._bind_token(token, cid)
+        if progress is not None:
+            self._progress[cid] = progress
+        logger = self._logger
+        if logger.isEnabledFor(logging.DEBUG):  # (one call, not two, when it is not)
+            logger.debug("-> %s %s (call %s)", self.name, method, cid)
+        return cid
+
+    def _bind_token(self, token: Any, cid: int) -> None:
+        """The blocking shell's: ``token`` now names call ``cid``."""
+        raise NotImplementedError  # pragma: no cover - never given a token elsewhere
 
     # ------------------------------------------------------------ subscriptions
 

@@ -91,6 +91,7 @@ class BaseServer(
 
     def __init__(self, config: ServerConfig, **kwargs: Any) -> None:
         super().__init__(config, **kwargs)  # the machine: ServerBase
+        self._clock = time.monotonic
         # Guards the machine and the tables below; never held while blocking.
         self._lock = threading.RLock()
         # Held while queued events are dispatched, so that they reach the client in
@@ -394,39 +395,13 @@ class BaseServer(
             if waiter.settle is not None:
                 waiter.settle()
 
-    def _start_call(
-        self,
-        waiter: _Waiter,
-        method: str,
-        params: dict[str, Any] | None,
-        timeout: float | None,
-        progress: Callable[..., Any] | None,
-        tool: Any = None,
-        cancel_on_timeout: bool = True,
-        token: CallToken | None = None,
-    ) -> None:
-        """Start a call on the machine for ``waiter`` (caller holds ``_lock``)."""
-        cid = self._conn.start_call(
-            method,
-            params,
-            now=time.monotonic(),
-            timeout=timeout,
-            progress=progress is not None,
-            tool=tool,
-            cancel_on_timeout=cancel_on_timeout,
-        )
-        self._waiters[cid] = waiter
-        if token is not None:
-            # The id first, then the flag (CallToken.cancel does the reverse): a cancel
-            # racing this start is seen by one side or the other.
-            token.server, token.cid = self, cid
-            if token.cancelled:
-                self._conn.cancel_call(cid, CALL_CANCELLED, now=time.monotonic())
-        if progress is not None:
-            self._progress[cid] = progress
-        logger = self._logger
-        if logger.isEnabledFor(logging.DEBUG):  # (one call, not two, when it is not)
-            logger.debug("-> %s %s (call %s)", self.name, method, cid)
+    def _bind_token(self, token: CallToken, cid: int) -> None:
+        # (under _lock, as the call starts) The id first, then the flag
+        # (CallToken.cancel does the reverse): a cancel racing this start is seen by
+        # one side or the other.
+        token.server, token.cid = self, cid
+        if token.cancelled:
+            self._conn.cancel_call(cid, CALL_CANCELLED, now=time.monotonic())
 
     def _cancel_call(self, cid: int) -> None:
         """Cancel call ``cid`` from another thread: the machine ends it (its waiter

@@ -128,7 +128,7 @@ class Client(ClientIO[BaseServer], ServerEvents):
                 effect = op.throw(error) if error is not None else op.send(value)
             except StopIteration as stop:
                 return stop.value  # type: ignore[no-any-return]
-            value, error = None, None
+            error = None  # (value: set below, or unused: a failure is thrown in)
             try:
                 if type(effect) is Call:  # the common effect, without a coroutine of its own
                     value = await self._servers[effect.server].request(
