@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import Any, Final, NoReturn
 
 from ..effects import (
     AwaitAcknowledged,
@@ -206,11 +206,7 @@ class ResourceOps(Router):
                 )
         except MCPError as exc:
             yield CloseListen(sub)
-            if isinstance(exc, ResourceReadError):
-                raise
-            raise ResourceReadError(
-                f"subscribing to {uri!r} on {owner!r} was not confirmed: {exc}"
-            ) from exc
+            _raise_unconfirmed(uri, owner, exc)
         self._resource_subs[key] = sub
         # RES-10: re-verified with the assignment in place. A later acknowledgment
         # that no longer names the URI ended the subscription in the machine (and the
@@ -254,11 +250,7 @@ class ResourceOps(Router):
         except MCPError as exc:
             self._unassign((owner, uri), sub)
             yield CloseListen(sub)
-            if isinstance(exc, ResourceReadError):
-                raise
-            raise ResourceReadError(
-                f"subscribing to {uri!r} on {owner!r} was not confirmed: {exc}"
-            ) from exc
+            _raise_unconfirmed(uri, owner, exc)
 
     def _unassign(self, key: tuple[str, str], sub: Any) -> None:
         """Drop the assignment of ``key`` if it still names ``sub`` (not a newer one)."""
@@ -294,3 +286,13 @@ def _names(granted: Mapping[str, Any] | None, uri: str) -> bool:
         return False
     uris = granted.get("resourceSubscriptions", ())
     return isinstance(uris, (list, tuple)) and uri in uris
+
+
+def _raise_unconfirmed(uri: str, owner: str, error: MCPError) -> NoReturn:
+    """What an unconfirmed subscription raises: ``error`` if it says so already, else
+    a ``ResourceReadError`` caused by it (as for an unconfirmed ``resources/subscribe``)."""
+    if isinstance(error, ResourceReadError):
+        raise error
+    raise ResourceReadError(
+        f"subscribing to {uri!r} on {owner!r} was not confirmed: {error}"
+    ) from error
