@@ -1,6 +1,7 @@
 """The hooks of :class:`mcp_proto.client.base.BaseClient` both shells fill alike, none
-of which waits: which server class serves a transport, how a deprecation notice is
-written (DEP-11..14), and the entropy and wall clock of client-side tasks (the core has
+of which waits: which server class serves a transport, the default logger (the shell
+package's), the proxy environment (``trust_env``), how a deprecation notice is written
+(DEP-11..14), and the entropy and wall clock of client-side tasks (the core has
 neither). A shell's ``Client`` derives from :class:`ClientIO` before ``BaseClient``.
 
 Also the documentation of the public methods each shell writes its own way (they wait:
@@ -11,15 +12,27 @@ carry the operation's, ``blocking``/``awaiting``)."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from typing import Any, Generic, TypeVar
 
 from .notices import write_notice
+from .proxy_env import proxy_environment
 from .servers import server_class
 from .task_ids import new_task_id, task_timestamp
 
-__all__ = ["ClientIO"]
+__all__ = ["ClientIO", "shell_logger"]
 
 S = TypeVar("S")
+
+
+def shell_logger(module: str) -> logging.Logger:
+    """The logger of the shell package ``module`` is in (``mcp_io_sync``,
+    ``mcp_io_trio``): its clients' default. It has a ``NullHandler``, so that nothing
+    is printed (Python's last-resort handler) unless the host configures logging."""
+    logger = logging.getLogger(module.partition(".")[0])
+    if not any(type(handler) is logging.NullHandler for handler in logger.handlers):
+        logger.addHandler(logging.NullHandler())
+    return logger
 
 
 class ClientIO(Generic[S]):
@@ -27,6 +40,18 @@ class ClientIO(Generic[S]):
 
     _server_base: type[S]
     logger: logging.Logger
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        base = cls.__dict__.get("_server_base")
+        if base is not None:  # a shell's client: its package's logger is set up now
+            shell_logger(base.__module__)
+
+    def _default_logger(self) -> logging.Logger:
+        return shell_logger(self._server_base.__module__)
+
+    def _proxy_environment(self) -> Mapping[str, str]:
+        return proxy_environment()  # trust_env: HTTP_PROXY, NO_PROXY, ...
 
     def _server_class(self, kind: str) -> type[S]:
         """The server class of a transport, in the shell's package (imported when a
@@ -66,28 +91,6 @@ class ClientIO(Generic[S]):
         ``contextlib.aclosing(...)`` (else it is closed when collected). Bounded: see
         :class:`mcp_proto.client.streaming.ToolStream`. The call starts at the first
         ``next()``."""
-        raise NotImplementedError
-
-    def call_tools(self, *args: Any, **kwargs: Any) -> Any:  # pragma: no cover
-        """Call several tools; results in the order of ``calls`` (TOOL-6).
-
-        By default one after the other. With ``concurrent=True`` every request is sent
-        before any answer is awaited (blocking shell: over stdio in one write, on one
-        thread, no thread per call; Trio: one task each), so the server may run them in
-        any order; if calls fail, the first failure in ``calls`` order is raised once
-        all have finished."""
-        raise NotImplementedError
-
-    def subscribe_resource(self, *args: Any, **kwargs: Any) -> Any:  # pragma: no cover
-        """Updates of ``uri`` reach ``on_notification`` callbacks. A handshake-era
-        server gets ``resources/subscribe``; a 2026-07-28 server a listen subscription
-        for the URI, confirmed by an acknowledgment naming it (RES-7, RES-9)."""
-        raise NotImplementedError
-
-    def unsubscribe_resource(self, *args: Any, **kwargs: Any) -> Any:  # pragma: no cover
-        """Stop the updates of ``uri``: on a 2026-07-28 server its listen subscription
-        ends (``True``, also when none was open); a handshake-era server gets
-        ``resources/unsubscribe``."""
         raise NotImplementedError
 
     def listen(self, *args: Any, **kwargs: Any) -> Any:  # pragma: no cover

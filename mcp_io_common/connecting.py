@@ -1,25 +1,39 @@
-"""``connect``'s arguments, once for both shells: the targets planned by the core
-(``mcp_proto.targets``), the commands looked up before anything starts, and the keywords
-left for the client. Each shell's ``connect`` is its body (make the client, run the
-core's ``connect_all``, hand the client over: blocking or in ``async with``) behind
-:func:`takes_connect_arguments`, which gives it :func:`connect_arguments`' signature."""
+"""``connect``'s and ``create_client``'s arguments, once for both shells: the targets
+planned by the core (``mcp_proto.targets``), the commands looked up before anything
+starts, the servers of a definition file, and the keywords left for the client. Each
+shell's ``connect`` is its body (make the client, run the core's ``connect_all``, hand
+the client over: blocking or in ``async with``) behind :func:`takes_connect_arguments`,
+which gives it :func:`connect_arguments`' signature; its ``create_client`` is
+:meth:`ClientArguments.client` behind :func:`takes_client_arguments`."""
 
 from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Callable, Mapping, Sequence
+import logging
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import Any, Literal, ParamSpec, TypeVar
 
 from mcp_proto.config import ProtocolMode, ServerConfig
 from mcp_proto.targets import Plan, TargetOptions, plan_targets
 
+from .client_io import shell_logger
 from .commands import check_commands
+from .files import client_configs
 
-__all__ = ["ConnectArguments", "connect_arguments", "takes_connect_arguments"]
+__all__ = [
+    "ClientArguments",
+    "ConnectArguments",
+    "client_arguments",
+    "connect_arguments",
+    "takes_client_arguments",
+    "takes_connect_arguments",
+]
 
 P = ParamSpec("P")
 A = TypeVar("A")
+C = TypeVar("C")
 R = TypeVar("R")
 
 
@@ -133,3 +147,48 @@ def _taking(options: Callable[P, A]) -> Callable[[Callable[[A], R]], Callable[P,
 #: with :func:`connect_arguments`' parameters (checked by type checkers too), which
 #: plans the targets and hands the body what it needs.
 takes_connect_arguments = _taking(connect_arguments)
+
+
+class ClientArguments:
+    """What ``create_client`` was asked: server configs, a definition file, the
+    client's logger and its other keywords."""
+
+    __slots__ = ("client_kwargs", "configs", "definition_file", "logger")
+
+    def __init__(
+        self,
+        configs: list[ServerConfig | Mapping[str, object]],
+        definition_file: str | Path | None,
+        logger: logging.Logger | None,
+        client_kwargs: dict[str, Any],
+    ) -> None:
+        self.configs = configs
+        self.definition_file = definition_file
+        self.logger = logger
+        self.client_kwargs = client_kwargs
+
+    def client(self, cls: Callable[..., C]) -> C:
+        """The shell's client class ``cls`` over the configs, then the definition
+        file's servers (its problems logged to the client's logger, else to the
+        shell's)."""
+        logger = self.logger or shell_logger(cls.__module__)
+        configs = client_configs(self.configs, self.definition_file, logger)
+        return cls(configs, logger=self.logger, **self.client_kwargs)
+
+
+def client_arguments(
+    mcp_server_configs: Iterable[ServerConfig | Mapping[str, object]] = (),
+    *,
+    server_definition_file: str | Path | None = None,
+    logger: logging.Logger | None = None,
+    **client_kwargs: Any,
+) -> ClientArguments:
+    """``create_client``'s arguments (both shells): the servers of config objects
+    and/or an ``{"mcpServers": {...}}`` file (its problems logged to ``logger``, the
+    client's). Every other keyword goes to :class:`Client`."""
+    return ClientArguments(list(mcp_server_configs), server_definition_file, logger, client_kwargs)
+
+
+#: ``@takes_client_arguments def create_client(args: ClientArguments) -> ...``: a
+#: function with :func:`client_arguments`' parameters.
+takes_client_arguments = _taking(client_arguments)

@@ -87,11 +87,11 @@ class BaseServer(
     :meth:`request`; the transport's reader (or the thread running an HTTP exchange)
     feeds the machine and wakes callers."""
 
-    type = "base"
-    _conn: Connection
+    _conn: Connection  # (ServerView allows None; ServerBase always has one)
 
     def __init__(self, config: ServerConfig, **kwargs: Any) -> None:
         super().__init__(config, **kwargs)  # the machine: ServerBase
+        self._clock = time.monotonic
         # Guards the machine and the tables below; never held while blocking.
         self._lock = threading.RLock()
         # Held while queued events are dispatched, so that they reach the client in
@@ -337,25 +337,12 @@ class BaseServer(
         *,
         ack_timeout: float | Literal[False] | None = None,
     ) -> Subscription:
-        """Open a ``subscriptions/listen`` subscription (2026-07-28 servers; a
-        handshake-era server raises ``CapabilityError``). ``callback(method, params)``
-        runs on the subscription's own thread. ``ack_timeout``: ``None`` is the
-        server's ``read_timeout``, ``False`` waits for ever (SUB-5)."""
-        from ._listen import Subscription
-
+        # (docstring: mcp_io_common/server_base.py)
         flt = self._listen_filter(notifications)
         self.ensure_connected()  # the era decides whether there is listen at all
         box: list[Subscription] = []
-
-        def start() -> None:
-            sub_id = self._conn.start_listen(flt, now=time.monotonic(), ack_timeout=ack_timeout)
-            sub = Subscription(self, sub_id, flt, logger=self._logger)
-            if callback is not None:
-                sub.on_notification(callback)
-            self._subscriptions[sub_id] = sub
-            box.append(sub)
-
-        self._pump(False, start)
+        now = time.monotonic()
+        self._pump(False, lambda: box.append(self._open_listen(flt, callback, ack_timeout, now)))
         return box[0]
 
     def _close_listen(self, sub_id: int) -> None:
@@ -408,39 +395,13 @@ class BaseServer(
             if waiter.settle is not None:
                 waiter.settle()
 
-    def _start_call(
-        self,
-        waiter: _Waiter,
-        method: str,
-        params: dict[str, Any] | None,
-        timeout: float | None,
-        progress: Callable[..., Any] | None,
-        tool: Any = None,
-        cancel_on_timeout: bool = True,
-        token: CallToken | None = None,
-    ) -> None:
-        """Start a call on the machine for ``waiter`` (caller holds ``_lock``)."""
-        cid = self._conn.start_call(
-            method,
-            params,
-            now=time.monotonic(),
-            timeout=timeout,
-            progress=progress is not None,
-            tool=tool,
-            cancel_on_timeout=cancel_on_timeout,
-        )
-        self._waiters[cid] = waiter
-        if token is not None:
-            # The id first, then the flag (CallToken.cancel does the reverse): a cancel
-            # racing this start is seen by one side or the other.
-            token.server, token.cid = self, cid
-            if token.cancelled:
-                self._conn.cancel_call(cid, CALL_CANCELLED, now=time.monotonic())
-        if progress is not None:
-            self._progress[cid] = progress
-        logger = self._logger
-        if logger.isEnabledFor(logging.DEBUG):  # (one call, not two, when it is not)
-            logger.debug("-> %s %s (call %s)", self.name, method, cid)
+    def _bind_token(self, token: CallToken, cid: int) -> None:
+        # (under _lock, as the call starts) The id first, then the flag
+        # (CallToken.cancel does the reverse): a cancel racing this start is seen by
+        # one side or the other.
+        token.server, token.cid = self, cid
+        if token.cancelled:
+            self._conn.cancel_call(cid, CALL_CANCELLED, now=time.monotonic())
 
     def _cancel_call(self, cid: int) -> None:
         """Cancel call ``cid`` from another thread: the machine ends it (its waiter

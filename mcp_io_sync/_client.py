@@ -7,22 +7,19 @@ import logging
 import queue
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Concatenate, Literal, ParamSpec, TypeVar
 
 from mcp_io_common.client_io import ClientIO
-from mcp_io_common.proxy_env import proxy_environment
 from mcp_io_common.servers import raise_first
-from mcp_proto import llm
 from mcp_proto.client import ClientCore
-from mcp_proto.client.base import EFFECTS
+from mcp_proto.client.base import EFFECTS, results_in_order
 from mcp_proto.client.router import ServerSelector
 from mcp_proto.client.streaming import END, ToolChunk, ToolStream
 from mcp_proto.connection import CallCancelledError
-from mcp_proto.effects import Attempt, Call, CallHost, Effect, Op, TryConnect
+from mcp_proto.effects import Call, CallHost, Effect, Op, RunAll
 from mcp_proto.errors import MCPError
-from mcp_proto.results import ToolResult
 
 from ._base import BaseServer, CallToken
 from ._events import ServerEvents
@@ -52,10 +49,6 @@ def blocking(
     return method
 
 
-_LOGGER = logging.getLogger("mcp_io_sync")
-_LOGGER.addHandler(logging.NullHandler())
-
-
 class Client(ClientIO[BaseServer], ServerEvents):
     """An MCP client aggregating one or more servers (blocking API).
 
@@ -72,14 +65,8 @@ class Client(ClientIO[BaseServer], ServerEvents):
 
     # ------------------------------------------------------------ the shell's part
 
-    def _default_logger(self) -> logging.Logger:
-        return _LOGGER
-
     def _clock(self) -> float:
         return time.monotonic()
-
-    def _proxy_environment(self) -> Mapping[str, str]:
-        return proxy_environment()  # trust_env: HTTP_PROXY, NO_PROXY, ...
 
     def _sleep(self, seconds: float) -> None:
         time.sleep(seconds)
@@ -135,6 +122,9 @@ class Client(ClientIO[BaseServer], ServerEvents):
                 raise
             return None, exc
 
+    def _perform_run_all(self, effect: RunAll) -> list[Any]:
+        return self._run_all(effect.ops)
+
     def _run_all(self, ops: Sequence[Op[T]]) -> list[T]:
         """Run ``ops`` side by side on this thread: advance each to its next request,
         send the whole round (pipelined per server, see ``BaseServer.request_many``),
@@ -168,19 +158,7 @@ class Client(ClientIO[BaseServer], ServerEvents):
                 for (i, _), outcome in zip(items, outcomes, strict=True):
                     inputs[i] = outcome
             live = [i for i, _ in round_]
-        if failures:
-            raise failures[min(failures)]
-        return results
-
-    def _perform_try_connect(self, effect: TryConnect) -> Attempt:
-        """One try of ``connect``'s transport chain; the core decides what comes next."""
-        if effect.config is not None:
-            self._swap_server(effect.server, effect.config).cleanup()
-        server = self._servers[effect.server]
-        try:
-            return Attempt(info=server.ensure_connected())
-        except MCPError as exc:
-            return Attempt(error=exc, server_answered=server.server_answered)
+        return results_in_order(results, failures)
 
     # ------------------------------------------------------------ servers
 
@@ -285,13 +263,7 @@ class Client(ClientIO[BaseServer], ServerEvents):
         except BaseException as exc:  # a bug of the client: the consumer sees it
             stream.fail(exc)
 
-    def call_tools(
-        self, calls: Iterable[Mapping[str, Any]], *, concurrent: bool = False
-    ) -> list[ToolResult]:
-        # (docstring: mcp_io_common/client_io.py)
-        if not concurrent:
-            return self._run(self._core.call_tools(calls))
-        return self._run_all(self._core.tool_call_ops(calls))
+    call_tools = blocking(ClientCore.call_tools)
 
     list_prompts = blocking(ClientCore.list_prompts)
 
@@ -303,12 +275,9 @@ class Client(ClientIO[BaseServer], ServerEvents):
 
     read_resource = blocking(ClientCore.read_resource)
 
-    def subscribe_resource(self, uri: str, *, server: ServerSelector | None = None) -> bool:
-        # (docstring: mcp_io_common/client_io.py)
-        return self._run(self._subscribe_op(uri, server))
+    subscribe_resource = blocking(ClientCore.subscribe_resource)
 
-    def unsubscribe_resource(self, uri: str, *, server: ServerSelector | None = None) -> bool:
-        return self._run(self._unsubscribe_op(uri, server))
+    unsubscribe_resource = blocking(ClientCore.unsubscribe_resource)
 
     complete = blocking(ClientCore.complete)
 
@@ -378,14 +347,11 @@ class Client(ClientIO[BaseServer], ServerEvents):
         self._submit(done.set)
         return done.wait(timeout)
 
-    def to_openai_tools(self, tool_names: Iterable[str] | None = None) -> list[dict[str, Any]]:
-        return llm.to_openai_tools(self.list_tools(), tool_names)
+    to_openai_tools = blocking(ClientCore.to_openai_tools)
 
-    def to_anthropic_tools(self, tool_names: Iterable[str] | None = None) -> list[dict[str, Any]]:
-        return llm.to_anthropic_tools(self.list_tools(), tool_names)
+    to_anthropic_tools = blocking(ClientCore.to_anthropic_tools)
 
-    def to_google_tools(self, tool_names: Iterable[str] | None = None) -> list[dict[str, Any]]:
-        return llm.to_google_tools(self.list_tools(), tool_names)
+    to_google_tools = blocking(ClientCore.to_google_tools)
 
     def cleanup(self) -> None:
         """Stop every server (bounded: STDIO-6) and the client's threads. Idempotent;
@@ -427,9 +393,7 @@ class Client(ClientIO[BaseServer], ServerEvents):
         """Like :meth:`cleanup`, and also end every open subscription and stop the
         handler pool. Final: a request made afterwards raises ``ConnectionError``
         instead of starting a server again (that one nobody would close)."""
-        for server in self._servers.values():
-            for sub in list(server._subscriptions.values()):
-                sub.close()
+        self._run(self._end_subscriptions_op())
         raise_first(self._each_server(lambda server: server.close()))
         self._stop_dispatcher()
         with self._lock:

@@ -3,17 +3,14 @@ URL or a command line) or from server definitions."""
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Iterable, Mapping
-from pathlib import Path
-from typing import Any
+from mcp_io_common.connecting import (
+    ClientArguments,
+    ConnectArguments,
+    takes_client_arguments,
+    takes_connect_arguments,
+)
 
-from mcp_io_common.connecting import ConnectArguments, takes_connect_arguments
-from mcp_io_common.files import client_configs
-from mcp_proto.config import ServerConfig
-from mcp_proto.targets import connect_all
-
-from ._client import _LOGGER, Client
+from ._client import Client
 
 __all__ = ["connect", "create_client"]
 
@@ -23,24 +20,15 @@ def connect(args: ConnectArguments) -> Client:
     """Connect to one server (or several: a list of targets) and return the client."""
     client = Client(args.configs, **args.client_kwargs)
     try:
-        # The core tries the transports and decides fallback (targets.connect_op).
-        client._run(connect_all([s.name for s in client.servers], args.plans))
+        # The core tries the transports and decides fallback (BaseClient._connect_op).
+        client._run(client._connect_op(args.plans))
     except BaseException:
         client.close()
         raise
     return client
 
 
-def create_client(
-    mcp_server_configs: Iterable[ServerConfig | Mapping[str, object]] = (),
-    *,
-    server_definition_file: str | Path | None = None,
-    logger: logging.Logger | None = None,
-    **client_kwargs: Any,
-) -> Client:
-    """Build a client from config objects and/or an ``{"mcpServers": {...}}`` file.
-
-    Servers connect lazily, on first use.
-    """
-    configs = client_configs(mcp_server_configs, server_definition_file, logger or _LOGGER)
-    return Client(configs, logger=logger, **client_kwargs)
+@takes_client_arguments
+def create_client(args: ClientArguments) -> Client:
+    """Build a client from server definitions; servers connect lazily, on first use."""
+    return args.client(Client)

@@ -15,8 +15,6 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from mcp_io_common.subscription import Listener, SubscriptionBase
-from mcp_proto.client.subscription import ListenEvent
-from mcp_proto.connection.events import ListenNotification
 
 if TYPE_CHECKING:
     from ._base import BaseServer
@@ -31,14 +29,7 @@ class Subscription(SubscriptionBase):
     server: BaseServer
 
     def _init_io(self) -> None:
-        self._cond = threading.Condition()
-        self._thread: threading.Thread | None = None
-
-    def on_notification(self, listener: Listener) -> Listener:
-        """Add a listener (usable as a decorator)."""
-        with self._cond:
-            self._listeners.append(listener)
-        return listener
+        self._cond = self._guard = threading.Condition()
 
     def wait_acknowledged(self, timeout: float | None = None) -> Mapping[str, Any]:
         """Block until the server acknowledges; returns the granted filter. Raises why
@@ -71,23 +62,17 @@ class Subscription(SubscriptionBase):
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _apply(self, event: ListenEvent) -> None:
-        """An event of this subscription (on the server's dispatching thread, in the
-        machine's order). Only queues: listeners run on the subscription's thread."""
-        with self._cond:
-            if not self._take(event):
-                return
-            if isinstance(event, ListenNotification) and self._thread is None:
-                self._thread = threading.Thread(
-                    target=self._run,
-                    name=f"mcp-listen-{self.server.name}-{self.sub_id}",
-                    daemon=True,
-                )
-                self._thread.start()
-            self._cond.notify_all()
+    def _start_dispatcher(self) -> bool:
+        threading.Thread(
+            target=self._run, name=f"mcp-listen-{self.server.name}-{self.sub_id}", daemon=True
+        ).start()
+        return True
+
+    def _changed(self) -> None:
+        self._cond.notify_all()
 
     def _run(self) -> None:
-        """The subscription's dispatcher: listeners, in order, off the reader (SUB-6)."""
+        # (docstring: mcp_io_common/subscription.py)
         while True:
             with self._cond:
                 entry = self._state.pop()

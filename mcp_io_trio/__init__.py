@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from mcp_io_common.lazy import SHELL_EXPORTS, shell_lazy
+from mcp_proto import __version__ as __version__  # (one version: the distribution's)
 from mcp_proto import deprecations as deprecations
 from mcp_proto._util import export_order as _export_order
 from mcp_proto.exports import *  # noqa: F403 (errors, value types, results, config helpers)
@@ -38,5 +39,3 @@ if TYPE_CHECKING:
     from ._oauth import oauth_client as oauth_client
 else:  # the 2026-07-28 revision's names load at first use, not with the package
     __getattr__ = shell_lazy(__name__)
-
-__version__ = "0.1.0"

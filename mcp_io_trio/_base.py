@@ -22,7 +22,7 @@ import inspect
 import logging
 import math
 from collections.abc import Awaitable, Callable, Mapping
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 import trio
 
@@ -54,6 +54,11 @@ from ._waiter import _Waiter
 
 __all__ = ["BaseServer"]
 
+#: The events that end a call, and those of its progress channel (built once: every
+#: call's result goes through ``_dispatch``).
+_CALL_ENDED: Final = (cev.CallSucceeded, cev.CallFailed)
+_PROGRESS_CHANNEL: Final = (cev.CallProgress, cev.CallLog)
+
 #: Beyond ``read_timeout``, how long ``cleanup`` waits for the machine's ``Closed``
 #: (more than the close grace and a process's three shutdown steps).
 _CLOSE_SLACK = 10.0
@@ -64,8 +69,7 @@ class BaseServer(
 ):
     """One MCP server (Trio shell). Its background tasks run in the client's nursery."""
 
-    type = "base"
-    _conn: Connection
+    _conn: Connection  # (ServerView allows None; ServerBase always has one)
 
     def __init__(
         self, config: ServerConfig, *, nursery: Callable[[], trio.Nursery], **kwargs: Any
@@ -73,7 +77,7 @@ class BaseServer(
         super().__init__(config, **kwargs)  # the machine: ServerBase
         self._nursery = nursery
         self._lock = contextlib.nullcontext()  # single-threaded: nothing to guard
-        self._calls: dict[int, _Waiter] = {}  # call id -> its parked caller
+        self._waiters: dict[int, _Waiter] = {}  # call id -> its parked caller
         #: Trio's clock: ``trio.current_time`` until a transport opens, then the run's
         #: clock itself (the same time without two layers of calls per input).
         self._clock: Callable[[], float] = trio.current_time
@@ -349,19 +353,10 @@ class BaseServer(
         *,
         ack_timeout: float | Literal[False] | None = None,
     ) -> Subscription:
-        """Open a ``subscriptions/listen`` subscription (2026-07-28 servers; a
-        handshake-era server raises ``CapabilityError``). ``callback(method, params)``
-        (plain or ``async def``) runs in the subscription's own task. ``ack_timeout``:
-        ``None`` is the server's ``read_timeout``, ``False`` waits for ever (SUB-5)."""
-        from ._listen import Subscription
-
+        # (docstring: mcp_io_common/server_base.py)
         flt = self._listen_filter(notifications)
         await self.ensure_connected()  # the era decides whether there is listen at all
-        sub_id = self._conn.start_listen(flt, now=trio.current_time(), ack_timeout=ack_timeout)
-        sub = Subscription(self, sub_id, flt, logger=self._logger)
-        if callback is not None:
-            sub.on_notification(callback)
-        self._subscriptions[sub_id] = sub
+        sub = self._open_listen(flt, callback, ack_timeout, trio.current_time())
         await self._pump()
         return sub
 
@@ -387,26 +382,14 @@ class BaseServer(
         # A call in an already cancelled scope sends nothing; no scheduler pass unless
         # cancelled (parking for the answer is this call's checkpoint).
         await trio.lowlevel.checkpoint_if_cancelled()
-        conn = self._conn
-        call_id = conn.start_call(
-            method,
-            params,
-            now=self._clock(),
-            timeout=timeout,
-            progress=progress is not None,
-            tool=tool,
-            cancel_on_timeout=cancel_on_timeout,
+        waiter = _Waiter()
+        call_id = self._start_call(
+            waiter, method, params, timeout, progress, tool, cancel_on_timeout
         )
-        waiter = self._calls[call_id] = _Waiter()
-        if progress is not None:
-            self._progress[call_id] = progress
-        logger = self._logger
-        if logger.isEnabledFor(logging.DEBUG):  # (one call, not two, when it is not)
-            logger.debug("-> %s %s (call %s)", self.name, method, call_id)
         try:
             # ``_pump(own=True)`` inlined: a call that needs no opening and no flush
             # (the usual case) costs no coroutine of its own.
-            flush = self._perform(background=False)
+            flush = self._perform(False)  # (not in the background)
             if flush or self._open_wanted:
                 await self._open_and_flush(flush)
             self._after_input()
@@ -436,7 +419,7 @@ class BaseServer(
     def _abandon(self, call_id: int) -> None:
         """The caller's scope was cancelled: the machine cancels the call (and tells
         the server, per its rules); what it has to send goes out in the background."""
-        self._calls.pop(call_id, None)
+        self._waiters.pop(call_id, None)
         self._progress.pop(call_id, None)
         self._progressed.discard(call_id)
         self._conn.cancel_call(call_id, CANCELLED_REASON, now=trio.current_time())
@@ -515,9 +498,9 @@ class BaseServer(
             event = conn.next_event()
             if event is NEED_DATA:
                 return
-            if isinstance(event, (cev.CallSucceeded, cev.CallFailed)):
+            if isinstance(event, _CALL_ENDED):
                 self._finish_call(event)
-            elif isinstance(event, (cev.CallProgress, cev.CallLog)):  # (the progress channel)
+            elif isinstance(event, _PROGRESS_CHANNEL):
                 callback = self._progress.get(event.call_id)
                 if callback is not None:
                     self._progressed.add(event.call_id)
@@ -554,8 +537,11 @@ class BaseServer(
 
     def _finish_call(self, event: cev.CallSucceeded | cev.CallFailed) -> None:
         call_id = event.call_id
-        waiter = self._calls.pop(call_id, None)
-        progressed = self._progress.pop(call_id, None) is not None and call_id in self._progressed
+        waiter = self._waiters.pop(call_id, None)
+        progressed = False
+        # (No call has a progress callback, as a rule: then no lookup at all.)
+        if self._progress and self._progress.pop(call_id, None) is not None:
+            progressed = call_id in self._progressed
         if progressed:
             self._progressed.discard(call_id)
         if waiter is None:

@@ -5,23 +5,20 @@ from __future__ import annotations
 import functools
 import inspect
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, Concatenate, Literal, ParamSpec, TypeVar
 
 import trio
 
 from mcp_io_common.client_io import ClientIO
-from mcp_io_common.proxy_env import proxy_environment
 from mcp_io_common.servers import raise_first
-from mcp_proto import llm
 from mcp_proto.client import ClientCore
-from mcp_proto.client.base import EFFECTS
+from mcp_proto.client.base import EFFECTS, results_in_order
 from mcp_proto.client.router import ServerSelector
 from mcp_proto.client.streaming import END, ToolChunk, ToolStream
 from mcp_proto.connection import CallCancelledError
-from mcp_proto.effects import Attempt, Call, CallHost, Connect, Op, TryConnect
+from mcp_proto.effects import Call, CallHost, Connect, Op, RunAll
 from mcp_proto.errors import MCPError
-from mcp_proto.results import ToolResult
 
 from ._base import BaseServer
 from ._events import ServerEvents
@@ -51,10 +48,6 @@ def awaiting(
     return method
 
 
-_LOGGER = logging.getLogger("mcp_io_trio")
-_LOGGER.addHandler(logging.NullHandler())
-
-
 class Client(ClientIO[BaseServer], ServerEvents):
     """An MCP client aggregating one or more servers (Trio API).
 
@@ -70,14 +63,8 @@ class Client(ClientIO[BaseServer], ServerEvents):
 
     # ------------------------------------------------------------ the shell's part
 
-    def _default_logger(self) -> logging.Logger:
-        return _LOGGER
-
     def _clock(self) -> float:
         return trio.current_time()
-
-    def _proxy_environment(self) -> Mapping[str, str]:
-        return proxy_environment()  # trust_env: HTTP_PROXY, NO_PROXY, ...
 
     async def _sleep(self, seconds: float) -> None:
         await trio.sleep(seconds)
@@ -96,13 +83,7 @@ class Client(ClientIO[BaseServer], ServerEvents):
         self._nursery_cm: Any = None
 
     def _spawn(self, op: Op[Any]) -> None:
-        async def job() -> None:
-            try:
-                await self._run(op)
-            except Exception:
-                self.logger.exception("a task the server asked for failed")
-
-        self._get_nursery().start_soon(job)
+        self._start_op(op, "a task the server asked for")  # in the nursery, logged
 
     # ------------------------------------------------------------ nursery
 
@@ -147,7 +128,7 @@ class Client(ClientIO[BaseServer], ServerEvents):
                 effect = op.throw(error) if error is not None else op.send(value)
             except StopIteration as stop:
                 return stop.value  # type: ignore[no-any-return]
-            value, error = None, None
+            error = None  # (value: set below, or unused: a failure is thrown in)
             try:
                 if type(effect) is Call:  # the common effect, without a coroutine of its own
                     value = await self._servers[effect.server].request(
@@ -173,15 +154,23 @@ class Client(ClientIO[BaseServer], ServerEvents):
                     raise
                 error = exc
 
-    async def _perform_try_connect(self, effect: TryConnect) -> Attempt:
-        """One try of ``connect``'s transport chain; the core decides what comes next."""
-        if effect.config is not None:
-            await self._swap_server(effect.server, effect.config).cleanup()
-        server = self._servers[effect.server]
-        try:
-            return Attempt(info=await server.ensure_connected())
-        except MCPError as exc:
-            return Attempt(error=exc, server_answered=server.server_answered)
+    async def _perform_run_all(self, effect: RunAll) -> list[Any]:
+        """The operations side by side, one task each (``call_tools(...,
+        concurrent=True)``); the first failure in order once all have finished."""
+        ops = effect.ops
+        results: list[Any] = [None] * len(ops)
+        failures: dict[int, MCPError] = {}
+
+        async def run_one(i: int) -> None:
+            try:
+                results[i] = await self._run(ops[i])
+            except MCPError as exc:
+                failures[i] = exc
+
+        async with trio.open_nursery() as nursery:
+            for i in range(len(ops)):
+                nursery.start_soon(run_one, i)
+        return results_in_order(results, failures)
 
     # ------------------------------------------------------------ servers
 
@@ -270,28 +259,7 @@ class Client(ClientIO[BaseServer], ServerEvents):
                     # (bounded, as any request, by the server's read timeout)
                     await self._run(stream.leave_op(self._core))
 
-    async def call_tools(
-        self, calls: Iterable[Mapping[str, Any]], *, concurrent: bool = False
-    ) -> list[ToolResult]:
-        # (docstring: mcp_io_common/client_io.py)
-        if not concurrent:
-            return await self._run(self._core.call_tools(calls))
-        ops = self._core.tool_call_ops(calls)
-        results: list[Any] = [None] * len(ops)
-        failures: dict[int, MCPError] = {}
-
-        async def run_one(i: int) -> None:
-            try:
-                results[i] = await self._run(ops[i])
-            except MCPError as exc:
-                failures[i] = exc
-
-        async with trio.open_nursery() as nursery:
-            for i in range(len(ops)):
-                nursery.start_soon(run_one, i)
-        if failures:
-            raise failures[min(failures)]
-        return results
+    call_tools = awaiting(ClientCore.call_tools)
 
     list_prompts = awaiting(ClientCore.list_prompts)
 
@@ -303,12 +271,9 @@ class Client(ClientIO[BaseServer], ServerEvents):
 
     read_resource = awaiting(ClientCore.read_resource)
 
-    async def subscribe_resource(self, uri: str, *, server: ServerSelector | None = None) -> bool:
-        # (docstring: mcp_io_common/client_io.py)
-        return await self._run(self._subscribe_op(uri, server))
+    subscribe_resource = awaiting(ClientCore.subscribe_resource)
 
-    async def unsubscribe_resource(self, uri: str, *, server: ServerSelector | None = None) -> bool:
-        return await self._run(self._unsubscribe_op(uri, server))
+    unsubscribe_resource = awaiting(ClientCore.unsubscribe_resource)
 
     complete = awaiting(ClientCore.complete)
 
@@ -368,8 +333,10 @@ class Client(ClientIO[BaseServer], ServerEvents):
         )
 
     def _start_op(self, op: Op[Any], what: str) -> None:
-        """A property assignment cannot await: the operation runs in the background;
-        a failure is logged (await ``set_log_level`` / ``set_roots`` to see it)."""
+        """``op`` in the background, in the client's nursery, a failure logged (as
+        ``what`` failed): a property assignment, which cannot await (await
+        ``set_log_level`` / ``set_roots`` to see a failure), or a task the server asked
+        for (``_spawn``)."""
 
         async def run() -> None:
             try:
@@ -385,20 +352,11 @@ class Client(ClientIO[BaseServer], ServerEvents):
         self._submit(done.set)
         await done.wait()
 
-    async def to_openai_tools(
-        self, tool_names: Iterable[str] | None = None
-    ) -> list[dict[str, Any]]:
-        return llm.to_openai_tools(await self.list_tools(), tool_names)
+    to_openai_tools = awaiting(ClientCore.to_openai_tools)
 
-    async def to_anthropic_tools(
-        self, tool_names: Iterable[str] | None = None
-    ) -> list[dict[str, Any]]:
-        return llm.to_anthropic_tools(await self.list_tools(), tool_names)
+    to_anthropic_tools = awaiting(ClientCore.to_anthropic_tools)
 
-    async def to_google_tools(
-        self, tool_names: Iterable[str] | None = None
-    ) -> list[dict[str, Any]]:
-        return llm.to_google_tools(await self.list_tools(), tool_names)
+    to_google_tools = awaiting(ClientCore.to_google_tools)
 
     async def cleanup(self) -> None:
         """Stop every server (bounded: STDIO-6). The client stays usable inside its
@@ -411,7 +369,5 @@ class Client(ClientIO[BaseServer], ServerEvents):
     async def close(self) -> None:
         """Like :meth:`cleanup`, but every open subscription ends first (the client is
         done); leaving ``async with`` does this."""
-        for server in self._servers.values():
-            for sub in list(server._subscriptions.values()):
-                await sub.close()
+        await self._run(self._end_subscriptions_op())
         await self.cleanup()

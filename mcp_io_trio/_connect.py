@@ -3,18 +3,17 @@ URL or a command line) or from server definitions."""
 
 from __future__ import annotations
 
-import logging
-from collections.abc import AsyncIterator, Iterable, Mapping
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from pathlib import Path
-from typing import Any
 
-from mcp_io_common.connecting import ConnectArguments, takes_connect_arguments
-from mcp_io_common.files import client_configs
-from mcp_proto.config import ServerConfig
-from mcp_proto.targets import connect_all
+from mcp_io_common.connecting import (
+    ClientArguments,
+    ConnectArguments,
+    takes_client_arguments,
+    takes_connect_arguments,
+)
 
-from ._client import _LOGGER, Client
+from ._client import Client
 
 __all__ = ["connect", "create_client"]
 
@@ -26,19 +25,13 @@ async def connect(args: ConnectArguments) -> AsyncIterator[Client]:
     background tasks live in its own nursery (same arguments, transport detection,
     command lookup and errors as ``mcp_io_sync.connect``)."""
     async with Client(args.configs, **args.client_kwargs) as client:
-        # The core tries the transports and decides fallback (targets.connect_op).
-        await client._run(connect_all([s.name for s in client.servers], args.plans))
+        # The core tries the transports and decides fallback (BaseClient._connect_op).
+        await client._run(client._connect_op(args.plans))
         yield client
 
 
-def create_client(
-    mcp_server_configs: Iterable[ServerConfig | Mapping[str, object]] = (),
-    *,
-    server_definition_file: str | Path | None = None,
-    logger: logging.Logger | None = None,
-    **client_kwargs: Any,
-) -> Client:
-    """Build a client (use it with ``async with``) from configs and/or an
-    ``{"mcpServers": {...}}`` file. Servers connect lazily, on first use."""
-    configs = client_configs(mcp_server_configs, server_definition_file, logger or _LOGGER)
-    return Client(configs, logger=logger, **client_kwargs)
+@takes_client_arguments
+def create_client(args: ClientArguments) -> Client:
+    """Build a client (use it with ``async with``) from server definitions; servers
+    connect lazily, on first use."""
+    return args.client(Client)

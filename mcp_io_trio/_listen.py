@@ -9,6 +9,7 @@ task waits for the acknowledgment.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import math
 from collections.abc import Awaitable, Callable, Mapping
@@ -17,8 +18,6 @@ from typing import TYPE_CHECKING, Any
 import trio
 
 from mcp_io_common.subscription import Listener, SubscriptionBase
-from mcp_proto.client.subscription import ListenEvent
-from mcp_proto.connection.events import ListenNotification
 
 if TYPE_CHECKING:
     from ._base import BaseServer
@@ -34,13 +33,8 @@ class Subscription(SubscriptionBase):
 
     def _init_io(self) -> None:
         self._spawn: Callable[..., bool] = self.server._spawn  # in the client's nursery
-        self._changed = trio.Event()  # set (and replaced) on every change
-        self._running = False  # the listener task was started
-
-    def on_notification(self, listener: Listener) -> Listener:
-        """Add a listener (usable as a decorator)."""
-        self._listeners.append(listener)
-        return listener
+        self._change = trio.Event()  # set (and replaced) on every change
+        self._guard = contextlib.nullcontext()  # single-threaded: nothing to guard
 
     async def wait_acknowledged(self, timeout: float | None = None) -> Mapping[str, Any]:
         """Wait until the server acknowledges; returns the granted filter. Raises why
@@ -49,7 +43,7 @@ class Subscription(SubscriptionBase):
         state = self._state
         with trio.move_on_after(math.inf if timeout is None else timeout):
             while state.acknowledged is None and not state.ended:
-                await self._changed.wait()
+                await self._change.wait()
         return self._acknowledgment(timeout)
 
     async def _wait_live(self, timeout: float | None) -> Mapping[str, Any]:
@@ -57,14 +51,14 @@ class Subscription(SubscriptionBase):
         ended; what :meth:`SubscriptionView._live_acknowledgment` says then."""
         with trio.move_on_after(math.inf if timeout is None else timeout):
             while not self._live_settled():
-                await self._changed.wait()
+                await self._change.wait()
         return self._live_acknowledgment(timeout)
 
     async def close(self) -> None:
         """End the subscription (the server is told, per its transport). Queued
         notifications are dropped. Idempotent."""
         self._stop()
-        self._signal()
+        self._changed()
         await self.server._close_listen(self.sub_id)
 
     async def __aenter__(self) -> Subscription:
@@ -74,28 +68,22 @@ class Subscription(SubscriptionBase):
         with trio.CancelScope(shield=True):
             await self.close()
 
-    def _signal(self) -> None:
-        changed, self._changed = self._changed, trio.Event()
+    def _start_dispatcher(self) -> bool:
+        return self._spawn(self._run)
+
+    def _changed(self) -> None:
+        changed, self._change = self._change, trio.Event()
         changed.set()
 
-    def _apply(self, event: ListenEvent) -> None:
-        """An event of this subscription (from the server's dispatch, in order). Only
-        queues: the listeners run in the subscription's own task."""
-        if not self._take(event):
-            return
-        if isinstance(event, ListenNotification) and not self._running:
-            self._running = self._spawn(self._run)
-        self._signal()
-
     async def _run(self) -> None:
-        """The subscription's dispatcher: listeners, in order, off the reader (SUB-6)."""
+        # (docstring: mcp_io_common/subscription.py)
         state = self._state
         while True:
             entry = state.pop()
             if entry is None:
                 if state.ended or self._stopped:
                     return
-                await self._changed.wait()
+                await self._change.wait()
                 continue
             for listener in list(self._listeners):
                 try:

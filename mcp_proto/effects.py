@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, Union
 from ._record import Record, builder
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Mapping, Sequence
 
     from .errors import MCPError
     from .server_config import ServerConfig
@@ -42,6 +42,7 @@ __all__ = [
     "Op",
     "PeekEra",
     "ProgressCallback",
+    "RunAll",
     "SetHeader",
     "SetLogLevel",
     "TryConnect",
@@ -317,6 +318,20 @@ class CloseListen(Record):
         _set(self, "subscription", subscription)
 
 
+class RunAll(Record):
+    """Run ``ops`` (operations) side by side, each to its end; returns their results
+    in order. If some fail, the first failure in ``ops`` order is raised once every
+    one has finished (``call_tools(..., concurrent=True)``, TOOL-6). How they run side
+    by side is the shell's (pipelined on one thread, a task each); a driver without
+    concurrency may run them in turn."""
+
+    __slots__ = ("ops",)
+    ops: Sequence[Op[Any]]
+
+    def __init__(self, ops: Sequence[Op[Any]]) -> None:
+        _set(self, "ops", ops)
+
+
 Effect = Union[
     Connect,
     TryConnect,
@@ -331,5 +346,6 @@ Effect = Union[
     AwaitAcknowledged,
     AwaitLive,
     CloseListen,
+    RunAll,
 ]
 Op = Generator[Effect, Any, T]

@@ -146,7 +146,8 @@ ALLOWED: dict[str, frozenset[str] | None] = {
     "mcp_proto.server_view": frozenset({"ServerView"}),
     "mcp_proto.session": frozenset({"ServerInfo"}),
     # Errors, configuration, limits, value types (the public API re-exports them).
-    "mcp_proto": frozenset({"deprecations", "events", "exports", "llm"}),
+    # (``__version__``: the distribution's one version, which the shells re-export.)
+    "mcp_proto": frozenset({"__version__", "deprecations", "events", "exports", "llm"}),
     "mcp_proto.exports": None,  # what every package exports alike
     "mcp_proto.errors": None,
     "mcp_proto.config": None,

@@ -18,12 +18,14 @@ subclass it. This class holds
   subscription's listeners, the host callbacks last;
 * the client-level rules: serving a server request (the busy and failure replies are
   :data:`~mcp_proto.handlers.BUSY` / :data:`~mcp_proto.handlers.FAILED`), token
-  rotation (a :class:`~mcp_proto.effects.SetHeader`), ``subscribe_resource`` deciding
-  by the connection's era between ``resources/subscribe`` and a listen subscription.
+  rotation (a :class:`~mcp_proto.effects.SetHeader`), connect's transport chain
+  (:meth:`BaseClient._try_connect_op`). (``subscribe_resource``, deciding by the
+  connection's era between ``resources/subscribe`` and a listen subscription, is a
+  core operation: ``mcp_proto/client/resources.py``.)
 
 A shell provides its server objects (which drive ``mcp_proto.connection.Connection``)
 and these primitives: ``_clock``, ``_sleep``, ``_init_io`` (its own state), the
-effect loop ``_run`` (blocking, or a coroutine), ``_perform_try_connect``, ``_start_op``
+effect loop ``_run`` (blocking, or a coroutine), ``_start_op``
 (a property assignment that sends something: ``log_level``, ``roots``), and for the
 events ``_submit`` (queue a job for the host callbacks), ``_settle_after_callbacks``,
 ``_serve`` (run :meth:`BaseClient._answer_op` somewhere it may wait, bounded) and
@@ -32,7 +34,7 @@ events ``_submit`` (queue a job for the host callbacks), ``_settle_after_callbac
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, Generic, Literal, Protocol, TypeVar
 
 from .. import events as ev
@@ -46,6 +48,7 @@ from ..connection.events import (
 )
 from ..definitions import unique_server_names
 from ..effects import (
+    Attempt,
     AwaitAcknowledged,
     AwaitLive,
     Call,
@@ -57,11 +60,12 @@ from ..effects import (
     Notify,
     Op,
     PeekEra,
+    RunAll,
     SetHeader,
     SetLogLevel,
     TryConnect,
 )
-from ..errors import MCPError, ResourceReadError
+from ..errors import MCPError
 from ..handlers import FAILED, Handlers, Reply, client_capabilities, serve_request
 from ..http_settings import HttpSettings, apply_configure_http, check_configure_http
 from ..limits import Limits
@@ -85,8 +89,10 @@ from .streaming import hook
 
 if TYPE_CHECKING:
     from ..modern.mrtr import InputRequiredWait
+    from ..session import ServerInfo
+    from ..targets import Plan
 
-__all__ = ["EFFECTS", "BaseClient", "HostLogger", "ServerPort"]
+__all__ = ["EFFECTS", "BaseClient", "HostLogger", "ServerPort", "results_in_order"]
 
 T = TypeVar("T")
 
@@ -100,8 +106,7 @@ _LEVELS: Final = {"DEBUG": 10, "INFO": 20, "WARNING": 30, "ERROR": 40, "CRITICAL
 
 #: Every effect an operation may yield: the client method performing it, and whether
 #: that method waits (then an async shell awaits what it returns). One table for every
-#: shell: the methods named here are :class:`BaseClient`'s, except
-#: ``_perform_try_connect`` (the shell's: it swaps a server object, which waits).
+#: shell: the methods named here are :class:`BaseClient`'s.
 EFFECTS: Final[dict[type[Any], tuple[str, bool]]] = {
     Call: ("_perform_call", True),
     Connect: ("_perform_connect", True),
@@ -112,6 +117,7 @@ EFFECTS: Final[dict[type[Any], tuple[str, bool]]] = {
     AwaitAcknowledged: ("_perform_await_acknowledged", True),
     AwaitLive: ("_perform_await_live", True),
     CloseListen: ("_perform_close_listen", True),
+    RunAll: ("_perform_run_all", True),
     Log: ("_perform_log", False),
     SetLogLevel: ("_perform_set_log_level", False),
     SetHeader: ("_perform_set_header", False),
@@ -152,6 +158,9 @@ class ServerPort(Protocol):
 
     @property
     def protocol_era(self) -> str | None: ...
+
+    @property
+    def server_answered(self) -> bool: ...
 
     def _listen_event(self, event: Any) -> Any: ...
 
@@ -250,8 +259,6 @@ class BaseClient(ClientFacade[S], Generic[S]):
         if roots is not None:
             self._core.set_initial_roots(roots)
         self._callbacks: list[Callable[..., Any]] = []
-        # subscribe_resource on 2026-07-28 servers: (server, uri) -> its subscription.
-        self._resource_subs: dict[tuple[str, str], Any] = {}
         # Handlers a server object was given of its own (server.on_sampling_request...).
         self._server_handlers: dict[str, Handlers] = {}
         # The tasks this client runs for each server (2025-11-25), bounded.
@@ -436,11 +443,34 @@ class BaseClient(ClientFacade[S], Generic[S]):
 
     def _swap_server(self, name: str, config: ServerConfig) -> S:
         """``connect``'s fallback: a new server object for ``name`` on ``config``'s
-        transport; returns the old one, for the shell to clean up."""
+        transport; returns the old one, to be cleaned up."""
         old = self._servers[name]
         self._servers[name] = self._make_server(name, config)
         self._core.replace_type(name, config.type)
         return old
+
+    def _connect_op(self, plans: Sequence[Plan]) -> Op[list[ServerInfo]]:
+        """``connect``: the transport chain of each planned target (CONN-6,
+        :func:`mcp_proto.targets.connect_all`) for this client's servers, in order."""
+        from ..targets import connect_all  # (connect's planning: not every client's)
+
+        return connect_all(list(self._servers), plans)
+
+    def _try_connect_op(self, effect: TryConnect) -> Op[Attempt]:
+        """One try of ``connect``'s transport chain: the server rebuilt on the next
+        transport (the old object cleaned up: that waits, so it is the shell's server
+        method run as a :class:`~mcp_proto.effects.CallHost`), then connected; the
+        outcome as an :class:`~mcp_proto.effects.Attempt` (the chain decides what
+        comes next)."""
+        if effect.config is not None:
+            old = self._swap_server(effect.server, effect.config)
+            yield CallHost(old.cleanup)  # type: ignore[attr-defined]
+        try:
+            info = yield Connect(effect.server)
+        except MCPError as exc:
+            answered = self._servers[effect.server].server_answered
+            return Attempt(error=exc, server_answered=answered)
+        return Attempt(info=info)
 
     # ------------------------------------------------------------ effects
 
@@ -495,6 +525,21 @@ class BaseClient(ClientFacade[S], Generic[S]):
     def _perform_close_listen(self, effect: CloseListen) -> Any:
         return effect.subscription.close()
 
+    def _perform_try_connect(self, effect: TryConnect) -> Any:
+        # An effect made of effects: its operation, run by the shell's own loop (a
+        # blocking one returns the Attempt, an async one a coroutine of it, awaited).
+        return self._run(self._try_connect_op(effect))
+
+    def _perform_run_all(self, effect: RunAll) -> Any:
+        # Side by side is the shell's (it overrides this); a driver without concurrency
+        # runs them in turn, with the same outcome.
+        return self._run(_in_turn(effect.ops))
+
+    def _run(self, op: Op[T]) -> Any:
+        """The shell's effect loop: perform ``op``'s effects until it returns (its
+        value; in an async shell a coroutine of it)."""
+        raise NotImplementedError  # pragma: no cover - the shell's
+
     def _perform_log(self, effect: Log) -> None:
         self.logger.log(_LEVELS.get(effect.level, 20), "%s", effect.message)
 
@@ -507,9 +552,6 @@ class BaseClient(ClientFacade[S], Generic[S]):
 
     def _perform_peek_era(self, effect: PeekEra) -> str | None:
         return self._servers[effect.server].protocol_era
-
-    def _perform_try_connect(self, effect: TryConnect) -> Any:
-        raise NotImplementedError  # pragma: no cover - the shell's
 
     # ------------------------------------------------------------ client-level rules
 
@@ -561,101 +603,6 @@ class BaseClient(ClientFacade[S], Generic[S]):
                 return reply
             yield CallHost(self._sleep, (_RESULT_POLL,))
 
-    def _subscribe_op(self, uri: str, server: ServerSelector | None) -> Op[bool]:
-        """``subscribe_resource``: the connection's era decides (RES-7, RES-9). A
-        handshake-era server gets ``resources/subscribe``; a 2026-07-28 server a listen
-        subscription for the URI, confirmed by an acknowledgment naming it (else
-        ``ResourceReadError``, as for an unconfirmed ``resources/subscribe``).
-
-        The seed's subscription paragraph (2026-07-28): a stream already assigned to
-        the URI is reused only while the server honours the URI on it now; a dropped
-        one is waited for (RES-11). One that ended, or that fails to become live again,
-        is closed and unassigned (RES-12). The acknowledgment is re-verified with the
-        assignment in place, so one that arrived in between is not missed (RES-10)."""
-        core = self._core
-        owner = yield from core._resource_owner(uri, server)
-        info = yield Connect(owner)
-        if info.protocol_era != "modern":
-            return (yield from core.subscribe_resource(uri, server=owner))
-        key = (owner, uri)
-        existing = self._resource_subs.get(key)
-        if existing is not None:
-            if not existing.closed:
-                if not existing.active or not _names(existing.acknowledged, uri):
-                    # RES-11: not honoured now (dropped, re-opening): wait for the
-                    # server's answer to the replacement, bounded by the read timeout.
-                    yield from self._confirm_live(owner, uri, existing)
-                return True
-            self._unassign(key, existing)  # RES-12: ended; a new listen replaces it
-        sub = yield Listen(owner, {"resource_subscriptions": [uri]})
-        try:
-            granted: Mapping[str, Any] = yield AwaitAcknowledged(sub)
-            if not _names(granted, uri):
-                raise ResourceReadError(
-                    f"subscribing to {uri!r} on {owner!r} was not confirmed: the "
-                    "server's acknowledgment does not name it"
-                )
-        except MCPError as exc:
-            yield CloseListen(sub)
-            if isinstance(exc, ResourceReadError):
-                raise
-            raise ResourceReadError(
-                f"subscribing to {uri!r} on {owner!r} was not confirmed: {exc}"
-            ) from exc
-        self._resource_subs[key] = sub
-        # RES-10: re-verified with the assignment in place. A later acknowledgment
-        # that no longer names the URI ended the subscription in the machine (and the
-        # assignment with it, _on_listen_event); one that came in before the
-        # assignment is seen here. Not a wait: a stream that dropped the moment it
-        # was acknowledged has still granted it (RES-13).
-        if sub.closed or not _names(sub.acknowledged or granted, uri):
-            self._unassign(key, sub)
-            yield CloseListen(sub)
-            raise ResourceReadError(
-                f"subscribing to {uri!r} on {owner!r} was not confirmed: the server "
-                f"withdrew it as it was acknowledged ({sub.error or 'no longer named'})"
-            )
-        return True
-
-    def _confirm_live(self, owner: str, uri: str, sub: Any) -> Op[None]:
-        """RES-11/RES-12: wait until the assigned subscription ``sub`` is honoured now
-        and still names ``uri``; if not, it is closed and unassigned, and the
-        subscription was not confirmed."""
-        timeout = self._core._entry(owner).read_timeout
-        try:
-            granted: Mapping[str, Any] = yield AwaitLive(sub, timeout)
-            if not _names(granted, uri):
-                raise ResourceReadError(
-                    f"subscribing to {uri!r} on {owner!r} was not confirmed: the "
-                    "re-opened stream's acknowledgment does not name it"
-                )
-        except MCPError as exc:
-            self._unassign((owner, uri), sub)
-            yield CloseListen(sub)
-            if isinstance(exc, ResourceReadError):
-                raise
-            raise ResourceReadError(
-                f"subscribing to {uri!r} on {owner!r} was not confirmed: {exc}"
-            ) from exc
-
-    def _unassign(self, key: tuple[str, str], sub: Any) -> None:
-        """Drop the assignment of ``key`` if it still names ``sub`` (not a newer one)."""
-        if self._resource_subs.get(key) is sub:
-            del self._resource_subs[key]
-
-    def _unsubscribe_op(self, uri: str, server: ServerSelector | None) -> Op[bool]:
-        """``unsubscribe_resource``: a 2026-07-28 subscription ends with its listen;
-        a handshake-era server gets ``resources/unsubscribe``."""
-        core = self._core
-        owner = yield from core._resource_owner(uri, server)
-        sub = self._resource_subs.pop((owner, uri), None)
-        if sub is not None:
-            yield CloseListen(sub)
-            return True
-        if (yield PeekEra(owner)) == "modern":
-            return True  # nothing subscribed
-        return (yield from core.unsubscribe_resource(uri, server=owner))
-
     def set_authorization(
         self, authorization: str | None, *, server: ServerSelector | None = None
     ) -> None:
@@ -671,6 +618,13 @@ class BaseClient(ClientFacade[S], Generic[S]):
                 servers; a stdio server (it has no headers); a value with CR or LF.
         """
         self._run_now(self._core.rotate_authorization(authorization, server=server))
+
+    def _end_subscriptions_op(self) -> Op[None]:
+        """``close()``'s first step: every open listen subscription ends (the client is
+        done; ``cleanup()`` keeps them for the next connection, SUB-22)."""
+        for server in list(self._servers.values()):
+            for sub in list(server._subscriptions.values()):
+                yield CloseListen(sub)
 
     def _listen_target(self, server: ServerSelector | None) -> S:
         """The server a ``listen`` is for: ``server=``, or the only one."""
@@ -760,9 +714,7 @@ class BaseClient(ClientFacade[S], Generic[S]):
                 sub._apply(event)
                 if isinstance(event, ListenEnded):
                     # RES-12: an ended stream is no longer the URI's subscription.
-                    for key, assigned in list(self._resource_subs.items()):
-                        if assigned is sub:
-                            self._unassign(key, sub)
+                    self._core._resource_ended(sub)
             return
         method, params = event.method, event.params
         try:
@@ -787,9 +739,23 @@ class BaseClient(ClientFacade[S], Generic[S]):
                 self.logger.debug("%s", note)
 
 
-def _names(granted: Mapping[str, Any] | None, uri: str) -> bool:
-    """Whether an acknowledgment's granted filter names ``uri`` (RES-9)."""
-    if granted is None:
-        return False
-    uris = granted.get("resourceSubscriptions", ())
-    return isinstance(uris, (list, tuple)) and uri in uris
+def _in_turn(ops: Sequence[Op[T]]) -> Op[list[T]]:
+    """:class:`~mcp_proto.effects.RunAll`'s outcome, the operations run one after the
+    other."""
+    results: list[Any] = [None] * len(ops)
+    failures: dict[int, MCPError] = {}
+    for i, op in enumerate(ops):
+        try:
+            results[i] = yield from op
+        except MCPError as exc:
+            failures[i] = exc
+    return results_in_order(results, failures)
+
+
+def results_in_order(results: list[T], failures: Mapping[int, BaseException]) -> list[T]:
+    """The outcome of a :class:`~mcp_proto.effects.RunAll` (every shell's): the
+    operations' results (by index), or the first failure in order (``failures``: by
+    index) once every one has ended."""
+    if failures:
+        raise failures[min(failures)]
+    return results

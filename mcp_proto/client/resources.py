@@ -3,9 +3,21 @@
 
 from __future__ import annotations
 
-from typing import Any, Final
+from collections.abc import Mapping
+from typing import Any, Final, NoReturn
 
-from ..effects import Call, Log, Op, ProgressCallback
+from ..effects import (
+    AwaitAcknowledged,
+    AwaitLive,
+    Call,
+    CloseListen,
+    Connect,
+    Listen,
+    Log,
+    Op,
+    PeekEra,
+    ProgressCallback,
+)
 from ..errors import (
     AmbiguousResourceURI,
     CapabilityError,
@@ -159,11 +171,97 @@ class ResourceOps(Router):
         return contents
 
     def subscribe_resource(self, uri: str, *, server: ServerSelector | None = None) -> Op[bool]:
-        """``resources/subscribe``; True once the server confirmed it (RES-6)."""
-        return (yield from self._subscription("resources/subscribe", uri, server))
+        """Updates of ``uri`` reach ``on_notification`` callbacks; True once the server
+        confirmed it. The connection's era decides how (RES-7, RES-9): a handshake-era
+        server gets ``resources/subscribe`` (RES-6); a 2026-07-28 server a listen
+        subscription for the URI, confirmed by an acknowledgment naming it (else
+        ``ResourceReadError``, as for an unconfirmed ``resources/subscribe``).
+
+        The seed's subscription paragraph (2026-07-28): a stream already assigned to
+        the URI is reused only while the server honours the URI on it now; a dropped
+        one is waited for (RES-11). One that ended, or that fails to become live again,
+        is closed and unassigned (RES-12). The acknowledgment is re-verified with the
+        assignment in place, so one that arrived in between is not missed (RES-10)."""
+        owner = yield from self._resource_owner(uri, server)
+        info: ServerInfo = yield Connect(owner)
+        if info.protocol_era != "modern":
+            return (yield from self._subscription("resources/subscribe", uri, owner))
+        key = (owner, uri)
+        existing = self._resource_subs.get(key)
+        if existing is not None:
+            if not existing.closed:
+                if not existing.active or not _names(existing.acknowledged, uri):
+                    # RES-11: not honoured now (dropped, re-opening): wait for the
+                    # server's answer to the replacement, bounded by the read timeout.
+                    yield from self._confirm_live(owner, uri, existing)
+                return True
+            self._unassign(key, existing)  # RES-12: ended; a new listen replaces it
+        sub = yield Listen(owner, {"resource_subscriptions": [uri]})
+        try:
+            granted: Mapping[str, Any] = yield AwaitAcknowledged(sub)
+            if not _names(granted, uri):
+                raise ResourceReadError(
+                    f"subscribing to {uri!r} on {owner!r} was not confirmed: the "
+                    "server's acknowledgment does not name it"
+                )
+        except MCPError as exc:
+            yield CloseListen(sub)
+            _raise_unconfirmed(uri, owner, exc)
+        self._resource_subs[key] = sub
+        # RES-10: re-verified with the assignment in place. A later acknowledgment
+        # that no longer names the URI ended the subscription in the machine (and the
+        # assignment with it, _resource_ended); one that came in before the
+        # assignment is seen here. Not a wait: a stream that dropped the moment it
+        # was acknowledged has still granted it (RES-13).
+        if sub.closed or not _names(sub.acknowledged or granted, uri):
+            self._unassign(key, sub)
+            yield CloseListen(sub)
+            raise ResourceReadError(
+                f"subscribing to {uri!r} on {owner!r} was not confirmed: the server "
+                f"withdrew it as it was acknowledged ({sub.error or 'no longer named'})"
+            )
+        return True
 
     def unsubscribe_resource(self, uri: str, *, server: ServerSelector | None = None) -> Op[bool]:
-        return (yield from self._subscription("resources/unsubscribe", uri, server))
+        """Stop the updates of ``uri``: on a 2026-07-28 server its listen subscription
+        ends (``True``, also when none was open); a handshake-era server gets
+        ``resources/unsubscribe``."""
+        owner = yield from self._resource_owner(uri, server)
+        sub = self._resource_subs.pop((owner, uri), None)
+        if sub is not None:
+            yield CloseListen(sub)
+            return True
+        if (yield PeekEra(owner)) == "modern":
+            return True  # nothing subscribed
+        return (yield from self._subscription("resources/unsubscribe", uri, owner))
+
+    def _confirm_live(self, owner: str, uri: str, sub: Any) -> Op[None]:
+        """RES-11/RES-12: wait until the assigned subscription ``sub`` is honoured now
+        and still names ``uri``; if not, it is closed and unassigned, and the
+        subscription was not confirmed."""
+        timeout = self._entry(owner).read_timeout
+        try:
+            granted: Mapping[str, Any] = yield AwaitLive(sub, timeout)
+            if not _names(granted, uri):
+                raise ResourceReadError(
+                    f"subscribing to {uri!r} on {owner!r} was not confirmed: the "
+                    "re-opened stream's acknowledgment does not name it"
+                )
+        except MCPError as exc:
+            self._unassign((owner, uri), sub)
+            yield CloseListen(sub)
+            _raise_unconfirmed(uri, owner, exc)
+
+    def _unassign(self, key: tuple[str, str], sub: Any) -> None:
+        """Drop the assignment of ``key`` if it still names ``sub`` (not a newer one)."""
+        if self._resource_subs.get(key) is sub:
+            del self._resource_subs[key]
+
+    def _resource_ended(self, sub: Any) -> None:
+        """RES-12: a listen subscription ended; it is no longer any URI's."""
+        for key, assigned in list(self._resource_subs.items()):
+            if assigned is sub:
+                self._unassign(key, sub)
 
     def _subscription(self, method: str, uri: str, server: ServerSelector | None) -> Op[bool]:
         owner = yield from self._resource_owner(uri, server)
@@ -180,3 +278,21 @@ class ResourceOps(Router):
                 f"{method} {uri!r} on {owner!r} was not confirmed: {exc}"
             ) from exc
         return True
+
+
+def _names(granted: Mapping[str, Any] | None, uri: str) -> bool:
+    """Whether an acknowledgment's granted filter names ``uri`` (RES-9)."""
+    if granted is None:
+        return False
+    uris = granted.get("resourceSubscriptions", ())
+    return isinstance(uris, (list, tuple)) and uri in uris
+
+
+def _raise_unconfirmed(uri: str, owner: str, error: MCPError) -> NoReturn:
+    """What an unconfirmed subscription raises: ``error`` if it says so already, else
+    a ``ResourceReadError`` caused by it (as for an unconfirmed ``resources/subscribe``)."""
+    if isinstance(error, ResourceReadError):
+        raise error
+    raise ResourceReadError(
+        f"subscribing to {uri!r} on {owner!r} was not confirmed: {error}"
+    ) from error

@@ -236,6 +236,9 @@ class Router:
         self._generation: dict[tuple[str, str], int] = {}
         # (server, kind) -> (the cached list it indexes, name -> items): see _by_name.
         self._name_index: dict[tuple[str, str], tuple[list[Any], dict[str, list[Any]]]] = {}
+        # subscribe_resource on 2026-07-28 servers: (server, uri) -> its listen
+        # subscription (the shell's handle), RES-9..12.
+        self._resource_subs: dict[tuple[str, str], Any] = {}
         self.request_meta = request_meta  # validated and copied by the setter
 
     # ------------------------------------------------------------------ config

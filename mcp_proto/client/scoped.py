@@ -244,11 +244,11 @@ class ServerMethods:
     def subscribe_resource(self, uri: str) -> Op[bool]:
         """Updates of ``uri`` reach this server's ``on_notification`` callbacks (the
         era decides how: see the client's ``subscribe_resource``)."""
-        return self._owner()._subscribe_op(uri, self.name)  # type: ignore[no-any-return]
+        return self._core().subscribe_resource(uri, server=self.name)
 
     @scoped
     def unsubscribe_resource(self, uri: str) -> Op[bool]:
-        return self._owner()._unsubscribe_op(uri, self.name)  # type: ignore[no-any-return]
+        return self._core().unsubscribe_resource(uri, server=self.name)
 
     # ------------------------------------------------------------ utilities
 

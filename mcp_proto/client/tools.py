@@ -7,9 +7,9 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
-from .. import deprecations
+from .. import deprecations, llm
 from .._schema_plain import is_plain
-from ..effects import Connect, Log, Op, PeekEra, ProgressCallback, _new_call
+from ..effects import Connect, Log, Op, PeekEra, ProgressCallback, RunAll, _new_call
 from ..errors import (
     CapabilityError,
     ConnectionError,
@@ -226,13 +226,43 @@ class ToolOps(Router):
             raise ValidationError(message)
         yield Log("WARNING", f"structured output check failed: {message}")
 
-    def call_tools(self, calls: Iterable[Mapping[str, object]]) -> Op[list[ToolResult]]:
-        """Call several tools one after the other (TOOL-6); keys ``name``,
-        ``arguments`` (or ``parameters``), ``server``."""
+    def call_tools(
+        self, calls: Iterable[Mapping[str, object]], *, concurrent: bool = False
+    ) -> Op[list[ToolResult]]:
+        """Call several tools; results in the order of ``calls`` (TOOL-6). Each call is
+        a mapping with the keys ``name``, ``arguments`` (or ``parameters``) and
+        ``server`` (optional); every entry is checked before anything is sent.
+
+        By default one after the other. With ``concurrent=True`` every request is sent
+        before any answer is awaited (blocking shell: over stdio in one write, on one
+        thread, no thread per call; Trio: one task each), so the server may run them in
+        any order; if calls fail, the first failure in ``calls`` order is raised once
+        all have finished."""
+        ops = self.tool_call_ops(calls)
+        if concurrent:
+            results: list[ToolResult] = yield RunAll(ops)
+            return results
         results = []
-        for op in self.tool_call_ops(calls):
+        for op in ops:
             results.append((yield from op))
         return results
+
+    def to_openai_tools(self, tool_names: Iterable[str] | None = None) -> Op[list[dict[str, Any]]]:
+        """Every server's tools (as ``list_tools`` gives them) as OpenAI function
+        definitions (LLM-1); ``tool_names``: only those."""
+        return llm.to_openai_tools((yield from self.list_tools()), tool_names)
+
+    def to_anthropic_tools(
+        self, tool_names: Iterable[str] | None = None
+    ) -> Op[list[dict[str, Any]]]:
+        """Every server's tools as Anthropic tool definitions (LLM-2); ``tool_names``:
+        only those."""
+        return llm.to_anthropic_tools((yield from self.list_tools()), tool_names)
+
+    def to_google_tools(self, tool_names: Iterable[str] | None = None) -> Op[list[dict[str, Any]]]:
+        """Every server's tools as Google function declarations (LLM-3); ``tool_names``:
+        only those."""
+        return llm.to_google_tools((yield from self.list_tools()), tool_names)
 
     def tool_call_ops(self, calls: Iterable[Mapping[str, Any]]) -> list[Op[ToolResult]]:
         """One ``call_tool`` operation per entry of a ``call_tools`` list (each entry is

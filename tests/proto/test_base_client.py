@@ -294,16 +294,16 @@ def test_subscribe_resource_follows_the_connections_era() -> None:
     c = client()
     (server,) = c.servers
     server.script["resources/list"] = {"resources": [{"uri": "file:///a", "name": "a"}]}
-    assert c._run(c._subscribe_op("file:///a", None)) is True
+    assert c._run(c._core.subscribe_resource("file:///a")) is True
     assert server.requests[-1] == ("resources/subscribe", {"uri": "file:///a"})
     assert server.listens == []
     # The same client meets a 2026-07-28 server: a listen subscription, acknowledged.
     server.version = MODERN
     server.granted = {"resourceSubscriptions": ["file:///b"]}
-    assert c._run(c._subscribe_op("file:///b", "srv")) is True
+    assert c._run(c._core.subscribe_resource("file:///b", server="srv")) is True
     assert server.listens == [{"resource_subscriptions": ["file:///b"]}]
-    assert c._run(c._unsubscribe_op("file:///b", "srv")) is True
-    assert c._resource_subs == {}
+    assert c._run(c._core.unsubscribe_resource("file:///b", server="srv")) is True
+    assert c._core._resource_subs == {}
 
 
 def test_an_unconfirmed_modern_subscription_is_closed_and_a_read_error() -> None:
@@ -312,12 +312,12 @@ def test_an_unconfirmed_modern_subscription_is_closed_and_a_read_error() -> None
     server.version = MODERN
     server.granted = {"resourceSubscriptions": []}
     with pytest.raises(ResourceReadError, match="does not name it"):
-        c._run(c._subscribe_op("file:///a", "srv"))
+        c._run(c._core.subscribe_resource("file:///a", server="srv"))
     assert [type(e).__name__ for e in c.performed][-1] == "CloseListen"
     server.granted = MCPError("timed out")
     with pytest.raises(ResourceReadError, match="timed out"):
-        c._run(c._subscribe_op("file:///a", "srv"))
-    assert c._resource_subs == {}
+        c._run(c._core.subscribe_resource("file:///a", server="srv"))
+    assert c._core._resource_subs == {}
 
 
 def modern_subscribed(uri: str = "file:///a", **options: Any) -> tuple[TinyClient, FakeSub]:
@@ -326,8 +326,8 @@ def modern_subscribed(uri: str = "file:///a", **options: Any) -> tuple[TinyClien
     (server,) = c.servers
     server.version = MODERN
     server.granted = {"resourceSubscriptions": [uri]}
-    assert c._run(c._subscribe_op(uri, "srv")) is True
-    sub = c._resource_subs[("srv", uri)]
+    assert c._run(c._core.subscribe_resource(uri, server="srv")) is True
+    sub = c._core._resource_subs[("srv", uri)]
     assert isinstance(sub, FakeSub) and sub.active
     c.performed.clear()
     return c, sub
@@ -335,7 +335,7 @@ def modern_subscribed(uri: str = "file:///a", **options: Any) -> tuple[TinyClien
 
 def test_res11_a_stream_honoured_now_is_reused_without_waiting() -> None:
     c, sub = modern_subscribed()
-    assert c._run(c._subscribe_op("file:///a", "srv")) is True
+    assert c._run(c._core.subscribe_resource("file:///a", server="srv")) is True
     assert [type(e).__name__ for e in c.performed] == ["Connect"]
     assert sub.live_waits == [] and len(c.servers[0].listens) == 1
 
@@ -347,14 +347,14 @@ def test_res11_a_dropped_stream_is_waited_for_and_must_name_the_uri() -> None:
     c, sub = modern_subscribed(read_timeout=7.0)
     sub.active = False  # the stream dropped; its old acknowledgment is still there
     sub.live = {"resourceSubscriptions": ["file:///a"]}
-    assert c._run(c._subscribe_op("file:///a", "srv")) is True
+    assert c._run(c._core.subscribe_resource("file:///a", server="srv")) is True
     assert sub.live_waits == [7.0]
     assert [type(e).__name__ for e in c.performed] == ["Connect", "AwaitLive"]
     sub.active = False
     sub.live = {"resourceSubscriptions": []}
     with pytest.raises(ResourceReadError, match="does not name it"):
-        c._run(c._subscribe_op("file:///a", "srv"))
-    assert sub.closed and c._resource_subs == {}
+        c._run(c._core.subscribe_resource("file:///a", server="srv"))
+    assert sub.closed and c._core._resource_subs == {}
 
 
 def test_res12_a_stream_that_does_not_become_live_is_closed_and_unassigned() -> None:
@@ -362,9 +362,11 @@ def test_res12_a_stream_that_does_not_become_live_is_closed_and_unassigned() -> 
     sub.active = False
     sub.live = MCPError("the replacement was refused: HTTP 403")
     with pytest.raises(ResourceReadError, match="403"):
-        c._run(c._subscribe_op("file:///a", "srv"))
-    assert sub.closed and c._resource_subs == {}
-    assert c._run(c._unsubscribe_op("file:///a", "srv")) is True  # nothing to search for
+        c._run(c._core.subscribe_resource("file:///a", server="srv"))
+    assert sub.closed and c._core._resource_subs == {}
+    assert (
+        c._run(c._core.unsubscribe_resource("file:///a", server="srv")) is True
+    )  # nothing to search for
     assert [type(e).__name__ for e in c.performed][-1] == "PeekEra"
 
 
@@ -375,10 +377,10 @@ def test_res12_an_ended_stream_is_unassigned_and_replaced() -> None:
     server._listen_event = lambda event: sub  # type: ignore[attr-defined]
     sub.closed = True  # as its ListenEnded makes it
     c._on_server_event(server, ListenEnded(1, ResourceReadError("withdrawn")))
-    assert c._resource_subs == {}
-    assert c._run(c._subscribe_op("file:///a", "srv")) is True
+    assert c._core._resource_subs == {}
+    assert c._run(c._core.subscribe_resource("file:///a", server="srv")) is True
     assert len(server.listens) == 2  # a new listen, not the ended one
-    assert c._resource_subs[("srv", "file:///a")] is not sub
+    assert c._core._resource_subs[("srv", "file:///a")] is not sub
 
 
 def test_res10_an_acknowledgment_withdrawn_before_the_assignment_is_not_missed() -> None:
@@ -406,8 +408,8 @@ def test_res10_an_acknowledgment_withdrawn_before_the_assignment_is_not_missed()
 
     server.listen = listen  # type: ignore[method-assign]
     with pytest.raises(ResourceReadError, match="withdrew it"):
-        c._run(c._subscribe_op("file:///a", "srv"))
-    assert c._resource_subs == {}
+        c._run(c._core.subscribe_resource("file:///a", server="srv"))
+    assert c._core._resource_subs == {}
 
 
 def test_server_requests_get_the_handlers_reply_busy_or_failed() -> None:
@@ -604,3 +606,90 @@ def test_a_calls_log_goes_to_a_stream_sink_and_not_to_a_plain_callback() -> None
     c.drain()
     assert [stream.take(), stream.take()] == [LogChunk("info", "step 1", "db"), ProgressChunk(1.0)]
     assert plain == []
+
+
+class FallibleServer(FakeServer):
+    """A server object whose connect fails on some transports (as a URL that does not
+    speak it: a bare HTTP status), recording its cleanup."""
+
+    failing: frozenset[str] = frozenset()
+    answered = False
+    cleaned: list[str] = []
+
+    @property
+    def server_answered(self) -> bool:
+        return self.answered
+
+    def ensure_connected(self) -> ServerInfo:
+        if self.config.type in self.failing:
+            from mcp_proto.errors import ServerError
+
+            raise ServerError("HTTP 404")
+        return super().ensure_connected()
+
+    def cleanup(self) -> None:
+        self.cleaned.append(self.config.type)
+
+
+def test_connect_tries_each_transport_through_the_shells_loop(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # connect's chain: each TryConnect is an operation of its own (rebuild the server,
+    # clean the old one up, connect) that the shell's loop runs (BaseClient._connect_op).
+    from mcp_proto.effects import CallHost, Connect, TryConnect
+    from mcp_proto.targets import plan_targets
+
+    cleaned: list[str] = []
+    monkeypatch.setattr(FallibleServer, "failing", frozenset({"streamable_http"}))
+    monkeypatch.setattr(FallibleServer, "cleaned", cleaned)
+    monkeypatch.setattr(TinyClient, "_server_class", lambda self, kind: FallibleServer)
+    plans = plan_targets("http://127.0.0.1:9/x")
+    c = client(*(plan.configs[0] for plan in plans))
+    (name,) = c._servers
+    (info,) = c._run(c._connect_op(plans))
+    assert info.protocol_version == LEGACY
+    assert c._servers[name].config.type == "sse"  # the server object was swapped
+    assert cleaned == ["streamable_http"]  # and the old one cleaned up
+    kinds = [type(e) for e in c.performed]
+    assert kinds == [TryConnect, Connect, TryConnect, CallHost, Connect]
+
+
+def test_connect_stops_at_a_server_that_answered(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The Attempt carries server_answered: proof an MCP server is there ends the chain.
+    from mcp_proto.errors import ServerError
+    from mcp_proto.targets import plan_targets
+
+    monkeypatch.setattr(FallibleServer, "failing", frozenset({"streamable_http"}))
+    monkeypatch.setattr(FallibleServer, "answered", True)
+    monkeypatch.setattr(FallibleServer, "cleaned", [])
+    monkeypatch.setattr(TinyClient, "_server_class", lambda self, kind: FallibleServer)
+    plans = plan_targets("http://127.0.0.1:9/x")
+    c = client(*(plan.configs[0] for plan in plans))
+    with pytest.raises(ServerError, match="404"):
+        c._run(c._connect_op(plans))
+    assert [s.config.type for s in c.servers] == ["streamable_http"]
+
+
+def test_call_tools_concurrent_is_one_run_all_effect_run_in_turn_without_concurrency() -> None:
+    # call_tools(concurrent=True) asks the shell to run the calls side by side (RunAll);
+    # a driver without concurrency runs them in turn (BaseClient._perform_run_all): the
+    # results in order, the first failure in order raised once every call has run.
+    from mcp_proto.effects import RunAll
+    from mcp_proto.errors import ToolNotFound
+
+    c = client()
+    (server,) = c.servers
+    server.script["tools/list"] = {"tools": [{"name": "t", "inputSchema": {"type": "object"}}]}
+    server.script["tools/call"] = {"content": [{"type": "text", "text": "ok"}]}
+    calls = [{"name": "t", "arguments": {"i": i}} for i in range(3)]
+    results = c._run(c._core.call_tools(calls, concurrent=True))
+    assert [r.text for r in results] == ["ok", "ok", "ok"]
+    assert type(c.performed[0]) is RunAll and len(c.performed[0].ops) == 3
+    sent = [params["arguments"] for method, params in server.requests if method == "tools/call"]
+    assert sent == [{"i": 0}, {"i": 1}, {"i": 2}]
+    server.requests.clear()
+    bad = [{"name": "t"}, {"name": "missing1"}, {"name": "t"}, {"name": "missing2"}]
+    with pytest.raises(ToolNotFound, match="missing1"):
+        c._run(c._core.call_tools(bad, concurrent=True))
+    # The calls after the first failure still ran.
+    assert [m for m, _ in server.requests].count("tools/call") == 2

@@ -47,7 +47,7 @@ def listens(peer: hostile_modern.Peer) -> int:
 
 def assigned(c: Any) -> Any:
     """The listen subscription the client holds for URI (or ``None``)."""
-    return c._resource_subs.get((c.servers[0].name, URI))
+    return c._core._resource_subs.get((c.servers[0].name, URI))
 
 
 def test_res10_a_reopened_stream_that_no_longer_names_the_uri_is_closed(

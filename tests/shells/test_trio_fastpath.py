@@ -134,7 +134,7 @@ async def test_cancelled_while_the_answer_is_already_there() -> None:
         assert scope.cancelled_caught
         assert len(server.requests()) == 1
         assert server.cancellations() == []
-        assert server._calls == {}
+        assert server._waiters == {}
         server.answer = lambda msg: {"n": 2}
         assert await server.request("ping") == {"n": 2}
         await server.cleanup()
@@ -152,7 +152,7 @@ async def test_cancelled_while_waiting_sends_notifications_cancelled() -> None:
         assert server.cancellations() == [
             {"requestId": request["id"], "reason": "Request cancelled by the client"}
         ]
-        assert server._calls == {}
+        assert server._waiters == {}
         server.respond(request["id"], {"late": True})  # discarded, nobody waits for it
         server.answer = lambda msg: {"n": 2}
         assert await server.request("ping") == {"n": 2}
@@ -227,7 +227,7 @@ async def test_each_request_times_out_at_its_own_deadline(autojump_clock: Any) -
         assert 1.5 <= failed["short"] < 1.6
         assert 10.0 <= failed["long"] < 10.1
         assert len(server.cancellations()) == 2
-        assert server._calls == {}
+        assert server._waiters == {}
         await server.cleanup()
     assert not server._timer_running
 
