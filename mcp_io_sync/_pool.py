@@ -29,7 +29,7 @@ from typing import Any
 
 import httpcore
 
-from mcp_io_common.pool import KEEPALIVE_EXPIRY, PoolFront, PoolRequest, PoolState, PoolStream
+from mcp_io_common.pool import PoolFront, PoolStream
 
 from ._plain import PlainConnection, PlainResponse
 
@@ -39,12 +39,11 @@ _Response = httpcore.Response | PlainResponse
 __all__ = ["ConnectionPool", "FastBackend"]
 
 
-class FastBackend(httpcore.NetworkBackend):
+class FastBackend(httpcore.SyncBackend):
     """httpcore's own sync backend for connecting (and TLS), with a leaner stream for
     plain TCP connections; see :class:`_FastStream`."""
 
     def __init__(self, busy: Callable[[], bool] = bool) -> None:
-        self._inner = httpcore.SyncBackend()
         self._busy = busy
 
     def connect_tcp(
@@ -55,24 +54,11 @@ class FastBackend(httpcore.NetworkBackend):
         local_address: str | None = None,
         socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
     ) -> httpcore.NetworkStream:
-        stream = self._inner.connect_tcp(
-            host, port, timeout=timeout, local_address=local_address, socket_options=socket_options
-        )
+        stream = super().connect_tcp(host, port, timeout, local_address, socket_options)
         sock = stream.get_extra_info("socket")
         if type(sock) is not socket.socket:  # never expected: keep httpcore's stream
             return stream
         return _FastStream(stream, sock, self._busy)
-
-    def connect_unix_socket(
-        self,
-        path: str,
-        timeout: float | None = None,
-        socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
-    ) -> httpcore.NetworkStream:  # pragma: no cover - not used by the transports
-        return self._inner.connect_unix_socket(path, timeout, socket_options)
-
-    def sleep(self, seconds: float) -> None:  # pragma: no cover - only for connect retries
-        time.sleep(seconds)
 
 
 class _FastStream(httpcore.NetworkStream):
@@ -186,35 +172,61 @@ class _FastStream(httpcore.NetworkStream):
         return self._inner.get_extra_info(info)
 
 
-class ConnectionPool(PoolFront["_Connection", "_Stream", "_Response"]):
+class _Stream(PoolStream["ConnectionPool", "_Connection", "_Response"]):
+    """``with pool.stream(...) as response``."""
+
+    __slots__ = ()
+
+    def __enter__(self) -> _Response:
+        pool, req = self._pool, self._request
+        target, timeouts = req.target, req.timeouts
+        conn = pool._acquire(target.origin, timeouts.get("pool"))
+        response: _Response
+        try:
+            if isinstance(conn, PlainConnection):
+                response = conn.send(req)
+            else:
+                response = conn.handle_request(req.httpcore_request(req.content))
+        except BaseException:
+            pool._release(conn)  # the connection closed itself already
+            raise
+        self._conn, self._response = conn, response
+        return response
+
+    def __exit__(self, *exc: object) -> None:
+        taken = self._taken()
+        if taken is None:
+            return
+        conn, response = taken
+        try:
+            response.close()
+        finally:
+            self._pool._release(conn)
+
+
+class ConnectionPool(PoolFront["_Connection", "_Stream", "_Response", httpcore.NetworkBackend]):
     """Keep-alive HTTP/1.1 connections to one or a few origins, thread-safe: the rules
     are :class:`~mcp_io_common.pool.PoolState`'s, called under one lock; waiting for a
-    slot, connecting and closing happen outside it. ``stream()``, ``request()``: see
-    ``PoolFront``."""
+    slot, connecting and closing happen outside it. ``stream()``, ``request()`` and
+    the choice of a connection: see ``PoolFront``."""
 
-    def __init__(
-        self,
-        *,
-        ssl_context: ssl.SSLContext | None = None,
-        max_connections: int = 32,
-        network_backend: httpcore.NetworkBackend | None = None,
-        keepalive_expiry: float | None = KEEPALIVE_EXPIRY,
-    ) -> None:
-        self._state = PoolState(max_connections, keepalive_expiry)
-        self._ssl_context = ssl_context
-        # Plain TCP gets the lean stream; TLS stays entirely httpcore's.
-        self._backend = network_backend or FastBackend(self._busy)
-        self._tls_backend = network_backend or httpcore.SyncBackend()
-        self._cond = threading.Condition(threading.Lock())
+    _stream_class = _Stream
+    _plain_class = PlainConnection
+    _tls_class = httpcore.HTTPConnection
+    _httpcore_backend = httpcore.SyncBackend
+
+    def _lean_backend(self) -> httpcore.NetworkBackend:
+        return FastBackend(self._busy)
+
+    def _make_slots(self, limit: int) -> None:
+        # PoolState.has_slot is the condition; a released slot notifies one waiter.
+        self._cond = threading.Condition(self._lock)
 
     def _busy(self) -> bool:
         """More than one request in flight (read without the lock: a hint)."""
         return self._state.in_use > 1
 
     # ------------------------------------------------------------ requests
-
-    def _stream(self, request: PoolRequest) -> _Stream:
-        return _Stream(self, request)
 
     def _read_all(self, stream: _Stream) -> _Response:
         with stream as response:
@@ -227,31 +239,16 @@ class ConnectionPool(PoolFront["_Connection", "_Stream", "_Response"]):
             if not state.has_slot() and not cond.wait_for(state.has_slot, timeout):
                 raise httpcore.PoolTimeout("no connection became free within the pool timeout")
             state.take_slot()
-            conn, stale = state.pop_idle(time.monotonic())
         try:
-            self._close_all(stale)
-            while conn is not None:
-                if state.reusable(conn, origin):
-                    return conn
-                self._discard(conn)
-                with cond:
-                    conn, stale = state.pop_idle(time.monotonic())
-                self._close_all(stale)
-            if origin.scheme == b"http":
-                # Plain HTTP: h11 driven directly (see _plain); TLS stays httpcore's.
-                conn = PlainConnection(origin, self._backend)
-            else:
-                conn = httpcore.HTTPConnection(
-                    origin=origin, ssl_context=self._ssl_context, network_backend=self._tls_backend
-                )
-            with cond:
-                state.opened(conn)
-            return conn
+            conn, closing = self._checkout(origin, time.monotonic())
+            if closing:
+                self._close_all(closing)
         except BaseException:
             with cond:
                 state.give_slot()
                 cond.notify()
             raise
+        return conn
 
     def _release(self, conn: _Connection) -> None:
         """The response is closed: keep the connection if it is reusable."""
@@ -260,11 +257,6 @@ class ConnectionPool(PoolFront["_Connection", "_Stream", "_Response"]):
             self._cond.notify()
         if not keep:
             self._close_quietly(conn)
-
-    def _discard(self, conn: _Connection) -> None:
-        with self._cond:
-            self._state.forget(conn)
-        self._close_quietly(conn)
 
     @classmethod
     def _close_all(cls, conns: list[_Connection]) -> None:
@@ -291,42 +283,3 @@ class ConnectionPool(PoolFront["_Connection", "_Stream", "_Response"]):
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-class _Stream(PoolStream["ConnectionPool", "_Connection", "_Response"]):
-    """``with pool.stream(...) as response``."""
-
-    __slots__ = ()
-
-    def __enter__(self) -> _Response:
-        pool, req = self._pool, self._request
-        target, timeouts = req.target, req.timeouts
-        conn = pool._acquire(target.origin, timeouts.get("pool"))
-        response: _Response
-        try:
-            if isinstance(conn, PlainConnection):
-                response = conn.send(req)
-            else:
-                request = httpcore.Request(
-                    req.method,
-                    target.url,
-                    headers=req.head,
-                    content=req.content,
-                    extensions=req.extensions,
-                )
-                response = conn.handle_request(request)
-        except BaseException:
-            pool._release(conn)  # the connection closed itself already
-            raise
-        self._conn, self._response = conn, response
-        return response
-
-    def __exit__(self, *exc: object) -> None:
-        taken = self._taken()
-        if taken is None:
-            return
-        conn, response = taken
-        try:
-            response.close()
-        finally:
-            self._pool._release(conn)

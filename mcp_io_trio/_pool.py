@@ -49,7 +49,7 @@ except ImportError:  # pragma: no cover - a future httpcore
             return None
 
 
-from mcp_io_common.pool import KEEPALIVE_EXPIRY, PoolFront, PoolRequest, PoolState, PoolStream
+from mcp_io_common.pool import PoolFront, PoolRequest, PoolStream
 
 from ._plain import PlainConnection, PlainResponse
 
@@ -64,13 +64,10 @@ _checkpoint_if_cancelled = trio.lowlevel.checkpoint_if_cancelled
 _cancel_shielded_checkpoint = trio.lowlevel.cancel_shielded_checkpoint
 
 
-class FastBackend(httpcore.AsyncNetworkBackend):
+class FastBackend(httpcore.TrioBackend):
     """httpcore's Trio backend for connecting (``trio.open_tcp_stream``: happy eyeballs,
     ``TCP_NODELAY``, httpcore's connect errors and timeouts), then a leaner stream over
     the connected socket; see :class:`_FastStream`."""
-
-    def __init__(self) -> None:
-        self._inner = httpcore.TrioBackend()
 
     async def connect_tcp(
         self,
@@ -80,9 +77,7 @@ class FastBackend(httpcore.AsyncNetworkBackend):
         local_address: str | None = None,
         socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
     ) -> httpcore.AsyncNetworkStream:
-        stream = await self._inner.connect_tcp(
-            host, port, timeout=timeout, local_address=local_address, socket_options=socket_options
-        )
+        stream = await super().connect_tcp(host, port, timeout, local_address, socket_options)
         tsock = stream.get_extra_info("socket")
         if not isinstance(tsock, trio.socket.SocketType):  # never expected: keep httpcore's
             return stream
@@ -90,17 +85,6 @@ class FastBackend(httpcore.AsyncNetworkBackend):
         sock = socket.socket(fileno=tsock.detach())
         sock.setblocking(False)
         return _FastStream(sock)
-
-    async def connect_unix_socket(
-        self,
-        path: str,
-        timeout: float | None = None,
-        socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
-    ) -> httpcore.AsyncNetworkStream:  # pragma: no cover - not used by the transports
-        return await self._inner.connect_unix_socket(path, timeout, socket_options)
-
-    async def sleep(self, seconds: float) -> None:  # pragma: no cover - connect retries only
-        await trio.sleep(seconds)
 
 
 class _FastStream(httpcore.AsyncNetworkStream):
@@ -260,112 +244,6 @@ def _exclusive(obj: object, name: str) -> None:
         setattr(obj, name, _EXCLUSIVE)
 
 
-class AsyncConnectionPool(PoolFront["_Connection", "_Stream", Coroutine[Any, Any, _Response]]):
-    """Keep-alive HTTP/1.1 connections to one or a few origins, for one Trio run: the
-    rules are :class:`~mcp_io_common.pool.PoolState`'s; a ``trio.Semaphore`` holds the
-    slots (so a freed slot goes to the longest waiter). ``stream()``, ``request()``: see
-    ``PoolFront``."""
-
-    def __init__(
-        self,
-        *,
-        ssl_context: ssl.SSLContext | None = None,
-        max_connections: int = 32,
-        network_backend: httpcore.AsyncNetworkBackend | None = None,
-        keepalive_expiry: float | None = KEEPALIVE_EXPIRY,
-    ) -> None:
-        self._state = PoolState(max_connections, keepalive_expiry)
-        self._ssl_context = ssl_context
-        # Plain TCP gets the lean stream; TLS stays entirely httpcore's.
-        self._backend = network_backend or FastBackend()
-        self._tls_backend = network_backend or httpcore.TrioBackend()
-        self._slots = trio.Semaphore(max_connections)
-
-    # ------------------------------------------------------------ requests
-
-    def _stream(self, request: PoolRequest) -> _Stream:
-        return _Stream(self, request)
-
-    async def _read_all(self, stream: _Stream) -> _Response:
-        async with stream as response:
-            await response.aread()
-        return response
-
-    async def _acquire(self, origin: httpcore.Origin, timeout: float | None) -> _Connection:
-        try:
-            # No scheduler pass when a slot is free: the request's own I/O checkpoints.
-            self._slots.acquire_nowait()
-        except trio.WouldBlock:
-            with trio.move_on_after(math.inf if timeout is None else timeout) as scope:
-                await self._slots.acquire()
-            if scope.cancelled_caught:
-                raise httpcore.PoolTimeout(
-                    "no connection became free within the pool timeout"
-                ) from None
-        self._state.take_slot()
-        return await self._connection(origin)
-
-    async def _connection(self, origin: httpcore.Origin) -> _Connection:
-        """An idle connection to ``origin`` or a new one (a slot is held)."""
-        state = self._state
-        try:
-            while True:
-                conn, stale = state.pop_idle(trio.current_time())
-                for old in stale:
-                    await self._close(old)
-                if conn is None:
-                    break
-                if state.reusable(conn, origin):
-                    return conn
-                await self._discard(conn)
-            if origin.scheme == b"http":
-                # Plain HTTP: h11 driven directly (see _plain); TLS stays httpcore's.
-                conn = PlainConnection(origin, self._backend)
-            else:
-                conn = httpcore.AsyncHTTPConnection(
-                    origin=origin, ssl_context=self._ssl_context, network_backend=self._tls_backend
-                )
-                _exclusive(conn, "_request_lock")
-            state.opened(conn)
-            return conn
-        except BaseException:
-            state.give_slot()
-            self._slots.release()
-            raise
-
-    async def _release(self, conn: _Connection) -> None:
-        """The response is closed: keep the connection if it is reusable."""
-        keep = self._state.check_in(conn, trio.current_time())
-        self._slots.release()
-        if not keep:
-            await self._close(conn)
-
-    async def _discard(self, conn: _Connection) -> None:
-        self._state.forget(conn)
-        await self._close(conn)
-
-    @staticmethod
-    async def _close(conn: _Connection) -> None:
-        with trio.CancelScope(shield=True):
-            try:
-                await conn.aclose()
-            except Exception:  # a socket already broken may fail to close
-                pass
-
-    # ------------------------------------------------------------ lifetime
-
-    async def aclose(self) -> None:
-        """Close every connection (``PoolState.close``)."""
-        for conn in self._state.close():
-            await self._close(conn)
-
-    async def __aenter__(self) -> AsyncConnectionPool:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.aclose()
-
-
 class _Stream(PoolStream["AsyncConnectionPool", "_Connection", "_Response"]):
     """``async with pool.stream(...) as response``."""
 
@@ -388,13 +266,7 @@ class _Stream(PoolStream["AsyncConnectionPool", "_Connection", "_Response"]):
                 self._bare = type(conn.stream) is _FastStream
             else:
                 content = req.content
-                request = httpcore.Request(
-                    req.method,
-                    target.url,
-                    headers=req.head,
-                    content=None if content is None else _Body(content),
-                    extensions=req.extensions,
-                )
+                request = req.httpcore_request(None if content is None else _Body(content))
                 response = await conn.handle_async_request(request)
                 http11 = conn._connection  # made by the connection's first request
                 if getattr(http11, "_state_lock", _EXCLUSIVE) is not _EXCLUSIVE:
@@ -418,3 +290,89 @@ class _Stream(PoolStream["AsyncConnectionPool", "_Connection", "_Response"]):
                     await response.aclose()
         finally:
             await self._pool._release(conn)
+
+
+class AsyncConnectionPool(
+    PoolFront[
+        "_Connection", "_Stream", Coroutine[Any, Any, _Response], httpcore.AsyncNetworkBackend
+    ]
+):
+    """Keep-alive HTTP/1.1 connections to one or a few origins, for one Trio run: the
+    rules are :class:`~mcp_io_common.pool.PoolState`'s; a ``trio.Semaphore`` holds the
+    slots (so a freed slot goes to the longest waiter). ``stream()``, ``request()`` and
+    the choice of a connection: see ``PoolFront``."""
+
+    _stream_class = _Stream
+    _plain_class = PlainConnection
+    _tls_class = httpcore.AsyncHTTPConnection
+    _httpcore_backend = httpcore.TrioBackend
+
+    def _lean_backend(self) -> httpcore.AsyncNetworkBackend:
+        return FastBackend()
+
+    def _make_slots(self, limit: int) -> None:
+        self._slots = trio.Semaphore(limit)
+
+    # ------------------------------------------------------------ requests
+
+    async def _read_all(self, stream: _Stream) -> _Response:
+        async with stream as response:
+            await response.aread()
+        return response
+
+    async def _acquire(self, origin: httpcore.Origin, timeout: float | None) -> _Connection:
+        try:
+            # No scheduler pass when a slot is free: the request's own I/O checkpoints.
+            self._slots.acquire_nowait()
+        except trio.WouldBlock:
+            with trio.move_on_after(math.inf if timeout is None else timeout) as scope:
+                await self._slots.acquire()
+            if scope.cancelled_caught:
+                raise httpcore.PoolTimeout(
+                    "no connection became free within the pool timeout"
+                ) from None
+        state = self._state
+        state.take_slot()
+        try:
+            conn, closing = self._checkout(origin, trio.current_time())
+            for old in closing:
+                await self._close(old)
+        except BaseException:
+            state.give_slot()
+            self._slots.release()
+            raise
+        return conn
+
+    def _new_connection(self, origin: httpcore.Origin) -> _Connection:
+        conn = super()._new_connection(origin)
+        if not isinstance(conn, PlainConnection):
+            _exclusive(conn, "_request_lock")
+        return conn
+
+    async def _release(self, conn: _Connection) -> None:
+        """The response is closed: keep the connection if it is reusable."""
+        keep = self._state.check_in(conn, trio.current_time())
+        self._slots.release()
+        if not keep:
+            await self._close(conn)
+
+    @staticmethod
+    async def _close(conn: _Connection) -> None:
+        with trio.CancelScope(shield=True):
+            try:
+                await conn.aclose()
+            except Exception:  # a socket already broken may fail to close
+                pass
+
+    # ------------------------------------------------------------ lifetime
+
+    async def aclose(self) -> None:
+        """Close every connection (``PoolState.close``)."""
+        for conn in self._state.close():
+            await self._close(conn)
+
+    async def __aenter__(self) -> AsyncConnectionPool:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
