@@ -25,11 +25,11 @@ import ssl
 import threading
 import time
 from collections.abc import Callable, Iterable
-from typing import Any
 
 import httpcore
 
 from mcp_io_common.pool import PoolFront, PoolStream
+from mcp_io_common.socket_stream import SocketStreamBase
 
 from ._plain import PlainConnection, PlainResponse
 
@@ -61,7 +61,7 @@ class FastBackend(httpcore.SyncBackend):
         return _FastStream(stream, sock, self._busy)
 
 
-class _FastStream(httpcore.NetworkStream):
+class _FastStream(SocketStreamBase, httpcore.NetworkStream):
     """A plain TCP stream with fewer system calls per request than httpcore's.
 
     httpcore's sync stream calls ``settimeout`` before every read and write (an
@@ -81,15 +81,14 @@ class _FastStream(httpcore.NetworkStream):
     def __init__(
         self, inner: httpcore.NetworkStream, sock: socket.socket, busy: Callable[[], bool]
     ) -> None:
+        self._setup(sock)
         self._inner = inner
         self._busy = busy
-        self._sock = sock
         self._out: list[bytes] = []
         self._out_timeout: float | None = None
         self._fd = sock.fileno()
         self._poll = select.poll()
         self._poll.register(self._fd, select.POLLIN)
-        sock.setblocking(False)
 
     def _wait(self, events: int, deadline: float | None) -> bool:
         """Wait until the socket is ready for ``events``; False on timeout."""
@@ -133,27 +132,17 @@ class _FastStream(httpcore.NetworkStream):
             pass
 
     def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
-        sock = self._sock
         if self._out:
             # A request just went out: its answer cannot be there yet, so wait first.
             self._flush()
-        else:
-            try:
-                return sock.recv(max_bytes)
-            except BlockingIOError:
-                pass
-            except OSError as exc:
-                raise httpcore.ReadError(str(exc)) from exc
+        elif (data := self._recv(max_bytes)) is not None:
+            return data
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
             if not self._wait(select.POLLIN, deadline):
                 raise httpcore.ReadTimeout("timed out")
-            try:
-                return sock.recv(max_bytes)
-            except BlockingIOError:
-                continue
-            except OSError as exc:
-                raise httpcore.ReadError(str(exc)) from exc
+            if (data := self._recv(max_bytes)) is not None:
+                return data
 
     def close(self) -> None:
         self._out.clear()
@@ -167,9 +156,6 @@ class _FastStream(httpcore.NetworkStream):
     ) -> httpcore.NetworkStream:
         # httpcore's stream sets its own timeout (and so the blocking mode) first.
         return self._inner.start_tls(ssl_context, server_hostname, timeout)
-
-    def get_extra_info(self, info: str) -> Any:
-        return self._inner.get_extra_info(info)
 
 
 class _Stream(PoolStream["ConnectionPool", "_Connection", "_Response"]):

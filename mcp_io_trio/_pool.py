@@ -28,7 +28,6 @@ per-connection ``trio.Lock`` three times (request, state, response closed) and o
 from __future__ import annotations
 
 import math
-import select
 import socket
 import ssl
 from collections.abc import Coroutine, Iterable
@@ -50,6 +49,7 @@ except ImportError:  # pragma: no cover - a future httpcore
 
 
 from mcp_io_common.pool import PoolFront, PoolRequest, PoolStream
+from mcp_io_common.socket_stream import SocketStreamBase
 
 from ._plain import PlainConnection, PlainResponse
 
@@ -82,12 +82,10 @@ class FastBackend(httpcore.TrioBackend):
         if not isinstance(tsock, trio.socket.SocketType):  # never expected: keep httpcore's
             return stream
         # The trio socket hands its descriptor over; nothing else refers to it.
-        sock = socket.socket(fileno=tsock.detach())
-        sock.setblocking(False)
-        return _FastStream(sock)
+        return _FastStream(socket.socket(fileno=tsock.detach()))
 
 
-class _FastStream(httpcore.AsyncNetworkStream):
+class _FastStream(SocketStreamBase, httpcore.AsyncNetworkStream):
     """A plain TCP stream on a raw non-blocking socket, with trio's socket semantics
     (and httpcore's exceptions) but fewer scheduler passes.
 
@@ -103,22 +101,14 @@ class _FastStream(httpcore.AsyncNetworkStream):
     ``ReadError`` / ``WriteError``, as httpcore's trio stream does."""
 
     def __init__(self, sock: socket.socket) -> None:
-        self._sock = sock
-        self._poll = select.poll()  # for is_readable (select() fails on fds >= 1024)
-        self._poll.register(sock.fileno(), select.POLLIN)
+        self._setup(sock)
 
     async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
-        sock = self._sock
         await _checkpoint_if_cancelled()
-        try:
-            data = sock.recv(max_bytes)
-        except BlockingIOError:
-            pass
-        except OSError as exc:
-            raise httpcore.ReadError(str(exc)) from exc
-        else:
+        if (data := self._recv(max_bytes)) is not None:
             await _cancel_shielded_checkpoint()
             return data
+        sock = self._sock
         deadline = math.inf if timeout is None else trio.current_time() + timeout
         while True:
             try:
@@ -129,11 +119,10 @@ class _FastStream(httpcore.AsyncNetworkStream):
                         await _wait_readable(sock)
                     if scope.cancelled_caught:
                         raise httpcore.ReadTimeout("timed out")
-                return sock.recv(max_bytes)
-            except BlockingIOError:
-                continue
-            except (OSError, trio.ClosedResourceError) as exc:
+            except trio.ClosedResourceError as exc:
                 raise httpcore.ReadError(str(exc) or "the connection was closed") from exc
+            if (data := self._recv(max_bytes)) is not None:
+                return data
 
     async def write(self, buffer: bytes, timeout: float | None = None) -> None:
         if not buffer:
@@ -185,19 +174,6 @@ class _FastStream(httpcore.AsyncNetworkStream):
 
         plain = TrioStream(trio.SocketStream(trio.socket.from_stdlib_socket(self._sock)))
         return await plain.start_tls(ssl_context, server_hostname, timeout)
-
-    def get_extra_info(self, info: str) -> Any:
-        sock = self._sock
-        if info == "socket":
-            return sock
-        if info == "is_readable":  # an idle keep-alive socket readable = closed by the peer
-            # A closed descriptor polls as POLLNVAL: readable, so never reused.
-            return sock.fileno() == -1 or bool(self._poll.poll(0))
-        if info == "client_addr":
-            return sock.getsockname()
-        if info == "server_addr":
-            return sock.getpeername()
-        return None
 
 
 class _Exclusive(AsyncLock):
