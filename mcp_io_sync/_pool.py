@@ -25,15 +25,16 @@ import ssl
 import threading
 import time
 from collections.abc import Callable, Iterable
+from typing import TypeAlias
 
 import httpcore
 
-from mcp_io_common.pool import PoolFront, PoolStream
+from mcp_io_common.pool import PoolFront, PoolRequest, PoolStream
 from mcp_io_common.socket_stream import SocketStreamBase
 
 from ._plain import PlainConnection, PlainResponse
 
-_Connection = httpcore.HTTPConnection | PlainConnection
+_Connection: TypeAlias = "_TlsConnection | PlainConnection"
 _Response = httpcore.Response | PlainResponse
 
 __all__ = ["ConnectionPool", "FastBackend"]
@@ -158,6 +159,14 @@ class _FastStream(SocketStreamBase, httpcore.NetworkStream):
         return self._inner.start_tls(ssl_context, server_hostname, timeout)
 
 
+class _TlsConnection(httpcore.HTTPConnection):
+    """httpcore's connection for ``https`` (its TLS and HTTP/1.1, unchanged), taking a
+    request as the plain connection does."""
+
+    def send(self, req: PoolRequest) -> httpcore.Response:
+        return self.handle_request(req.httpcore_request(req.content))
+
+
 class _Stream(PoolStream["ConnectionPool", "_Connection", "_Response"]):
     """``with pool.stream(...) as response``."""
 
@@ -165,14 +174,9 @@ class _Stream(PoolStream["ConnectionPool", "_Connection", "_Response"]):
 
     def __enter__(self) -> _Response:
         pool, req = self._pool, self._request
-        target, timeouts = req.target, req.timeouts
-        conn = pool._acquire(target.origin, timeouts.get("pool"))
-        response: _Response
+        conn = pool._acquire(req.target.origin, req.timeouts.get("pool"))
         try:
-            if isinstance(conn, PlainConnection):
-                response = conn.send(req)
-            else:
-                response = conn.handle_request(req.httpcore_request(req.content))
+            response = conn.send(req)
         except BaseException:
             pool._release(conn)  # the connection closed itself already
             raise
@@ -198,7 +202,7 @@ class ConnectionPool(PoolFront["_Connection", "_Stream", "_Response", httpcore.N
 
     _stream_class = _Stream
     _plain_class = PlainConnection
-    _tls_class = httpcore.HTTPConnection
+    _tls_class = _TlsConnection
     _httpcore_backend = httpcore.SyncBackend
 
     def _lean_backend(self) -> httpcore.NetworkBackend:

@@ -31,7 +31,7 @@ import math
 import socket
 import ssl
 from collections.abc import Coroutine, Iterable
-from typing import Any
+from typing import Any, TypeAlias
 
 import httpcore
 import trio
@@ -53,7 +53,7 @@ from mcp_io_common.socket_stream import SocketStreamBase
 
 from ._plain import PlainConnection, PlainResponse
 
-_Connection = httpcore.AsyncHTTPConnection | PlainConnection
+_Connection: TypeAlias = "_TlsConnection | PlainConnection"
 _Response = httpcore.Response | PlainResponse
 
 __all__ = ["AsyncConnectionPool", "FastBackend"]
@@ -220,6 +220,30 @@ def _exclusive(obj: object, name: str) -> None:
         setattr(obj, name, _EXCLUSIVE)
 
 
+class _TlsConnection(httpcore.AsyncHTTPConnection):
+    """httpcore's connection for ``https`` (its TLS and HTTP/1.1), its locks the no-op
+    (:class:`_Exclusive`) and its request body a :class:`_Body`, taking a request as
+    the plain connection does."""
+
+    def __init__(
+        self,
+        origin: httpcore.Origin,
+        ssl_context: ssl.SSLContext | None,
+        network_backend: httpcore.AsyncNetworkBackend,
+    ) -> None:
+        super().__init__(origin, ssl_context, network_backend=network_backend)
+        _exclusive(self, "_request_lock")
+
+    async def send(self, req: PoolRequest) -> httpcore.Response:
+        content = req.content
+        request = req.httpcore_request(None if content is None else _Body(content))
+        response = await self.handle_async_request(request)
+        http11 = self._connection  # made by the connection's first request
+        if getattr(http11, "_state_lock", _EXCLUSIVE) is not _EXCLUSIVE:
+            _exclusive(http11, "_state_lock")
+        return response
+
+
 class _Stream(PoolStream["AsyncConnectionPool", "_Connection", "_Response"]):
     """``async with pool.stream(...) as response``."""
 
@@ -231,25 +255,15 @@ class _Stream(PoolStream["AsyncConnectionPool", "_Connection", "_Response"]):
 
     async def __aenter__(self) -> _Response:
         pool, req = self._pool, self._request
-        target, timeouts = req.target, req.timeouts
-        conn = await pool._acquire(target.origin, timeouts.get("pool"))
-        response: _Response
+        conn = await pool._acquire(req.target.origin, req.timeouts.get("pool"))
         try:
-            if isinstance(conn, PlainConnection):
-                response = await conn.send(req)
-                # Closing the response of a plain connection on _FastStream has no
-                # checkpoint: it cannot be cancelled half-way, so needs no shielded scope.
-                self._bare = type(conn.stream) is _FastStream
-            else:
-                content = req.content
-                request = req.httpcore_request(None if content is None else _Body(content))
-                response = await conn.handle_async_request(request)
-                http11 = conn._connection  # made by the connection's first request
-                if getattr(http11, "_state_lock", _EXCLUSIVE) is not _EXCLUSIVE:
-                    _exclusive(http11, "_state_lock")
+            response = await conn.send(req)
         except BaseException:
             await pool._release(conn)  # the connection closed itself already
             raise
+        # Closing the response of a plain connection on _FastStream has no checkpoint:
+        # it cannot be cancelled half-way, so needs no shielded scope.
+        self._bare = type(getattr(conn, "stream", None)) is _FastStream
         self._conn, self._response = conn, response
         return response
 
@@ -280,7 +294,7 @@ class AsyncConnectionPool(
 
     _stream_class = _Stream
     _plain_class = PlainConnection
-    _tls_class = httpcore.AsyncHTTPConnection
+    _tls_class = _TlsConnection
     _httpcore_backend = httpcore.TrioBackend
 
     def _lean_backend(self) -> httpcore.AsyncNetworkBackend:
@@ -317,12 +331,6 @@ class AsyncConnectionPool(
             state.give_slot()
             self._slots.release()
             raise
-        return conn
-
-    def _new_connection(self, origin: httpcore.Origin) -> _Connection:
-        conn = super()._new_connection(origin)
-        if not isinstance(conn, PlainConnection):
-            _exclusive(conn, "_request_lock")
         return conn
 
     async def _release(self, conn: _Connection) -> None:
