@@ -3,7 +3,9 @@
 ``mcp_io_sync._pool`` and ``mcp_io_trio._pool`` open, send on, read and close
 connections and wait for a free slot, each its own way; which connection a request
 gets, when an idle one is too old to trust, which ones go back to the idle list and
-what closing the pool closes is decided here, once. Time is a number the caller passes
+what closing the pool closes is decided here, once (:class:`PoolState`), and so is what
+both pools do with it that does not wait (:class:`PoolFront`: building the pool and the
+request, taking a connection for a request). Time is a number the caller passes
 (``now``: a monotonic clock in seconds), so the rules are tested without a clock
 (``tests/proto/test_pool_state.py``).
 

@@ -6,15 +6,16 @@ socket ``poll`` per idle connection, under one lock), which dominates the client
 once dozens of requests are in flight. Our transports talk to one origin, so the pool
 they need is simpler: a LIFO list of idle keep-alive connections and a bound on how many
 connections exist. ``https://`` connections are ``httpcore.HTTPConnection`` (public
-API): they connect and do TLS lazily, on their first request, exactly as inside
-httpcore's pool. ``http://`` ones are :class:`~mcp_io_sync._plain.PlainConnection`:
+API; :class:`_TlsConnection` only adds ``send``): they connect and do TLS lazily, on
+their first request, exactly as inside httpcore's pool. ``http://`` ones are :class:`~mcp_io_sync._plain.PlainConnection`:
 connected the same way (this module's ``FastBackend``), with h11 driven directly by
 ``mcp_io_common.http11`` (httpcore's HTTP/1.1 layer costs a fifth of a request).
 Proxies keep ``httpcore.ConnectionPool`` (see ``_http._HttpServer._new_pool``).
 
 Which connection a request gets, when an idle one is reused and what closing closes are
-:class:`mcp_io_common.pool.PoolState`'s rules (shared with the Trio shell's pool); here
-is only their I/O: a ``threading.Condition`` for the slots, connecting, and closing.
+:class:`mcp_io_common.pool.PoolState`'s rules, applied by ``PoolFront`` (both shared
+with the Trio shell's pool); here is only their I/O: a ``threading.Condition`` for the
+slots, the lean stream's waits and writes, and closing.
 """
 
 from __future__ import annotations

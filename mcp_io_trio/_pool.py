@@ -2,9 +2,10 @@
 
 The twin of ``mcp_io_sync._pool`` (see there for why); which connection a request
 gets, when an idle one is reused and what closing closes are the rules of
-:class:`mcp_io_common.pool.PoolState`, shared with it. Here is their I/O and waiting.
-``http://`` connections are :class:`~mcp_io_trio._plain.PlainConnection` (h11 driven
-directly), ``https://`` ones ``httpcore.AsyncHTTPConnection`` on httpcore's Trio backend.
+:class:`mcp_io_common.pool.PoolState`, applied by ``mcp_io_common.pool.PoolFront``,
+shared with it. Here is their I/O and waiting. ``http://`` connections are
+:class:`~mcp_io_trio._plain.PlainConnection` (h11 driven directly), ``https://`` ones
+``httpcore.AsyncHTTPConnection`` (:class:`_TlsConnection`) on httpcore's Trio backend.
 Closing a connection is shielded from cancellation, as in httpcore's pool.
 
 Fewer scheduler passes per request than httpcore's own pool and stream: every trio
