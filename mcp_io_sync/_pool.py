@@ -7,9 +7,10 @@ once dozens of requests are in flight. Our transports talk to one origin, so the
 they need is simpler: a LIFO list of idle keep-alive connections and a bound on how many
 connections exist. ``https://`` connections are ``httpcore.HTTPConnection`` (public
 API; :class:`_TlsConnection` only adds ``send``): they connect and do TLS lazily, on
-their first request, exactly as inside httpcore's pool. ``http://`` ones are :class:`~mcp_io_sync._plain.PlainConnection`:
-connected the same way (this module's ``FastBackend``), with h11 driven directly by
-``mcp_io_common.http11`` (httpcore's HTTP/1.1 layer costs a fifth of a request).
+their first request, exactly as inside httpcore's pool. ``http://`` ones are
+:class:`~mcp_io_sync._plain.PlainConnection`: connected the same way (this module's
+``FastBackend``), with h11 driven directly by ``mcp_io_common.http11`` (httpcore's
+HTTP/1.1 layer costs a fifth of a request).
 Proxies keep ``httpcore.ConnectionPool`` (see ``_http._HttpServer._new_pool``).
 
 Which connection a request gets, when an idle one is reused and what closing closes are
