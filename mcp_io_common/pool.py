@@ -323,17 +323,21 @@ class PoolFront(Generic[C, S, R, B]):
 
     # ------------------------------------------------------------ connections
 
-    def _checkout(self, origin: httpcore.Origin, now: float) -> tuple[C, list[C]]:
+    def _checkout(
+        self, origin: httpcore.Origin, now: float, popped: tuple[C | None, list[C]]
+    ) -> tuple[C, list[C]]:
         """The connection a request to ``origin`` gets (it holds a slot), and the idle
         ones found unusable on the way, no longer the pool's: the caller closes them
         (closing may wait, so it is the shell's, outside the lock).
 
         The warmest idle connection ``PoolState.reusable`` accepts, else a new one,
         which connects on its first request (as httpcore's connections do), so making
-        it here does no I/O. ``now``: the shell's monotonic clock."""
+        it here does no I/O. ``popped``: ``PoolState.pop_idle(now)``, which the shell
+        calls under the same hold of the lock as it takes its slot (one round trip of
+        the lock per request in the blocking shell). ``now``: the shell's monotonic
+        clock."""
         state, lock = self._state, self._lock
-        with lock:
-            conn, closing = state.pop_idle(now)
+        conn, closing = popped
         while conn is not None:
             # Outside the lock: reusable() polls the socket (a system call, which
             # lets other threads run while this one would hold the lock).

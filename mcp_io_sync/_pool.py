@@ -231,8 +231,10 @@ class ConnectionPool(PoolFront["_Connection", "_Stream", "_Response", httpcore.N
             if not state.has_slot() and not cond.wait_for(state.has_slot, timeout):
                 raise httpcore.PoolTimeout("no connection became free within the pool timeout")
             state.take_slot()
+            now = time.monotonic()  # after any wait for the slot
+            popped = state.pop_idle(now)
         try:
-            conn, closing = self._checkout(origin, time.monotonic())
+            conn, closing = self._checkout(origin, now, popped)
             if closing:
                 self._close_all(closing)
         except BaseException:

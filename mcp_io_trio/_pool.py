@@ -325,7 +325,8 @@ class AsyncConnectionPool(
         state = self._state
         state.take_slot()
         try:
-            conn, closing = self._checkout(origin, trio.current_time())
+            now = trio.current_time()
+            conn, closing = self._checkout(origin, now, state.pop_idle(now))
             for old in closing:
                 await self._close(old)
         except BaseException:

@@ -207,7 +207,7 @@ def test_checkout_reuses_the_warmest_idle_connection_and_closes_nothing() -> Non
     front = _Front(max_connections=4)
     a, b = Conn("a"), Conn("b")
     _idle(front, a, b)
-    assert front._checkout(ORIGIN, now=1.0) == (b, [])
+    assert front._checkout(ORIGIN, 1.0, front._state.pop_idle(1.0)) == (b, [])
     assert (front.connections, front.idle) == (2, 1)
 
 
@@ -219,9 +219,9 @@ def test_checkout_hands_back_every_unusable_idle_connection_to_close() -> None:
     _idle(front, old, now=0.0)
     _idle(front, good, other, closed, now=3.0)
     closed.expired = True
-    assert front._checkout(ORIGIN, now=5.0) == (good, [closed, other])
+    assert front._checkout(ORIGIN, 5.0, front._state.pop_idle(5.0)) == (good, [closed, other])
     assert front.connections == 2  # good (in use) and old (still idle)
-    conn, closing = front._checkout(ORIGIN, now=5.0)
+    conn, closing = front._checkout(ORIGIN, 5.0, front._state.pop_idle(5.0))
     assert closing == [old]  # idle for 5 s: past the keepalive expiry
     assert isinstance(conn, _Made) and conn.kind == "plain"
     assert (front.connections, front.idle) == (2, 0)
@@ -230,14 +230,14 @@ def test_checkout_hands_back_every_unusable_idle_connection_to_close() -> None:
 def test_checkout_makes_a_plain_or_tls_connection_on_the_shells_backends() -> None:
     front = _Front(max_connections=2, ssl_context=None)
     assert front.limit == 2
-    plain, _ = front._checkout(ORIGIN, now=0.0)
+    plain, _ = front._checkout(ORIGIN, 0.0, front._state.pop_idle(0.0))
     assert isinstance(plain, _Made) and plain.kind == "plain"
     assert plain.options == {"backend": "lean"}
     secure = httpcore.Origin(b"https", b"example.com", 443)
-    tls, _ = front._checkout(secure, now=0.0)
+    tls, _ = front._checkout(secure, 0.0, front._state.pop_idle(0.0))
     assert isinstance(tls, _Made) and tls.kind == "tls"
     assert tls.options == {"ssl_context": None, "network_backend": "httpcore"}
     # A backend the caller gives is used for both kinds.
     given = _Front(network_backend="given")
-    made, _ = given._checkout(ORIGIN, now=0.0)
+    made, _ = given._checkout(ORIGIN, 0.0, given._state.pop_idle(0.0))
     assert isinstance(made, _Made) and made.options == {"backend": "given"}
