@@ -248,11 +248,8 @@ class _TlsConnection(httpcore.AsyncHTTPConnection):
 class _Stream(PoolStream["AsyncConnectionPool", "_Connection", "_Response"]):
     """``async with pool.stream(...) as response``."""
 
+    # Set by __aenter__ with the connection; read by __aexit__ only when one was got.
     __slots__ = ("_bare",)
-
-    def __init__(self, pool: AsyncConnectionPool, request: PoolRequest) -> None:
-        super().__init__(pool, request)
-        self._bare = False
 
     async def __aenter__(self) -> _Response:
         pool, req = self._pool, self._request
