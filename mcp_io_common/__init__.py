@@ -16,6 +16,8 @@ HTTP library, and then lives here, once:
 * ``connecting``: ``connect``'s arguments and their docs, planned by the core;
 * ``pool``: the rules of both shells' HTTP/1.1 connection pools (which connection, for
   how long), without their I/O;
+* ``http11``, ``socket_stream``: the plain-HTTP connection's HTTP/1.1 state and the
+  lean socket stream's reads, without their waits;
 * ``lines``: a child's stderr cut into bounded lines;
 * ``notices``: whether a WARNING on the host's logger would be written (DEP-12..14);
 * ``events``: the client's rule for callbacks queued before a call's answer.

@@ -142,6 +142,8 @@ class _State(enum.Enum):
 class PlainConnectionBase:
     """What both shells' plain connections (``_plain.PlainConnection``) share: the part
     of httpcore's connection interface a pool asks about, and the connection's state.
+    One TCP connection to ``origin``, opened on its first request (as httpcore's
+    connections are), one request at a time (the pool hands it to one request).
     A shell adds the I/O: connecting, sending a request and reading its head, closing.
     ``stream`` is the shell's network stream (``None`` until the first request)."""
 
@@ -199,7 +201,8 @@ class PlainConnectionBase:
 class PlainResponseBase:
     """What both shells' plain responses share: ``status``, ``headers``, ``content``
     and ``extensions`` as httpcore's ``Response`` has them, and the body's pieces as the
-    connection's :class:`Http11` gives them. A shell adds the reads and the close."""
+    connection's :class:`Http11` gives them, read on demand. A shell adds the reads
+    and the close."""
 
     __slots__ = ("_closed", "_conn", "_content", "_done", "_timeout", "headers", "status")
 

@@ -3,7 +3,9 @@
 ``mcp_io_sync._pool`` and ``mcp_io_trio._pool`` open, send on, read and close
 connections and wait for a free slot, each its own way; which connection a request
 gets, when an idle one is too old to trust, which ones go back to the idle list and
-what closing the pool closes is decided here, once. Time is a number the caller passes
+what closing the pool closes is decided here, once (:class:`PoolState`), and so is what
+both pools do with it that does not wait (:class:`PoolFront`: building the pool and the
+request, taking a connection for a request). Time is a number the caller passes
 (``now``: a monotonic clock in seconds), so the rules are tested without a clock
 (``tests/proto/test_pool_state.py``).
 
@@ -29,6 +31,9 @@ The rules:
 
 from __future__ import annotations
 
+import ssl
+import threading
+from collections.abc import Callable
 from typing import Any, Final, Generic, Protocol, TypeVar
 
 import httpcore
@@ -188,9 +193,21 @@ class PoolRequest:
         self.extensions = extensions
         self.timeouts: dict[str, float | None] = extensions.get("timeout", {})
 
+    def httpcore_request(self, content: Any) -> httpcore.Request:
+        """This request as httpcore's connections (``https``) take it; ``content``: the
+        body as the shell's connection reads it (bytes, or an async iterator)."""
+        return httpcore.Request(
+            self.method,
+            self.target.url,
+            headers=self.head,
+            content=content,
+            extensions=self.extensions,
+        )
+
 
 S = TypeVar("S")
 R = TypeVar("R")
+B = TypeVar("B")
 Pool = TypeVar("Pool")
 
 
@@ -216,14 +233,53 @@ class PoolStream(Generic[Pool, C, R]):
         return conn, response
 
 
-class PoolFront(Generic[C, S, R]):
-    """What both pools offer alike: ``stream()`` and ``request()`` with httpcore's
-    pool's arguments (``headers`` as a list of byte pairs, without ``Host``/
-    ``Content-Length``: they are added here, as httpcore does) and the counts. ``S`` is
-    the shell's ``_Stream``; ``R`` what its ``request()`` returns (the response, or a
-    coroutine of it)."""
+class PoolFront(Generic[C, S, R, B]):
+    """What both pools do alike: their construction, ``stream()`` and ``request()``
+    with httpcore's pool's arguments (``headers`` as a list of byte pairs, without
+    ``Host``/``Content-Length``: they are added here, as httpcore does), the counts,
+    and which connection a request gets (:meth:`_checkout`). A shell adds how it waits
+    for a slot, closes connections and runs a request on one (its ``_Stream``).
 
-    _state: PoolState[C]
+    ``S`` is the shell's ``_Stream``; ``R`` what its ``request()`` returns (the
+    response, or a coroutine of it); ``B`` its network backend type (httpcore's
+    ``NetworkBackend`` or ``AsyncNetworkBackend``)."""
+
+    #: The shell's classes: its ``_Stream``, its plain-HTTP connection (``_plain``) and
+    #: httpcore's connection for ``https`` (``HTTPConnection`` / ``AsyncHTTPConnection``).
+    _stream_class: Callable[[Any, PoolRequest], S]
+    _plain_class: Callable[[httpcore.Origin, B], C]
+    _tls_class: Callable[..., C]
+
+    def __init__(
+        self,
+        *,
+        ssl_context: ssl.SSLContext | None = None,
+        max_connections: int = 32,
+        network_backend: B | None = None,
+        keepalive_expiry: float | None = KEEPALIVE_EXPIRY,
+    ) -> None:
+        self._state: PoolState[C] = PoolState(max_connections, keepalive_expiry)
+        self._ssl_context = ssl_context
+        # Guards _state against the blocking shell's threads. In the Trio shell (one
+        # task at a time, and never held across a wait) it is never contended: a
+        # C-level acquire, no scheduler pass.
+        self._lock = threading.Lock()
+        # Plain TCP gets the shell's lean stream; TLS stays entirely httpcore's.
+        self._backend: B = network_backend or self._lean_backend()
+        self._tls_backend: B = network_backend or self._httpcore_backend()
+        self._make_slots(max_connections)
+
+    def _lean_backend(self) -> B:
+        """The backend plain connections connect with (the shell's ``FastBackend``)."""
+        raise NotImplementedError
+
+    def _httpcore_backend(self) -> B:
+        """httpcore's own backend, for ``https`` connections."""
+        raise NotImplementedError
+
+    def _make_slots(self, limit: int) -> None:
+        """Set up what the shell waits on for one of ``limit`` slots."""
+        raise NotImplementedError
 
     @property
     def connections(self) -> int:
@@ -247,7 +303,7 @@ class PoolFront(Generic[C, S, R]):
         yielding the response; leaving it closes the response and gives the connection
         back (kept only if the body was read to its end)."""
         request = PoolRequest(self._state.target(url), method, headers, content, extensions or {})
-        return self._stream(request)
+        return self._stream_class(self, request)
 
     def request(
         self,
@@ -260,10 +316,48 @@ class PoolFront(Generic[C, S, R]):
     ) -> R:
         """Send a request and read its whole body (awaited in Trio)."""
         request = PoolRequest(self._state.target(url), method, headers, content, extensions or {})
-        return self._read_all(self._stream(request))
-
-    def _stream(self, request: PoolRequest) -> S:
-        raise NotImplementedError
+        return self._read_all(self._stream_class(self, request))
 
     def _read_all(self, stream: S) -> R:
         raise NotImplementedError
+
+    # ------------------------------------------------------------ connections
+
+    def _checkout(
+        self, origin: httpcore.Origin, now: float, popped: tuple[C | None, list[C]]
+    ) -> tuple[C, list[C]]:
+        """The connection a request to ``origin`` gets (it holds a slot), and the idle
+        ones found unusable on the way, no longer the pool's: the caller closes them
+        (closing may wait, so it is the shell's, outside the lock).
+
+        The warmest idle connection ``PoolState.reusable`` accepts, else a new one,
+        which connects on its first request (as httpcore's connections do), so making
+        it here does no I/O. ``popped``: ``PoolState.pop_idle(now)``, which the shell
+        calls under the same hold of the lock as it takes its slot (one round trip of
+        the lock per request in the blocking shell). ``now``: the shell's monotonic
+        clock."""
+        state, lock = self._state, self._lock
+        conn, closing = popped
+        while conn is not None:
+            # Outside the lock: reusable() polls the socket (a system call, which
+            # lets other threads run while this one would hold the lock).
+            if state.reusable(conn, origin):
+                return conn, closing
+            closing.append(conn)
+            with lock:
+                state.forget(conn)
+                conn, stale = state.pop_idle(now)
+            closing += stale
+        new = self._new_connection(origin)
+        with lock:
+            state.opened(new)
+        return new, closing
+
+    def _new_connection(self, origin: httpcore.Origin) -> C:
+        if origin.scheme == b"http":
+            # Plain HTTP: h11 driven directly (mcp_io_common/http11.py); TLS stays
+            # httpcore's.
+            return self._plain_class(origin, self._backend)
+        return self._tls_class(
+            origin=origin, ssl_context=self._ssl_context, network_backend=self._tls_backend
+        )

@@ -2,7 +2,7 @@
 httpcore's ``HTTPConnection`` (see ``mcp_io_common.http11`` for why; ``https`` keeps
 httpcore's connection and its TLS). Only its I/O is here, blocking: the state and the
 HTTP/1.1 rules are ``mcp_io_common.http11``'s, shared with ``mcp_io_trio._plain``. One
-thread uses a connection at a time (the pool hands it to one request).
+thread uses a connection at a time.
 """
 
 from __future__ import annotations
@@ -18,8 +18,7 @@ __all__ = ["PlainConnection", "PlainResponse"]
 
 
 class PlainConnection(PlainConnectionBase):
-    """One TCP connection to ``origin``, opened on its first request (as httpcore's
-    connections are), one request at a time."""
+    """A plain connection whose I/O blocks the calling thread (see the base class)."""
 
     __slots__ = ()
 
@@ -54,7 +53,7 @@ class PlainConnection(PlainConnectionBase):
 
 
 class PlainResponse(PlainResponseBase):
-    """The response of a :class:`PlainConnection`: its body is read on demand."""
+    """The response of a :class:`PlainConnection`, its body an iterator of chunks."""
 
     __slots__ = ()
     _conn: PlainConnection

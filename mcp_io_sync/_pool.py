@@ -6,15 +6,17 @@ socket ``poll`` per idle connection, under one lock), which dominates the client
 once dozens of requests are in flight. Our transports talk to one origin, so the pool
 they need is simpler: a LIFO list of idle keep-alive connections and a bound on how many
 connections exist. ``https://`` connections are ``httpcore.HTTPConnection`` (public
-API): they connect and do TLS lazily, on their first request, exactly as inside
-httpcore's pool. ``http://`` ones are :class:`~mcp_io_sync._plain.PlainConnection`:
-connected the same way (this module's ``FastBackend``), with h11 driven directly by
-``mcp_io_common.http11`` (httpcore's HTTP/1.1 layer costs a fifth of a request).
+API; :class:`_TlsConnection` only adds ``send``): they connect and do TLS lazily, on
+their first request, exactly as inside httpcore's pool. ``http://`` ones are
+:class:`~mcp_io_sync._plain.PlainConnection`: connected the same way (this module's
+``FastBackend``), with h11 driven directly by ``mcp_io_common.http11`` (httpcore's
+HTTP/1.1 layer costs a fifth of a request).
 Proxies keep ``httpcore.ConnectionPool`` (see ``_http._HttpServer._new_pool``).
 
 Which connection a request gets, when an idle one is reused and what closing closes are
-:class:`mcp_io_common.pool.PoolState`'s rules (shared with the Trio shell's pool); here
-is only their I/O: a ``threading.Condition`` for the slots, connecting, and closing.
+:class:`mcp_io_common.pool.PoolState`'s rules, applied by ``PoolFront`` (both shared
+with the Trio shell's pool); here is only their I/O: a ``threading.Condition`` for the
+slots, the lean stream's waits and writes, and closing.
 """
 
 from __future__ import annotations
@@ -25,26 +27,26 @@ import ssl
 import threading
 import time
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TypeAlias
 
 import httpcore
 
-from mcp_io_common.pool import KEEPALIVE_EXPIRY, PoolFront, PoolRequest, PoolState, PoolStream
+from mcp_io_common.pool import PoolFront, PoolRequest, PoolStream
+from mcp_io_common.socket_stream import SocketStreamBase
 
 from ._plain import PlainConnection, PlainResponse
 
-_Connection = httpcore.HTTPConnection | PlainConnection
+_Connection: TypeAlias = "_TlsConnection | PlainConnection"
 _Response = httpcore.Response | PlainResponse
 
 __all__ = ["ConnectionPool", "FastBackend"]
 
 
-class FastBackend(httpcore.NetworkBackend):
+class FastBackend(httpcore.SyncBackend):
     """httpcore's own sync backend for connecting (and TLS), with a leaner stream for
     plain TCP connections; see :class:`_FastStream`."""
 
     def __init__(self, busy: Callable[[], bool] = bool) -> None:
-        self._inner = httpcore.SyncBackend()
         self._busy = busy
 
     def connect_tcp(
@@ -55,27 +57,14 @@ class FastBackend(httpcore.NetworkBackend):
         local_address: str | None = None,
         socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
     ) -> httpcore.NetworkStream:
-        stream = self._inner.connect_tcp(
-            host, port, timeout=timeout, local_address=local_address, socket_options=socket_options
-        )
+        stream = super().connect_tcp(host, port, timeout, local_address, socket_options)
         sock = stream.get_extra_info("socket")
         if type(sock) is not socket.socket:  # never expected: keep httpcore's stream
             return stream
         return _FastStream(stream, sock, self._busy)
 
-    def connect_unix_socket(
-        self,
-        path: str,
-        timeout: float | None = None,
-        socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
-    ) -> httpcore.NetworkStream:  # pragma: no cover - not used by the transports
-        return self._inner.connect_unix_socket(path, timeout, socket_options)
 
-    def sleep(self, seconds: float) -> None:  # pragma: no cover - only for connect retries
-        time.sleep(seconds)
-
-
-class _FastStream(httpcore.NetworkStream):
+class _FastStream(SocketStreamBase, httpcore.NetworkStream):
     """A plain TCP stream with fewer system calls per request than httpcore's.
 
     httpcore's sync stream calls ``settimeout`` before every read and write (an
@@ -95,15 +84,14 @@ class _FastStream(httpcore.NetworkStream):
     def __init__(
         self, inner: httpcore.NetworkStream, sock: socket.socket, busy: Callable[[], bool]
     ) -> None:
+        self._setup(sock)
         self._inner = inner
         self._busy = busy
-        self._sock = sock
         self._out: list[bytes] = []
         self._out_timeout: float | None = None
         self._fd = sock.fileno()
         self._poll = select.poll()
         self._poll.register(self._fd, select.POLLIN)
-        sock.setblocking(False)
 
     def _wait(self, events: int, deadline: float | None) -> bool:
         """Wait until the socket is ready for ``events``; False on timeout."""
@@ -147,27 +135,17 @@ class _FastStream(httpcore.NetworkStream):
             pass
 
     def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
-        sock = self._sock
         if self._out:
             # A request just went out: its answer cannot be there yet, so wait first.
             self._flush()
-        else:
-            try:
-                return sock.recv(max_bytes)
-            except BlockingIOError:
-                pass
-            except OSError as exc:
-                raise httpcore.ReadError(str(exc)) from exc
+        elif (data := self._recv(max_bytes)) is not None:
+            return data
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
             if not self._wait(select.POLLIN, deadline):
                 raise httpcore.ReadTimeout("timed out")
-            try:
-                return sock.recv(max_bytes)
-            except BlockingIOError:
-                continue
-            except OSError as exc:
-                raise httpcore.ReadError(str(exc)) from exc
+            if (data := self._recv(max_bytes)) is not None:
+                return data
 
     def close(self) -> None:
         self._out.clear()
@@ -182,39 +160,65 @@ class _FastStream(httpcore.NetworkStream):
         # httpcore's stream sets its own timeout (and so the blocking mode) first.
         return self._inner.start_tls(ssl_context, server_hostname, timeout)
 
-    def get_extra_info(self, info: str) -> Any:
-        return self._inner.get_extra_info(info)
+
+class _TlsConnection(httpcore.HTTPConnection):
+    """httpcore's connection for ``https`` (its TLS and HTTP/1.1, unchanged), taking a
+    request as the plain connection does."""
+
+    def send(self, req: PoolRequest) -> httpcore.Response:
+        return self.handle_request(req.httpcore_request(req.content))
 
 
-class ConnectionPool(PoolFront["_Connection", "_Stream", "_Response"]):
+class _Stream(PoolStream["ConnectionPool", "_Connection", "_Response"]):
+    """``with pool.stream(...) as response``."""
+
+    __slots__ = ()
+
+    def __enter__(self) -> _Response:
+        pool, req = self._pool, self._request
+        conn = pool._acquire(req.target.origin, req.timeouts.get("pool"))
+        try:
+            response = conn.send(req)
+        except BaseException:
+            pool._release(conn)  # the connection closed itself already
+            raise
+        self._conn, self._response = conn, response
+        return response
+
+    def __exit__(self, *exc: object) -> None:
+        taken = self._taken()
+        if taken is None:
+            return
+        conn, response = taken
+        try:
+            response.close()
+        finally:
+            self._pool._release(conn)
+
+
+class ConnectionPool(PoolFront["_Connection", "_Stream", "_Response", httpcore.NetworkBackend]):
     """Keep-alive HTTP/1.1 connections to one or a few origins, thread-safe: the rules
     are :class:`~mcp_io_common.pool.PoolState`'s, called under one lock; waiting for a
-    slot, connecting and closing happen outside it. ``stream()``, ``request()``: see
-    ``PoolFront``."""
+    slot, connecting and closing happen outside it. ``stream()``, ``request()`` and
+    the choice of a connection: see ``PoolFront``."""
 
-    def __init__(
-        self,
-        *,
-        ssl_context: ssl.SSLContext | None = None,
-        max_connections: int = 32,
-        network_backend: httpcore.NetworkBackend | None = None,
-        keepalive_expiry: float | None = KEEPALIVE_EXPIRY,
-    ) -> None:
-        self._state = PoolState(max_connections, keepalive_expiry)
-        self._ssl_context = ssl_context
-        # Plain TCP gets the lean stream; TLS stays entirely httpcore's.
-        self._backend = network_backend or FastBackend(self._busy)
-        self._tls_backend = network_backend or httpcore.SyncBackend()
-        self._cond = threading.Condition(threading.Lock())
+    _stream_class = _Stream
+    _plain_class = PlainConnection
+    _tls_class = _TlsConnection
+    _httpcore_backend = httpcore.SyncBackend
+
+    def _lean_backend(self) -> httpcore.NetworkBackend:
+        return FastBackend(self._busy)
+
+    def _make_slots(self, limit: int) -> None:
+        # PoolState.has_slot is the condition; a released slot notifies one waiter.
+        self._cond = threading.Condition(self._lock)
 
     def _busy(self) -> bool:
         """More than one request in flight (read without the lock: a hint)."""
         return self._state.in_use > 1
 
     # ------------------------------------------------------------ requests
-
-    def _stream(self, request: PoolRequest) -> _Stream:
-        return _Stream(self, request)
 
     def _read_all(self, stream: _Stream) -> _Response:
         with stream as response:
@@ -227,31 +231,18 @@ class ConnectionPool(PoolFront["_Connection", "_Stream", "_Response"]):
             if not state.has_slot() and not cond.wait_for(state.has_slot, timeout):
                 raise httpcore.PoolTimeout("no connection became free within the pool timeout")
             state.take_slot()
-            conn, stale = state.pop_idle(time.monotonic())
+            now = time.monotonic()  # after any wait for the slot
+            popped = state.pop_idle(now)
         try:
-            self._close_all(stale)
-            while conn is not None:
-                if state.reusable(conn, origin):
-                    return conn
-                self._discard(conn)
-                with cond:
-                    conn, stale = state.pop_idle(time.monotonic())
-                self._close_all(stale)
-            if origin.scheme == b"http":
-                # Plain HTTP: h11 driven directly (see _plain); TLS stays httpcore's.
-                conn = PlainConnection(origin, self._backend)
-            else:
-                conn = httpcore.HTTPConnection(
-                    origin=origin, ssl_context=self._ssl_context, network_backend=self._tls_backend
-                )
-            with cond:
-                state.opened(conn)
-            return conn
+            conn, closing = self._checkout(origin, now, popped)
+            if closing:
+                self._close_all(closing)
         except BaseException:
             with cond:
                 state.give_slot()
                 cond.notify()
             raise
+        return conn
 
     def _release(self, conn: _Connection) -> None:
         """The response is closed: keep the connection if it is reusable."""
@@ -260,11 +251,6 @@ class ConnectionPool(PoolFront["_Connection", "_Stream", "_Response"]):
             self._cond.notify()
         if not keep:
             self._close_quietly(conn)
-
-    def _discard(self, conn: _Connection) -> None:
-        with self._cond:
-            self._state.forget(conn)
-        self._close_quietly(conn)
 
     @classmethod
     def _close_all(cls, conns: list[_Connection]) -> None:
@@ -291,42 +277,3 @@ class ConnectionPool(PoolFront["_Connection", "_Stream", "_Response"]):
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-class _Stream(PoolStream["ConnectionPool", "_Connection", "_Response"]):
-    """``with pool.stream(...) as response``."""
-
-    __slots__ = ()
-
-    def __enter__(self) -> _Response:
-        pool, req = self._pool, self._request
-        target, timeouts = req.target, req.timeouts
-        conn = pool._acquire(target.origin, timeouts.get("pool"))
-        response: _Response
-        try:
-            if isinstance(conn, PlainConnection):
-                response = conn.send(req)
-            else:
-                request = httpcore.Request(
-                    req.method,
-                    target.url,
-                    headers=req.head,
-                    content=req.content,
-                    extensions=req.extensions,
-                )
-                response = conn.handle_request(request)
-        except BaseException:
-            pool._release(conn)  # the connection closed itself already
-            raise
-        self._conn, self._response = conn, response
-        return response
-
-    def __exit__(self, *exc: object) -> None:
-        taken = self._taken()
-        if taken is None:
-            return
-        conn, response = taken
-        try:
-            response.close()
-        finally:
-            self._pool._release(conn)

@@ -16,8 +16,8 @@ __all__ = ["PlainConnection", "PlainResponse"]
 
 
 class PlainConnection(PlainConnectionBase):
-    """One TCP connection to ``origin``, opened on its first request (as httpcore's
-    connections are), one request at a time."""
+    """A plain connection whose I/O is awaited (see the base class); closing it after a
+    failure is shielded from cancellation, as in httpcore's connections."""
 
     __slots__ = ()
 
@@ -55,9 +55,9 @@ class PlainConnection(PlainConnectionBase):
 
 
 class PlainResponse(PlainResponseBase):
-    """The response of a :class:`PlainConnection`: its body is read on demand, by
-    whichever task iterates it (an object, not an async generator: trio tracks those,
-    and one left suspended across tasks is reported when collected)."""
+    """The response of a :class:`PlainConnection`, its body read by whichever task
+    iterates it (an object, not an async generator: trio tracks those, and one left
+    suspended across tasks is reported when collected)."""
 
     __slots__ = ()
     _conn: PlainConnection

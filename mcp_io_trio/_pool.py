@@ -2,9 +2,10 @@
 
 The twin of ``mcp_io_sync._pool`` (see there for why); which connection a request
 gets, when an idle one is reused and what closing closes are the rules of
-:class:`mcp_io_common.pool.PoolState`, shared with it. Here is their I/O and waiting.
-``http://`` connections are :class:`~mcp_io_trio._plain.PlainConnection` (h11 driven
-directly), ``https://`` ones ``httpcore.AsyncHTTPConnection`` on httpcore's Trio backend.
+:class:`mcp_io_common.pool.PoolState`, applied by ``mcp_io_common.pool.PoolFront``,
+shared with it. Here is their I/O and waiting. ``http://`` connections are
+:class:`~mcp_io_trio._plain.PlainConnection` (h11 driven directly), ``https://`` ones
+``httpcore.AsyncHTTPConnection`` (:class:`_TlsConnection`) on httpcore's Trio backend.
 Closing a connection is shielded from cancellation, as in httpcore's pool.
 
 Fewer scheduler passes per request than httpcore's own pool and stream: every trio
@@ -28,11 +29,10 @@ per-connection ``trio.Lock`` three times (request, state, response closed) and o
 from __future__ import annotations
 
 import math
-import select
 import socket
 import ssl
 from collections.abc import Coroutine, Iterable
-from typing import Any
+from typing import Any, TypeAlias
 
 import httpcore
 import trio
@@ -49,11 +49,12 @@ except ImportError:  # pragma: no cover - a future httpcore
             return None
 
 
-from mcp_io_common.pool import KEEPALIVE_EXPIRY, PoolFront, PoolRequest, PoolState, PoolStream
+from mcp_io_common.pool import PoolFront, PoolRequest, PoolStream
+from mcp_io_common.socket_stream import SocketStreamBase
 
 from ._plain import PlainConnection, PlainResponse
 
-_Connection = httpcore.AsyncHTTPConnection | PlainConnection
+_Connection: TypeAlias = "_TlsConnection | PlainConnection"
 _Response = httpcore.Response | PlainResponse
 
 __all__ = ["AsyncConnectionPool", "FastBackend"]
@@ -64,13 +65,10 @@ _checkpoint_if_cancelled = trio.lowlevel.checkpoint_if_cancelled
 _cancel_shielded_checkpoint = trio.lowlevel.cancel_shielded_checkpoint
 
 
-class FastBackend(httpcore.AsyncNetworkBackend):
+class FastBackend(httpcore.TrioBackend):
     """httpcore's Trio backend for connecting (``trio.open_tcp_stream``: happy eyeballs,
     ``TCP_NODELAY``, httpcore's connect errors and timeouts), then a leaner stream over
     the connected socket; see :class:`_FastStream`."""
-
-    def __init__(self) -> None:
-        self._inner = httpcore.TrioBackend()
 
     async def connect_tcp(
         self,
@@ -80,30 +78,15 @@ class FastBackend(httpcore.AsyncNetworkBackend):
         local_address: str | None = None,
         socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
     ) -> httpcore.AsyncNetworkStream:
-        stream = await self._inner.connect_tcp(
-            host, port, timeout=timeout, local_address=local_address, socket_options=socket_options
-        )
+        stream = await super().connect_tcp(host, port, timeout, local_address, socket_options)
         tsock = stream.get_extra_info("socket")
         if not isinstance(tsock, trio.socket.SocketType):  # never expected: keep httpcore's
             return stream
         # The trio socket hands its descriptor over; nothing else refers to it.
-        sock = socket.socket(fileno=tsock.detach())
-        sock.setblocking(False)
-        return _FastStream(sock)
-
-    async def connect_unix_socket(
-        self,
-        path: str,
-        timeout: float | None = None,
-        socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
-    ) -> httpcore.AsyncNetworkStream:  # pragma: no cover - not used by the transports
-        return await self._inner.connect_unix_socket(path, timeout, socket_options)
-
-    async def sleep(self, seconds: float) -> None:  # pragma: no cover - connect retries only
-        await trio.sleep(seconds)
+        return _FastStream(socket.socket(fileno=tsock.detach()))
 
 
-class _FastStream(httpcore.AsyncNetworkStream):
+class _FastStream(SocketStreamBase, httpcore.AsyncNetworkStream):
     """A plain TCP stream on a raw non-blocking socket, with trio's socket semantics
     (and httpcore's exceptions) but fewer scheduler passes.
 
@@ -119,22 +102,14 @@ class _FastStream(httpcore.AsyncNetworkStream):
     ``ReadError`` / ``WriteError``, as httpcore's trio stream does."""
 
     def __init__(self, sock: socket.socket) -> None:
-        self._sock = sock
-        self._poll = select.poll()  # for is_readable (select() fails on fds >= 1024)
-        self._poll.register(sock.fileno(), select.POLLIN)
+        self._setup(sock)
 
     async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
-        sock = self._sock
         await _checkpoint_if_cancelled()
-        try:
-            data = sock.recv(max_bytes)
-        except BlockingIOError:
-            pass
-        except OSError as exc:
-            raise httpcore.ReadError(str(exc)) from exc
-        else:
+        if (data := self._recv(max_bytes)) is not None:
             await _cancel_shielded_checkpoint()
             return data
+        sock = self._sock
         deadline = math.inf if timeout is None else trio.current_time() + timeout
         while True:
             try:
@@ -145,11 +120,10 @@ class _FastStream(httpcore.AsyncNetworkStream):
                         await _wait_readable(sock)
                     if scope.cancelled_caught:
                         raise httpcore.ReadTimeout("timed out")
-                return sock.recv(max_bytes)
-            except BlockingIOError:
-                continue
-            except (OSError, trio.ClosedResourceError) as exc:
+            except trio.ClosedResourceError as exc:
                 raise httpcore.ReadError(str(exc) or "the connection was closed") from exc
+            if (data := self._recv(max_bytes)) is not None:
+                return data
 
     async def write(self, buffer: bytes, timeout: float | None = None) -> None:
         if not buffer:
@@ -202,19 +176,6 @@ class _FastStream(httpcore.AsyncNetworkStream):
         plain = TrioStream(trio.SocketStream(trio.socket.from_stdlib_socket(self._sock)))
         return await plain.start_tls(ssl_context, server_hostname, timeout)
 
-    def get_extra_info(self, info: str) -> Any:
-        sock = self._sock
-        if info == "socket":
-            return sock
-        if info == "is_readable":  # an idle keep-alive socket readable = closed by the peer
-            # A closed descriptor polls as POLLNVAL: readable, so never reused.
-            return sock.fileno() == -1 or bool(self._poll.poll(0))
-        if info == "client_addr":
-            return sock.getsockname()
-        if info == "server_addr":
-            return sock.getpeername()
-        return None
-
 
 class _Exclusive(AsyncLock):
     """A no-op in place of httpcore's per-connection locks: this pool gives a connection
@@ -260,31 +221,87 @@ def _exclusive(obj: object, name: str) -> None:
         setattr(obj, name, _EXCLUSIVE)
 
 
-class AsyncConnectionPool(PoolFront["_Connection", "_Stream", Coroutine[Any, Any, _Response]]):
-    """Keep-alive HTTP/1.1 connections to one or a few origins, for one Trio run: the
-    rules are :class:`~mcp_io_common.pool.PoolState`'s; a ``trio.Semaphore`` holds the
-    slots (so a freed slot goes to the longest waiter). ``stream()``, ``request()``: see
-    ``PoolFront``."""
+class _TlsConnection(httpcore.AsyncHTTPConnection):
+    """httpcore's connection for ``https`` (its TLS and HTTP/1.1), its locks the no-op
+    (:class:`_Exclusive`) and its request body a :class:`_Body`, taking a request as
+    the plain connection does."""
 
     def __init__(
         self,
-        *,
-        ssl_context: ssl.SSLContext | None = None,
-        max_connections: int = 32,
-        network_backend: httpcore.AsyncNetworkBackend | None = None,
-        keepalive_expiry: float | None = KEEPALIVE_EXPIRY,
+        origin: httpcore.Origin,
+        ssl_context: ssl.SSLContext | None,
+        network_backend: httpcore.AsyncNetworkBackend,
     ) -> None:
-        self._state = PoolState(max_connections, keepalive_expiry)
-        self._ssl_context = ssl_context
-        # Plain TCP gets the lean stream; TLS stays entirely httpcore's.
-        self._backend = network_backend or FastBackend()
-        self._tls_backend = network_backend or httpcore.TrioBackend()
-        self._slots = trio.Semaphore(max_connections)
+        super().__init__(origin, ssl_context, network_backend=network_backend)
+        _exclusive(self, "_request_lock")
+
+    async def send(self, req: PoolRequest) -> httpcore.Response:
+        content = req.content
+        request = req.httpcore_request(None if content is None else _Body(content))
+        response = await self.handle_async_request(request)
+        http11 = self._connection  # made by the connection's first request
+        if getattr(http11, "_state_lock", _EXCLUSIVE) is not _EXCLUSIVE:
+            _exclusive(http11, "_state_lock")
+        return response
+
+
+class _Stream(PoolStream["AsyncConnectionPool", "_Connection", "_Response"]):
+    """``async with pool.stream(...) as response``."""
+
+    # Set by __aenter__ with the connection; read by __aexit__ only when one was got.
+    __slots__ = ("_bare",)
+
+    async def __aenter__(self) -> _Response:
+        pool, req = self._pool, self._request
+        conn = await pool._acquire(req.target.origin, req.timeouts.get("pool"))
+        try:
+            response = await conn.send(req)
+        except BaseException:
+            await pool._release(conn)  # the connection closed itself already
+            raise
+        # Closing the response of a plain connection on _FastStream has no checkpoint:
+        # it cannot be cancelled half-way, so needs no shielded scope.
+        self._bare = type(getattr(conn, "stream", None)) is _FastStream
+        self._conn, self._response = conn, response
+        return response
+
+    async def __aexit__(self, *exc: object) -> None:
+        taken = self._taken()
+        if taken is None:
+            return
+        conn, response = taken
+        try:
+            if self._bare:
+                await response.aclose()
+            else:
+                with trio.CancelScope(shield=True):
+                    await response.aclose()
+        finally:
+            await self._pool._release(conn)
+
+
+class AsyncConnectionPool(
+    PoolFront[
+        "_Connection", "_Stream", Coroutine[Any, Any, _Response], httpcore.AsyncNetworkBackend
+    ]
+):
+    """Keep-alive HTTP/1.1 connections to one or a few origins, for one Trio run: the
+    rules are :class:`~mcp_io_common.pool.PoolState`'s; a ``trio.Semaphore`` holds the
+    slots (so a freed slot goes to the longest waiter). ``stream()``, ``request()`` and
+    the choice of a connection: see ``PoolFront``."""
+
+    _stream_class = _Stream
+    _plain_class = PlainConnection
+    _tls_class = _TlsConnection
+    _httpcore_backend = httpcore.TrioBackend
+
+    def _lean_backend(self) -> httpcore.AsyncNetworkBackend:
+        return FastBackend()
+
+    def _make_slots(self, limit: int) -> None:
+        self._slots = trio.Semaphore(limit)
 
     # ------------------------------------------------------------ requests
-
-    def _stream(self, request: PoolRequest) -> _Stream:
-        return _Stream(self, request)
 
     async def _read_all(self, stream: _Stream) -> _Response:
         async with stream as response:
@@ -302,36 +319,18 @@ class AsyncConnectionPool(PoolFront["_Connection", "_Stream", Coroutine[Any, Any
                 raise httpcore.PoolTimeout(
                     "no connection became free within the pool timeout"
                 ) from None
-        self._state.take_slot()
-        return await self._connection(origin)
-
-    async def _connection(self, origin: httpcore.Origin) -> _Connection:
-        """An idle connection to ``origin`` or a new one (a slot is held)."""
         state = self._state
+        state.take_slot()
         try:
-            while True:
-                conn, stale = state.pop_idle(trio.current_time())
-                for old in stale:
-                    await self._close(old)
-                if conn is None:
-                    break
-                if state.reusable(conn, origin):
-                    return conn
-                await self._discard(conn)
-            if origin.scheme == b"http":
-                # Plain HTTP: h11 driven directly (see _plain); TLS stays httpcore's.
-                conn = PlainConnection(origin, self._backend)
-            else:
-                conn = httpcore.AsyncHTTPConnection(
-                    origin=origin, ssl_context=self._ssl_context, network_backend=self._tls_backend
-                )
-                _exclusive(conn, "_request_lock")
-            state.opened(conn)
-            return conn
+            now = trio.current_time()
+            conn, closing = self._checkout(origin, now, state.pop_idle(now))
+            for old in closing:
+                await self._close(old)
         except BaseException:
             state.give_slot()
             self._slots.release()
             raise
+        return conn
 
     async def _release(self, conn: _Connection) -> None:
         """The response is closed: keep the connection if it is reusable."""
@@ -339,10 +338,6 @@ class AsyncConnectionPool(PoolFront["_Connection", "_Stream", Coroutine[Any, Any
         self._slots.release()
         if not keep:
             await self._close(conn)
-
-    async def _discard(self, conn: _Connection) -> None:
-        self._state.forget(conn)
-        await self._close(conn)
 
     @staticmethod
     async def _close(conn: _Connection) -> None:
@@ -364,57 +359,3 @@ class AsyncConnectionPool(PoolFront["_Connection", "_Stream", Coroutine[Any, Any
 
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
-
-
-class _Stream(PoolStream["AsyncConnectionPool", "_Connection", "_Response"]):
-    """``async with pool.stream(...) as response``."""
-
-    __slots__ = ("_bare",)
-
-    def __init__(self, pool: AsyncConnectionPool, request: PoolRequest) -> None:
-        super().__init__(pool, request)
-        self._bare = False
-
-    async def __aenter__(self) -> _Response:
-        pool, req = self._pool, self._request
-        target, timeouts = req.target, req.timeouts
-        conn = await pool._acquire(target.origin, timeouts.get("pool"))
-        response: _Response
-        try:
-            if isinstance(conn, PlainConnection):
-                response = await conn.send(req)
-                # Closing the response of a plain connection on _FastStream has no
-                # checkpoint: it cannot be cancelled half-way, so needs no shielded scope.
-                self._bare = type(conn.stream) is _FastStream
-            else:
-                content = req.content
-                request = httpcore.Request(
-                    req.method,
-                    target.url,
-                    headers=req.head,
-                    content=None if content is None else _Body(content),
-                    extensions=req.extensions,
-                )
-                response = await conn.handle_async_request(request)
-                http11 = conn._connection  # made by the connection's first request
-                if getattr(http11, "_state_lock", _EXCLUSIVE) is not _EXCLUSIVE:
-                    _exclusive(http11, "_state_lock")
-        except BaseException:
-            await pool._release(conn)  # the connection closed itself already
-            raise
-        self._conn, self._response = conn, response
-        return response
-
-    async def __aexit__(self, *exc: object) -> None:
-        taken = self._taken()
-        if taken is None:
-            return
-        conn, response = taken
-        try:
-            if self._bare:
-                await response.aclose()
-            else:
-                with trio.CancelScope(shield=True):
-                    await response.aclose()
-        finally:
-            await self._pool._release(conn)

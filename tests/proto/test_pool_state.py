@@ -7,7 +7,7 @@ from __future__ import annotations
 import httpcore
 import pytest
 
-from mcp_io_common.pool import KEEPALIVE_EXPIRY, PoolRequest, PoolState
+from mcp_io_common.pool import KEEPALIVE_EXPIRY, PoolFront, PoolRequest, PoolState
 
 ORIGIN = httpcore.Origin(b"http", b"127.0.0.1", 8000)
 OTHER = httpcore.Origin(b"http", b"127.0.0.1", 8001)
@@ -157,3 +157,87 @@ def test_a_request_gets_host_first_and_a_content_length() -> None:
     assert PoolRequest(state.target("http://example.com:81/"), b"GET", [], None, {}).head == [
         (b"Host", b"example.com:81")
     ]
+
+
+# ---------------------------------------------------------------- PoolFront._checkout
+
+
+class _Made(Conn):
+    """A new connection as a pool makes it: which kind (plain or TLS) and with what."""
+
+    def __init__(self, origin: httpcore.Origin, kind: str, **options: object) -> None:
+        super().__init__(f"new-{kind}", origin)
+        self.kind = kind
+        self.options = options
+
+
+class _Front(PoolFront[Conn, object, object, str]):
+    """A pool front with the shell's parts faked: no I/O, no waiting."""
+
+    def _lean_backend(self) -> str:
+        return "lean"
+
+    def _httpcore_backend(self) -> str:
+        return "httpcore"
+
+    def _make_slots(self, limit: int) -> None:
+        self.limit = limit
+
+    @staticmethod
+    def _plain_class(origin: httpcore.Origin, backend: str) -> Conn:
+        return _Made(origin, "plain", backend=backend)
+
+    @staticmethod
+    def _tls_class(**options: object) -> Conn:
+        origin = options.pop("origin")
+        assert isinstance(origin, httpcore.Origin)
+        return _Made(origin, "tls", **options)
+
+
+def _idle(front: _Front, *conns: Conn, now: float = 0.0) -> None:
+    state = front._state
+    for conn in conns:
+        state.take_slot()
+        state.opened(conn)
+    for conn in conns:
+        state.check_in(conn, now)
+
+
+def test_checkout_reuses_the_warmest_idle_connection_and_closes_nothing() -> None:
+    front = _Front(max_connections=4)
+    a, b = Conn("a"), Conn("b")
+    _idle(front, a, b)
+    assert front._checkout(ORIGIN, 1.0, front._state.pop_idle(1.0)) == (b, [])
+    assert (front.connections, front.idle) == (2, 1)
+
+
+def test_checkout_hands_back_every_unusable_idle_connection_to_close() -> None:
+    """Closed by the server, another origin, too old: each is forgotten and handed back
+    (the shell closes them), the next idle one is tried, then a new one is made."""
+    front = _Front(max_connections=8, keepalive_expiry=4.0)
+    old, good, other, closed = Conn("old"), Conn("good"), Conn("other", OTHER), Conn("closed")
+    _idle(front, old, now=0.0)
+    _idle(front, good, other, closed, now=3.0)
+    closed.expired = True
+    assert front._checkout(ORIGIN, 5.0, front._state.pop_idle(5.0)) == (good, [closed, other])
+    assert front.connections == 2  # good (in use) and old (still idle)
+    conn, closing = front._checkout(ORIGIN, 5.0, front._state.pop_idle(5.0))
+    assert closing == [old]  # idle for 5 s: past the keepalive expiry
+    assert isinstance(conn, _Made) and conn.kind == "plain"
+    assert (front.connections, front.idle) == (2, 0)
+
+
+def test_checkout_makes_a_plain_or_tls_connection_on_the_shells_backends() -> None:
+    front = _Front(max_connections=2, ssl_context=None)
+    assert front.limit == 2
+    plain, _ = front._checkout(ORIGIN, 0.0, front._state.pop_idle(0.0))
+    assert isinstance(plain, _Made) and plain.kind == "plain"
+    assert plain.options == {"backend": "lean"}
+    secure = httpcore.Origin(b"https", b"example.com", 443)
+    tls, _ = front._checkout(secure, 0.0, front._state.pop_idle(0.0))
+    assert isinstance(tls, _Made) and tls.kind == "tls"
+    assert tls.options == {"ssl_context": None, "network_backend": "httpcore"}
+    # A backend the caller gives is used for both kinds.
+    given = _Front(network_backend="given")
+    made, _ = given._checkout(ORIGIN, 0.0, given._state.pop_idle(0.0))
+    assert isinstance(made, _Made) and made.options == {"backend": "given"}
