@@ -21,16 +21,28 @@ calls, per call (``bench/kernel_ab.py`` runs it for revisions side by side): use
 system CPU µs, voluntary and involuntary context switches (all threads,
 ``getrusage``), read- and write-type system calls (``/proc/self/io`` ``syscr``,
 ``syscw``), minor page faults, and the collector's runs per generation.
+
+``--opcodes`` (no valgrind; slow, so use N=300 or so) prints one ``OPCODES {json}``
+line: the Python bytecodes every thread executed per timed call, in all and by name
+(exact, independent of the machine's load). Bytecode dispatch is where the interpreter
+misses its caches and branch predictions, so a revision that executes as many machine
+instructions with more bytecodes is slower (docs/performance.md, 2026-12-04 twelfth
+session).
 """
 
 from __future__ import annotations
 
+import collections
+import dis
 import gc
 import json
 import os
 import resource
 import sys
+import threading
 import time
+from types import FrameType
+from typing import Any
 
 SERVER = [
     sys.executable,
@@ -61,17 +73,48 @@ def _snapshot() -> dict[str, float]:
 
 
 class Counts:
-    """Snapshots around the timed calls (``--counts``); a no-op otherwise."""
+    """Snapshots around the timed calls (``--counts``), or the bytecodes executed
+    between them (``--opcodes``); a no-op otherwise."""
 
-    def __init__(self, on: bool) -> None:
+    def __init__(self, on: bool, opcodes: bool = False) -> None:
         self.on = on
+        self.opcodes = opcodes
+        self.tracing = False
+        self.executed: collections.Counter[str] = collections.Counter()
         self.before: dict[str, float] = {}
+        if opcodes:
+            # Installed before the client starts, so its threads (the sync shell's
+            # reader) have the hook too; it traces nothing until start().
+            threading.settrace(self._global)
+            sys.settrace(self._global)
+
+    def _global(self, frame: FrameType, event: str, arg: Any) -> Any:
+        if not self.tracing:
+            return None
+        frame.f_trace_opcodes = True
+        return self._local
+
+    def _local(self, frame: FrameType, event: str, arg: Any) -> Any:
+        if event == "opcode":
+            self.executed[dis.opname[frame.f_code.co_code[frame.f_lasti]]] += 1
+        return self._local
 
     def start(self) -> None:
-        if self.on:
+        if self.opcodes:
+            self.tracing = True  # every thread's frames entered from now on
+        elif self.on:
             self.before = _snapshot()
 
     def stop(self, calls: int) -> None:
+        if self.opcodes:
+            sys.settrace(None)
+            threading.settrace(None)  # type: ignore[arg-type]
+            self.tracing = False
+            by_name = {k: v / calls for k, v in self.executed.most_common()}
+            line = {"per_call": sum(by_name.values()), "by_name": by_name, "calls": calls}
+            sys.stdout.write("OPCODES " + json.dumps(line) + "\n")
+            sys.stdout.flush()
+            return
         if not self.on:
             return
         after = _snapshot()
@@ -83,7 +126,7 @@ class Counts:
 
 def main() -> None:
     shell, mode, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
-    counts = Counts("--counts" in sys.argv[4:])
+    counts = Counts("--counts" in sys.argv[4:], "--opcodes" in sys.argv[4:])
     if shell == "sync":
         import mcp_io_sync
 
