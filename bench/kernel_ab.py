@@ -17,7 +17,9 @@ samples of one repeat run seconds apart, so the machine's drift between repeats 
 and the ratio of the minima (``best``: other processes only add to a sample's CPU time,
 through the caches they evict, so the least disturbed sample is the fastest).
 The counts of system calls and switches are the deterministic part; CPU µs move with
-the machine's load (printed before and after). ``--cpus`` pins each sample and its
+the machine's load (printed before and after). Only their sum ``cpu_us`` is exact: the
+kernel splits it into user and system time by sampling at its timer tick, so the split
+of a sample of some 100 ms is rough. ``--cpus`` pins each sample and its
 server as ``bench/run.py --cpus`` does.
 """
 
