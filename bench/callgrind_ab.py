@@ -33,16 +33,13 @@ last-target table for branches): its counts compare revisions, they are not cycl
 from __future__ import annotations
 
 import argparse
-import atexit
 import os
 import re
-import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 
-from _revisions import export_commit
+from _revisions import compiled_exports
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CELLS = ("sync.seq", "sync.conc", "trio.seq", "trio.conc")
@@ -89,6 +86,15 @@ def _count(src: str, cell: str, n: int, sim: bool = False) -> dict[str, int]:
     return dict(zip(names, map(int, found.group(1).split()), strict=True))
 
 
+def parse_cells(text: str) -> list[str]:
+    """The cells a comma-separated ``--cells`` names (each one of :data:`CELLS`)."""
+    cells = [c for c in text.split(",") if c]
+    for cell in cells:
+        if cell not in CELLS:
+            raise SystemExit(f"unknown cell {cell!r} (one of {', '.join(CELLS)})")
+    return cells
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--at", action="append", required=True, help="a revision (repeat)")
@@ -98,17 +104,8 @@ def main() -> None:
         "--sim", action="store_true", help="also simulated cache misses and mispredicted branches"
     )
     args = parser.parse_args()
-    cells = [c for c in args.cells.split(",") if c]
-    for cell in cells:
-        if cell not in CELLS:
-            raise SystemExit(f"unknown cell {cell!r} (one of {', '.join(CELLS)})")
-    dirs: dict[str, str] = {}
-    for rev in args.at:
-        dest = tempfile.mkdtemp(prefix="mcp-callgrind-src-")
-        atexit.register(shutil.rmtree, dest, True)
-        label = export_commit(rev, dest)
-        subprocess.run([sys.executable, "-m", "compileall", "-q", dest], check=True)
-        dirs[label] = dest
+    cells = parse_cells(args.cells)
+    dirs = compiled_exports(args.at, "mcp-callgrind-src-")
     labels = list(dirs)
     figures = SIMULATED if args.sim else SIMULATED[:1]
     per_call: dict[tuple[str, str, str], list[float]] = {}

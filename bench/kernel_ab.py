@@ -26,20 +26,17 @@ server as ``bench/run.py --cpus`` does.
 from __future__ import annotations
 
 import argparse
-import atexit
 import json
 import os
-import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 
-from _revisions import export_commit
+from _revisions import compiled_exports
+from callgrind_ab import CELLS, parse_cells
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-CELLS = ("sync.seq", "sync.conc", "trio.seq", "trio.conc")
 METRICS = (
     "user_us",
     "sys_us",
@@ -87,18 +84,9 @@ def main() -> None:
     parser.add_argument("--cpus", help="pin every sample and its server (e.g. 0)")
     parser.add_argument("--json", help="also write every sample to this file")
     args = parser.parse_args()
-    cells = [c for c in args.cells.split(",") if c]
-    for cell in cells:
-        if cell not in CELLS:
-            raise SystemExit(f"unknown cell {cell!r} (one of {', '.join(CELLS)})")
+    cells = parse_cells(args.cells)
     cpus = {int(c) for c in args.cpus.split(",")} if args.cpus else None
-    dirs: dict[str, str] = {}
-    for rev in args.at:
-        dest = tempfile.mkdtemp(prefix="mcp-kernel-src-")
-        atexit.register(shutil.rmtree, dest, True)
-        label = export_commit(rev, dest)
-        subprocess.run([sys.executable, "-m", "compileall", "-q", dest], check=True)
-        dirs[label] = dest
+    dirs = compiled_exports(args.at, "mcp-kernel-src-")
     labels = list(dirs)
     load_before = os.getloadavg()
     print(f"load average {load_before[0]:.2f}; pinned to {args.cpus or 'none'}", flush=True)
