@@ -15,6 +15,7 @@ import os
 import shutil
 import statistics
 import subprocess
+import sys
 import tempfile
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -44,6 +45,20 @@ def export_commit(rev: str, dest: str) -> str:
     ).stdout
     subprocess.run(["tar", "-x", "-C", dest], input=archive, check=True)
     return commit
+
+
+def compiled_exports(revs: Sequence[str], prefix: str) -> dict[str, str]:
+    """Each of ``revs`` exported (:func:`export_commit`) into its own temporary directory
+    (removed at exit) and compiled to bytecode, so a run does not compile it again:
+    {commit: directory}, in the order given (bench/callgrind_ab.py, bench/kernel_ab.py)."""
+    dirs: dict[str, str] = {}
+    for rev in revs:
+        dest = tempfile.mkdtemp(prefix=prefix)
+        atexit.register(shutil.rmtree, dest, True)
+        label = export_commit(rev, dest)
+        subprocess.run([sys.executable, "-m", "compileall", "-q", dest], check=True)
+        dirs[label] = dest
+    return dirs
 
 
 class Revisions:

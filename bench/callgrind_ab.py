@@ -4,6 +4,7 @@ cells: docs/performance.md, 2026-12-04 eleventh session).
 
     .venv/bin/python bench/callgrind_ab.py --at d2f56f8 --at HEAD
     .venv/bin/python bench/callgrind_ab.py --at d2f56f8 --at HEAD --cells sync.seq --runs 3
+    .venv/bin/python bench/callgrind_ab.py --at d2f56f8 --at HEAD --cells sync.conc --sim
 
 For each revision (its product packages exported as ``bench/run.py --at`` does) and each
 cell (``sync.seq``, ``sync.conc``, ``trio.seq``, ``trio.conc``: ``bench/callgrind_calls.py``),
@@ -18,28 +19,46 @@ decide dict and set layouts, so the collisions a run meets). What remains is the
 scheduling of the client's threads against the server: a blocking call that finds its
 answer already read takes a shorter path, so a cell moves by up to ~2% between runs on
 a busy machine. Compare medians of several runs when a question is that close.
+
+``--sim`` adds valgrind's cache and branch-predictor simulation (``--cache-sim=yes
+--branch-sim=yes``; runs take about twice as long) and prints, per call, the simulated
+first-level instruction and data cache misses (``I1mr``, ``D1mr`` + ``D1mw``) and the
+mispredicted conditional and indirect branches (``Bcm``, ``Bim``) beside the
+instructions: what CPU time pays for beyond the instruction count. The model is simple
+(32 KiB 8-way first-level caches, a last-level cache, a table of two-bit counters and a
+last-target table for branches): its counts compare revisions, they are not cycles
+(docs/performance.md, 2026-12-04 twelfth session).
 """
 
 from __future__ import annotations
 
 import argparse
-import atexit
 import os
 import re
-import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 
-from _revisions import export_commit
+from _revisions import compiled_exports
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CELLS = ("sync.seq", "sync.conc", "trio.seq", "trio.conc")
-_COLLECTED = re.compile(rb"Collected : (\d+)")
+_EVENTS = re.compile(rb"Events    : ([A-Za-z0-9 ]+)")
+_COLLECTED = re.compile(rb"Collected : ([\d ]+)")
+#: The figures --sim prints: (label, the simulated events summed into it).
+SIMULATED = (
+    ("Ir", ("Ir",)),
+    ("I1 miss", ("I1mr",)),
+    ("D1 miss", ("D1mr", "D1mw")),
+    ("LL miss", ("ILmr", "DLmr", "DLmw")),
+    ("cond misp", ("Bcm",)),
+    ("ind misp", ("Bim",)),
+)
 
 
-def _count(src: str, cell: str, n: int) -> int:
+def _count(src: str, cell: str, n: int, sim: bool = False) -> dict[str, int]:
+    """The client process's totals of callgrind's events (``Ir``, and with ``sim`` the
+    simulated cache misses and mispredicted branches) for ``n`` calls of ``cell``."""
     shell, mode = cell.split(".")
     env = dict(os.environ, PYTHONPATH=src, PYTHONHASHSEED="0")
     done = subprocess.run(
@@ -47,6 +66,7 @@ def _count(src: str, cell: str, n: int) -> int:
             "valgrind",
             "--tool=callgrind",
             "--callgrind-out-file=/dev/null",
+            *(["--cache-sim=yes", "--branch-sim=yes"] if sim else []),
             sys.executable,
             os.path.join(HERE, "callgrind_calls.py"),
             shell,
@@ -57,11 +77,22 @@ def _count(src: str, cell: str, n: int) -> int:
         env=env,
         check=False,
     )
+    events = _EVENTS.search(done.stderr)
     found = _COLLECTED.search(done.stderr)
-    if done.returncode != 0 or found is None:
+    if done.returncode != 0 or found is None or events is None:
         tail = done.stderr.decode(errors="replace")[-2000:]
         raise SystemExit(f"{cell} N={n} at {src} failed:\n{tail}")
-    return int(found.group(1))
+    names = events.group(1).decode().split()
+    return dict(zip(names, map(int, found.group(1).split()), strict=True))
+
+
+def parse_cells(text: str) -> list[str]:
+    """The cells a comma-separated ``--cells`` names (each one of :data:`CELLS`)."""
+    cells = [c for c in text.split(",") if c]
+    for cell in cells:
+        if cell not in CELLS:
+            raise SystemExit(f"unknown cell {cell!r} (one of {', '.join(CELLS)})")
+    return cells
 
 
 def main() -> None:
@@ -69,34 +100,39 @@ def main() -> None:
     parser.add_argument("--at", action="append", required=True, help="a revision (repeat)")
     parser.add_argument("--cells", default=",".join(CELLS), help="comma-separated cells")
     parser.add_argument("--runs", type=int, default=1, help="repeats of each pair of runs")
+    parser.add_argument(
+        "--sim", action="store_true", help="also simulated cache misses and mispredicted branches"
+    )
     args = parser.parse_args()
-    cells = [c for c in args.cells.split(",") if c]
-    for cell in cells:
-        if cell not in CELLS:
-            raise SystemExit(f"unknown cell {cell!r} (one of {', '.join(CELLS)})")
-    dirs: dict[str, str] = {}
-    for rev in args.at:
-        dest = tempfile.mkdtemp(prefix="mcp-callgrind-src-")
-        atexit.register(shutil.rmtree, dest, True)
-        label = export_commit(rev, dest)
-        subprocess.run([sys.executable, "-m", "compileall", "-q", dest], check=True)
-        dirs[label] = dest
+    cells = parse_cells(args.cells)
+    dirs = compiled_exports(args.at, "mcp-callgrind-src-")
     labels = list(dirs)
-    per_call: dict[tuple[str, str], list[float]] = {}
+    figures = SIMULATED if args.sim else SIMULATED[:1]
+    per_call: dict[tuple[str, str, str], list[float]] = {}
     for run in range(args.runs):
         for cell in cells:
             for label in labels:  # interleaved: the machine's state is shared
-                small = _count(dirs[label], cell, 200)
-                large = _count(dirs[label], cell, 1200)
-                value = (large - small) / 1000
-                per_call.setdefault((label, cell), []).append(value)
-                print(f"run {run + 1} {cell:10} {label:10} {value:12,.0f}", flush=True)
+                small = _count(dirs[label], cell, 200, args.sim)
+                large = _count(dirs[label], cell, 1200, args.sim)
+                shown = []
+                for name, events in figures:
+                    value = sum(large[e] - small[e] for e in events) / 1000
+                    per_call.setdefault((label, cell, name), []).append(value)
+                    shown.append(f"{name} {value:,.0f}")
+                print(f"run {run + 1} {cell:10} {label:10} " + ", ".join(shown), flush=True)
     print()
-    print(f"{'cell':10} " + " ".join(f"{label:>12}" for label in labels) + "  ratios to first")
+    print(
+        f"{'cell':10} {'per call':10} "
+        + " ".join(f"{label:>12}" for label in labels)
+        + "  ratios to first"
+    )
     for cell in cells:
-        medians = [statistics.median(per_call[(label, cell)]) for label in labels]
-        ratios = " ".join(f"{m / medians[0]:.3f}" for m in medians[1:])
-        print(f"{cell:10} " + " ".join(f"{m:12,.0f}" for m in medians) + f"  {ratios}")
+        for name, _ in figures:
+            medians = [statistics.median(per_call[(label, cell, name)]) for label in labels]
+            ratios = " ".join(f"{m / medians[0]:.3f}" if medians[0] else "-" for m in medians[1:])
+            print(
+                f"{cell:10} {name:10} " + " ".join(f"{m:12,.0f}" for m in medians) + f"  {ratios}"
+            )
 
 
 if __name__ == "__main__":
