@@ -11,7 +11,8 @@ their first request, exactly as inside httpcore's pool. ``http://`` ones are
 :class:`~mcp_io_sync._plain.PlainConnection`: connected the same way (this module's
 ``FastBackend``), with h11 driven directly by ``mcp_io_common.http11`` (httpcore's
 HTTP/1.1 layer costs a fifth of a request).
-Proxies keep ``httpcore.ConnectionPool`` (see ``_http._HttpServer._new_pool``).
+Proxies keep ``httpcore.ConnectionPool`` (see ``HttpTarget._new_pool`` in
+``mcp_io_common/http_target.py``).
 
 Which connection a request gets, when an idle one is reused and what closing closes are
 :class:`mcp_io_common.pool.PoolState`'s rules, applied by ``PoolFront`` (both shared
