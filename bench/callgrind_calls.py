@@ -23,11 +23,12 @@ system CPU µs, voluntary and involuntary context switches (all threads,
 ``syscw``), minor page faults, and the collector's runs per generation.
 
 ``--opcodes`` (no valgrind; slow, so use N=300 or so) prints one ``OPCODES {json}``
-line: the Python bytecodes every thread executed per timed call, in all and by name
-(exact, independent of the machine's load). Bytecode dispatch is where the interpreter
-misses its caches and branch predictions, so a revision that executes as many machine
-instructions with more bytecodes is slower (docs/performance.md, 2026-12-04 twelfth
-session).
+line: the Python bytecodes every thread executed per timed call, in all, by name and
+by function (``file:qualname``; exact, independent of the machine's load). Bytecode
+dispatch is where the interpreter misses its caches and branch predictions, so a
+revision that executes as many machine instructions with more bytecodes is slower
+(docs/performance.md, 2026-12-04 twelfth session; ``bench/opcodes_ab.py`` compares
+revisions).
 """
 
 from __future__ import annotations
@@ -81,6 +82,7 @@ class Counts:
         self.opcodes = opcodes
         self.tracing = False
         self.executed: collections.Counter[str] = collections.Counter()
+        self.by_func: collections.Counter[str] = collections.Counter()
         self.before: dict[str, float] = {}
         if opcodes:
             # Installed before the client starts, so its threads (the sync shell's
@@ -96,7 +98,9 @@ class Counts:
 
     def _local(self, frame: FrameType, event: str, arg: Any) -> Any:
         if event == "opcode":
-            self.executed[dis.opname[frame.f_code.co_code[frame.f_lasti]]] += 1
+            code = frame.f_code
+            self.executed[dis.opname[code.co_code[frame.f_lasti]]] += 1
+            self.by_func[f"{os.path.basename(code.co_filename)}:{code.co_qualname}"] += 1
         return self._local
 
     def start(self) -> None:
@@ -111,7 +115,13 @@ class Counts:
             threading.settrace(None)  # type: ignore[arg-type]
             self.tracing = False
             by_name = {k: v / calls for k, v in self.executed.most_common()}
-            line = {"per_call": sum(by_name.values()), "by_name": by_name, "calls": calls}
+            by_func = {k: v / calls for k, v in self.by_func.most_common()}
+            line = {
+                "per_call": sum(by_name.values()),
+                "by_name": by_name,
+                "by_func": by_func,
+                "calls": calls,
+            }
             sys.stdout.write("OPCODES " + json.dumps(line) + "\n")
             sys.stdout.flush()
             return
