@@ -91,7 +91,8 @@ def test_a_target_notices_an_untyped_exception(
 
     monkeypatch.setattr(holder, attr, broken)
     # A target that imported the function by name sees it through its own module.
-    target_module = sys.modules[fuzz_run.TARGETS[name]]
+    # (imported here: run alone, or first on a worker, no earlier test imported it)
+    target_module = importlib.import_module(fuzz_run.TARGETS[name])
     if owner is None and hasattr(target_module, attr):
         monkeypatch.setattr(target_module, attr, broken)
     with pytest.raises(AssertionError, match="contract broken"):
