@@ -25,8 +25,10 @@ LIMITS = (1, 4, 16, 64, 1 << 20)
 
 
 def _run(chunks: list[bytes], limit: int, decode: bool, mode: str) -> list[Any]:
-    """``mode``: ``receive`` (receive_data), ``zero_copy`` (get_buffer), ``whole`` (as the
-    stdio connection feeds it: whole_line, then whole_lines, then receive_data)."""
+    """``mode``: ``receive`` (receive_data), ``zero_copy`` (get_buffer), ``only_line``
+    (get_buffer, then only_line before next_line: as the stdio connection reads in the
+    blocking shell), ``whole`` (as it feeds the framer in Trio: whole_line, then
+    whole_lines, then receive_data)."""
     framer = LineFramer(limit, decode=decode)
     out: list[Any] = []
 
@@ -60,10 +62,16 @@ def _run(chunks: list[bytes], limit: int, decode: bool, mode: str) -> list[Any]:
                     for line in several:
                         put(line)
                     continue
-            if mode == "zero_copy":
+            if mode in ("zero_copy", "only_line"):
                 with framer.get_buffer(max(len(chunk), 1)) as view:
                     view[: len(chunk)] = chunk
                 framer.buffer_updated(len(chunk))
+                if mode == "only_line" and chunk:
+                    one = framer.only_line()
+                    if one is not None:
+                        if one:
+                            put(one)
+                        continue
             else:
                 framer.receive_data(chunk)
             if not pump():
@@ -89,6 +97,10 @@ def check(data: bytes) -> None:
     tail = stream.split(b"\n")[-1]
     assert _run(per_line + ([tail] if tail else []), limit, decode, "whole") == whole, (
         "whole_line changed lines"
+    )
+    assert _run(pieces, limit, decode, "only_line") == whole, "only_line changed lines"
+    assert _run(per_line + ([tail] if tail else []), limit, decode, "only_line") == whole, (
+        "only_line changed lines read one per chunk"
     )
 
 

@@ -177,6 +177,27 @@ class LineFramer:
             raise ValueError(f"buffer_updated({nbytes}) exceeds the buffer handed out")
         self._end += nbytes
 
+    def only_line(self) -> bytes | str | None:
+        """The unread input as the line it holds when it is exactly one newline-terminated
+        line within ``max_line_size``, scanned from its start (one read into
+        :meth:`get_buffer` of one message: the usual case on stdio), consumed and
+        returned without the scanning :meth:`next_line` does; ``None`` otherwise (call
+        :meth:`next_line`, which then sees the input untouched). The line is as
+        :meth:`next_line` would return it; a blank one comes back empty (``""``/``b""``:
+        nothing to deliver)."""
+        start, end = self._start, self._end
+        buf = self._buf
+        if self._scanned or end <= start or buf[end - 1] != 10 or self._failed:
+            return None
+        idx = end - 1
+        if idx - start > self._max or buf.find(b"\n", start, idx) >= 0:
+            return None  # too long (next_line raises), or more than one line
+        self._start = end
+        if idx > start and buf[idx - 1] == 13:  # CRLF: drop the CR too
+            idx -= 1
+        line = self._extract(start, idx)
+        return line if line and not line.isspace() else line[:0]
+
     @property
     def buffered(self) -> int:
         """Bytes held that have not been returned as lines yet."""

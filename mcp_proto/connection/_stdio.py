@@ -130,7 +130,11 @@ class StdioTransport(Transport):
             self.receive_eof(now, "")
             return
         framer.buffer_updated(nbytes)
-        self._lines(framer, now)
+        line = framer.only_line()  # one read, one message: no line scanning
+        if line is None:
+            self._lines(framer, now)
+        elif line:
+            self._sink(line)
 
     def receive_eof(self, now: float, detail: str) -> None:
         framer = self._framer

@@ -347,12 +347,21 @@ def run_chunks(
     via_buffer: bool = False,
     spare: int = 0,
     decode: bool = False,
+    only_first: bool = False,
 ) -> tuple[list[Any], bool]:
+    """``only_first``: after each read, ``only_line`` before ``next_line`` (as the stdio
+    connection reads into ``get_buffer``)."""
     framer = LineFramer(max_line_size, decode=decode)
     lines: list[Any] = []
     try:
         for chunk in chunks:
             feed(framer, chunk, via_buffer, spare)
+            if only_first:
+                line = framer.only_line()
+                if line is not None:
+                    if line:
+                        lines.append(line)
+                    continue
             drain(framer, lines)
         if via_buffer:
             framer.buffer_updated(0)
@@ -403,6 +412,77 @@ def test_reading_into_get_buffer_matches_receive_data(
     chunking and however much more room the reader asked for than it filled."""
     expected = reference(data, max_line_size)
     assert run_chunks(splits(data, cuts), max_line_size, True, spare) == expected
+
+
+one_read_lines = st.lists(
+    st.sampled_from([b"\n", b"\r\n", b" ", b"{}", b"\xff", b"\xc3\xa9", b"\xef\xbb\xbf"]),
+    max_size=40,
+).map(b"".join)
+
+
+@settings(deadline=None)
+@given(
+    data=st.binary(max_size=300) | one_read_lines,
+    cuts=st.lists(st.integers(min_value=0, max_value=400), max_size=20),
+    max_line_size=st.integers(min_value=1, max_value=40) | st.just(BIG),
+    decode=st.booleans(),
+    per_line=st.booleans(),
+)
+def test_only_line_then_next_line_matches_next_line(
+    data: bytes, cuts: list[int], max_line_size: int, decode: bool, per_line: bool
+) -> None:
+    """only_line (a read holding exactly one line, taken without scanning) changes no
+    line: with any chunking, or one read per line (the case it serves), the lines and
+    the too-long verdict are next_line's."""
+    if per_line:
+        chunks = [part + b"\n" for part in data.split(b"\n")[:-1]]
+        tail = data.split(b"\n")[-1]
+        chunks += [tail] if tail else []
+    else:
+        chunks = splits(data, cuts)
+    expected = run_chunks(chunks, max_line_size, True, decode=decode)
+    assert run_chunks(chunks, max_line_size, True, decode=decode, only_first=True) == expected
+
+
+@pytest.mark.parametrize(
+    ("reads", "expected"),
+    [
+        ([b'{"a":1}\n'], ['{"a":1}']),
+        ([b"{}\r\n"], ["{}"]),  # CRLF: the CR dropped
+        ([b"\xef\xbb\xbf{}\n"], ["{}"]),  # a leading BOM dropped
+        ([b" \n", b"{}\n"], ["{}"]),  # blank: nothing to deliver
+        ([b"\xff\n"], [b"\xff"]),  # not UTF-8: bytes, for the decoder to report
+    ],
+)
+def test_only_line_cases(reads: list[bytes], expected: list[Any]) -> None:
+    framer = LineFramer(BIG, decode=True)
+    got: list[Any] = []
+    for read in reads:
+        feed(framer, read, True)
+        line = framer.only_line()
+        assert line is not None
+        if line:
+            got.append(line)
+        assert framer.buffered == 0  # consumed
+    assert got == expected
+
+
+def test_only_line_leaves_other_input_to_next_line() -> None:
+    framer = LineFramer(4)
+    feed(framer, b"ab\ncd\n", True)
+    assert framer.only_line() is None  # two lines
+    assert drain(framer) == [b"ab", b"cd"]
+    feed(framer, b"ab", True)
+    assert framer.only_line() is None  # no newline yet
+    assert framer.next_line() is NEED_DATA
+    feed(framer, b"c\n", True)
+    assert framer.only_line() is None  # scanning began: next_line's
+    assert drain(framer) == [b"abc"]
+    feed(framer, b"12345\n", True)
+    assert framer.only_line() is None  # too long: next_line raises
+    with pytest.raises(LineTooLongError):
+        framer.next_line()
+    assert framer.only_line() is None  # the framer failed
 
 
 @settings(deadline=None)
