@@ -12,7 +12,8 @@ sequences and mappings of scalars (``[a, b]``, ``{k: v}``), plain scalars (multi
 ones folded), single- and double-quoted scalars with their escapes, literal (``|``) and
 folded (``>``) block scalars with ``-`` / ``+`` chomping, comments. Plain scalars are
 resolved by the YAML 1.2 core schema (``null``/``~``/empty, ``true``/``false``,
-integers, floats); everything else is a string. Anything outside this (anchors,
+integers, floats); everything else is a string. A plain scalar that YAML 1.1 would
+read as a string and 1.2 as a number (``1e5``, ``0o17``) is refused. Anything outside this (anchors,
 aliases, tags, complex keys, tab indentation, duplicate keys, a second document) is a
 :class:`FrontmatterError`: the skill is then not loaded, since its frontmatter cannot
 be shown to match.
@@ -37,6 +38,8 @@ _INT: Final = re.compile(r"[-+]?[0-9]+")
 _OCT: Final = re.compile(r"0o[0-7]+")
 _HEX: Final = re.compile(r"0x[0-9a-fA-F]+")
 _FLOAT: Final = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?")
+#: The floats YAML 1.1 reads as floats too: a point, and a signed exponent if any.
+_FLOAT_11: Final = re.compile(r"[-+]?(\.[0-9]+|[0-9]+\.[0-9]*)([eE][-+][0-9]+)?")
 _KEY: Final = re.compile(
     r"""([^\s#'"\[\]{},&*!|>%@`?:-][^:#]*?|"(?:[^"\\]|\\.)*"|'(?:[^']|'')*')[ \t]*:(?:[ \t]+|$)"""
 )
@@ -358,8 +361,12 @@ def _resolve(text: str) -> Any:
         raise FrontmatterError("a number too long to read")
     if _INT.fullmatch(text):
         return int(text)
-    if _OCT.fullmatch(text):
-        return int(text[2:], 8)
+    if _OCT.fullmatch(text) or (_FLOAT.fullmatch(text) and not _FLOAT_11.fullmatch(text)):
+        # A number by YAML 1.2 and a string by YAML 1.1 (``1e5``, ``0o17``): a server
+        # writing SKILL.md with a 1.1 library (PyYAML) leaves such a string unquoted,
+        # so whichever we chose could disagree with the entry's frontmatter. Refused,
+        # never misread.
+        raise FrontmatterError(f"{text!r} is a number in YAML 1.2 and text in YAML 1.1")
     if _HEX.fullmatch(text):
         return int(text[2:], 16)
     if _FLOAT.fullmatch(text):

@@ -249,6 +249,16 @@ def test_frontmatter_outside_the_subset_is_refused(body: str) -> None:
         fm(body)
 
 
+@pytest.mark.parametrize("value", ["1e5", "0E0", "-2e+3", "1.5e3", "0o17"])
+def test_a_number_only_yaml_1_2_reads_is_refused(value: str) -> None:
+    """PyYAML (YAML 1.1) writes these strings unquoted and reads them back as strings;
+    the 1.2 core schema reads numbers: found by the PyYAML agreement property."""
+    with pytest.raises(FrontmatterError, match=r"YAML 1\.1"):
+        fm(f"a: {value}")
+    assert fm(f"a: '{value}'") == {"a": value}
+    assert fm("a: 1.5e+3") == {"a": 1500.0}  # a number in both
+
+
 def test_no_frontmatter_block() -> None:
     with pytest.raises(FrontmatterError):
         parse_frontmatter("# Title\nno frontmatter\n")
