@@ -238,41 +238,11 @@ class ToolResult(_MappingView):
                 known content item malformed, ``isError`` not a boolean, ``_meta`` not
                 an object.
         """
-        obj = data if type(data) is dict else _result_object(data, server, "tools/call")
-        raw_content = obj.get("content")
-        if type(raw_content) is list:
-            for item in raw_content:  # the usual item, {"type": "text", "text": ...}, here
-                if (
-                    type(item) is not dict
-                    or item.keys() != _TEXT_ITEM_KEYS
-                    or item["type"] != "text"
-                    or type(item["text"]) is not str
-                ):
-                    _check_items(raw_content, server, "tools/call", "content")
-                    break
-        elif raw_content is not None:
-            _check_items(raw_content, server, "tools/call", "content")
-        is_error = obj.get("isError")
-        if type(is_error) is not bool and is_error is not None:
-            raise _malformed(
-                server, "tools/call", f"'isError' must be a boolean, got {_kind(is_error)}"
-            )
-        meta = obj.get("_meta")
-        if meta is not None and type(meta) is not dict:
-            _meta(obj, server, "tools/call")
-        # Two slots set, no copy of the server's dict: a tool result is made on every
-        # call_tool. ``_content`` stays unset until ``content`` is read. Stored plainly
-        # on a builder, then given its class: one slot-wrapper call, not two
-        # (mcp_proto/_record.py); a subclass of ToolResult is built as before.
         if cls is ToolResult:
-            result = _new(_ToolResultBuilder)
-            result.server = server
-            result.raw = obj
-            _set(result, "__class__", ToolResult)
-            return result
+            return tool_result(data, server)
         result = _new(cls)
         _set(result, "server", server)
-        _set(result, "raw", obj)
+        _set(result, "raw", tool_result(data, server).raw)
         return result
 
     @property
@@ -287,6 +257,42 @@ class ToolResult(_MappingView):
 
 
 _ToolResultBuilder = builder(ToolResult)
+
+
+def tool_result(data: object, server: str | None) -> ToolResult:
+    """:meth:`ToolResult.from_wire` (the class's own): a plain function, as
+    ``call_tool`` calls it on every call."""
+    obj = data if type(data) is dict else _result_object(data, server, "tools/call")
+    raw_content = obj.get("content")
+    if type(raw_content) is list:
+        for item in raw_content:  # the usual item, {"type": "text", "text": ...}, here
+            if (
+                type(item) is not dict
+                or item.keys() != _TEXT_ITEM_KEYS
+                or item["type"] != "text"
+                or type(item["text"]) is not str
+            ):
+                _check_items(raw_content, server, "tools/call", "content")
+                break
+    elif raw_content is not None:
+        _check_items(raw_content, server, "tools/call", "content")
+    is_error = obj.get("isError")
+    if type(is_error) is not bool and is_error is not None:
+        raise _malformed(
+            server, "tools/call", f"'isError' must be a boolean, got {_kind(is_error)}"
+        )
+    meta = obj.get("_meta")
+    if meta is not None and type(meta) is not dict:
+        _meta(obj, server, "tools/call")
+    # Two slots set, no copy of the server's dict: a tool result is made on every
+    # call_tool. ``_content`` stays unset until ``content`` is read. Stored plainly
+    # on a builder, then given its class: one slot-wrapper call, not two
+    # (mcp_proto/_record.py); a subclass of ToolResult is built by from_wire.
+    result = _new(_ToolResultBuilder)
+    result.server = server
+    result.raw = obj
+    _set(result, "__class__", ToolResult)
+    return result
 
 
 # ----------------------------------------------------------------------- prompts/get

@@ -29,7 +29,7 @@ from typing import Any, Final
 from . import jsonrpc
 from ._session_data import REQUIRED_CAPABILITY, ServerInfo, as_float, log_message
 from ._unusable import note_for, quote_line, recover_response_id, with_note
-from ._util import NEED_DATA, check_seconds, sanitize_peer_text
+from ._util import MAX_SECONDS, NEED_DATA, check_seconds, sanitize_peer_text
 from .errors import (
     CapabilityError,
     IncompatibleServerError,
@@ -291,9 +291,10 @@ class Session:
         ``notifications/progress`` become ``ProgressReceived`` events while it is in
         flight (PROG-1).
         """
-        if timeout is not None:
+        if timeout is not None and (type(timeout) is not float or not 0.0 < timeout <= MAX_SECONDS):
             # A caller's timeout=1e300 or 10**400 must be a clear error here, not an
             # OverflowError from the shell's timed wait (issue 11's "bad input" rule).
+            # (check_seconds' own first test, inline: the usual timeout costs no call)
             timeout = check_seconds(timeout, "timeout", allow_zero=True)
         state = self.state
         if state is not State.READY:  # (READY allows every request; no enum hash then)
@@ -347,7 +348,8 @@ class Session:
         self._pending[request_id] = _Pending(method, deadline, token, cancel_on_timeout)
         if deadline is not None:
             heap = self._deadlines
-            if len(heap) > 2 * len(self._pending) + 16:
+            # (the first test alone on the usual small heap: this runs on every call)
+            if len(heap) > 16 and len(heap) > 2 * len(self._pending) + 16:
                 heap[:] = [
                     (p.deadline, i, rid)
                     for i, (rid, p) in enumerate(self._pending.items())
@@ -529,6 +531,11 @@ class Session:
 
     def _finish(self, request_id: jsonrpc.RequestId) -> _Pending | None:
         pending = self._pending.pop(request_id, None)
+        heap = self._deadlines
+        if heap and heap[0][2] == request_id:
+            # Answered first of those in flight (the usual case): its deadline goes now,
+            # so next_deadline, asked after every input, finds no stale entry to pop.
+            heapq.heappop(heap)
         if (
             pending is not None
             and pending.progress_token is not None

@@ -602,7 +602,7 @@ class Router:
         lookup per call instead of a scan."""
         known = self._name_index.get((server, kind))
         if known is not None and known[0] is items:
-            return known[1]
+            return known[1]  # (_cached_matches asks the same inline first)
         index: dict[str, list[Any]] = {}
         for item in items:
             index.setdefault(item.name, []).append(item)
@@ -625,11 +625,17 @@ class Router:
         matches: list[Any] = []
         # (map, not _servers_for's list: this runs on every call)
         names = map(_NAME, self.servers) if server is None else (self.select_server(server),)
+        indexes = self._name_index
         for n in names:
             listed = store.get(n)
             if listed is None:
                 return None
-            matches += self._by_name(n, kind, listed).get(name, ())
+            # _by_name's first step, inline (the index is current as a rule): per call
+            known = indexes.get((n, kind))
+            if known is not None and known[0] is listed:
+                matches += known[1].get(name, ())
+            else:
+                matches += self._by_name(n, kind, listed).get(name, ())
         return matches
 
     def _resolve(self, kind: str, name: str, server: ServerSelector | None) -> Op[Any]:

@@ -160,11 +160,36 @@ def test_rebuilds_are_amortised(monkeypatch: pytest.MonkeyPatch) -> None:
     than twice the pending count plus 16, so at most one rebuild per 16 sends."""
     counter = _count_heapify(monkeypatch)
     session = ready_session()
+    # The first request stays pending with the earliest deadline, so the answered
+    # ones behind it leave their entries (only the earliest is dropped on answer).
+    first = session.send_request("ping", None, now=0.0, timeout=0.5)
     for i in range(1000):
         rid = session.send_request("ping", None, now=0.0, timeout=float(i + 1))
         _answer(session, rid)
-        assert len(session._deadlines) <= 2 * 1 + 17  # one request pending at a time
+        assert len(session._deadlines) <= 2 * 2 + 17  # two requests pending at a time
     assert 1 <= counter.heapify_calls <= 1000 // 16
+    assert session.next_deadline() == 0.5
+    _answer(session, first)
+    assert session.next_deadline() is None
+
+
+def test_answered_in_order_leaves_no_stale_entry(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The request answered is the earliest deadline (one at a time, or answers in
+    order): its entry goes with it, so next_deadline, asked after every input, has
+    none to pop and the heap never needs a rebuild."""
+    counter = _count_heapify(monkeypatch)
+    session = ready_session()
+    for i in range(100):
+        rid = session.send_request("ping", None, now=0.0, timeout=float(i + 1))
+        assert session.next_deadline() == float(i + 1)
+        _answer(session, rid)
+        assert session._deadlines == []
+        assert session.next_deadline() is None
+    rids = [session.send_request("ping", None, now=0.0, timeout=float(i + 1)) for i in range(5)]
+    for n, rid in enumerate(rids):
+        _answer(session, rid)
+        assert len(session._deadlines) == 4 - n
+    assert counter.heapify_calls == 0
 
 
 # ---------------------------------------------------------------- log data (LOG-3)
