@@ -348,8 +348,7 @@ class Session:
         self._pending[request_id] = _Pending(method, deadline, token, cancel_on_timeout)
         if deadline is not None:
             heap = self._deadlines
-            # (the first test alone on the usual small heap: this runs on every call)
-            if len(heap) > 16 and len(heap) > 2 * len(self._pending) + 16:
+            if len(heap) > 2 * len(self._pending) + 16:
                 heap[:] = [
                     (p.deadline, i, rid)
                     for i, (rid, p) in enumerate(self._pending.items())

@@ -147,8 +147,8 @@ class ToolOps(Router):
                 # LIFE-19: an absent resultType, or "complete", is complete in either
                 # era (the handshake era ignores the field): no era to ask for.
                 try:
-                    complete = result.get("resultType", "complete") == "complete"
-                except AttributeError:  # not an object: the era decides who says so
+                    complete = "resultType" not in result or result["resultType"] == "complete"
+                except TypeError:  # not an object: the era decides who says so
                     complete = False
                 if not complete and (yield PeekEra(owner)) == "modern":
                     result = yield from era.rounds(
