@@ -259,18 +259,6 @@ class ToolResult(_MappingView):
 _ToolResultBuilder = builder(ToolResult)
 
 
-def _check_fields(obj: Mapping[str, Any], server: str | None) -> None:
-    """The fields of a ``CallToolResult`` beside ``content`` that are typed."""
-    is_error = obj.get("isError")
-    if type(is_error) is not bool and is_error is not None:
-        raise _malformed(
-            server, "tools/call", f"'isError' must be a boolean, got {_kind(is_error)}"
-        )
-    meta = obj.get("_meta")
-    if meta is not None and type(meta) is not dict:
-        _meta(obj, server, "tools/call")
-
-
 def tool_result(data: object, server: str | None) -> ToolResult:
     """:meth:`ToolResult.from_wire` (the class's own): a plain function, as
     ``call_tool`` calls it on every call."""
@@ -288,8 +276,15 @@ def tool_result(data: object, server: str | None) -> ToolResult:
                 break
     elif raw_content is not None:
         _check_items(raw_content, server, "tools/call", "content")
-    if len(obj) != 1 or raw_content is None:  # (content alone, the usual result: no more)
-        _check_fields(obj, server)
+    is_error = obj.get("isError")
+    if type(is_error) is not bool and is_error is not None:
+        raise _malformed(
+            server, "tools/call", f"'isError' must be a boolean, got {_kind(is_error)}"
+        )
+    if "_meta" in obj:  # (rare: no lookup and test without it)
+        meta = obj["_meta"]
+        if meta is not None and type(meta) is not dict:
+            _meta(obj, server, "tools/call")
     # Two slots set, no copy of the server's dict: a tool result is made on every
     # call_tool. ``_content`` stays unset until ``content`` is read. Stored plainly
     # on a builder, then given its class: one slot-wrapper call, not two

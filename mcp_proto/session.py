@@ -162,8 +162,9 @@ class Session:
         self._pending: dict[jsonrpc.RequestId, _Pending] = {}
         # (deadline, sequence, request id) of pending requests with a deadline, as a heap:
         # next_deadline() is then O(1) amortized, not a scan of every pending request per
-        # wait (O(n²) per round of n concurrent calls). Entries of finished requests are
-        # dropped lazily, and the heap is rebuilt when they outnumber the live ones.
+        # wait (O(n²) per round of n concurrent calls). The entry of a request answered
+        # first goes with it (_finish); others are dropped lazily, and the heap is
+        # rebuilt when they outnumber the live ones.
         self._deadlines: list[tuple[float, int, jsonrpc.RequestId]] = []
         self._progress: dict[jsonrpc.RequestId, jsonrpc.RequestId] = {}  # token -> id
         self._outbox: list[bytes] = []
@@ -347,15 +348,7 @@ class Session:
         deadline = None if timeout is None else now + timeout
         self._pending[request_id] = _Pending(method, deadline, token, cancel_on_timeout)
         if deadline is not None:
-            heap = self._deadlines
-            if len(heap) > 2 * len(self._pending) + 16:
-                heap[:] = [
-                    (p.deadline, i, rid)
-                    for i, (rid, p) in enumerate(self._pending.items())
-                    if p.deadline is not None and rid != request_id
-                ]
-                heapq.heapify(heap)
-            heapq.heappush(heap, (deadline, self._next_id, request_id))
+            heapq.heappush(self._deadlines, (deadline, self._next_id, request_id))
         self._outbox.append(encoded)
         return request_id
 
@@ -531,10 +524,20 @@ class Session:
     def _finish(self, request_id: jsonrpc.RequestId) -> _Pending | None:
         pending = self._pending.pop(request_id, None)
         heap = self._deadlines
-        if heap and heap[0][2] == request_id:
-            # Answered first of those in flight (the usual case): its deadline goes now,
-            # so next_deadline, asked after every input, finds no stale entry to pop.
-            heapq.heappop(heap)
+        if heap:
+            if heap[0][2] == request_id:
+                # Answered first of those in flight (the usual case): its deadline goes
+                # now, so next_deadline, asked after every input, finds none to pop.
+                heapq.heappop(heap)
+            elif len(heap) > 2 * len(self._pending) + 16:
+                # Answered out of order, its entry left behind: once the stale entries
+                # outnumber the live ones (plus 16), rebuild (O(n) per n/2 answers).
+                heap[:] = [
+                    (p.deadline, i, rid)
+                    for i, (rid, p) in enumerate(self._pending.items())
+                    if p.deadline is not None
+                ]
+                heapq.heapify(heap)
         if (
             pending is not None
             and pending.progress_token is not None

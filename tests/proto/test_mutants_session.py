@@ -112,9 +112,9 @@ def _answer(session: Any, rid: Any) -> None:
 def test_heap_rebuild_keeps_every_other_pending_deadline() -> None:
     """A 5 s request and one without a timeout stay pending while many short-lived
     requests come and go: the heap is rebuilt several times, and next_deadline() is the
-    5 s deadline after every send. (Mutants: the rebuild filter with ``or``: send_request
-    raised TypeError comparing None with a float; with ``==``: next_deadline() lost the
-    5 s request.)"""
+    5 s deadline after every send. (Mutants: the rebuild filter with ``or``: the
+    rebuild raised TypeError comparing None with a float; with ``==``: next_deadline()
+    lost the 5 s request.)"""
     session = ready_session()
     slow = session.send_request("ping", None, now=0.0, timeout=5.0)
     endless = session.send_request("ping", None, now=0.0, timeout=None)
@@ -170,6 +170,22 @@ def test_rebuilds_are_amortised(monkeypatch: pytest.MonkeyPatch) -> None:
     assert 1 <= counter.heapify_calls <= 1000 // 16
     assert session.next_deadline() == 0.5
     _answer(session, first)
+    assert session.next_deadline() is None
+
+
+def test_answers_in_reverse_rebuild_rarely(monkeypatch: pytest.MonkeyPatch) -> None:
+    """300 in flight answered last first: every answer leaves its entry behind, and the
+    heap is rebuilt only when the stale ones outnumber the live ones (a handful of
+    times, not once per answer: the mutant ``2 *`` -> ``2 /``)."""
+    counter = _count_heapify(monkeypatch)
+    session = ready_session(limits=Limits(max_pending_requests=1000))
+    rids = [session.send_request("ping", None, now=0.0, timeout=float(i + 1)) for i in range(300)]
+    for n, rid in enumerate(reversed(rids)):
+        _answer(session, rid)
+        assert len(session._deadlines) <= 2 * (299 - n) + 17
+        if n < 299:
+            assert session.next_deadline() == 1.0
+    assert 1 <= counter.heapify_calls <= 10
     assert session.next_deadline() is None
 
 
