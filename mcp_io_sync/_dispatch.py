@@ -87,16 +87,20 @@ class EventDispatch:
         if kind is CallSucceeded or kind is CallFailed:
             cid = event.call_id
             waiter = self._waiters.pop(cid, None)
-            progressed = self._progress.pop(cid, None) is not None and (cid in self._progressed)
-            if progressed:
+            # (No call has a progress callback, as a rule: then no lookup at all.)
+            if (
+                self._progress
+                and self._progress.pop(cid, None) is not None
+                and cid in self._progressed
+            ):
                 self._progressed.discard(cid)
+                if waiter is not None:
+                    # Its progress callbacks are queued ahead of this point: the client
+                    # queues a marker behind them and sets ``waiter.settle`` (before
+                    # ``done``, so the woken caller sees it) to wait for that marker.
+                    self._on_event(self, SettleDue(waiter))
             if waiter is None:
                 return
-            if progressed:
-                # Its progress callbacks are queued ahead of this point: the client
-                # queues a marker behind them and sets ``waiter.settle`` (before
-                # ``done``, so the woken caller sees it) to wait for that marker.
-                self._on_event(self, SettleDue(waiter))
             if kind is CallSucceeded:
                 waiter.result = event.result
             else:
