@@ -87,6 +87,11 @@ _TASK_MARK: Final = "io.modelcontextprotocol-client/task"
 class TaskOps(ToolOps):
     """Task operations of a client core (both eras)."""
 
+    #: The servers the tasks extension is declared for (TASK-10), found on first use:
+    #: the client's declaration and each entry's never change after construction
+    #: (the router's updates evolve a server's type and credentials only).
+    _task_owners: frozenset[str] | None = None
+
     # ------------------------------------------------------------------ routing
 
     def task_server(self, task: Task | str | None, server: Any = None) -> str:
@@ -299,14 +304,16 @@ class TaskOps(ToolOps):
         A task's wait is bounded by the call's ``timeout`` (else
         :data:`~mcp_proto.tasks._watch.DEFAULT_WAIT_TIMEOUT`); past it the task is
         cancelled with ``tasks/cancel`` and ``RequestTimeoutError`` raised."""
-        # _extension_declared and _entry, inlined: call_tool asks on every call, and
-        # the usual answer (no task, no extension) costs no further method call.
-        if tool.task_support == "required" or EXTENSION in self.extensions:
+        # call_tool asks on every call: one set lookup (_extension_declared, once per
+        # server and for all calls).
+        if tool.task_support == "required":
             return True
-        for entry in self.servers:
-            if entry.name == owner:
-                return EXTENSION in entry.extensions
-        raise ServerNotFound(f"no server named {owner!r}")
+        owners = self._task_owners
+        if owners is None:
+            owners = self._task_owners = frozenset(
+                entry.name for entry in self.servers if self._extension_declared(entry.name)
+            )
+        return owner in owners
 
     def _through_tasks(self, op: Op[ToolResult], timeout: float | None) -> Op[ToolResult]:
         return self._seen_through(op, timeout)
