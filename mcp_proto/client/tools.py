@@ -270,12 +270,14 @@ class ToolOps(Router):
         turn, or side by side for ``call_tools(..., concurrent=True)``."""
         entries = []
         for i, call in enumerate(calls):
-            if not isinstance(call, Mapping) or not isinstance(call.get("name"), str):
+            # (type() first: the usual dict needs no ABC check; one round of a
+            # concurrent call_tools builds one entry per call)
+            name = call.get("name") if type(call) is dict or isinstance(call, Mapping) else None
+            if not isinstance(name, str):
                 raise ValueError(f"call {i} needs a 'name'")
-            entries.append((call["name"], call.get("arguments", call.get("parameters")), call))
-        return [
-            self.call_tool(name, args, server=call.get("server")) for name, args, call in entries
-        ]
+            args = call["arguments"] if "arguments" in call else call.get("parameters")
+            entries.append((name, args, call.get("server")))
+        return [self.call_tool(name, args, server=server) for name, args, server in entries]
 
 
 def _input_schema_warning(tool: Tool, verdicts: _Verdicts) -> str | None:
