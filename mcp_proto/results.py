@@ -239,10 +239,10 @@ class ToolResult(_MappingView):
                 an object.
         """
         if cls is ToolResult:
-            return tool_result(data, server)
+            return _tool_result(data, server)
         result = _new(cls)
         _set(result, "server", server)
-        _set(result, "raw", tool_result(data, server).raw)
+        _set(result, "raw", _tool_result(data, server).raw)
         return result
 
     @property
@@ -259,7 +259,7 @@ class ToolResult(_MappingView):
 _ToolResultBuilder = builder(ToolResult)
 
 
-def tool_result(data: object, server: str | None) -> ToolResult:
+def _tool_result(data: object, server: str | None) -> ToolResult:
     """:meth:`ToolResult.from_wire` (the class's own): a plain function, as
     ``call_tool`` calls it on every call."""
     obj = data if type(data) is dict else _result_object(data, server, "tools/call")

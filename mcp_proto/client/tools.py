@@ -19,7 +19,7 @@ from ..errors import (
     TransportError,
     ValidationError,
 )
-from ..results import ToolResult, tool_result
+from ..results import ToolResult, _tool_result
 from ..session import ServerInfo
 from ..types import Tool
 from ..versions import features_of
@@ -178,7 +178,7 @@ class ToolOps(Router):
                 raise ToolCallError(
                     f"calling tool {name!r} on server {owner!r} failed: {exc}"
                 ) from exc
-        typed = tool_result(result, owner)  # (ToolResult.from_wire, as a function)
+        typed = _tool_result(result, owner)  # (ToolResult.from_wire, as a function)
         if tool.has_structured_output and not typed.is_error:
             # SCH-18: the negotiated version decides what structuredContent may be.
             info: ServerInfo = yield Connect(owner)
