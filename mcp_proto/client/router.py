@@ -10,7 +10,6 @@ but the ``*/list`` requests that fill the caches.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from operator import attrgetter
 from typing import TYPE_CHECKING, Any, Final, Literal, Protocol, Union
 
 import attrs
@@ -48,7 +47,6 @@ if TYPE_CHECKING:
     from ..modern.cache import CacheInfo, CacheKind, ResultCache
     from ..modern.mrtr import InputRequiredWait
 
-_NAME: Final = attrgetter("name")  # a ServerEntry's name
 
 __all__ = [
     "AUTHORIZATION",
@@ -236,6 +234,10 @@ class Router:
         self._generation: dict[tuple[str, str], int] = {}
         # (server, kind) -> (the cached list it indexes, name -> items): see _by_name.
         self._name_index: dict[tuple[str, str], tuple[list[Any], dict[str, list[Any]]]] = {}
+        # kind -> name -> the items so named in every server's cached list, in server
+        # order (routing without server=, on every call): built once all are cached,
+        # dropped with _name_index whenever one of them changes.
+        self._flat_index: dict[str, dict[str, list[Any]]] = {}
         # subscribe_resource on 2026-07-28 servers: (server, uri) -> its listen
         # subscription (the shell's handle), RES-9..12.
         self._resource_subs: dict[tuple[str, str], Any] = {}
@@ -267,6 +269,7 @@ class Router:
                 for kind in ("tools", "prompts", "resources"):
                     self._store(kind).pop(name, None)
                     self._name_index.pop((name, kind), None)
+                    self._flat_index.pop(kind, None)
 
     @property
     def capabilities(self) -> dict[str, Any]:
@@ -389,6 +392,7 @@ class Router:
         self._generation[key] = self._generation.get(key, 0) + 1
         self._store(kind).pop(server, None)
         self._name_index.pop(key, None)
+        self._flat_index.pop(kind, None)
 
     def _store(self, kind: str) -> dict[str, list[Any]]:
         return self._stores[kind]
@@ -573,6 +577,7 @@ class Router:
                     )
         if self._generation.get((server, kind), 0) == generation:
             store[server] = items
+            self._flat_index.pop(kind, None)
             if modern:
                 self._modern_lists.add(server)
         return items
@@ -602,7 +607,7 @@ class Router:
         lookup per call instead of a scan."""
         known = self._name_index.get((server, kind))
         if known is not None and known[0] is items:
-            return known[1]  # (_cached_matches asks the same inline first)
+            return known[1]
         index: dict[str, list[Any]] = {}
         for item in items:
             index.setdefault(item.name, []).append(item)
@@ -611,32 +616,43 @@ class Router:
 
     def _cached_matches(
         self, kind: str, name: str, server: ServerSelector | None
-    ) -> list[Any] | None:
+    ) -> Sequence[Any] | None:
         """The items named ``name`` in the cached lists of ``server`` (``None``: every
-        server), or ``None`` if a list is not cached yet. A plain function, not an op:
-        a call whose name is found here (the usual case) costs no generator for
-        :meth:`_resolve`.
+        server), or ``None`` if a list is not cached yet (not to be changed: shared
+        with the indexes). A plain function, not an op: a call whose name is found here
+        (the usual case) costs no generator for :meth:`_resolve`, and without
+        ``server=`` one dict lookup (:attr:`_flat_index`).
 
         Routing a name uses the last list whatever its ttlMs (a modern server's list
         may be "stale at once"): a list_changed drops it, a miss refetches it in
         :meth:`_resolve`, and a stale definition is what -32020 recovers from (HDR-5).
         list_tools() honours the TTL."""
+        if server is None:
+            flat = self._flat_index.get(kind)
+            if flat is None:
+                flat = self._flat_now(kind)
+                if flat is None:
+                    return None
+            return flat.get(name, ())
+        n = self.select_server(server)
+        listed = self._stores[kind].get(n)
+        if listed is None:
+            return None
+        return self._by_name(n, kind, listed).get(name, ())
+
+    def _flat_now(self, kind: str) -> dict[str, list[Any]] | None:
+        """Every server's name index of ``kind`` in one (kept in :attr:`_flat_index`
+        until a list changes), or ``None`` while a list is not cached."""
         store = self._stores[kind]
-        matches: list[Any] = []
-        # (map, not _servers_for's list: this runs on every call)
-        names = map(_NAME, self.servers) if server is None else (self.select_server(server),)
-        indexes = self._name_index
-        for n in names:
-            listed = store.get(n)
+        flat: dict[str, list[Any]] = {}
+        for entry in self.servers:
+            listed = store.get(entry.name)
             if listed is None:
                 return None
-            # _by_name's first step, inline (the index is current as a rule): per call
-            known = indexes.get((n, kind))
-            if known is not None and known[0] is listed:
-                matches += known[1].get(name, ())
-            else:
-                matches += self._by_name(n, kind, listed).get(name, ())
-        return matches
+            for item_name, items in self._by_name(entry.name, kind, listed).items():
+                flat.setdefault(item_name, []).extend(items)
+        self._flat_index[kind] = flat
+        return flat
 
     def _resolve(self, kind: str, name: str, server: ServerSelector | None) -> Op[Any]:
         matches = self._cached_matches(kind, name, server)

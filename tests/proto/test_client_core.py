@@ -226,6 +226,41 @@ def test_resolving_a_name_among_many_cached_tools_sends_nothing_and_follows_chan
         driver.run(core.call_tool("t7"))
 
 
+def test_routing_without_server_follows_every_list_change() -> None:
+    """Routing a name without ``server=`` reads one index of every server's list
+    (issue 22's per-call cost); it never answers from a list that changed: a
+    list_changed makes the call list that server again, and a refreshed list's new
+    definition is the one called."""
+    core, driver = two_servers()
+    driver.run(core.list_tools())
+    driver.run(core.call_tool("a_only"))
+    assert driver.methods() == ["tools/list", "tools/list", "tools/call"]
+    core.handle_notification("alpha", "notifications/tools/list_changed", {})
+    driver.calls.clear()
+    driver.run(core.call_tool("a_only"))
+    assert [(c.server, c.method) for c in driver.calls] == [
+        ("alpha", "tools/list"),
+        ("alpha", "tools/call"),
+    ]
+    # A refreshed list (cache=False) replaces the definitions routing uses: alpha's
+    # a_only now requires an argument (TOOL-5), so a call without it is refused.
+    driver.servers["alpha"].script["tools/list"] = {
+        "tools": [
+            tool(
+                "a_only",
+                inputSchema={"type": "object", "properties": {"n": {}}, "required": ["n"]},
+            ),
+            tool("shared"),
+        ]
+    }
+    driver.run(core.list_tools(cache=False))
+    with pytest.raises(ValidationError, match="n"):
+        driver.run(core.call_tool("a_only"))
+    assert driver.run(core.call_tool("a_only", {"n": 1})) == OK
+    with pytest.raises(AmbiguousToolName):
+        driver.run(core.call_tool("shared"))  # on both: still ambiguous
+
+
 def test_tool_added_after_caching_is_found_by_the_refetch() -> None:
     core, driver = setup({"s": FakeServer(script={"tools/list": {"tools": [tool("old")]}})})
     driver.run(core.list_tools())

@@ -12,7 +12,7 @@ import pytest
 from _client_modern import MODERN, OK, Peer, make, tool
 from _proto_support import drive
 
-from mcp_proto.errors import ServerError, TransientServerError
+from mcp_proto.errors import ServerError, TransientServerError, ValidationError
 from mcp_proto.modern.cache import CacheInfo
 
 
@@ -233,6 +233,22 @@ def test_changing_request_meta_or_the_log_level_refetches() -> None:
     assert len(d.sent("tools/list")) == 3
 
 
+def test_a_call_after_request_meta_changed_routes_by_a_new_list() -> None:
+    """CACHE-7: the parsed lists were read under the old ``_meta`` and are dropped, so
+    routing a call without ``server=`` lists again rather than use them."""
+    core, d = make(
+        {"s": Peer(script={"tools/list": tools_page("t"), "tools/call": OK})},
+        request_meta={"a": 1},
+    )
+    drive(core.call_tool("t", {}), d.perform)
+    drive(core.call_tool("t", {}), d.perform)
+    assert len(d.sent("tools/list")) == 1
+    core.request_meta = {"a": 2}
+    drive(core.call_tool("t", {}), d.perform)
+    assert len(d.sent("tools/list")) == 2
+    assert len(d.sent("tools/call")) == 3
+
+
 def test_a_request_meta_callable_disables_reuse() -> None:
     core, d = make(
         {"s": Peer(script={"tools/list": tools_page("t")})}, request_meta=lambda: {"n": 1}
@@ -266,3 +282,24 @@ def test_routing_a_call_uses_the_known_list_whatever_its_ttl() -> None:
     core.handle_notification("s", "notifications/tools/list_changed", {})
     drive(core.call_tool("t", {}), d.perform)
     assert len(d.sent("tools/list")) == 3
+
+
+def test_a_list_refetched_past_its_ttl_is_the_one_calls_route_by() -> None:
+    """A stale list refetched by list_tools() replaces the one routing reads (no
+    list_changed in between): a tool the new list requires an argument of is called
+    with the new definition (TOOL-5 refuses the call without it)."""
+    core, d = make({"s": Peer(script={"tools/list": tools_page("t", ttl=1_000), "tools/call": OK})})
+    drive(core.call_tool("t", {}), d.perform)
+    drive(core.call_tool("t", {}), d.perform)  # (routed by the known list)
+    d.now += 2
+    required = {"type": "object", "properties": {"n": {}}, "required": ["n"]}
+    d.peers["s"].script["tools/list"] = {
+        "tools": [tool("t", inputSchema=required)],
+        "ttlMs": 1_000,
+        "cacheScope": "public",
+    }
+    drive(core.list_tools(), d.perform)
+    assert len(d.sent("tools/list")) == 2
+    with pytest.raises(ValidationError, match="n"):
+        drive(core.call_tool("t", {}), d.perform)
+    drive(core.call_tool("t", {"n": 1}), d.perform)
