@@ -11,13 +11,14 @@ One ``--at`` keeps the old meaning: measure that revision instead of the working
 from __future__ import annotations
 
 import atexit
+import json
 import os
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -59,6 +60,28 @@ def compiled_exports(revs: Sequence[str], prefix: str) -> dict[str, str]:
         subprocess.run([sys.executable, "-m", "compileall", "-q", dest], check=True)
         dirs[label] = dest
     return dirs
+
+
+def run_cell(
+    src: str, cell: str, n: int, flag: str, preexec_fn: Callable[[], None] | None = None
+) -> dict[str, Any]:
+    """``bench/callgrind_calls.py SHELL MODE N FLAG`` (``cell`` is ``SHELL.MODE``) on the
+    product packages exported into ``src``, natively: the JSON of the line it prints for
+    ``--counts`` or ``--opcodes`` (bench/kernel_ab.py, bench/opcodes_ab.py)."""
+    shell, mode = cell.split(".")
+    prefix = {"--counts": "COUNTS ", "--opcodes": "OPCODES "}[flag]
+    done = subprocess.run(
+        [sys.executable, os.path.join(HERE, "callgrind_calls.py"), shell, mode, str(n), flag],
+        capture_output=True,
+        env=dict(os.environ, PYTHONPATH=src, PYTHONHASHSEED="0"),
+        preexec_fn=preexec_fn,
+        check=False,
+    )
+    for line in done.stdout.decode().splitlines():
+        if line.startswith(prefix):
+            got: dict[str, Any] = json.loads(line[len(prefix) :])
+            return got
+    raise SystemExit(f"{cell} at {src} failed:\n{done.stderr.decode(errors='replace')[-2000:]}")
 
 
 class Revisions:

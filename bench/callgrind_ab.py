@@ -95,10 +95,17 @@ def parse_cells(text: str) -> list[str]:
     return cells
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def ab_parser(doc: str) -> argparse.ArgumentParser:
+    """The arguments the A/B scripts share: ``--at`` (repeated) and ``--cells``
+    (bench/callgrind_ab.py, bench/kernel_ab.py, bench/opcodes_ab.py)."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     parser.add_argument("--at", action="append", required=True, help="a revision (repeat)")
     parser.add_argument("--cells", default=",".join(CELLS), help="comma-separated cells")
+    return parser
+
+
+def main() -> None:
+    parser = ab_parser(__doc__)
     parser.add_argument("--runs", type=int, default=1, help="repeats of each pair of runs")
     parser.add_argument(
         "--sim", action="store_true", help="also simulated cache misses and mispredicted branches"

@@ -25,18 +25,14 @@ server as ``bench/run.py --cpus`` does.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import statistics
-import subprocess
-import sys
 import time
 
-from _revisions import compiled_exports
-from callgrind_ab import CELLS, parse_cells
+from _revisions import compiled_exports, run_cell
+from callgrind_ab import ab_parser, parse_cells
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 METRICS = (
     "user_us",
     "sys_us",
@@ -53,32 +49,17 @@ METRICS = (
 
 
 def _sample(src: str, cell: str, n: int, cpus: set[int] | None) -> dict[str, float]:
-    shell, mode = cell.split(".")
-    env = dict(os.environ, PYTHONPATH=src, PYTHONHASHSEED="0")
-
     def pin() -> None:
         if cpus is not None:
             os.sched_setaffinity(0, cpus)
 
-    done = subprocess.run(
-        [sys.executable, os.path.join(HERE, "callgrind_calls.py"), shell, mode, str(n), "--counts"],
-        capture_output=True,
-        env=env,
-        preexec_fn=pin,
-        check=False,
-    )
-    for line in done.stdout.decode().splitlines():
-        if line.startswith("COUNTS "):
-            counts: dict[str, float] = json.loads(line[len("COUNTS ") :])
-            counts["cpu_us"] = counts["user_us"] + counts["sys_us"]
-            return counts
-    raise SystemExit(f"{cell} at {src} failed:\n{done.stderr.decode(errors='replace')[-2000:]}")
+    counts: dict[str, float] = run_cell(src, cell, n, "--counts", pin)
+    counts["cpu_us"] = counts["user_us"] + counts["sys_us"]
+    return counts
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--at", action="append", required=True, help="a revision (repeat)")
-    parser.add_argument("--cells", default=",".join(CELLS), help="comma-separated cells")
+    parser = ab_parser(__doc__)
     parser.add_argument("--reps", type=int, default=9, help="samples per revision and cell")
     parser.add_argument("--n", type=int, default=2000, help="timed calls per sample")
     parser.add_argument("--cpus", help="pin every sample and its server (e.g. 0)")

@@ -14,46 +14,19 @@ count differs most (``file:qualname``, the last revision minus the first).
 
 from __future__ import annotations
 
-import argparse
-import json
-import os
-import subprocess
-import sys
-
-from _revisions import compiled_exports
-from callgrind_ab import CELLS, parse_cells
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def _opcodes(src: str, cell: str, n: int) -> dict[str, object]:
-    shell, mode = cell.split(".")
-    env = dict(os.environ, PYTHONPATH=src, PYTHONHASHSEED="0")
-    script = os.path.join(HERE, "callgrind_calls.py")
-    done = subprocess.run(
-        [sys.executable, script, shell, mode, str(n), "--opcodes"],
-        capture_output=True,
-        env=env,
-        check=False,
-    )
-    for line in done.stdout.decode().splitlines():
-        if line.startswith("OPCODES "):
-            got: dict[str, object] = json.loads(line[len("OPCODES ") :])
-            return got
-    raise SystemExit(f"{cell} at {src} failed:\n{done.stderr.decode(errors='replace')[-2000:]}")
+from _revisions import compiled_exports, run_cell
+from callgrind_ab import ab_parser, parse_cells
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--at", action="append", required=True, help="a revision (repeat)")
-    parser.add_argument("--cells", default=",".join(CELLS), help="comma-separated cells")
+    parser = ab_parser(__doc__)
     parser.add_argument("--n", type=int, default=300, help="timed calls per run")
     parser.add_argument("--top", type=int, default=25, help="functions listed per cell")
     args = parser.parse_args()
     dirs = compiled_exports(args.at, "mcp-opcodes-src-")
     labels = list(dirs)
     for cell in parse_cells(args.cells):
-        runs = [_opcodes(dirs[label], cell, args.n) for label in labels]
+        runs = [run_cell(dirs[label], cell, args.n, "--opcodes") for label in labels]
         pairs = zip(labels, runs, strict=True)
         totals = "  ".join(f"{lab} {run['per_call']:8.1f}" for lab, run in pairs)
         print(f"{cell}: bytecodes per call  {totals}")

@@ -414,36 +414,6 @@ def test_reading_into_get_buffer_matches_receive_data(
     assert run_chunks(splits(data, cuts), max_line_size, True, spare) == expected
 
 
-one_read_lines = st.lists(
-    st.sampled_from([b"\n", b"\r\n", b" ", b"{}", b"\xff", b"\xc3\xa9", b"\xef\xbb\xbf"]),
-    max_size=40,
-).map(b"".join)
-
-
-@settings(deadline=None)
-@given(
-    data=st.binary(max_size=300) | one_read_lines,
-    cuts=st.lists(st.integers(min_value=0, max_value=400), max_size=20),
-    max_line_size=st.integers(min_value=1, max_value=40) | st.just(BIG),
-    decode=st.booleans(),
-    per_line=st.booleans(),
-)
-def test_only_line_then_next_line_matches_next_line(
-    data: bytes, cuts: list[int], max_line_size: int, decode: bool, per_line: bool
-) -> None:
-    """only_line (a read holding exactly one line, taken without scanning) changes no
-    line: with any chunking, or one read per line (the case it serves), the lines and
-    the too-long verdict are next_line's."""
-    if per_line:
-        chunks = [part + b"\n" for part in data.split(b"\n")[:-1]]
-        tail = data.split(b"\n")[-1]
-        chunks += [tail] if tail else []
-    else:
-        chunks = splits(data, cuts)
-    expected = run_chunks(chunks, max_line_size, True, decode=decode)
-    assert run_chunks(chunks, max_line_size, True, decode=decode, only_first=True) == expected
-
-
 @pytest.mark.parametrize(
     ("reads", "expected"),
     [
@@ -563,6 +533,30 @@ def test_whole_lines_decode_as_the_buffered_path(
     assert run_whole_first([data], max_line_size, True) == run_chunks(
         [data], max_line_size, decode=True
     )
+
+
+@settings(deadline=None)
+@given(
+    data=st.binary(max_size=300) | text_line_bytes,
+    cuts=st.lists(st.integers(min_value=0, max_value=400), max_size=20),
+    max_line_size=st.integers(min_value=1, max_value=40) | st.just(BIG),
+    decode=st.booleans(),
+    per_line=st.booleans(),
+)
+def test_only_line_then_next_line_matches_next_line(
+    data: bytes, cuts: list[int], max_line_size: int, decode: bool, per_line: bool
+) -> None:
+    """only_line (a read holding exactly one line, taken without scanning) changes no
+    line: with any chunking, or one read per line (the case it serves), the lines and
+    the too-long verdict are next_line's."""
+    if per_line:
+        chunks = [part + b"\n" for part in data.split(b"\n")[:-1]]
+        tail = data.split(b"\n")[-1]
+        chunks += [tail] if tail else []
+    else:
+        chunks = splits(data, cuts)
+    expected = run_chunks(chunks, max_line_size, True, decode=decode)
+    assert run_chunks(chunks, max_line_size, True, decode=decode, only_first=True) == expected
 
 
 @pytest.mark.parametrize(
