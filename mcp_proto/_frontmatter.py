@@ -12,9 +12,9 @@ sequences and mappings of scalars (``[a, b]``, ``{k: v}``), plain scalars (multi
 ones folded), single- and double-quoted scalars with their escapes, literal (``|``) and
 folded (``>``) block scalars with ``-`` / ``+`` chomping, comments. Plain scalars are
 resolved by the YAML 1.2 core schema (``null``/``~``/empty, ``true``/``false``,
-integers, floats); everything else is a string. A plain scalar that YAML 1.1 would
-read as a string and 1.2 as a number (``1e5``, ``0o17``) is refused. Anything outside this (anchors,
-aliases, tags, complex keys, tab indentation, duplicate keys, a second document) is a
+integers, floats); everything else is a string. Anything outside this (anchors,
+aliases, tags, complex keys, tab indentation, duplicate keys, a second document, a
+plain scalar YAML 1.1 reads as text and 1.2 as a number: ``1e5``, ``0o17``) is a
 :class:`FrontmatterError`: the skill is then not loaded, since its frontmatter cannot
 be shown to match.
 """
