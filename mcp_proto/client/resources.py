@@ -263,8 +263,9 @@ class ResourceOps(Router):
             if assigned is sub:
                 self._unassign(key, sub)
 
-    def _subscription(self, method: str, uri: str, server: ServerSelector | None) -> Op[bool]:
-        owner = yield from self._resource_owner(uri, server)
+    def _subscription(self, method: str, uri: str, owner: str) -> Op[bool]:
+        """``resources/subscribe`` or ``resources/unsubscribe`` of ``uri`` on ``owner``
+        (resolved by the caller), a handshake-era server (RES-6)."""
         info: ServerInfo = yield from self._judged(owner)
         if not info.has_capability("resources", "subscribe"):
             raise CapabilityError(f"server {owner!r} does not support resource subscriptions")
