@@ -13,12 +13,12 @@ reader task reads only between calls (notifications, server requests).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 import os
 from collections import deque
 from collections.abc import Awaitable, Callable
-from contextlib import closing
 from typing import cast
 
 import trio
@@ -57,8 +57,12 @@ class _Process:
         self.stdin_fd = _fileno(process.stdin)
         # Bytes taken from the machine and not written yet, in order: whoever writes
         # (a caller, or a flush task) takes from here, so frames never overtake.
-        self.outq: deque[memoryview] = deque()
+        self.outq: deque[bytes | memoryview] = deque()
         self.write_lock = trio.Lock()
+        # A flush waits one scheduler pass before writing, so the frames the other
+        # tasks of the batch send go with it (StdioServer._write): the bytes so queued.
+        self.gathering = False
+        self.gathered = 0
         self.alive = True  # False once its end was reported to the machine
         self.big_pipes = False  # the pipes were enlarged for large messages
         # One scope per task: a CancelScope can be entered only once.
@@ -90,7 +94,7 @@ class _Process:
             except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
                 pass
             steps = stop_steps(self.pgid, p, graceful, trio.current_time, SHUTDOWN_GRACE)
-            with closing(steps):
+            with contextlib.closing(steps):
                 for step in steps:
                     with trio.move_on_at(step.until):
                         await (p.wait() if step.exit else trio.sleep_forever())
@@ -128,6 +132,13 @@ class StdioServer(StdioTarget, BaseServer):
         proc, self._proc = self._proc, None
         if proc is None:
             return trio.lowlevel.checkpoint
+        if proc.gathering and not proc.write_lock.locked():
+            # Frames gathered for a write one scheduler pass away: written now if the
+            # pipe takes them (as a lone caller's are), before stop() drops the queue.
+            proc.gathering = False
+            with contextlib.suppress(OSError):
+                os.write(proc.stdin_fd, b"".join(proc.outq))
+            proc.outq.clear()
         proc.alive = False  # nothing more of it goes to the machine
         return functools.partial(proc.stop, graceful)
 
@@ -144,10 +155,28 @@ class StdioServer(StdioTarget, BaseServer):
             small = max(map(len, messages)) < PIPE_READ
         # (An empty queue means nothing is pending: a flush holding the lock has
         # written everything, or waits for the pipe with the rest still queued.)
-        if small and not queue:
-            # The usual case: small frames and a pipe with room. One os.write, no lock,
-            # no scheduler pass (the caller's checkpoint is parking for its answer).
+        if small and proc.gathering:
+            # A flush is about to write the frames of this scheduler batch (below):
+            # ours goes with them.
             data = messages[0] + b"\n" if len(messages) == 1 else b"\n".join(messages) + b"\n"
+            queue.append(data)
+            proc.gathered += len(data)
+            # (bounded: a task sending on without a checkpoint flushes itself)
+            return proc.gathered > PIPE_READ
+        if small and not queue:
+            data = messages[0] + b"\n" if len(messages) == 1 else b"\n".join(messages) + b"\n"
+            if proc.callers:
+                # Calls are in flight: more tasks of this scheduler batch may be about
+                # to send (100 tasks calling at once). Their frames are gathered and
+                # written together by this caller's flush, one scheduler pass later:
+                # one write (and one wake-up of the server) instead of one per task.
+                queue.append(data)
+                proc.gathering = True
+                proc.gathered = len(data)
+                return True
+            # The usual case: small frames, a pipe with room, no call in flight. One
+            # os.write, no lock, no scheduler pass (the caller's checkpoint is parking
+            # for its answer).
             try:
                 # (alive: stop() has not closed stdin, so this fd is still ours)
                 sent = os.write(proc.stdin_fd, data)
@@ -182,6 +211,11 @@ class StdioServer(StdioTarget, BaseServer):
         proc = self._proc
         if proc is None:
             return
+        if proc.gathering:
+            # Let the other tasks of this scheduler batch queue their frames (see
+            # _write); shielded: they are written even if this caller is cancelled.
+            await trio.lowlevel.cancel_shielded_checkpoint()
+            proc.gathering = False
         lock = proc.write_lock
         try:
             lock.acquire_nowait()  # free (the usual case): no scheduler pass
@@ -202,7 +236,7 @@ class StdioServer(StdioTarget, BaseServer):
                 if n == len(view):
                     queue.popleft()
                 elif n:
-                    queue[0] = view[n:]
+                    queue[0] = memoryview(view)[n:]
                 else:
                     if limit is None:
                         limit = trio.current_time() + self.read_timeout
