@@ -19,6 +19,7 @@ import math
 import os
 from collections import deque
 from collections.abc import Awaitable, Callable
+from itertools import islice
 from typing import cast
 
 import trio
@@ -38,6 +39,9 @@ from ._base import BaseServer
 from ._waiter import _Waiter
 
 __all__ = ["StdioServer"]
+
+#: Buffers one ``writev`` takes (POSIX's minimum where the system does not say).
+_IOV_MAX = os.sysconf("SC_IOV_MAX") if "SC_IOV_MAX" in os.sysconf_names else 16
 
 #: The reading role's holder when it is the reader task (not a caller).
 _READER_TASK = object()
@@ -228,15 +232,22 @@ class StdioServer(StdioTarget, BaseServer):
             queue = proc.outq
             limit: float | None = None
             while queue and proc.alive:
-                view = queue[0]
                 try:
-                    n = os.write(fd, view)
+                    # The whole queue in one system call: the frames a batch of tasks
+                    # gathered (see _write), or a large message and its newline.
+                    n = os.writev(
+                        fd, queue if len(queue) <= _IOV_MAX else list(islice(queue, _IOV_MAX))
+                    )
                 except BlockingIOError:
                     n = 0
-                if n == len(view):
-                    queue.popleft()
-                elif n:
-                    queue[0] = memoryview(view)[n:]
+                if n:
+                    while n:
+                        view = queue[0]
+                        if n < len(view):
+                            queue[0] = memoryview(view)[n:]
+                            break
+                        n -= len(view)
+                        queue.popleft()
                 else:
                     if limit is None:
                         limit = trio.current_time() + self.read_timeout
