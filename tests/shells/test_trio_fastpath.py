@@ -17,6 +17,7 @@ previous process to stop.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import sys
@@ -331,6 +332,104 @@ def test_stdio_concurrent_large_and_small_writes_stay_whole() -> None:
                         assert n["params"]["pad"] == "x" * (300_000 if i % 3 == 0 else 10)
 
     trio.run(main)
+
+
+def test_stdio_a_gathering_caller_cancelled_still_writes_the_batch() -> None:
+    """With calls in flight, a request's write waits one scheduler pass and takes the
+    frames of the batch's other tasks with it (``StdioServer._write`` in
+    mcp_io_trio/_stdio.py). The second caller of a batch is the one that waits (the
+    first writes at once, then parks for its answer); cancelled during that pass, it
+    still writes the batch (shielded), so the other calls complete, and its own call is
+    cancelled politely (its request went out)."""
+
+    async def main() -> None:
+        with trio.fail_after(30):
+            async with mcp_io_trio.connect(RECORDING) as c:
+                await c.list_tools()
+                scopes: list[trio.CancelScope] = []
+                done: dict[int, Any] = {}
+
+                async def one(i: int) -> None:
+                    with trio.CancelScope() as scope:
+                        scopes.append(scope)
+                        if len(scopes) == 3:
+                            scopes[1].cancel()  # the gathering caller, parked meanwhile
+                        done[i] = await c.call_tool("init")
+
+                async with trio.open_nursery() as nursery:
+                    for i in range(20):
+                        nursery.start_soon(one, i)
+                assert scopes[1].cancelled_caught
+                assert len(done) == 19
+                assert all(r.is_error is False for r in done.values())
+                notes = json.loads((await c.call_tool("notifications"))["content"][0]["text"])
+                methods = [n["method"] for n in notes]
+                assert methods == ["notifications/initialized", "notifications/cancelled"]
+
+    trio.run(main)
+
+
+def test_stdio_more_gathered_frames_than_one_writev_takes() -> None:
+    """2,000 tasks calling at once: the gathered frames outnumber the buffers one
+    ``writev`` takes (IOV_MAX, 1,024 on Linux), so the flush writes them in turns."""
+
+    async def main() -> None:
+        with trio.fail_after(60):
+            async with mcp_io_trio.connect(RECORDING) as c:
+                await c.list_tools()
+                done: list[Any] = []
+
+                async def one() -> None:
+                    done.append(await c.call_tool("init"))
+
+                async with trio.open_nursery() as nursery:
+                    for _ in range(2000):
+                        nursery.start_soon(one)
+                assert len(done) == 2000
+                assert all(r.is_error is False for r in done)
+
+    trio.run(main)
+
+
+def test_stdio_frames_gathered_when_the_client_closes_are_written(tmp_path: Path) -> None:
+    """With calls in flight, a notification's write waits one scheduler pass and takes
+    the batch's other frames with it (``StdioServer._write``); the other senders'
+    ``send_notification`` returns meanwhile. If one of them then closes the client, what
+    was gathered is still written before stdin is closed, as a frame written at once
+    would have been: every notification whose send returned reaches the server. A tap
+    shows what reached it before end of input."""
+    log = tmp_path / "tap.log"
+    tap = [sys.executable, str(Path(__file__).with_name("stdio_tap.py")), str(log), "--"]
+    returned: list[int] = []
+
+    async def main() -> None:
+        with trio.fail_after(30):
+            async with mcp_io_trio.connect(tap + RECORDING) as c:
+                await c.list_tools()
+                started: list[int] = []
+
+                async def one(i: int) -> None:
+                    started.append(i)
+                    if len(started) == 1:  # in flight: the senders after it gather
+                        with contextlib.suppress(errors.MCPError):
+                            await c.call_tool("init")
+                        return
+                    with contextlib.suppress(errors.MCPError):
+                        await c.send_notification("notifications/custom", {"i": i})
+                        returned.append(i)
+                        if len(returned) == 1:
+                            await c.close()  # the first to return: nothing written yet
+
+                async with trio.open_nursery() as nursery:
+                    for i in range(4):
+                        nursery.start_soon(one, i)
+
+    trio.run(main)
+    entries = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    sent = [json.loads(e["line"]) for e in entries if e["dir"] == "c2s" and "line" in e]
+    customs = [m["params"]["i"] for m in sent if m.get("method") == "notifications/custom"]
+    assert returned
+    assert set(returned) <= set(customs), (returned, customs)
 
 
 STALLING_SERVER = r"""

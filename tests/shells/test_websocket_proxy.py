@@ -257,6 +257,4 @@ def test_ws_ignores_an_environment_socks_proxy_with_a_warning(
         monkeypatch.delenv(name.lower(), raising=False)
     monkeypatch.setenv("ALL_PROXY", "socks5://127.0.0.1:9")
     assert run(shell, sdk1, echo) == "via proxy"
-    assert any(
-        "ALL_PROXY names a proxy WebSocket cannot use" in m for m in shell.log.messages()
-    )
+    assert any("ALL_PROXY names a proxy WebSocket cannot use" in m for m in shell.log.messages())
