@@ -46,6 +46,11 @@ __all__ = ["StdioServer"]
 #: Buffers one ``writev`` takes (POSIX's minimum where the system does not say).
 _IOV_MAX = os.sysconf("SC_IOV_MAX") if "SC_IOV_MAX" in os.sysconf_names else 16
 
+#: Frames written at once, with calls in flight, after a gathering pass that gathered
+#: nothing (StdioServer._write): the pass costs a frame sent in turn with one other
+#: caller a scheduler pass, so it is tried again only now and then.
+_SKIP_GATHER = 16
+
 #: The reading role's holder when it is the reader task (not a caller).
 _READER_TASK = object()
 
@@ -67,8 +72,11 @@ class _Process:
         self.outq: deque[bytes | memoryview] = deque()
         self.write_lock = trio.Lock()
         # A flush waits one scheduler pass before writing, so the frames the other
-        # tasks of the batch send go with it (StdioServer._write).
+        # tasks of the batch send go with it (StdioServer._write); after a pass that
+        # gathered nothing (two tasks calling in turn), the next _SKIP_GATHER frames
+        # are written at once.
         self.gathering = False
+        self.skip_gather = 0
         self.alive = True  # False once its end was reported to the machine
         self.big_pipes = False  # the pipes were enlarged for large messages
         # One scope per task: a CancelScope can be entered only once.
@@ -174,9 +182,11 @@ class StdioServer(StdioTarget, BaseServer):
                 # to send (100 tasks calling at once). Their frames are gathered and
                 # written together by this caller's flush, one scheduler pass later:
                 # one write (and one wake-up of the server) instead of one per task.
-                queue.append(data)
-                proc.gathering = True
-                return True
+                if not proc.skip_gather:
+                    queue.append(data)
+                    proc.gathering = True
+                    return True
+                proc.skip_gather -= 1
             # The usual case: small frames, a pipe with room, no call in flight. One
             # os.write, no lock, no scheduler pass (the caller's checkpoint is parking
             # for its answer).
@@ -219,6 +229,8 @@ class StdioServer(StdioTarget, BaseServer):
             # _write); shielded: they are written even if this caller is cancelled.
             await trio.lowlevel.cancel_shielded_checkpoint()
             proc.gathering = False
+            if len(proc.outq) < 2:
+                proc.skip_gather = _SKIP_GATHER  # the pass was for this frame alone
         lock = proc.write_lock
         try:
             lock.acquire_nowait()  # free (the usual case): no scheduler pass
