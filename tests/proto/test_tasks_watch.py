@@ -201,8 +201,21 @@ class WatchMachine(RuleBasedStateMachine):
                     )
                 except MCPError as exc:
                     self.outcomes.append(exc)
+                else:
+                    # (no pollInterval: the default is in force from now on)
+                    self.required = interval_of(self.watch.task)
         assert len(self.outcomes) == 1
 
 
 TestWatchMachine = WatchMachine.TestCase
 TestWatchMachine.settings = settings(max_examples=150, stateful_step_count=25, deadline=None)
+
+
+def test_the_pacing_check_follows_the_interval_each_poll_leaves() -> None:
+    """Hypothesis found it (the check's own bug, not the watch's): a poll asking for
+    1.001 s, then polls answered without ``pollInterval`` (1 s from then on)."""
+    state = WatchMachine()
+    state.server_answers_a_poll(
+        status="working", poll_ms=1001, ttl_ms=None, replaced=False, other_id=False
+    )
+    state.teardown()
