@@ -43,6 +43,8 @@ from _revisions import compiled_exports
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CELLS = ("sync.seq", "sync.conc", "trio.seq", "trio.conc")
+#: Cells measured only when named: two callers in turn (``bench/callgrind_calls.py pair``).
+EXTRA_CELLS = ("sync.pair", "trio.pair")
 _EVENTS = re.compile(rb"Events    : ([A-Za-z0-9 ]+)")
 _COLLECTED = re.compile(rb"Collected : ([\d ]+)")
 #: The figures --sim prints: (label, the simulated events summed into it).
@@ -87,11 +89,13 @@ def _count(src: str, cell: str, n: int, sim: bool = False) -> dict[str, int]:
 
 
 def parse_cells(text: str) -> list[str]:
-    """The cells a comma-separated ``--cells`` names (each one of :data:`CELLS`)."""
+    """The cells a comma-separated ``--cells`` names (each one of :data:`CELLS` or
+    :data:`EXTRA_CELLS`)."""
     cells = [c for c in text.split(",") if c]
     for cell in cells:
-        if cell not in CELLS:
-            raise SystemExit(f"unknown cell {cell!r} (one of {', '.join(CELLS)})")
+        if cell not in CELLS + EXTRA_CELLS:
+            known = ", ".join(CELLS + EXTRA_CELLS)
+            raise SystemExit(f"unknown cell {cell!r} (one of {known})")
     return cells
 
 

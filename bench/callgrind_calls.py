@@ -6,14 +6,16 @@
 
 ``SHELL`` is ``sync`` or ``trio``, ``MODE`` ``seq`` (N sequential ``tools/call echo``)
 or ``conc`` (N/100 rounds of 100 at once: ``call_tools(..., concurrent=True)``, a Trio
-nursery), against ``bench/fast_server.py``, after ``tools/list`` and 100 warm-up calls;
-every reply is checked as ``bench/_worker.py`` checks it. The instructions of one call:
-the "Collected" totals of N=1200 and N=200, their difference over 1,000. Start-up and
-import cancel out, and unlike CPU time the figure does not move with the machine's load
-(the server is a child process: valgrind does not trace it). To count a commit, export
-its product packages as ``bench/run.py --at`` does and put them first on ``PYTHONPATH``;
-compile them first (``python -m compileall``) and set ``PYTHONHASHSEED=0``, or the runs
-differ by thousands of instructions per call (``bench/callgrind_ab.py`` does all this).
+nursery) or ``pair`` (two threads or tasks, N/2 sequential calls each, so one call is
+always in flight while the other is sent), against ``bench/fast_server.py``, after
+``tools/list`` and 100 warm-up calls; every reply is checked as ``bench/_worker.py``
+checks it. The instructions of one call: the "Collected" totals of N=1200 and N=200,
+their difference over 1,000. Start-up and import cancel out, and unlike CPU time the
+figure does not move with the machine's load (the server is a child process: valgrind
+does not trace it). To count a commit, export its product packages as ``bench/run.py
+--at`` does and put them first on ``PYTHONPATH``; compile them first (``python -m
+compileall``) and set ``PYTHONHASHSEED=0``, or the runs differ by thousands of
+instructions per call (``bench/callgrind_ab.py`` does all this).
 
 ``--counts`` (no valgrind) prints one ``COUNTS {json}`` line: what the kernel and the
 collector saw of this process between the end of the warm-up and the end of the N
@@ -148,6 +150,18 @@ def main() -> None:
             if mode == "seq":
                 for _ in range(n):
                     assert client.call_tool("echo", {"text": TEXT})["content"][0]["text"] == TEXT
+            elif mode == "pair":
+
+                def calls_in_turn() -> None:
+                    for _ in range(n // 2):
+                        result = client.call_tool("echo", {"text": TEXT})
+                        assert result["content"][0]["text"] == TEXT
+
+                pair = [threading.Thread(target=calls_in_turn) for _ in range(2)]
+                for t in pair:
+                    t.start()
+                for t in pair:
+                    t.join()
             else:
                 calls = [{"name": "echo", "arguments": {"text": TEXT}}] * 100
                 for _ in range(n // 100):
@@ -173,6 +187,15 @@ def main() -> None:
             if mode == "seq":
                 for _ in range(n):
                     await one()
+            elif mode == "pair":
+
+                async def calls_in_turn() -> None:
+                    for _ in range(n // 2):
+                        await one()
+
+                async with trio.open_nursery() as nursery:
+                    for _ in range(2):
+                        nursery.start_soon(calls_in_turn)
             else:
                 for _ in range(n // 100):
                     async with trio.open_nursery() as nursery:
