@@ -51,6 +51,11 @@ _IOV_MAX = os.sysconf("SC_IOV_MAX") if "SC_IOV_MAX" in os.sysconf_names else 16
 #: caller a scheduler pass, so it is tried again only now and then.
 _SKIP_GATHER = 16
 
+#: Callers that wait for stdout at once after a read before waiting found nothing
+#: (StdioServer._peek): that read costs a system call when the server runs on
+#: another CPU, so it is tried again only now and then.
+_SKIP_PEEK = 16
+
 #: The reading role's holder when it is the reader task (not a caller).
 _READER_TASK = object()
 
@@ -77,6 +82,8 @@ class _Process:
         # are written at once.
         self.gathering = False
         self.skip_gather = 0
+        # Callers that wait for the pipe without reading it first (StdioServer._peek).
+        self.skip_peek = 0
         self.alive = True  # False once its end was reported to the machine
         self.big_pipes = False  # the pipes were enlarged for large messages
         # One scope per task: a CancelScope can be entered only once.
@@ -305,6 +312,11 @@ class StdioServer(StdioTarget, BaseServer):
                     # Lead: read until our answer is in or stdout ends.
                     proc.leader = waiter
                     try:
+                        if proc.skip_peek:
+                            proc.skip_peek -= 1
+                        elif self._peek(proc, fd) and waiter.done:
+                            await trio.lowlevel.checkpoint()  # (answered already: one)
+                            break
                         while not waiter.done:
                             waiter.reading = fd
                             try:
@@ -336,6 +348,44 @@ class StdioServer(StdioTarget, BaseServer):
             if proc.leader is None and proc.followers:
                 self._hand_over(proc)  # (a follower handed the role, then done or cancelled)
 
+    def _peek(self, proc: _Process, fd: int) -> bool:
+        """Read what is in the pipe already, without waiting; True if something was.
+
+        A server on the same CPU as the client runs as soon as it is written to, so the
+        answer is often in before the caller waits for it: read then, it costs no
+        registration with epoll and no wait. A peek that finds nothing costs a system
+        call, so after one the next ``_SKIP_PEEK`` callers wait at once (a server on
+        another CPU answers later)."""
+        try:
+            chunk = os.read(fd, proc.read_size)
+        except BlockingIOError:
+            proc.skip_peek = _SKIP_PEEK
+            return False
+        except OSError:
+            return False  # (the wait that follows sees it)
+        if not chunk:
+            return False  # end of output: the wait that follows reports it
+        self._feed(proc, chunk)
+        return True
+
+    def _feed(self, proc: _Process, chunk: bytes) -> bool:
+        """Hand a chunk read from stdout to the machine; True if the read was full (a
+        large message or a flood: more is waiting)."""
+        full = len(chunk) == proc.read_size
+        # A full read: a large message (or a flood) is arriving: bigger pipes,
+        # bigger reads until the pipe is drained again (a 1 MiB read buffer for
+        # every small answer would cost its allocation each time).
+        proc.read_size = BIG_PIPE if full else PIPE_READ
+        if full and not proc.big_pipes:
+            proc.big_pipes = True
+            enlarge_pipes(proc.process.stdout, proc.process.stdin)
+        if proc is self._proc and proc.alive:
+            self._conn.receive_data(chunk, self._clock())
+            self._pump_nowait()
+        # (else closing: the pipe is drained and fed to nobody, so the process never
+        # blocks on a full pipe while it is asked to exit)
+        return full
+
     async def _read_ready(self, proc: _Process, fd: int, waiter: _Waiter | None) -> bool:
         """The pipe is readable: read until it is drained (or ``waiter`` is done) and
         feed the machine (a process being closed: drained, fed to nobody); False once
@@ -350,20 +400,7 @@ class StdioServer(StdioTarget, BaseServer):
             if not chunk:
                 self._saw_end(proc)
                 return False
-            full = len(chunk) == proc.read_size
-            # A full read: a large message (or a flood) is arriving: bigger pipes,
-            # bigger reads until the pipe is drained again (a 1 MiB read buffer for
-            # every small answer would cost its allocation each time).
-            proc.read_size = BIG_PIPE if full else PIPE_READ
-            if full and not proc.big_pipes:
-                proc.big_pipes = True
-                enlarge_pipes(proc.process.stdout, proc.process.stdin)
-            if proc is self._proc and proc.alive:
-                self._conn.receive_data(chunk, self._clock())
-                self._pump_nowait()
-            # (else closing: the pipe is drained and fed to nobody, so the process never
-            # blocks on a full pipe while it is asked to exit)
-            if not full or (waiter is not None and waiter.done):
+            if not self._feed(proc, chunk) or (waiter is not None and waiter.done):
                 return True
             # Two reads in a row yield once, so a flooding server cannot starve the
             # other tasks.
