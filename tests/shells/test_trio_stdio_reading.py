@@ -6,14 +6,18 @@ reader task reads only when no caller has been waiting for a while (``_LINGER``)
 tests pin what that must keep: back-to-back calls never wake the reader task, a
 cancelled reader hands the role to a waiting caller, a call that times out while its
 caller waits for the pipe is woken, what arrives between calls is still delivered, and
-a process that dies under a reading caller fails its call.
+a process that dies under a reading caller fails its call. The leading caller reads
+once before waiting (an answer already in costs no wait, and the call is still a
+checkpoint); after such a read finds nothing, the next callers wait at once.
 """
 
 from __future__ import annotations
 
+import select
 import sys
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 import trio
@@ -146,3 +150,113 @@ def test_a_process_that_dies_under_a_reading_caller_fails_its_call() -> None:
                     await c.call_tool("t")
 
     trio.run(main)
+
+
+# ---------------------------------------------------------------- reading before waiting
+
+DELAYING_SERVER = r"""
+import json, os, sys, time
+buf = b""
+while True:
+    chunk = os.read(0, 65536)
+    if not chunk:
+        break
+    buf += chunk
+    while b"\n" in buf:
+        line, buf = buf.split(b"\n", 1)
+        msg = json.loads(line)
+        method, rid = msg.get("method"), msg.get("id")
+        if rid is None:
+            continue
+        if method == "initialize":
+            result = {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+                      "serverInfo": {"name": "delaying", "version": "0"}}
+        elif method == "tools/list":
+            result = {"tools": [{"name": "wait", "inputSchema": {"type": "object"}}]}
+        elif method == "tools/call":
+            time.sleep(msg["params"]["arguments"]["delay"])
+            result = {"content": [{"type": "text", "text": "done"}]}
+        else:
+            result = {}
+        os.write(1, json.dumps({"jsonrpc": "2.0", "id": rid, "result": result}).encode() + b"\n")
+"""
+
+
+def _delaying(tmp_path: Path) -> list[str]:
+    script = tmp_path / "delaying_server.py"
+    script.write_text(DELAYING_SERVER, encoding="utf-8")
+    return [sys.executable, str(script)]
+
+
+def test_an_answer_already_in_is_read_without_waiting_for_the_pipe(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The leading caller reads stdout once before waiting for it (``StdioServer._peek``):
+    a server on the same CPU has answered by then. Here the read is held until the
+    answer is surely in (``select``), so every call is answered by that read: the
+    caller never waits for the pipe, and each call is still a checkpoint."""
+    peek = StdioServer._peek
+    waits: list[int] = []
+    real_wait = trio.lowlevel.wait_readable
+    caller: list[trio.lowlevel.Task] = []
+
+    def answered_first(self: StdioServer, proc: Any, fd: int) -> bool:
+        select.select([fd], [], [], 10)
+        return peek(self, proc, fd)
+
+    async def counted_wait(fd: Any) -> None:
+        if caller and trio.lowlevel.current_task() is caller[0]:
+            waits.append(fd)
+        await real_wait(fd)
+
+    monkeypatch.setattr(StdioServer, "_peek", answered_first)
+    monkeypatch.setattr(trio.lowlevel, "wait_readable", counted_wait)
+
+    async def main() -> None:
+        with trio.fail_after(30):
+            async with mcp_io_trio.connect(_delaying(tmp_path)) as c:
+                await c.list_tools()
+                caller.append(trio.lowlevel.current_task())
+                for _ in range(5):
+                    with trio.testing.assert_checkpoints():
+                        result = await c.call_tool("wait", {"delay": 0})
+                    assert text_of(result) == "done"
+                assert waits == []
+                # Cancelled at that checkpoint: the call is given up, the next one works.
+                with trio.CancelScope() as scope:
+                    scope.cancel()
+                    await c.call_tool("wait", {"delay": 0})
+                assert scope.cancelled_caught
+                assert text_of(await c.call_tool("wait", {"delay": 0})) == "done"
+
+    trio.run(main)
+
+
+def test_after_a_read_that_finds_nothing_callers_wait_at_once(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A read before waiting that finds nothing costs a system call (a server on another
+    CPU, or a slow one): the next 16 callers wait for the pipe at once. Every answer
+    here comes 50 ms after its request, so a read right after the request finds
+    nothing; of 18 calls, the 1st and the 18th read first (a read that found something
+    after all, its caller slowed for 50 ms, makes the next call read first too)."""
+    peek = StdioServer._peek
+    peeks: list[bool] = []
+
+    def counted_peek(self: StdioServer, proc: Any, fd: int) -> bool:
+        peeks.append(peek(self, proc, fd))
+        return peeks[-1]
+
+    monkeypatch.setattr(StdioServer, "_peek", counted_peek)
+
+    async def main() -> None:
+        with trio.fail_after(60):
+            async with mcp_io_trio.connect(_delaying(tmp_path)) as c:
+                await c.list_tools()
+                peeks.clear()
+                for _ in range(18):
+                    assert text_of(await c.call_tool("wait", {"delay": 0.05})) == "done"
+
+    trio.run(main)
+    assert 1 <= peeks.count(False) <= 2, peeks
+    assert len(peeks) <= 2 + 2 * peeks.count(True), peeks
