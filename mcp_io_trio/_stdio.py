@@ -6,8 +6,10 @@ with the process mechanics only; what the process writes goes to the machine as 
 other rule are the machine's.
 
 A round trip is one scheduler pass: a small message is written with one ``os.write`` on
-the non-blocking pipe, and the caller then waits for the pipe and reads its answer
-itself (``StdioServer._answer``), dispatching whatever else arrives for everyone. The
+the non-blocking pipe, and the caller then reads its answer itself
+(``StdioServer._answer``: once before waiting, as a server on the same CPU has answered
+by then, else after waiting for the pipe), dispatching whatever else arrives for
+everyone. The
 reader task reads only between calls (notifications, server requests). With calls in
 flight, a new frame waits one scheduler pass instead, gathering the frames the other
 tasks of the batch send: 100 tasks calling at once cost two writes, not 100 (and wake
