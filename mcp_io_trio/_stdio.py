@@ -9,11 +9,10 @@ A round trip is one scheduler pass: a small message is written with one ``os.wri
 the non-blocking pipe, and the caller then reads its answer itself
 (``StdioServer._answer``: once before waiting, as a server on the same CPU has answered
 by then, else after waiting for the pipe), dispatching whatever else arrives for
-everyone. The
-reader task reads only between calls (notifications, server requests). With calls in
-flight, a new frame waits one scheduler pass instead, gathering the frames the other
-tasks of the batch send: 100 tasks calling at once cost two writes, not 100 (and wake
-the server twice).
+everyone. The reader task reads only between calls (notifications, server requests).
+With calls in flight, a new frame waits one scheduler pass instead, gathering the
+frames the other tasks of the batch send: 100 tasks calling at once cost two writes,
+not 100 (and wake the server twice).
 """
 
 from __future__ import annotations
