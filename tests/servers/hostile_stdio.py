@@ -83,6 +83,8 @@ batch           holds every tools/call until ``arguments.batch`` of them have ar
                 answers them all, newest first; each answer's text is the call's
                 ``arguments.text``. A client that waits for each answer before sending the next
                 request never gets one.
+slow            answers tools/call normally, ``arguments.delay`` seconds after it arrived
+                (0 to 60; default 0.05).
 """
 
 from __future__ import annotations
@@ -97,6 +99,7 @@ import time
 from typing import Any
 
 MODES = {
+    "slow",
     "garbage",
     "logflood",
     "unsolicited",
@@ -364,6 +367,10 @@ class Server:
             os._exit(3)
         if "silent" in modes or "cancel_log" in modes:
             return
+        if "slow" in modes:
+            delay = args.get("delay", 0.05)
+            if isinstance(delay, (int, float)) and not isinstance(delay, bool) and 0 < delay <= 60:
+                time.sleep(delay)
         if "swap_schema" in modes:
             self.held_call, self.swapped = req_id, True
             self.send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})

@@ -154,42 +154,9 @@ def test_a_process_that_dies_under_a_reading_caller_fails_its_call() -> None:
 
 # ---------------------------------------------------------------- reading before waiting
 
-DELAYING_SERVER = r"""
-import json, os, sys, time
-buf = b""
-while True:
-    chunk = os.read(0, 65536)
-    if not chunk:
-        break
-    buf += chunk
-    while b"\n" in buf:
-        line, buf = buf.split(b"\n", 1)
-        msg = json.loads(line)
-        method, rid = msg.get("method"), msg.get("id")
-        if rid is None:
-            continue
-        if method == "initialize":
-            result = {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
-                      "serverInfo": {"name": "delaying", "version": "0"}}
-        elif method == "tools/list":
-            result = {"tools": [{"name": "wait", "inputSchema": {"type": "object"}}]}
-        elif method == "tools/call":
-            time.sleep(msg["params"]["arguments"]["delay"])
-            result = {"content": [{"type": "text", "text": "done"}]}
-        else:
-            result = {}
-        os.write(1, json.dumps({"jsonrpc": "2.0", "id": rid, "result": result}).encode() + b"\n")
-"""
-
-
-def _delaying(tmp_path: Path) -> list[str]:
-    script = tmp_path / "delaying_server.py"
-    script.write_text(DELAYING_SERVER, encoding="utf-8")
-    return [sys.executable, str(script)]
-
 
 def test_an_answer_already_in_is_read_without_waiting_for_the_pipe(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The leading caller reads stdout once before waiting for it (``StdioServer._peek``):
     a server on the same CPU has answered by then. Here the read is held until the
@@ -214,26 +181,26 @@ def test_an_answer_already_in_is_read_without_waiting_for_the_pipe(
 
     async def main() -> None:
         with trio.fail_after(30):
-            async with mcp_io_trio.connect(_delaying(tmp_path)) as c:
+            async with mcp_io_trio.connect(hostile("slow")) as c:
                 await c.list_tools()
                 caller.append(trio.lowlevel.current_task())
                 for _ in range(5):
                     with trio.testing.assert_checkpoints():
-                        result = await c.call_tool("wait", {"delay": 0})
-                    assert text_of(result) == "done"
+                        result = await c.call_tool("t", {"delay": 0})
+                    assert text_of(result) == "ok"
                 assert waits == []
                 # Cancelled at that checkpoint: the call is given up, the next one works.
                 with trio.CancelScope() as scope:
                     scope.cancel()
-                    await c.call_tool("wait", {"delay": 0})
+                    await c.call_tool("t", {"delay": 0})
                 assert scope.cancelled_caught
-                assert text_of(await c.call_tool("wait", {"delay": 0})) == "done"
+                assert text_of(await c.call_tool("t", {"delay": 0})) == "ok"
 
     trio.run(main)
 
 
 def test_after_a_read_that_finds_nothing_callers_wait_at_once(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A read before waiting that finds nothing costs a system call (a server on another
     CPU, or a slow one): the next 16 callers wait for the pipe at once. Every answer
@@ -251,11 +218,11 @@ def test_after_a_read_that_finds_nothing_callers_wait_at_once(
 
     async def main() -> None:
         with trio.fail_after(60):
-            async with mcp_io_trio.connect(_delaying(tmp_path)) as c:
+            async with mcp_io_trio.connect(hostile("slow")) as c:
                 await c.list_tools()
                 peeks.clear()
                 for _ in range(18):
-                    assert text_of(await c.call_tool("wait", {"delay": 0.05})) == "done"
+                    assert text_of(await c.call_tool("t", {"delay": 0.05})) == "ok"
 
     trio.run(main)
     assert 1 <= peeks.count(False) <= 2, peeks
