@@ -175,44 +175,41 @@ class StdioServer(StdioTarget, BaseServer):
             small = len(messages[0]) < PIPE_READ
         else:
             small = max(map(len, messages)) < PIPE_READ
-        # (An empty queue means nothing is pending: a flush holding the lock has
-        # written everything, or waits for the pipe with the rest still queued.)
-        if small and proc.gathering:
-            # A flush is about to write the frames of this scheduler batch (below):
-            # ours goes with them.
-            data = messages[0] + b"\n" if len(messages) == 1 else b"\n".join(messages) + b"\n"
-            queue.append(data)
-            return False
-        if small and not queue:
-            data = messages[0] + b"\n" if len(messages) == 1 else b"\n".join(messages) + b"\n"
-            if proc.callers:
-                # Calls are in flight: more tasks of this scheduler batch may be about
-                # to send (100 tasks calling at once). Their frames are gathered and
-                # written together by this caller's flush, one scheduler pass later:
-                # one write (and one wake-up of the server) instead of one per task.
-                if not proc.skip_gather:
-                    queue.append(data)
-                    proc.gathering = True
-                    return True
-                proc.skip_gather -= 1
-            # The usual case: small frames, a pipe with room, no call in flight. One
-            # os.write, no lock, no scheduler pass (the caller's checkpoint is parking
-            # for its answer).
-            try:
-                # (alive: stop() has not closed stdin, so this fd is still ours)
-                sent = os.write(proc.stdin_fd, data)
-            except BlockingIOError:
-                sent = 0
-            except OSError as exc:
-                self._write_failed(proc, exc)
-                return False
-            if sent == len(data):
-                return False
-            queue.append(memoryview(data)[sent:])
-            return True
         if small:
-            queue.append(memoryview(b"\n".join(messages) + b"\n"))
-            return True
+            data = messages[0] + b"\n" if len(messages) == 1 else b"\n".join(messages) + b"\n"
+            # (An empty queue means nothing is pending: a flush holding the lock has
+            # written everything, or waits for the pipe with the rest still queued.)
+            if not queue:
+                if proc.callers:
+                    # Calls are in flight: more tasks of this scheduler batch may be
+                    # about to send (100 tasks calling at once). Their frames are
+                    # gathered and written together by this caller's flush, one
+                    # scheduler pass later: one write (and one wake-up of the server)
+                    # instead of one per task.
+                    if not proc.skip_gather:
+                        queue.append(data)
+                        proc.gathering = True
+                        return True
+                    proc.skip_gather -= 1
+                # The usual case: small frames, a pipe with room, no call in flight.
+                # One os.write, no lock, no scheduler pass (the caller's checkpoint is
+                # parking for its answer).
+                try:
+                    # (alive: stop() has not closed stdin, so this fd is still ours)
+                    sent = os.write(proc.stdin_fd, data)
+                except BlockingIOError:
+                    sent = 0
+                except OSError as exc:
+                    self._write_failed(proc, exc)
+                    return False
+                if sent == len(data):
+                    return False
+                queue.append(memoryview(data)[sent:])
+                return True
+            queue.append(data)
+            # Gathering (the queue then holds the gathering caller's frame): its flush,
+            # one scheduler pass away, writes ours too. Else a flush waits for the pipe.
+            return not proc.gathering
         if not proc.big_pipes:
             proc.big_pipes = True
             enlarge_pipes(proc.process.stdin, proc.process.stdout)
